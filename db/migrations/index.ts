@@ -1,0 +1,10 @@
+/**
+ * Every migration, in order. Listed explicitly (not discovered on disk) so the same list runs under
+ * tsx, vitest and any bundler. Add new files at the end; never edit or reorder landed ones.
+ */
+import type { Migration } from 'kysely';
+import * as m20261122T020000 from './20261122T020000_foundation.js';
+
+export const migrations: Record<string, Migration> = {
+  '20261122T020000_foundation': m20261122T020000,
+};

@@ -1,0 +1,20 @@
+/**
+ * The job registry: the only list of jobs. The job-name union and payload types derive from it;
+ * the worker starts one BullMQ worker per entry and the web process enqueues by name.
+ */
+import type { z } from 'zod';
+import { job as ping } from './ping.js';
+import { job as publishDue } from './publish-due.js';
+import { job as publishScheduled } from './publish-scheduled.js';
+
+export const jobs = {
+  ping,
+  'publish-scheduled': publishScheduled,
+  'publish-due': publishDue,
+} as const;
+
+export type Jobs = typeof jobs;
+export type JobName = keyof Jobs;
+export type JobPayload<N extends JobName> = z.input<Jobs[N]['payload']>;
+export type JobResult<N extends JobName> = Awaited<ReturnType<Jobs[N]['run']>>;
+export const jobNames = Object.keys(jobs) as JobName[];

@@ -1,0 +1,13 @@
+/** Recurring jobs the clock process upserts as BullMQ job schedulers (id -> job + timing). */
+import type { JobName, JobPayload } from './index.js';
+
+export interface Schedule<N extends JobName = JobName> {
+  id: string;
+  job: N;
+  payload: JobPayload<N>;
+  /** Either a cron pattern (UTC) or a fixed interval in ms. */
+  pattern?: string;
+  everyMs?: number;
+}
+
+export const schedules: Schedule[] = [{ id: 'publish-due', job: 'publish-due', payload: {}, everyMs: 60_000 }];

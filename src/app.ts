@@ -1,0 +1,64 @@
+/**
+ * createApp(deps) returns the Koa app without listening; bin/web.ts listens, tests use callback().
+ */
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import type { AppDeps } from './deps.js';
+import { errorMiddleware } from './errors.js';
+import { API_PREFIX } from './http/openapi.js';
+import { mountRoutes, type RouteDef } from './http/route.js';
+import { allRoutes } from './routes/index.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): Koa {
+  const app = new Koa({ proxy: deps.config.TRUST_PROXY });
+  // Koa's own error event would print stacks to stderr; errorMiddleware logs what matters.
+  app.silent = true;
+
+  app.use(async (ctx, next) => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const level = ctx.status >= 500 ? 'error' : 'info';
+      deps.log[level]({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+    }
+  });
+  app.use(errorMiddleware(deps.log));
+  app.use(
+    koaBody({
+      json: true,
+      urlencoded: true,
+      text: false,
+      multipart: false,
+      jsonLimit: deps.config.BODY_LIMIT_BYTES,
+      formLimit: deps.config.BODY_LIMIT_BYTES,
+      parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
+    }),
+  );
+
+  const api = new Router({ prefix: API_PREFIX });
+  const root = new Router();
+  mountRoutes(
+    api,
+    routes.filter((r) => (r.mount ?? 'api') === 'api'),
+  );
+  mountRoutes(
+    root,
+    routes.filter((r) => r.mount === 'root'),
+  );
+  for (const r of [api, root]) {
+    app.use(r.routes());
+    // Sets 405 + Allow (or 501); errorMiddleware renders the body.
+    app.use(r.allowedMethods());
+  }
+  return app;
+}

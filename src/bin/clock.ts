@@ -1,0 +1,28 @@
+import { upsertSchedules } from '../clock.js';
+import { QueueClient } from '../queue.js';
+import { createRedis } from '../redis.js';
+import { boot, onShutdown } from './boot.js';
+
+// The clock does no work itself: it upserts BullMQ job schedulers, then idles so that a
+// Heroku-style platform does not restart it in a loop. Re-upserting hourly heals a flushed Redis.
+const { config, log } = boot('clock');
+const redis = createRedis(config.REDIS_URL, 'command', 'clock');
+const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
+
+async function sync() {
+  try {
+    const r = await upsertSchedules(queue);
+    log.info(r, 'job schedulers upserted');
+  } catch (err) {
+    log.error({ err: (err as Error).message }, 'upserting job schedulers failed; retrying in 10 s');
+    setTimeout(sync, 10_000).unref();
+  }
+}
+await sync();
+const timer = setInterval(sync, 3600_000);
+
+onShutdown(config, log, async () => {
+  clearInterval(timer);
+  await queue.close();
+  await redis.quit().catch(() => undefined);
+});

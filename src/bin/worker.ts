@@ -1,0 +1,27 @@
+import { createDb } from '../db.js';
+import { EventPublisher, eventStreamKey } from '../events.js';
+import { QueueClient } from '../queue.js';
+import { createRedis } from '../redis.js';
+import { startWorkers } from '../worker-runtime.js';
+import { boot, onShutdown } from './boot.js';
+
+const { config, log } = boot('worker');
+const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX, applicationName: 'worker' });
+const redis = createRedis(config.REDIS_URL, 'command', 'worker');
+const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
+const events = new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), config.EVENT_STREAM_MAXLEN);
+
+const workers = startWorkers(
+  { config, db, redis, events, log, enqueue: (name, payload, opts) => queue.enqueueByName(name, payload, opts) },
+  { redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, lockDurationMs: config.JOB_LOCK_MS, concurrencyCap: config.WORKER_CONCURRENCY },
+);
+log.info({ queues: workers.map((w) => w.name) }, 'workers started');
+
+onShutdown(config, log, async () => {
+  // worker.close() waits for running jobs to finish; jobs it cannot finish in time are recovered
+  // as stalled by another worker once their lock expires.
+  await Promise.all(workers.map((w) => w.close()));
+  await queue.close();
+  await redis.quit().catch(() => undefined);
+  await db.destroy();
+});

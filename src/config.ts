@@ -1,0 +1,129 @@
+/**
+ * The only reader of process.env. Every process calls loadConfig() once at boot; a bad
+ * environment fails fast with every offending variable listed (ConfigError).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const url = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL with scheme ${protocols.join(' or ')}`);
+
+const origin = z.string().refine((v) => {
+  try {
+    return new URL(v).origin === v;
+  } catch {
+    return false;
+  }
+}, 'must be an origin: scheme://host[:port], no path or trailing slash');
+
+/** Every environment variable the service reads, with its default. README's table mirrors this. */
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  DATABASE_URL: url(['postgres:', 'postgresql:']),
+  REDIS_URL: url(['redis:', 'rediss:']),
+  PORT: port.default(8000),
+  WS_PORT: port.default(8001),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PUBLIC_BASE_URL: url(['http:', 'https:']).default('http://127.0.0.1:8000'),
+  TRUSTED_ORIGIN: origin.default('http://127.0.0.1:8000'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  OUTBOUND_ALLOW_PRIVATE: bool.default(false),
+  TRUST_PROXY: bool.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  QUEUE_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/).default('squid'),
+  EVENT_STREAM_MAXLEN: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
+  JOB_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  JOB_LOCK_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  DATA_DIR: z.string().min(1).default('.data'),
+  /** Set by the dev launcher: exit when its stdin pipe closes (the launcher died, even by SIGKILL). */
+  EXIT_WITH_PARENT: bool.default(false),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+export type Env = z.infer<typeof envSchema>;
+export type Config = Omit<Env, 'JWT_SECRET'> & { JWT_SECRET: string };
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Parse and validate an environment (defaults to process.env). Throws ConfigError listing every bad key. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const env = Object.fromEntries(
+    Object.keys(envSchema.shape).map((k) => [k, source[k] === '' ? undefined : source[k]]),
+  );
+  const parsed = envSchema.safeParse(env);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = String(issue.path[0] ?? '?');
+      problems.push(`${key}: ${source[key] === undefined ? 'is required' : issue.message}`);
+    }
+  }
+  if (parsed.success && !parsed.data.JWT_SECRET && parsed.data.NODE_ENV === 'production') {
+    problems.push('JWT_SECRET: is required in production');
+  }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  const data = parsed.data;
+  return { ...data, JWT_SECRET: data.JWT_SECRET ?? devJwtSecret(data.DATA_DIR) };
+}
+
+/** Outside production a missing JWT_SECRET is generated once into DATA_DIR and reused by every process. */
+export function devJwtSecret(dataDir: string): string {
+  const file = path.resolve(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(path.dirname(file), { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+/**
+ * What the dev launcher and the test set-up need before a full config can exist (they create the
+ * databases the full config points at). Read here so that process.env has a single reader.
+ */
+export function launcherEnv(source: Record<string, string | undefined> = process.env) {
+  const schema = z.object({
+    DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+    REDIS_URL: url(['redis:', 'rediss:']).optional(),
+    PORT: port.default(8000),
+    WS_PORT: port.default(8001),
+    PG_PORT: port.default(54329),
+    REDIS_PORT: port.default(63799),
+    DATA_DIR: z.string().min(1).default('.data'),
+    SEED_DEMO: bool.default(true),
+    CI: bool.default(false),
+  });
+  const picked = Object.fromEntries(Object.keys(schema.shape).map((k) => [k, source[k] === '' ? undefined : source[k]]));
+  const parsed = schema.safeParse(picked);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
+  }
+  return parsed.data;
+}
+
+/** A copy of the current environment, for launching child processes with overrides. */
+export function childEnv(overrides: Record<string, string>): Record<string, string> {
+  const base: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) base[k] = v;
+  return { ...base, ...overrides };
+}

@@ -1,0 +1,135 @@
+/**
+ * Errors are data: domain and route code throw AppError(status, code, message, details); one
+ * middleware renders every error as {"error": {"code", "message", "details"}}. A 500 never carries
+ * a stack, SQL or a driver message: only "internal error" and the request id.
+ */
+import type { Middleware } from 'koa';
+import type { Logger } from './logger.js';
+
+/** Field-level problem in a validation error: `path` is the field ("body.url", "query.page"). */
+export interface FieldIssue {
+  path: string;
+  code: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: unknown = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (code: string, message: string, details: unknown = null) => new AppError(400, code, message, details);
+export const unauthorized = (code: string, message: string) => new AppError(401, code, message);
+export const forbidden = (code: string, message: string) => new AppError(403, code, message);
+export const notFound = (code: string, message: string) => new AppError(404, code, message);
+export const conflict = (code: string, message: string, details: unknown = null) => new AppError(409, code, message, details);
+
+/**
+ * Every error code the HTTP layer itself produces. Feature areas add their own codes next to their
+ * routes; README's "Errors" section lists them all.
+ */
+export const httpErrorCodes = {
+  validation_failed: 'A parameter or body field is missing, of the wrong type or out of range (details lists each field).',
+  malformed_json: 'The request body is not valid JSON.',
+  unsupported_media_type: 'The body has a content type this endpoint does not accept.',
+  payload_too_large: 'The request body exceeds the size limit.',
+  not_found: 'No route matches the path.',
+  method_not_allowed: 'The route exists but not with this method (see the Allow header).',
+  not_implemented: 'The HTTP method is not supported by this server.',
+  service_unavailable: 'A backing service (PostgreSQL or Redis) is unreachable; retry later.',
+  internal_error: 'An unexpected failure; quote the request id when reporting it.',
+} as const;
+
+function statusCode(status: number): string {
+  switch (status) {
+    case 400:
+      return 'bad_request';
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'forbidden';
+    case 404:
+      return 'not_found';
+    case 405:
+      return 'method_not_allowed';
+    case 413:
+      return 'payload_too_large';
+    case 415:
+      return 'unsupported_media_type';
+    case 429:
+      return 'rate_limited';
+    default:
+      return status >= 500 ? 'internal_error' : 'bad_request';
+  }
+}
+
+/** Connection-level failures of pg or ioredis: the service is degraded, not broken. */
+function isBackendUnavailable(err: any): boolean {
+  const code = err?.code;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P03', '53300'].includes(code)) return true;
+  const msg = String(err?.message ?? '');
+  return (
+    /Connection is closed|Stream isn't writeable|connect ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|max retries per request/i.test(
+      msg,
+    )
+  );
+}
+
+export function errorBody(code: string, message: string, details: unknown = null) {
+  return { error: { code, message, details } };
+}
+
+export function errorMiddleware(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
+        if (ctx.status === 405) throw new AppError(405, 'method_not_allowed', `method ${ctx.method} not allowed on ${ctx.path}`);
+        if (ctx.status === 501) throw new AppError(501, 'not_implemented', `method ${ctx.method} is not supported`);
+      }
+    } catch (raw) {
+      const err = raw as any;
+      const requestId = ctx.state.requestId as string | undefined;
+      let status: number;
+      let body: ReturnType<typeof errorBody>;
+      if (err instanceof AppError) {
+        status = err.status;
+        body = errorBody(err.code, err.message, err.details);
+        for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
+      } else if (err?.type === 'entity.parse.failed' || (err?.status === 400 && err?.body !== undefined && /JSON/i.test(err?.message ?? ''))) {
+        status = 400;
+        body = errorBody('malformed_json', 'request body is not valid JSON');
+      } else if (err?.type === 'entity.too.large' || err?.status === 413 || err?.httpCode === 413) {
+        status = 413;
+        body = errorBody('payload_too_large', 'request body is too large');
+      } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500 && err.expose !== false) {
+        // koa / router / co-body HTTP errors (405 with Allow, 415, 400 from body parsing...).
+        status = err.status;
+        const code = statusCode(status);
+        body = errorBody(code, status === 405 ? `method ${ctx.method} not allowed on ${ctx.path}` : String(err.message || code));
+        if (err.headers) for (const [k, v] of Object.entries(err.headers as Record<string, string>)) ctx.set(k, v);
+      } else if (isBackendUnavailable(err)) {
+        status = 503;
+        body = errorBody('service_unavailable', 'a backing service is unavailable; retry shortly', { request_id: requestId ?? null });
+        ctx.set('Retry-After', '5');
+        log.warn({ err: { message: err?.message, code: err?.code }, requestId }, 'backend unavailable');
+      } else {
+        status = 500;
+        body = errorBody('internal_error', 'internal error', { request_id: requestId ?? null });
+        log.error({ err, requestId, path: ctx.path, method: ctx.method }, 'unhandled error');
+      }
+      ctx.status = status;
+      ctx.type = 'application/json';
+      ctx.body = body;
+    }
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Declarative routes: one definition gives the Koa handler its validated input and gives the
+ * OpenAPI document its operation, so the two cannot disagree. Feature areas export RouteDef[]s.
+ */
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { z } from 'zod';
+import { AppError, type FieldIssue } from '../errors.js';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+  headers?: Record<string, { description: string; schema?: z.ZodType }>;
+}
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+export interface RouteDef<P = any, Q = any, B = any> {
+  method: Method;
+  /** Koa-router path relative to the mount point, e.g. `/news/:id/`. */
+  path: string;
+  /** `api` routes live under /api/v1; `root` routes at the host root. */
+  mount?: 'api' | 'root';
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** Request content types accepted for the body (default application/json). */
+  bodyTypes?: string[];
+  /** Security requirement names for the document (see openapi.ts securitySchemes). */
+  security?: string[][];
+  responses: Record<number, ResponseSpec>;
+  /** Middlewares run before validation (auth, rate limits...). */
+  before?: Middleware[];
+  handler: (ctx: Context, input: RouteInput<P, Q, B>) => Promise<void> | void;
+}
+
+export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(def: RouteDef<P, Q, B>): RouteDef<P, Q, B> {
+  return def;
+}
+
+function issuesOf(where: 'params' | 'query' | 'body', err: z.ZodError): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  for (const issue of err.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        out.push({ path: [where, ...issue.path.map(String), key].join('.'), code: 'unknown_field', message: `unknown ${where === 'query' ? 'parameter' : 'field'} "${key}"` });
+      }
+      continue;
+    }
+    const path = [where, ...issue.path.map(String)].join('.');
+    const missing = issue.code === 'invalid_type' && (issue as any).input === undefined;
+    out.push({ path, code: missing ? 'required' : issue.code, message: missing ? 'is required' : issue.message });
+  }
+  return out;
+}
+
+export function validationError(issues: FieldIssue[]): AppError {
+  const names = [...new Set(issues.map((i) => i.path))].join(', ');
+  return new AppError(400, 'validation_failed', `invalid request: ${names}`, { fields: issues });
+}
+
+function parsePart<T>(where: 'params' | 'query' | 'body', schema: z.ZodType<T> | undefined, value: unknown, issues: FieldIssue[]): T {
+  if (!schema) return undefined as T;
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  issues.push(...issuesOf(where, r.error));
+  return undefined as T;
+}
+
+/** Register definitions on a router; validation failures become one 400 listing every field. */
+export function mountRoutes(router: Router, defs: RouteDef[]): void {
+  for (const def of defs) {
+    const validate: Middleware = async (ctx) => {
+      const issues: FieldIssue[] = [];
+      if (def.body && def.bodyTypes === undefined && ctx.request.length && !ctx.is('application/json')) {
+        throw new AppError(415, 'unsupported_media_type', 'send the body as application/json');
+      }
+      const params = parsePart('params', def.params, ctx.params ?? {}, issues);
+      const query = parsePart('query', def.query, ctx.query ?? {}, issues);
+      const body = parsePart('body', def.body, ctx.request.body ?? {}, issues);
+      if (issues.length) throw validationError(issues);
+      await def.handler(ctx, { params, query, body });
+    };
+    router.register(def.path, [def.method.toUpperCase()], [...(def.before ?? []), validate], { name: def.operationId });
+  }
+}
+
+/** Query-string integer with bounds and default; accepts "5", rejects "5.5", "x", "". */
+export function queryInt(opts: { min: number; max: number; default?: number }) {
+  const base = z
+    .string()
+    .regex(/^-?\d+$/, 'must be an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(opts.min).max(opts.max));
+  return opts.default === undefined ? base.optional() : base.optional().transform((v) => v ?? opts.default!);
+}

@@ -1,0 +1,27 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/** Structured JSON logs. Secrets that could ride along in objects we log are redacted by path. */
+export function createLogger(name: string, level: string): Logger {
+  return pino({
+    name,
+    level,
+    base: { proc: name, pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        '*.password',
+        '*.signature',
+        '*.access_token',
+        '*.refresh_token',
+        '*.api_key',
+        '*.secret',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}

@@ -1,0 +1,113 @@
+/**
+ * Typed enqueue for the web process (and for jobs that enqueue follow-ups). One BullMQ queue per
+ * job name, all under QUEUE_PREFIX. Payloads are validated before they are enqueued, so a caller
+ * bug fails at the call site, and again at the worker boundary, because jobs outlive deploys.
+ */
+import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { jobs, type JobName, type JobPayload, type JobResult } from '../jobs/index.js';
+import type { Redis } from './redis.js';
+
+/** Connection options for the connections BullMQ opens itself (workers, queue events): blocking, retry forever. */
+export function redisOptionsFromUrl(url: string): ConnectionOptions {
+  return { url, maxRetriesPerRequest: null, retryStrategy: (times: number) => Math.min(times * 100, 2000) };
+}
+
+export type WaitOutcome<R> = { state: 'completed'; jobId: string; result: R } | { state: 'pending'; jobId: string };
+
+export class JobFailedError extends Error {
+  constructor(
+    readonly jobName: string,
+    readonly jobId: string,
+    reason: string,
+  ) {
+    super(`job ${jobName} ${jobId} failed: ${reason}`);
+  }
+}
+
+export function jobOptionsFor(name: JobName, payload: unknown, extra: { delayMs?: number; jobId?: string } = {}): JobsOptions {
+  const def = jobs[name];
+  const jobId = extra.jobId ?? def.options.jobId?.(payload);
+  return {
+    jobId,
+    delay: extra.delayMs,
+    attempts: def.options.attempts,
+    backoff: { type: 'exponential', delay: def.options.backoffMs },
+    // Completed jobs are trimmed; failed ones stay a week for inspection.
+    removeOnComplete: { age: 3600, count: 1000 },
+    removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+  };
+}
+
+export class QueueClient {
+  private readonly queues = new Map<string, Queue>();
+  private readonly events = new Map<string, QueueEvents>();
+
+  constructor(
+    private readonly connection: Redis,
+    private readonly redisUrl: string,
+    readonly prefix: string,
+  ) {}
+
+  queue(name: JobName): Queue {
+    let q = this.queues.get(name);
+    if (!q) {
+      q = new Queue(name, { connection: this.connection, prefix: this.prefix });
+      q.on('error', () => undefined);
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+
+  /** Enqueue a job; returns its id. A deterministic job id makes a repeat add a no-op. */
+  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, opts: { delayMs?: number; jobId?: string } = {}): Promise<string> {
+    const parsed = jobs[name].payload.parse(payload);
+    const job = await this.queue(name).add(name, parsed, jobOptionsFor(name, parsed, opts));
+    return job.id!;
+  }
+
+  /** Untyped entry for jobs that enqueue follow-ups by name (validated all the same). */
+  async enqueueByName(name: string, payload: unknown, opts: { delayMs?: number; jobId?: string } = {}): Promise<string> {
+    if (!(name in jobs)) throw new Error(`unknown job ${name}`);
+    return this.enqueue(name as JobName, payload as never, opts);
+  }
+
+  private queueEvents(name: JobName): QueueEvents {
+    let qe = this.events.get(name);
+    if (!qe) {
+      qe = new QueueEvents(name, { connection: redisOptionsFromUrl(this.redisUrl), prefix: this.prefix });
+      qe.on('error', () => undefined);
+      this.events.set(name, qe);
+    }
+    return qe;
+  }
+
+  /**
+   * Enqueue and wait at most `timeoutMs` for the result. On time-out the job keeps running and the
+   * caller gets `pending` with the job id (its documented fallback). A failed job throws JobFailedError.
+   */
+  async enqueueAndWait<N extends JobName>(
+    name: N,
+    payload: JobPayload<N>,
+    timeoutMs: number,
+    opts: { jobId?: string } = {},
+  ): Promise<WaitOutcome<JobResult<N>>> {
+    const qe = this.queueEvents(name);
+    await qe.waitUntilReady();
+    const parsed = jobs[name].payload.parse(payload);
+    const job = await this.queue(name).add(name, parsed, jobOptionsFor(name, parsed, opts));
+    if (timeoutMs <= 0) return { state: 'pending', jobId: job.id! };
+    try {
+      const result = (await job.waitUntilFinished(qe, timeoutMs)) as JobResult<N>;
+      return { state: 'completed', jobId: job.id!, result };
+    } catch (err) {
+      const message = (err as Error).message ?? String(err);
+      if (/timed out before finishing/i.test(message)) return { state: 'pending', jobId: job.id! };
+      throw new JobFailedError(name, job.id!, message);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.events.values()].map((e) => e.close()));
+    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+  }
+}

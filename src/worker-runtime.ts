@@ -1,0 +1,55 @@
+/**
+ * The worker boundary: one BullMQ Worker per registered job. Payloads are parsed here (a bad
+ * payload is a permanent failure); PermanentJobError is mapped to BullMQ's UnrecoverableError;
+ * every other error is retried with the job's exponential backoff. Stalled jobs (a worker that
+ * died mid-job) are moved back to wait by the stalled-job checker after the lock expires.
+ */
+import { UnrecoverableError, Worker } from 'bullmq';
+import { jobs, jobNames, type JobName } from '../jobs/index.js';
+import { PermanentJobError, type JobDeps } from '../jobs/define.js';
+import { redisOptionsFromUrl } from './queue.js';
+
+export interface WorkerRuntimeOptions {
+  redisUrl: string;
+  prefix: string;
+  /** How long a job's lock lives without renewal; a crashed worker's job is recovered after it. */
+  lockDurationMs: number;
+  concurrencyCap: number;
+  only?: JobName[];
+}
+
+export function startWorkers(deps: JobDeps, opts: WorkerRuntimeOptions): Worker[] {
+  const names = opts.only ?? jobNames;
+  return names.map((name) => {
+    const def = jobs[name];
+    const worker = new Worker(
+      name,
+      async (job) => {
+        const parsed = def.payload.safeParse(job.data);
+        if (!parsed.success) {
+          deps.log.error({ job: name, jobId: job.id, issues: parsed.error.issues.map((i) => i.path.join('.') + ': ' + i.message) }, 'bad job payload');
+          throw new UnrecoverableError(`bad payload for ${name}`);
+        }
+        try {
+          return await def.run(parsed.data as never, deps, { attempt: job.attemptsMade + 1, jobId: job.id! });
+        } catch (err) {
+          if (err instanceof PermanentJobError) throw new UnrecoverableError(err.message);
+          throw err;
+        }
+      },
+      {
+        connection: redisOptionsFromUrl(opts.redisUrl),
+        prefix: opts.prefix,
+        concurrency: Math.min(def.options.concurrency, opts.concurrencyCap),
+        lockDuration: opts.lockDurationMs,
+        stalledInterval: Math.max(500, Math.floor(opts.lockDurationMs / 2)),
+        maxStalledCount: 2,
+      },
+    );
+    worker.on('failed', (job, err) => {
+      deps.log.warn({ job: name, jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job failed');
+    });
+    worker.on('error', (err) => deps.log.error({ job: name, err: err.message }, 'worker error'));
+    return worker;
+  });
+}

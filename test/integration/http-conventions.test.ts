@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from '../support/request.js';
+import { createApp } from '../../src/app.js';
+import { createTestDeps, type TestDeps } from '../support/context.js';
+import { defineRoute } from '../../src/http/route.js';
+import { z } from 'zod';
+import { allRoutes } from '../../src/routes/index.js';
+
+let deps: TestDeps;
+let http: ReturnType<typeof request>;
+
+beforeAll(async () => {
+  deps = await createTestDeps({ BODY_LIMIT_BYTES: '2048' });
+  // A probe route that exercises validation and the 500 path alongside the real routes.
+  const probe = [
+    defineRoute({
+      method: 'post',
+      path: '/__probe/echo',
+      operationId: 'probeEcho',
+      summary: 'probe',
+      tags: ['test'],
+      query: z.strictObject({ n: z.string().regex(/^\d+$/).optional() }),
+      body: z.object({ name: z.string().min(1), count: z.number().int().min(0).max(10) }),
+      responses: { 200: { description: 'ok' } },
+      handler(ctx, { body }) {
+        ctx.body = body;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/__probe/boom',
+      operationId: 'probeBoom',
+      summary: 'probe',
+      tags: ['test'],
+      responses: { 200: { description: 'never' } },
+      handler() {
+        throw new Error('SELECT secret FROM users -- internal detail');
+      },
+    }),
+  ];
+  http = request(createApp(deps, [...allRoutes(deps), ...probe]));
+});
+afterAll(() => deps.close());
+
+describe('HTTP conventions', () => {
+  it('answers liveness and readiness', async () => {
+    expect((await http.get('/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await http.get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ok', postgres: 'ok', redis: 'ok' });
+  });
+
+  it('renders unknown routes as 404 in the error shape', async () => {
+    const r = await http.get('/api/v1/nope');
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('not_found');
+    expect(r.body.error).toHaveProperty('message');
+    expect(r.body.error).toHaveProperty('details');
+  });
+
+  it('answers 405 with Allow for a wrong method', async () => {
+    const r = await http.request('DELETE', '/healthz');
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toContain('GET');
+    expect(r.body.error.code).toBe('method_not_allowed');
+  });
+
+  it('rejects malformed JSON with 400 malformed_json', async () => {
+    const r = await http.post('/api/v1/__probe/echo', '{"name": ', { 'content-type': 'application/json' });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('malformed_json');
+  });
+
+  it('rejects an oversize body with 413', async () => {
+    const r = await http.post('/api/v1/__probe/echo', { name: 'x'.repeat(5000), count: 1 });
+    expect(r.status).toBe(413);
+    expect(r.body.error.code).toBe('payload_too_large');
+  });
+
+  it('lists every invalid field of a request, including unknown query parameters', async () => {
+    const r = await http.post('/api/v1/__probe/echo?n=x&bogus=1', { count: 11 });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('validation_failed');
+    const paths = r.body.error.details.fields.map((f: { path: string }) => f.path).sort();
+    expect(paths).toEqual(['body.count', 'body.name', 'query.bogus', 'query.n']);
+    const name = r.body.error.details.fields.find((f: { path: string }) => f.path === 'body.name');
+    expect(name.code).toBe('required');
+  });
+
+  it('rejects a non-JSON body where JSON is expected with 415', async () => {
+    const r = await http.post('/api/v1/__probe/echo', 'name=x', { 'content-type': 'text/plain' });
+    expect(r.status).toBe(415);
+    expect(r.body.error.code).toBe('unsupported_media_type');
+  });
+
+  it('hides internals of a 500 and carries the request id', async () => {
+    const r = await http.get('/api/v1/__probe/boom', { 'x-request-id': 'req-abc-123' });
+    expect(r.status).toBe(500);
+    expect(r.body).toEqual({ error: { code: 'internal_error', message: 'internal error', details: { request_id: 'req-abc-123' } } });
+    expect(JSON.stringify(r.body)).not.toContain('SELECT');
+    expect(r.headers.get('x-request-id')).toBe('req-abc-123');
+  });
+
+  it('accepts valid input', async () => {
+    const r = await http.post('/api/v1/__probe/echo', { name: 'a', count: 3 });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ name: 'a', count: 3 });
+  });
+});
