@@ -9,13 +9,16 @@ import { defaultJobOptions, defineJob } from './define.js';
 export const payload = z.object({
   token: z.string().min(1).max(200),
   sleep_ms: z.number().int().min(0).max(60_000).default(0),
+  /** Fail the first N attempts with a transient error (retry and backoff drills). */
+  fail_first_attempts: z.number().int().min(0).max(10).default(0),
 });
 
 export const job = defineJob({
   name: 'ping',
   payload,
-  options: { ...defaultJobOptions, attempts: 3, concurrency: 50 },
+  options: { ...defaultJobOptions, attempts: 3, backoffMs: 200, concurrency: 50 },
   async run(p, deps, ctx) {
+    if (ctx.attempt <= p.fail_first_attempts) throw new Error(`ping: simulated transient failure on attempt ${ctx.attempt}`);
     if (p.sleep_ms > 0) await new Promise((r) => setTimeout(r, p.sleep_ms));
     return { token: p.token, pid: process.pid, attempt: ctx.attempt, at: new Date().toISOString() };
   },

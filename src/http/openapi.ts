@@ -48,10 +48,9 @@ export function buildOpenApi(defs: RouteDef[], opts: { publicBaseUrl: string; ex
       description: def.description,
       tags: def.tags,
       security: def.security?.map((names) => Object.fromEntries(names.map((n) => [n, []]))),
-      requestParams: {
-        path: def.params as never,
-        query: def.query as never,
-      },
+      requestParams: Object.fromEntries(
+        Object.entries({ path: def.params, query: def.query }).filter(([, v]) => v !== undefined),
+      ) as ZodOpenApiOperationObject['requestParams'],
       requestBody: def.body
         ? {
             required: true,
