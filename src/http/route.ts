@@ -40,7 +40,15 @@ export interface RouteDef<P = any, Q = any, B = any> {
   /** Security requirement names for the document (see openapi.ts securitySchemes). */
   security?: string[][];
   responses: Record<number, ResponseSpec>;
-  /** Middlewares run before validation (auth, rate limits...). */
+  /**
+   * Who may call: `public` (default; credentials are read when present, invalid ones are ignored),
+   * `user` (any authenticated caller; 401 otherwise), `editor` / `staff` (that role; 403 otherwise).
+   * The caller is at ctx.state.user (AuthUser from src/http/auth.ts) when authenticated.
+   */
+  auth?: 'public' | 'user' | 'editor' | 'staff';
+  /** Per-client-IP limit, e.g. { key: 'provenance-check', points: 30, durationS: 60 } (Redis, shared by all web processes). */
+  rateLimit?: { key: string; points: number; durationS: number };
+  /** Middlewares run after auth and rate limits, before validation. */
   before?: Middleware[];
   handler: (ctx: Context, input: RouteInput<P, Q, B>) => Promise<void> | void;
 }
