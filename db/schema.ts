@@ -2,6 +2,22 @@
 // test/integration/schema.test.ts fails when this file and the migrations disagree.
 import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
 
+export interface ApiKeysTable {
+  id: string;
+  key_hash: string;
+  key_first4: string;
+  key_last4: string;
+  tier: Generated<string>;
+  name: string;
+  email: string | null;
+  use_case: string | null;
+  user_id: number | null;
+  created_at: Generated<Date>;
+  rotated_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
 export interface ArticlesTable {
   id: Generated<number>;
   slug: string;
@@ -33,6 +49,16 @@ export interface ArticlesTable {
   hot_terms: ColumnType<unknown | null, string | null, string | null>;
   hot_computed_at: Date | null;
   sponsored: ColumnType<unknown | null, string | null, string | null>;
+}
+
+export interface RefreshTokensTable {
+  id: string;
+  family: string;
+  user_id: number;
+  created_at: Generated<Date>;
+  expires_at: Date;
+  used_at: Date | null;
+  revoked_at: Date | null;
 }
 
 export interface UsersTable {
@@ -74,7 +100,9 @@ export interface YapsTable {
 }
 
 export interface Database {
+  api_keys: ApiKeysTable;
   articles: ArticlesTable;
+  refresh_tokens: RefreshTokensTable;
   users: UsersTable;
   votes: VotesTable;
   yaps: YapsTable;

@@ -8,13 +8,17 @@ import { koaBody } from 'koa-body';
 import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './errors.js';
 import { API_PREFIX } from './http/openapi.js';
+import { authenticate, csrfGuard, requireAuth } from './http/auth.js';
+import { Limits } from './http/rate-limit.js';
 import { mountRoutes, type RouteDef } from './http/route.js';
 import { allRoutes } from './routes/index.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): Koa {
-  const app = new Koa({ proxy: deps.config.TRUST_PROXY });
+  // Behind a proxy, the client IP is the last X-Forwarded-For hop (the one our proxy appended);
+  // earlier hops are client-supplied and never trusted. Without TRUST_PROXY the header is ignored.
+  const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
   // Koa's own error event would print stacks to stderr; errorMiddleware logs what matters.
   app.silent = true;
 
@@ -33,6 +37,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
     }
   });
   app.use(errorMiddleware(deps.log));
+  app.use(authenticate({ db: deps.db, secret: deps.config.JWT_SECRET }));
+  app.use(csrfGuard(deps.config.TRUSTED_ORIGIN));
   app.use(
     koaBody({
       json: true,
@@ -45,15 +51,27 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
     }),
   );
 
+  const limits = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);
+  const quota = limits.dailyQuota();
+  // Order per route: daily quota (API routes), per-IP route limit, then auth level.
+  const guards = (def: RouteDef) => {
+    const g = [];
+    if ((def.mount ?? 'api') === 'api' && !def.unmetered) g.push(quota);
+    if (def.rateLimit) g.push(limits.perIp(def.rateLimit));
+    if (def.auth && def.auth !== 'public') g.push(requireAuth(def.auth, deps.db));
+    return g;
+  };
   const api = new Router({ prefix: API_PREFIX });
   const root = new Router();
   mountRoutes(
     api,
     routes.filter((r) => (r.mount ?? 'api') === 'api'),
+    guards,
   );
   mountRoutes(
     root,
     routes.filter((r) => r.mount === 'root'),
+    guards,
   );
   for (const r of [api, root]) {
     app.use(r.routes());

@@ -46,6 +46,16 @@ export const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   QUEUE_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/).default('squid'),
   EVENT_STREAM_MAXLEN: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
+  /** ws process: connection caps (over either, the socket is accepted and closed with 4003). */
+  WS_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(500),
+  WS_MAX_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(5),
+  /** ws process: heartbeat frame interval; a socket that missed the previous ping's pong is dropped. */
+  WS_HEARTBEAT_MS: z.coerce.number().int().min(10).max(600_000).default(25_000),
+  /** ws process: batch window and size of {events, t} frames. */
+  WS_BATCH_MS: z.coerce.number().int().min(1).max(60_000).default(200),
+  WS_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  /** ws process: events a connection may have waiting before it gets {type: reconcile, reason: backlog}. */
+  WS_QUEUE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
   JOB_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
@@ -54,6 +64,12 @@ export const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   /** Set by the dev launcher: exit when its stdin pipe closes (the launcher died, even by SIGKILL). */
   EXIT_WITH_PARENT: bool.default(false),
+  /** Requests per UTC day for a signed-in wallet session (API keys use their tier's quota). */
+  SESSION_DAILY_QUOTA: z.coerce.number().int().min(1).default(10_000),
+  /** Requests per UTC day for an anonymous client IP. */
+  ANON_DAILY_QUOTA: z.coerce.number().int().min(1).default(1_000),
+  /** Chain ID written into the Sign-In with Ethereum message (1 = Ethereum mainnet). */
+  SIWE_CHAIN_ID: z.coerce.number().int().min(1).default(1),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
 });
 
@@ -112,6 +128,13 @@ export function launcherEnv(source: Record<string, string | undefined> = process
     DATA_DIR: z.string().min(1).default('.data'),
     SEED_DEMO: bool.default(true),
     CI: bool.default(false),
+    // The launcher points these at its own PORT when unset; loadConfig validates them for the children.
+    TRUSTED_ORIGIN: z.string().optional(),
+    PUBLIC_BASE_URL: z.string().optional(),
+    /** Launcher output: `pretty` renders pino lines as `time LEVEL msg k=v`, `json` passes them through. */
+    DEV_LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
+    NO_COLOR: z.string().optional(),
+    FORCE_COLOR: z.string().optional(),
   });
   const picked = Object.fromEntries(Object.keys(schema.shape).map((k) => [k, source[k] === '' ? undefined : source[k]]));
   const parsed = schema.safeParse(picked);

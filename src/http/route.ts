@@ -48,6 +48,8 @@ export interface RouteDef<P = any, Q = any, B = any> {
   auth?: 'public' | 'user' | 'editor' | 'staff';
   /** Per-client-IP limit, e.g. { key: 'provenance-check', points: 30, durationS: 60 } (Redis, shared by all web processes). */
   rateLimit?: { key: string; points: number; durationS: number };
+  /** Not counted against the daily quota (e.g. the OpenAPI document). */
+  unmetered?: boolean;
   /** Middlewares run after auth and rate limits, before validation. */
   before?: Middleware[];
   handler: (ctx: Context, input: RouteInput<P, Q, B>) => Promise<void> | void;
@@ -86,8 +88,11 @@ function parsePart<T>(where: 'params' | 'query' | 'body', schema: z.ZodType<T> |
   return undefined as T;
 }
 
-/** Register definitions on a router; validation failures become one 400 listing every field. */
-export function mountRoutes(router: Router, defs: RouteDef[]): void {
+/**
+ * Register definitions on a router; validation failures become one 400 listing every field.
+ * `guards(def)` supplies the middlewares that enforce the def's declared auth and rate limit.
+ */
+export function mountRoutes(router: Router, defs: RouteDef[], guards: (def: RouteDef) => Middleware[] = () => []): void {
   for (const def of defs) {
     const validate: Middleware = async (ctx) => {
       const issues: FieldIssue[] = [];
@@ -100,7 +105,7 @@ export function mountRoutes(router: Router, defs: RouteDef[]): void {
       if (issues.length) throw validationError(issues);
       await def.handler(ctx, { params, query, body });
     };
-    router.register(def.path, [def.method.toUpperCase()], [...(def.before ?? []), validate], { name: def.operationId });
+    router.register(def.path, [def.method.toUpperCase()], [...guards(def), ...(def.before ?? []), validate], { name: def.operationId });
   }
 }
 

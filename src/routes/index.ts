@@ -5,9 +5,15 @@ import type { AppDeps } from '../deps.js';
 import type { RouteDef } from '../http/route.js';
 import { healthRoutes } from './health.js';
 import { metaRoutes } from './meta.js';
+import { profileRoutes } from './profile.js';
+import { walletAuthRoutes } from './wallet-auth.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
-  const routes: RouteDef[] = [...healthRoutes(deps)];
+  const routes: RouteDef[] = [
+    ...healthRoutes(deps),
+    ...walletAuthRoutes(deps),
+    ...profileRoutes(deps),
+  ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));
   return routes;

@@ -12,6 +12,7 @@ export function metaRoutes(deps: AppDeps, all: () => RouteDef[]): RouteDef[] {
       operationId: 'getOpenApiDocument',
       summary: 'This OpenAPI 3.1 document (info.version 1.4.0, API version 1.2)',
       tags: ['meta'],
+      unmetered: true,
       responses: { 200: { description: 'the document', schema: z.record(z.string(), z.unknown()) } },
       handler(ctx) {
         cached ??= buildOpenApi(all(), { publicBaseUrl: deps.config.PUBLIC_BASE_URL });

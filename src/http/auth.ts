@@ -1,0 +1,129 @@
+/**
+ * Credentials on requests (spec: Authentication).
+ *  - `Authorization: Bearer <JWT>` (agent-chat form) or `Authorization: Bearer squid_...` (API key);
+ *  - cookie `access_token` (browser sessions).
+ * An explicit Authorization header that fails is always 401. A stale cookie makes the caller
+ * anonymous on public routes (so a browser with an old cookie can still read the feed) and is 401
+ * on protected ones. Roles for editor/staff routes are read from the database on every such request,
+ * never trusted from the token alone.
+ * Cross-site-request protection: a POST/PUT/PATCH/DELETE authenticated by cookie must carry
+ * `Origin: TRUSTED_ORIGIN` (or, without Origin, a Referer of that origin); otherwise 403.
+ */
+import type { Context, Middleware } from 'koa';
+import { hashApiKey, looksLikeApiKey, type Tier } from '../auth/api-keys.js';
+import { TokenError, verifyAccessToken, type Role } from '../auth/tokens.js';
+import type { Db } from '../db.js';
+import { AppError } from '../errors.js';
+import { findActiveKeyByHash } from '../queries/api-keys.js';
+import { getUserById, userRoles } from '../queries/users.js';
+
+export interface AuthUser {
+  id: number;
+  address: string;
+  /** Roles as issued in the token; authorization decisions re-read them from the database. */
+  roles: Role[];
+  via: 'cookie' | 'bearer' | 'api_key';
+}
+
+export interface ApiKeyPrincipal {
+  id: string;
+  tier: Tier;
+}
+
+declare module 'koa' {
+  interface DefaultState {
+    user?: AuthUser;
+    apiKey?: ApiKeyPrincipal;
+    /** Why cookie credentials were ignored (reported if the route needs a caller). */
+    authProblem?: { code: string; message: string };
+  }
+}
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function tokenProblem(err: unknown) {
+  const code = err instanceof TokenError ? err.code : 'token_invalid';
+  return { code, message: code === 'token_expired' ? 'access token expired; sign in again or refresh' : 'access token is invalid' };
+}
+
+export function authenticate(deps: { db: Db; secret: string }): Middleware {
+  return async (ctx, next) => {
+    const header = ctx.get('authorization');
+    if (header) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!m) throw new AppError(401, 'authorization_malformed', 'Authorization must be "Bearer <token>"');
+      const token = m[1];
+      if (looksLikeApiKey(token)) {
+        const key = await findActiveKeyByHash(deps.db, hashApiKey(token));
+        if (!key) throw new AppError(401, 'api_key_invalid', 'API key is not valid');
+        if (key.revoked_at) throw new AppError(401, 'api_key_revoked', 'API key has been revoked');
+        ctx.state.apiKey = { id: key.id, tier: key.tier as Tier };
+        if (key.user_id !== null) {
+          const u = await getUserById(deps.db, key.user_id);
+          if (u) ctx.state.user = { id: u.id, address: u.wallet_address, roles: u.roles as Role[], via: 'api_key' };
+        }
+      } else {
+        try {
+          const c = await verifyAccessToken(deps.secret, token);
+          ctx.state.user = { id: c.userId, address: c.address, roles: c.roles, via: 'bearer' };
+        } catch (err) {
+          const p = tokenProblem(err);
+          throw new AppError(401, p.code, p.message);
+        }
+      }
+    } else {
+      const cookie = ctx.cookies.get('access_token');
+      if (cookie) {
+        try {
+          const c = await verifyAccessToken(deps.secret, cookie);
+          ctx.state.user = { id: c.userId, address: c.address, roles: c.roles, via: 'cookie' };
+        } catch (err) {
+          ctx.state.authProblem = tokenProblem(err);
+        }
+      }
+    }
+    await next();
+  };
+}
+
+function sameOrigin(value: string, trusted: string): boolean {
+  try {
+    return new URL(value).origin === trusted;
+  } catch {
+    return false;
+  }
+}
+
+/** 403 csrf_origin_mismatch unless Origin (or, without Origin, the Referer's origin) is the trusted origin. */
+export function assertSameOrigin(ctx: Context, trustedOrigin: string): void {
+  const origin = ctx.get('origin');
+  const referer = ctx.get('referer');
+  const ok = origin ? origin === trustedOrigin : referer ? sameOrigin(referer, trustedOrigin) : false;
+  if (!ok) {
+    throw new AppError(403, 'csrf_origin_mismatch', `cookie-authenticated ${ctx.method} requests must carry Origin: ${trustedOrigin} (or a same-origin Referer)`);
+  }
+}
+
+export function csrfGuard(trustedOrigin: string): Middleware {
+  return async (ctx, next) => {
+    if (UNSAFE.has(ctx.method) && ctx.state.user?.via === 'cookie') assertSameOrigin(ctx, trustedOrigin);
+    await next();
+  };
+}
+
+/** Enforce a RouteDef's auth level. */
+export function requireAuth(level: 'user' | 'editor' | 'staff', db: Db): Middleware {
+  return async (ctx: Context, next) => {
+    const user = ctx.state.user;
+    if (!user) {
+      if (ctx.state.apiKey) throw new AppError(403, 'account_required', 'this API key is not linked to an account; sign in with a wallet or create the key while signed in');
+      const p = ctx.state.authProblem;
+      throw new AppError(401, p?.code ?? 'auth_required', p?.message ?? 'authentication required: send the access_token cookie or an Authorization: Bearer header');
+    }
+    const roles = await userRoles(db, user.id);
+    if (roles === null) throw new AppError(401, 'account_not_found', 'the account of this token no longer exists; sign in again');
+    user.roles = roles;
+    if (level !== 'user' && !roles.includes(level)) throw new AppError(403, `${level}_required`, `this action needs the ${level} role`);
+    await next();
+  };
+}

@@ -1,0 +1,59 @@
+import { sql } from 'kysely';
+import type { Db } from '../db.js';
+import type { Tier } from '../auth/api-keys.js';
+
+export async function insertApiKey(
+  db: Db,
+  k: { id: string; hash: string; first4: string; last4: string; name: string; email: string | null; useCase: string | null; userId: number | null; tier?: Tier },
+) {
+  return db
+    .insertInto('api_keys')
+    .values({
+      id: k.id,
+      key_hash: k.hash,
+      key_first4: k.first4,
+      key_last4: k.last4,
+      name: k.name,
+      email: k.email,
+      use_case: k.useCase,
+      user_id: k.userId,
+      tier: k.tier ?? 'free',
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findActiveKeyByHash(db: Db, hash: string) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'tier', 'user_id', 'revoked_at'])
+    .where('key_hash', '=', hash)
+    .executeTakeFirst();
+}
+
+export async function getApiKey(db: Db, id: string) {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listApiKeys(db: Db) {
+  return db.selectFrom('api_keys').selectAll().orderBy('created_at', 'desc').execute();
+}
+
+export async function revokeApiKey(db: Db, id: string) {
+  return db.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('id', '=', id).where('revoked_at', 'is', null).returningAll().executeTakeFirst();
+}
+
+/** Replace the secret of a live key (same id, tier and usage history); the old secret stops working at once. */
+export async function rotateApiKey(db: Db, id: string, k: { hash: string; first4: string; last4: string }) {
+  return db
+    .updateTable('api_keys')
+    .set({ key_hash: k.hash, key_first4: k.first4, key_last4: k.last4, rotated_at: sql`now()` })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function setApiKeyTier(db: Db, id: string, tier: Tier) {
+  return db.updateTable('api_keys').set({ tier }).where('id', '=', id).returningAll().executeTakeFirst();
+}
