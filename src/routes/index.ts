@@ -3,6 +3,7 @@
  */
 import type { AppDeps } from '../deps.js';
 import type { RouteDef } from '../http/route.js';
+import { apiKeyRoutes } from './api-keys.js';
 import { healthRoutes } from './health.js';
 import { metaRoutes } from './meta.js';
 import { profileRoutes } from './profile.js';
@@ -13,6 +14,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...healthRoutes(deps),
     ...walletAuthRoutes(deps),
     ...profileRoutes(deps),
+    ...apiKeyRoutes(deps),
   ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));
