@@ -1,0 +1,178 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { defineRoute, type RouteDef } from '../../src/http/route.js';
+import { allRoutes } from '../../src/routes/index.js';
+import { freePort } from '../../scripts/lib/services.js';
+import { createTestDeps, type TestDeps } from '../support/context.js';
+import { sessionFor } from '../support/auth.js';
+import request from '../support/request.js';
+
+let deps: TestDeps;
+const ADDR = '0x' + 'ab'.repeat(20);
+
+const probes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/__probe/limited',
+    operationId: 'probeLimited',
+    summary: 'probe',
+    tags: ['test'],
+    rateLimit: { key: 'probe-limited', points: 3, durationS: 60 },
+    responses: { 200: { description: 'ok' } },
+    handler(ctx) {
+      ctx.body = { ok: true };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/__probe/write',
+    operationId: 'probeWrite',
+    summary: 'probe',
+    tags: ['test'],
+    auth: 'user',
+    body: z.object({ v: z.number() }),
+    responses: { 200: { description: 'ok' } },
+    handler(ctx, { body }) {
+      ctx.body = { user: ctx.state.user!.id, v: body.v };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/__probe/editor',
+    operationId: 'probeEditor',
+    summary: 'probe',
+    tags: ['test'],
+    auth: 'editor',
+    responses: { 200: { description: 'ok' } },
+    handler(ctx) {
+      ctx.body = { ok: true };
+    },
+  }),
+];
+
+beforeAll(async () => {
+  deps = await createTestDeps({ ANON_DAILY_QUOTA: '6' });
+});
+afterAll(() => deps.close());
+
+describe('per-IP route limits', () => {
+  it('hold across two web app instances sharing Redis, with headers and Retry-After', async () => {
+    const a = request(createApp(deps, [...allRoutes(deps), ...probes]));
+    const b = request(createApp(deps, [...allRoutes(deps), ...probes]));
+    const r1 = await a.get('/api/v1/__probe/limited');
+    expect(r1.status).toBe(200);
+    expect(r1.headers.get('ratelimit-limit')).toBe('3');
+    expect(r1.headers.get('ratelimit-remaining')).toBe('2');
+    expect((await b.get('/api/v1/__probe/limited')).status).toBe(200);
+    expect((await a.get('/api/v1/__probe/limited')).status).toBe(200);
+    const refused = await b.get('/api/v1/__probe/limited');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+  });
+
+  it('ignores X-Forwarded-For unless TRUST_PROXY is set', async () => {
+    const plain = request(createApp(deps, [...allRoutes(deps), ...probes]));
+    // Same real IP (127.0.0.1): spoofed forwarded-for values do not buy a new bucket.
+    const r = await plain.get('/api/v1/__probe/limited', { 'x-forwarded-for': '203.0.113.9' });
+    expect(r.status).toBe(429);
+
+    const proxied = await createTestDeps({ TRUST_PROXY: 'true' });
+    try {
+      const p = request(createApp(proxied, [...allRoutes(proxied), ...probes]));
+      for (let i = 0; i < 3; i++) expect((await p.get('/api/v1/__probe/limited', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(200);
+      expect((await p.get('/api/v1/__probe/limited', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(429);
+      // The last hop is the client our proxy saw: a client-supplied first hop cannot dodge the limit.
+      expect((await p.get('/api/v1/__probe/limited', { 'x-forwarded-for': '10.9.9.9, 198.51.100.1' })).status).toBe(429);
+      expect((await p.get('/api/v1/__probe/limited', { 'x-forwarded-for': '198.51.100.2' })).status).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
+});
+
+describe('cross-site-request protection', () => {
+  let http: ReturnType<typeof request>;
+  beforeAll(() => {
+    http = request(createApp(deps, [...allRoutes(deps), ...probes]));
+  });
+
+  it('cookie-authenticated POST needs Origin = TRUSTED_ORIGIN (or a same-origin Referer)', async () => {
+    const s = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    const cookie = { cookie: `access_token=${s.token}` };
+    const none = await http.post('/api/v1/__probe/write', { v: 1 }, cookie);
+    expect(none.status).toBe(403);
+    expect(none.body.error.code).toBe('csrf_origin_mismatch');
+    const evil = await http.post('/api/v1/__probe/write', { v: 1 }, { ...cookie, origin: 'https://evil.example' });
+    expect(evil.status).toBe(403);
+    const lookalike = await http.post('/api/v1/__probe/write', { v: 1 }, { ...cookie, origin: 'http://127.0.0.1:8000.evil.example' });
+    expect(lookalike.status).toBe(403);
+    const good = await http.post('/api/v1/__probe/write', { v: 1 }, { ...cookie, origin: deps.config.TRUSTED_ORIGIN });
+    expect(good.status).toBe(200);
+    const viaReferer = await http.post('/api/v1/__probe/write', { v: 2 }, { ...cookie, referer: `${deps.config.TRUSTED_ORIGIN}/submit` });
+    expect(viaReferer.status).toBe(200);
+  });
+
+  it('Bearer-authenticated POST needs no Origin', async () => {
+    const s = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    const r = await http.post('/api/v1/__probe/write', { v: 3 }, s.bearer);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ user: s.userId, v: 3 });
+  });
+
+  it('roles come from the database: a token claiming editor is not enough', async () => {
+    const s = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: [] });
+    const { signAccessToken } = await import('../../src/auth/tokens.js');
+    const forged = await signAccessToken(deps.config.JWT_SECRET, { userId: s.userId, address: s.address, roles: ['editor'] });
+    const r = await http.get('/api/v1/__probe/editor', { authorization: `Bearer ${forged}` });
+    expect(r.status).toBe(403);
+    expect(r.body.error.code).toBe('editor_required');
+    const editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] });
+    expect((await http.get('/api/v1/__probe/editor', editor.bearer)).status).toBe(200);
+  });
+});
+
+describe('daily quota across two web processes', () => {
+  const procs: ChildProcess[] = [];
+  afterAll(async () => {
+    for (const p of procs) p.kill('SIGTERM');
+    await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))));
+  });
+
+  async function startWeb(): Promise<string> {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/web.ts'], {
+      env: { ...process.env, ...deps.env.env, PORT: String(port), ANON_DAILY_QUOTA: '6', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    procs.push(child);
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 200; i++) {
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) return base;
+      } catch {
+        /* not up yet */
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('web did not start');
+  }
+
+  it('an anonymous IP gets ANON_DAILY_QUOTA requests in total, whichever process answers', async () => {
+    // Fresh counters: the earlier tests of this file used the same IP.
+    const keys = await deps.redis.keys(`${deps.config.QUEUE_PREFIX}:quota:ip:*`);
+    if (keys.length) await deps.redis.del(...keys);
+    const [a, b] = await Promise.all([startWeb(), startWeb()]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await fetch(`${i % 2 ? a : b}/api/v1/wallet/nonce/${ADDR}/`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+    const last = await fetch(`${a}/api/v1/wallet/nonce/${ADDR}/`);
+    const body = await last.json();
+    expect(body.error.code).toBe('daily_quota_exceeded');
+    expect(last.headers.get('ratelimit-limit')).toBe('6');
+  }, 30_000);
+});
