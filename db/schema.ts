@@ -18,6 +18,14 @@ export interface ApiKeysTable {
   last_used_at: Date | null;
 }
 
+export interface ArticleEditsTable {
+  id: Generated<number>;
+  article_id: number;
+  editor_id: number | null;
+  changes: ColumnType<unknown, string, string>;
+  created_at: Generated<Date>;
+}
+
 export interface ArticlesTable {
   id: Generated<number>;
   slug: string;
@@ -87,6 +95,58 @@ export interface VotesTable {
   updated_at: Generated<Date>;
 }
 
+export interface WireItemsTable {
+  id: Generated<number>;
+  normalized_url: string;
+  url: string;
+  title: string;
+  summary: string | null;
+  guid: string | null;
+  source_id: number | null;
+  source_name: string;
+  source_url: string;
+  publisher_claimed_at: Date | null;
+  ingested_at: Generated<Date>;
+  novelty: number | null;
+  score: number | null;
+  scored_at: Date | null;
+  promoted_article_id: number | null;
+  promoted_at: Date | null;
+  promoted_by: number | null;
+}
+
+export interface WireReceiptsTable {
+  id: Generated<number>;
+  wire_item_id: number;
+  source_id: number | null;
+  source_name: string;
+  source_url: string;
+  item_url: string;
+  publisher_claimed_at: Date | null;
+  ingested_at: Generated<Date>;
+}
+
+export interface WireSourcesTable {
+  id: Generated<number>;
+  name: string;
+  url: string;
+  weight: Generated<number>;
+  enabled: Generated<boolean>;
+  poll_interval_s: Generated<number>;
+  format: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  next_fetch_at: Generated<Date>;
+  last_fetched_at: Date | null;
+  last_success_at: Date | null;
+  last_status: number | null;
+  last_error: string | null;
+  consecutive_failures: Generated<number>;
+  items_ingested: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface YapsTable {
   id: Generated<number>;
   article_id: number;
@@ -101,9 +161,13 @@ export interface YapsTable {
 
 export interface Database {
   api_keys: ApiKeysTable;
+  article_edits: ArticleEditsTable;
   articles: ArticlesTable;
   refresh_tokens: RefreshTokensTable;
   users: UsersTable;
   votes: VotesTable;
+  wire_items: WireItemsTable;
+  wire_receipts: WireReceiptsTable;
+  wire_sources: WireSourcesTable;
   yaps: YapsTable;
 }
