@@ -147,6 +147,14 @@ export interface WireSourcesTable {
   updated_at: Generated<Date>;
 }
 
+export interface YapVotesTable {
+  yap_id: number;
+  user_id: number;
+  weight: number;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface YapsTable {
   id: Generated<number>;
   article_id: number;
@@ -169,5 +177,6 @@ export interface Database {
   wire_items: WireItemsTable;
   wire_receipts: WireReceiptsTable;
   wire_sources: WireSourcesTable;
+  yap_votes: YapVotesTable;
   yaps: YapsTable;
 }

@@ -6,9 +6,11 @@ import type { Migration } from 'kysely';
 import * as m20261122T020000 from './20261122T020000_foundation.js';
 import * as m20261122T030000 from './20261122T030000_identity.js';
 import * as m20261122T040000 from './20261122T040000_provenance_wire.js';
+import * as m20261122T050000 from './20261122T050000_news_engagement.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
   '20261122T030000_identity': m20261122T030000,
   '20261122T040000_provenance_wire': m20261122T040000,
+  '20261122T050000_news_engagement': m20261122T050000,
 };
