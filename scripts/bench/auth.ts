@@ -1,0 +1,180 @@
+/**
+ * Identity benchmarks (issue 3):
+ *  1. Sign-ins per second: GET nonce -> personal_sign -> POST verify, from a client process with
+ *     32 concurrent loops against the real app (client-side signing included in the figure).
+ *  2. Per-request cost of the auth + quota + rate-limit middleware: the same tiny route served by the
+ *     full app with a Bearer JWT (token verify, Redis daily quota, Redis per-IP limit, roles query)
+ *     against a bare Koa app with only the error middleware and router. Alternating runs, medians.
+ * Starts its own Postgres/Redis unless DATABASE_URL/REDIS_URL are set.   npm run bench:auth
+ */
+import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import Router from '@koa/router';
+import Koa from 'koa';
+import pg from 'pg';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createApp } from '../../src/app.js';
+import { launcherEnv, loadConfig } from '../../src/config.js';
+import { createDb } from '../../src/db.js';
+import { errorMiddleware } from '../../src/errors.js';
+import { EventPublisher, eventStreamKey } from '../../src/events.js';
+import { defineRoute } from '../../src/http/route.js';
+import { createLogger } from '../../src/logger.js';
+import { migrateToLatest } from '../../src/migrate.js';
+import { QueueClient } from '../../src/queue.js';
+import { createRedis } from '../../src/redis.js';
+import { allRoutes } from '../../src/routes/index.js';
+import { signAccessToken } from '../../src/auth/tokens.js';
+import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import { loadFromChild } from './lib/load.js';
+
+const mode = process.argv[2];
+
+if (mode === 'signin-client') {
+  // Child: sign-in loops for N seconds.
+  const [base, seconds, conc] = [process.argv[3], Number(process.argv[4]), Number(process.argv[5])];
+  const agent = new http.Agent({ keepAlive: true });
+  const accounts = Array.from({ length: conc }, () => privateKeyToAccount(generatePrivateKey()));
+  let ok = 0;
+  let failed = 0;
+  const until = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    accounts.map(async (acct) => {
+      while (performance.now() < until) {
+        const n = await (await fetch(`${base}/api/v1/wallet/nonce/${acct.address}/`, { keepalive: true })).json();
+        const signature = await acct.signMessage({ message: n.message });
+        const r = await fetch(`${base}/api/v1/wallet/verify/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ address: acct.address, signature, nonce: n.nonce }),
+        });
+        await r.arrayBuffer();
+        if (r.status === 200) ok++;
+        else failed++;
+      }
+    }),
+  );
+  agent.destroy();
+  process.stdout.write(JSON.stringify({ ok, failed, perSecond: ok / ((performance.now() - t0) / 1000) }) + '\n');
+  process.exit(0);
+}
+
+const env = launcherEnv();
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-auth-'));
+const started: RunningService[] = [];
+const log = (l: string) => console.error(`[bench] ${l}`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+try {
+  let adminUrl = env.DATABASE_URL;
+  if (!adminUrl) {
+    const s = await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false });
+    started.push(s);
+    adminUrl = s.url;
+  }
+  let redisUrl = env.REDIS_URL;
+  if (!redisUrl) {
+    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
+    started.push(r);
+    redisUrl = r.url;
+  }
+  const dbName = `squid_bench_auth_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  const config = loadConfig({
+    DATABASE_URL: u.toString(),
+    REDIS_URL: redisUrl,
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
+    QUEUE_PREFIX: `benchauth${process.pid}`,
+    LOG_LEVEL: 'silent',
+    ANON_DAILY_QUOTA: '100000000',
+    SESSION_DAILY_QUOTA: '100000000',
+  });
+  const db = createDb(config.DATABASE_URL, { max: 10 });
+  await migrateToLatest(db);
+  const redis = createRedis(config.REDIS_URL, 'command', 'bench');
+  const deps = {
+    config,
+    log: createLogger('bench', 'silent'),
+    db,
+    redis,
+    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
+    events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
+  };
+  const probe = (auth: boolean) =>
+    defineRoute({
+      method: 'get',
+      path: '/bench/ping',
+      operationId: 'benchPing',
+      summary: 'bench',
+      tags: ['bench'],
+      auth: auth ? 'user' : undefined,
+      rateLimit: auth ? { key: 'bench', points: 100_000_000, durationS: 60 } : undefined,
+      responses: { 200: { description: 'ok' } },
+      handler(ctx) {
+        ctx.body = { ok: true };
+      },
+    });
+  const full = createApp(deps, [...allRoutes(deps), probe(true)]);
+  const bare = new Koa();
+  bare.use(errorMiddleware(deps.log));
+  const router = new Router({ prefix: '/api/v1' });
+  router.get('/bench/ping', (ctx) => {
+    ctx.body = { ok: true };
+  });
+  bare.use(router.routes());
+  const listen = (app: Koa) =>
+    new Promise<string>((resolve) => {
+      const s = http.createServer(app.callback()).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as any).port}`));
+    });
+  const fullUrl = await listen(full);
+  const bareUrl = await listen(bare);
+  const user = await db.insertInto('users').values({ wallet_address: '0x' + '1'.repeat(40) }).returning('id').executeTakeFirstOrThrow();
+  const token = await signAccessToken(config.JWT_SECRET, { userId: user.id, address: '0x' + '1'.repeat(40), roles: [] });
+
+  // 1. Sign-ins per second.
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, 'signin-client', fullUrl, '8', '32'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  await new Promise((r) => child.once('exit', r));
+  const signin = JSON.parse(out.trim());
+  console.log(`sign-ins: ${signin.perSecond.toFixed(0)} per second (${signin.ok} ok, ${signin.failed} failed; 32 concurrent clients, signing included)`);
+
+  // 2. Middleware cost.
+  const withAuth: number[] = [];
+  const without: number[] = [];
+  const p99s: number[][] = [[], []];
+  await loadFromChild(`${bareUrl}/api/v1/bench/ping`, 2, 32); // warm-up
+  await loadFromChild(`${fullUrl}/api/v1/bench/ping`, 2, 32, { authorization: `Bearer ${token}` });
+  for (let i = 0; i < 3; i++) {
+    const b = await loadFromChild(`${bareUrl}/api/v1/bench/ping`, 5, 32);
+    const f = await loadFromChild(`${fullUrl}/api/v1/bench/ping`, 5, 32, { authorization: `Bearer ${token}` });
+    if (f.statuses['200'] !== f.requests) throw new Error(`full app answered ${JSON.stringify(f.statuses)}`);
+    without.push(b.rps);
+    withAuth.push(f.rps);
+    p99s[0].push(b.p99);
+    p99s[1].push(f.p99);
+  }
+  const mb = median(without);
+  const mf = median(withAuth);
+  console.log(`bare route:            ${mb.toFixed(0)} req/s, p99 ${median(p99s[0]).toFixed(1)} ms (median of 3 x 5 s, 32 connections)`);
+  console.log(`with auth+quota+limit: ${mf.toFixed(0)} req/s, p99 ${median(p99s[1]).toFixed(1)} ms`);
+  console.log(`ratio (with / without): ${(mf / mb).toFixed(2)}; extra cost per request ~${((1000 / mf - 1000 / mb) * 1000).toFixed(0)} µs of server time`);
+
+  await deps.queue.close();
+  redis.disconnect();
+  await db.destroy();
+  await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
+  await admin.end();
+} finally {
+  for (const s of started.reverse()) await s.stop();
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(0);

@@ -1,0 +1,70 @@
+/**
+ * A small closed-loop HTTP load generator, run as its own process so it does not share an event
+ * loop with the server under test:  tsx scripts/bench/lib/load.ts <url> <seconds> <concurrency> [headers-json]
+ * Prints one JSON line: {requests, rps, p50, p99, errors, statuses}.
+ */
+import http from 'node:http';
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  statuses: Record<string, number>;
+}
+
+export async function runLoad(url: string, seconds: number, concurrency: number, headers: Record<string, string> = {}): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const u = new URL(url);
+  const lat: number[] = [];
+  const statuses: Record<string, number> = {};
+  let errors = 0;
+  const until = performance.now() + seconds * 1000;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const t0 = performance.now();
+      const req = http.request({ agent, host: u.hostname, port: u.port, path: u.pathname + u.search, headers }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          lat.push(performance.now() - t0);
+          statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end();
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) await one();
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  lat.sort((a, b) => a - b);
+  const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? 0;
+  return { requests: lat.length, rps: lat.length / elapsed, p50: q(0.5), p99: q(0.99), errors, statuses };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [url, seconds, concurrency, headers] = process.argv.slice(2);
+  const r = await runLoad(url, Number(seconds ?? 5), Number(concurrency ?? 32), headers ? JSON.parse(headers) : {});
+  process.stdout.write(JSON.stringify(r) + '\n');
+}
+
+/** Run the generator in a child process and parse its result. */
+export async function loadFromChild(url: string, seconds: number, concurrency: number, headers: Record<string, string> = {}): Promise<LoadResult> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, url, String(seconds), String(concurrency), JSON.stringify(headers)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  await new Promise((r) => child.once('exit', r));
+  return JSON.parse(out.trim().split('\n').pop()!);
+}
