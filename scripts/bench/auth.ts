@@ -45,7 +45,7 @@ if (mode === 'signin-client') {
   await Promise.all(
     accounts.map(async (acct) => {
       while (performance.now() < until) {
-        const n = await (await fetch(`${base}/api/v1/wallet/nonce/${acct.address}/`, { keepalive: true })).json();
+        const n = (await (await fetch(`${base}/api/v1/wallet/nonce/${acct.address}/`, { keepalive: true })).json()) as { nonce: string; message: string };
         const signature = await acct.signMessage({ message: n.message });
         const r = await fetch(`${base}/api/v1/wallet/verify/`, {
           method: 'POST',

@@ -171,7 +171,7 @@ describe('daily quota across two web processes', () => {
     for (let i = 0; i < 8; i++) statuses.push((await fetch(`${i % 2 ? a : b}/api/v1/wallet/nonce/${ADDR}/`)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
     const last = await fetch(`${a}/api/v1/wallet/nonce/${ADDR}/`);
-    const body = await last.json();
+    const body = (await last.json()) as { error: { code: string } };
     expect(body.error.code).toBe('daily_quota_exceeded');
     expect(last.headers.get('ratelimit-limit')).toBe('6');
   }, 30_000);
