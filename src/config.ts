@@ -32,19 +32,33 @@ const origin = z.string().refine((v) => {
 
 /** Every environment variable the service reads, with its default. README's table mirrors this. */
 export const envSchema = z.object({
+  /** development, test or production (production requires JWT_SECRET). */
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** PostgreSQL connection URL (required; `npm start` starts an embedded server when unset). */
   DATABASE_URL: url(['postgres:', 'postgresql:']),
+  /** Redis URL (required; `npm start` starts redis-server when unset). Needs maxmemory-policy noeviction. */
   REDIS_URL: url(['redis:', 'rediss:']),
+  /** web: HTTP port. */
   PORT: port.default(8000),
+  /** ws: WebSocket port (path /ws/news/). */
   WS_PORT: port.default(8001),
+  /** Interface web and ws listen on (0.0.0.0 on a platform that routes to the container). */
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** The {host_url}: absolute links (feed next/previous, dashboards) and the sign-in message's domain and URI. */
   PUBLIC_BASE_URL: url(['http:', 'https:']).default('http://127.0.0.1:8000'),
+  /** The {trusted_origin}: the only Origin accepted for cookie-authenticated writes and WebSocket handshakes. */
   TRUSTED_ORIGIN: origin.default('http://127.0.0.1:8000'),
+  /** HS256 key for access/refresh tokens, >= 32 chars. Required in production; elsewhere generated once into DATA_DIR/jwt-secret. */
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Let outbound fetches of user-supplied URLs reach private/loopback/link-local addresses (tests and the dev demo only). */
   OUTBOUND_ALLOW_PRIVATE: bool.default(false),
+  /** Behind a reverse proxy: take the client IP from the last X-Forwarded-For hop and the scheme from X-Forwarded-Proto. */
   TRUST_PROXY: bool.default(false),
+  /** pino level for every process. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Prefix of every Redis key (BullMQ queues, event stream, nonces, limits): several deployments can share one Redis. */
   QUEUE_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/).default('squid'),
+  /** Approximate length the lifecycle-event stream is trimmed to (bounds WebSocket resume history). */
   EVENT_STREAM_MAXLEN: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
   /** ws process: connection caps (over either, the socket is accepted and closed with 4003). */
   WS_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(500),
@@ -56,11 +70,23 @@ export const envSchema = z.object({
   WS_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   /** ws process: events a connection may have waiting before it gets {type: reconcile, reason: backlog}. */
   WS_QUEUE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  /** Largest JSON or form body accepted (413 above it). */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
+  /** How long web waits for a job whose result the response needs (auto-headline, provenance check) before its fallback. */
   JOB_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
+  /** Hot scores: articles published (or submitted) within this many hours are recomputed; older ones keep their last score. */
+  HOT_SCORE_WINDOW_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(168),
+  /** Hot scores: votes, yaps and clicks on an article trigger one recompute of it at most this often (debounce window). */
+  HOT_SCORE_DEBOUNCE_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
+  /** Clicks: a repeat click by the same reader (user, or IP + user agent) within this window is not counted again; 0 counts every click. */
+  CLICK_DEDUPE_S: z.coerce.number().int().min(0).max(30 * 86_400).default(3600),
+  /** Graceful-shutdown budget after SIGTERM before a process exits anyway. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** BullMQ lock duration: a job of a crashed worker is picked up by another after this long. */
   JOB_LOCK_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
+  /** Upper bound on each job type's concurrency in one worker process. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** Local state directory of the dev launcher (embedded Postgres, Redis, generated JWT secret). */
   DATA_DIR: z.string().min(1).default('.data'),
   /** Set by the dev launcher: exit when its stdin pipe closes (the launcher died, even by SIGKILL). */
   EXIT_WITH_PARENT: bool.default(false),
@@ -70,7 +96,20 @@ export const envSchema = z.object({
   ANON_DAILY_QUOTA: z.coerce.number().int().min(1).default(1_000),
   /** Chain ID written into the Sign-In with Ethereum message (1 = Ethereum mainnet). */
   SIWE_CHAIN_ID: z.coerce.number().int().min(1).default(1),
+  /** PostgreSQL pool size per process. */
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** Where uploaded profile pictures are stored (served at /media/profile-pictures/<file>). */
+  PROFILE_PICTURES_DIR: z.string().min(1).default('.data/profile-pictures'),
+  /** Agent chat (Telegram). Optional: without them the service boots and those endpoints answer 503 telegram_not_configured. */
+  TELEGRAM_BOT_TOKEN: z.string().regex(/^\d+:[A-Za-z0-9_-]{20,}$/, 'must look like 123456:ABC-... (from @BotFather)').optional(),
+  TELEGRAM_API_BASE_URL: url(['http:', 'https:']).default('https://api.telegram.org'),
+  TELEGRAM_CHAT_ID: z.string().regex(/^-?\d{1,16}$/, 'must be the numeric chat id, e.g. -1001234567890').optional(),
+  TELEGRAM_WEBHOOK_SECRET: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, 'must be 16-256 characters of A-Z a-z 0-9 _ -').optional(),
+  /** The bot's own username; when set, `/register@OtherBot` is ignored (addressed to another bot). */
+  TELEGRAM_BOT_USERNAME: z.string().regex(/^@?[A-Za-z0-9_]{5,32}$/).optional(),
+  AGENT_REGISTRATION_WINDOW_S: z.coerce.number().int().min(1).max(86_400).default(600),
+  HANDSHAKE_TTL_S: z.coerce.number().int().min(1).max(86_400).default(600),
+  AGENT_INVITE_TTL_S: z.coerce.number().int().min(60).max(30 * 86_400).default(3600),
 });
 
 export type Env = z.infer<typeof envSchema>;
