@@ -152,29 +152,37 @@ export function devJwtSecret(dataDir: string): string {
   return secret;
 }
 
+/** Variables of the dev launcher and the test set-up (README's table lists them too). */
+export const launcherEnvSchema = z.object({
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  PORT: port.default(8000),
+  WS_PORT: port.default(8001),
+  /** Port of the embedded PostgreSQL that `npm start` runs when DATABASE_URL is unset. */
+  PG_PORT: port.default(54329),
+  /** Port of the redis-server that `npm start` runs when REDIS_URL is unset. */
+  REDIS_PORT: port.default(63799),
+  DATA_DIR: z.string().min(1).default('.data'),
+  /** Load the demo data set into an empty database at `npm start`. */
+  SEED_DEMO: bool.default(true),
+  /** Set by CI; the launcher and tests print less. */
+  CI: bool.default(false),
+  // The launcher points these at its own PORT when unset; loadConfig validates them for the children.
+  TRUSTED_ORIGIN: z.string().optional(),
+  PUBLIC_BASE_URL: z.string().optional(),
+  /** Launcher output: `pretty` renders pino lines as `time LEVEL msg k=v`, `json` passes them through. */
+  DEV_LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
+  /** Disable (NO_COLOR) or force (FORCE_COLOR) colours in the launcher's prefixed output. */
+  NO_COLOR: z.string().optional(),
+  FORCE_COLOR: z.string().optional(),
+});
+
 /**
  * What the dev launcher and the test set-up need before a full config can exist (they create the
  * databases the full config points at). Read here so that process.env has a single reader.
  */
 export function launcherEnv(source: Record<string, string | undefined> = process.env) {
-  const schema = z.object({
-    DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
-    REDIS_URL: url(['redis:', 'rediss:']).optional(),
-    PORT: port.default(8000),
-    WS_PORT: port.default(8001),
-    PG_PORT: port.default(54329),
-    REDIS_PORT: port.default(63799),
-    DATA_DIR: z.string().min(1).default('.data'),
-    SEED_DEMO: bool.default(true),
-    CI: bool.default(false),
-    // The launcher points these at its own PORT when unset; loadConfig validates them for the children.
-    TRUSTED_ORIGIN: z.string().optional(),
-    PUBLIC_BASE_URL: z.string().optional(),
-    /** Launcher output: `pretty` renders pino lines as `time LEVEL msg k=v`, `json` passes them through. */
-    DEV_LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
-    NO_COLOR: z.string().optional(),
-    FORCE_COLOR: z.string().optional(),
-  });
+  const schema = launcherEnvSchema;
   const picked = Object.fromEntries(Object.keys(schema.shape).map((k) => [k, source[k] === '' ? undefined : source[k]]));
   const parsed = schema.safeParse(picked);
   if (!parsed.success) {
