@@ -39,6 +39,22 @@ export function buildOpenApi(defs: RouteDef[], opts: { publicBaseUrl: string; ex
         content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined,
       };
     }
+    const errorContent = { 'application/json': { schema: errorSchema } };
+    if (def.auth && def.auth !== 'public') {
+      responses['401'] ??= { description: 'Not authenticated (auth_required, token_expired, token_invalid, api_key_invalid, api_key_revoked)', content: errorContent };
+      responses['403'] ??= {
+        description: def.auth === 'user' ? 'Cross-site check failed (csrf_origin_mismatch) or API key not linked to an account (account_required)' : `Missing role (${def.auth}_required) or csrf_origin_mismatch`,
+        content: errorContent,
+      };
+    }
+    if (def.rateLimit || (def.mount ?? 'api') === 'api') {
+      responses['429'] ??= {
+        description: def.rateLimit
+          ? `Rate limited: ${def.rateLimit.points} requests per ${def.rateLimit.durationS} s per IP (rate_limited), or the daily quota (daily_quota_exceeded)`
+          : 'Daily quota exceeded (daily_quota_exceeded)',
+        content: errorContent,
+      };
+    }
     if (def.params || def.query || def.body) {
       responses['400'] ??= { description: 'Validation failed (code validation_failed) or malformed JSON (malformed_json)', content: { 'application/json': { schema: errorSchema } } };
     }
@@ -47,7 +63,9 @@ export function buildOpenApi(defs: RouteDef[], opts: { publicBaseUrl: string; ex
       summary: def.summary,
       description: def.description,
       tags: def.tags,
-      security: def.security?.map((names) => Object.fromEntries(names.map((n) => [n, []]))),
+      security: (def.security ?? (def.auth && def.auth !== 'public' ? [['cookieAuth'], ['bearerAuth']] : undefined))?.map((names) =>
+        Object.fromEntries(names.map((n) => [n, []])),
+      ),
       requestParams: Object.fromEntries(
         Object.entries({ path: def.params, query: def.query }).filter(([, v]) => v !== undefined),
       ) as ZodOpenApiOperationObject['requestParams'],
