@@ -18,11 +18,13 @@ async function sync() {
     setTimeout(sync, 10_000).unref();
   }
 }
-await sync();
 const timer = setInterval(sync, 3600_000);
 
+// Handlers first: a SIGTERM that arrives while the first upsert is in flight must still end in a
+// clean exit, not in the default action of the signal.
 onShutdown(config, log, async () => {
   clearInterval(timer);
   await queue.close();
   await redis.quit().catch(() => undefined);
 });
+await sync();
