@@ -6,11 +6,15 @@ import type { z } from 'zod';
 import { job as ping } from './ping.js';
 import { job as publishDue } from './publish-due.js';
 import { job as publishScheduled } from './publish-scheduled.js';
+import { job as pageTitle } from './page-title.js';
+import { job as hotScores } from './hot-scores.js';
 
 export const jobs = {
   ping,
   'publish-scheduled': publishScheduled,
   'publish-due': publishDue,
+  'page-title': pageTitle,
+  'hot-scores': hotScores,
 } as const;
 
 export type Jobs = typeof jobs;

@@ -10,4 +10,8 @@ export interface Schedule<N extends JobName = JobName> {
   everyMs?: number;
 }
 
-export const schedules: Schedule[] = [{ id: 'publish-due', job: 'publish-due', payload: {}, everyMs: 60_000 }];
+export const schedules: Schedule[] = [
+  { id: 'publish-due', job: 'publish-due', payload: {}, everyMs: 60_000 },
+  // Hot scores of recent articles, so age decay moves the feed (votes, yaps and clicks also trigger a debounced recompute).
+  { id: 'hot-scores', job: 'hot-scores', payload: {}, everyMs: 5 * 60_000 },
+];

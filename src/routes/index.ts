@@ -4,10 +4,13 @@
 import type { AppDeps } from '../deps.js';
 import type { RouteDef } from '../http/route.js';
 import { apiKeyRoutes } from './api-keys.js';
+import { editorialRoutes } from './editorial.js';
 import { healthRoutes } from './health.js';
 import { metaRoutes } from './meta.js';
+import { newsRoutes } from './news.js';
 import { profileRoutes } from './profile.js';
 import { walletAuthRoutes } from './wallet-auth.js';
+import { yapRoutes } from './yaps.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -15,6 +18,10 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...walletAuthRoutes(deps),
     ...profileRoutes(deps),
     ...apiKeyRoutes(deps),
+    // Articles: /news/check is registered before /news/:id/ (which would otherwise match it).
+    ...newsRoutes(deps),
+    ...yapRoutes(deps),
+    ...editorialRoutes(deps),
   ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));

@@ -1,0 +1,83 @@
+/**
+ * page-title: fetch a submission's page and replace its provisional headline with the page title
+ * (src/domain/page-title.ts). The web process waits for this job a bounded time (JOB_WAIT_MS); when
+ * the wait runs out the job still finishes and fills the headline in later.
+ *
+ * The fetch goes through safeFetch: http(s) only, every host resolved and refused when private,
+ * loopback or link-local (unless OUTBOUND_ALLOW_PRIVATE), re-checked on every redirect (at most
+ * MAX_REDIRECTS), one PAGE_TIMEOUT_MS deadline, a PAGE_MAX_BYTES cap, HTML content types only.
+ *
+ * Outcomes: `ok` (headline written, or kept because an editor or the submitter set one meanwhile);
+ * `failed` with a reason for conditions a retry cannot fix (refused address, not HTML, too large,
+ * no title, 4xx). Timeouts, DNS and network errors and 5xx/408/429 answers throw, so BullMQ retries
+ * with backoff; after the last attempt the provisional headline stays until an editor edits it.
+ */
+import { z } from 'zod';
+import { extractPageTitle } from '../src/domain/page-title.js';
+import { safeFetch, SafeFetchError, type SafeFetchOptions } from '../src/net/safe-fetch.js';
+import { applyPageTitle, getArticleForEvent } from '../src/queries/articles.js';
+import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
+
+export const payload = z.object({ article_id: z.number().int().positive() });
+
+export const PAGE_TIMEOUT_MS = 8000;
+export const PAGE_MAX_BYTES = 2 * 1024 * 1024;
+export const MAX_REDIRECTS = 5;
+const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
+
+const PERMANENT: ReadonlySet<string> = new Set(['invalid_url', 'blocked_address', 'bad_redirect', 'too_many_redirects', 'bad_content_type', 'too_large']);
+
+export type TitleOutcome = { ok: true; title: string } | { ok: false; reason: string };
+
+/**
+ * Fetch a page and extract its title. Permanent failures are returned; transient ones throw.
+ * `hooks` lets tests pin DNS answers and the address policy (safeFetch's resolve / isAddressAllowed).
+ */
+export async function fetchPageTitle(
+  url: string,
+  opts: { allowPrivate: boolean } & Pick<SafeFetchOptions, 'resolve' | 'isAddressAllowed' | 'timeoutMs'>,
+): Promise<TitleOutcome> {
+  let res;
+  try {
+    res = await safeFetch(url, {
+      allowPrivate: opts.allowPrivate,
+      timeoutMs: opts.timeoutMs ?? PAGE_TIMEOUT_MS,
+      maxBytes: PAGE_MAX_BYTES,
+      maxRedirects: MAX_REDIRECTS,
+      accept: HTML_TYPES,
+      allowMissingContentType: true,
+      headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1' },
+      resolve: opts.resolve,
+      isAddressAllowed: opts.isAddressAllowed,
+    });
+  } catch (err) {
+    if (err instanceof SafeFetchError && PERMANENT.has(err.code)) return { ok: false, reason: err.code };
+    throw err;
+  }
+  if (res.status >= 500 || res.status === 408 || res.status === 429) throw new Error(`page answered ${res.status}`);
+  if (res.status < 200 || res.status >= 300) return { ok: false, reason: `http_${res.status}` };
+  const title = extractPageTitle(res.text());
+  return title ? { ok: true, title } : { ok: false, reason: 'no_title' };
+}
+
+export const job = defineJob({
+  name: 'page-title',
+  payload,
+  options: { ...defaultJobOptions, attempts: 3, backoffMs: 2000, concurrency: 8, jobId: (p: { article_id: number }) => `page-title-${p.article_id}` },
+  async run(p, deps) {
+    const article = await getArticleForEvent(deps.db, p.article_id);
+    if (!article) throw new PermanentJobError(`article ${p.article_id} does not exist`);
+    if (article.headline_source !== 'provisional') return { status: 'ok' as const, headline: article.headline, updated: false };
+    const outcome = await fetchPageTitle(article.url, { allowPrivate: deps.config.OUTBOUND_ALLOW_PRIVATE });
+    if (!outcome.ok) {
+      deps.log.info({ job: 'page-title', articleId: p.article_id, reason: outcome.reason }, 'no page title');
+      return { status: 'failed' as const, reason: outcome.reason, headline: article.headline, updated: false };
+    }
+    const row = await applyPageTitle(deps.db, p.article_id, outcome.title);
+    if (!row) {
+      const now = await getArticleForEvent(deps.db, p.article_id);
+      return { status: 'ok' as const, headline: now?.headline ?? outcome.title, updated: false };
+    }
+    return { status: 'ok' as const, headline: row.headline, updated: true };
+  },
+});

@@ -1,0 +1,24 @@
+/**
+ * Yap (comment) rules. Pure.
+ *  - Initial score by the author's account type (spec): human +1, cyborg 0, bot -1; votes add to it.
+ *  - Tags: the common ones are tldr, analysis, question, correction; others are accepted when they
+ *    are slugs. Tags are lower-cased and de-duplicated, order kept.
+ */
+export const COMMON_YAP_TAGS = ['tldr', 'analysis', 'question', 'correction'] as const;
+export const YAP_TAG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const MAX_YAP_TAG_LENGTH = 32;
+export const MAX_YAP_TAGS = 5;
+export const MAX_YAP_LENGTH = 2000;
+
+export type AccountType = 'human' | 'cyborg' | 'bot';
+
+export function baseScoreFor(accountType: string): -1 | 0 | 1 {
+  if (accountType === 'human') return 1;
+  if (accountType === 'cyborg') return 0;
+  return -1;
+}
+
+/** Lower-cased, trimmed, de-duplicated tags (validity is checked by the request schema). */
+export function normalizeTags(tags: readonly string[]): string[] {
+  return [...new Set(tags.map((t) => t.trim().toLowerCase()))];
+}

@@ -1,0 +1,424 @@
+/**
+ * Articles: submission with duplicate detection, the feed, the full record, clicks, editorial
+ * transitions and edits. Rows are mapped to the API's field names by toArticleItem/toArticleRecord.
+ */
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Db } from '../db.js';
+import { diffEdit, slugFollowsHeadline, type Changes, type EditableFields } from '../domain/article-edit.js';
+import { canTransition, TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
+import { slugify } from '../domain/slug.js';
+import { recomputeHotScores } from './hot-scores.js';
+
+/** A normalised URL submitted within this many days is a duplicate (any status). */
+export const DUPLICATE_WINDOW_DAYS = 30;
+
+export type FeedStatus = 'approved' | 'submitted' | 'all';
+export type FeedSort = 'hot' | 'new' | 'top';
+
+const itemColumns = [
+  'a.id',
+  'a.slug',
+  'a.headline',
+  'a.url',
+  'a.status',
+  'a.origin',
+  'a.source',
+  'a.created_at',
+  'a.published_at',
+  'a.token_addresses',
+  'a.token_symbols',
+  'a.issuer_name',
+  'a.issuer_website',
+  'a.tags',
+  'a.content_type',
+  'a.clicks',
+  'a.vote_count',
+  'a.votes_cast',
+  'a.yap_count',
+  'a.hot_score',
+  'a.sponsored',
+] as const;
+
+interface TldrJson {
+  yap_id: number;
+  text: string;
+  score: number;
+  tags: string[];
+  created_at: string;
+  author_id: number;
+  author_username: string | null;
+}
+
+export interface ArticleItemRow {
+  id: number;
+  slug: string;
+  headline: string;
+  url: string;
+  status: string;
+  origin: string;
+  source: string;
+  created_at: Date;
+  published_at: Date | null;
+  token_addresses: string[];
+  token_symbols: string[];
+  issuer_name: string | null;
+  issuer_website: string | null;
+  tags: string[];
+  content_type: string | null;
+  clicks: number;
+  vote_count: number;
+  votes_cast: number;
+  yap_count: number;
+  hot_score: number;
+  sponsored: unknown;
+  top_tldr: TldrJson | null;
+}
+
+function iso(d: Date | string | null): string | null {
+  if (d === null) return null;
+  return (typeof d === 'string' ? new Date(d) : d).toISOString();
+}
+
+/** The feed item (spec: Article list item + filtered-feed item). */
+export function toArticleItem(r: ArticleItemRow) {
+  return {
+    id: r.id,
+    slug: r.slug,
+    headline: r.headline,
+    url: r.url,
+    status: r.status,
+    origin: r.origin,
+    source: r.source,
+    created_at: iso(r.created_at)!,
+    published_at: iso(r.published_at),
+    token_addresses: r.token_addresses,
+    token_symbols: r.token_symbols,
+    issuer: { name: r.issuer_name, website: r.issuer_website },
+    tags: r.tags,
+    content_type: r.content_type,
+    clicks: r.clicks,
+    vote_count: r.vote_count,
+    votes: r.votes_cast,
+    yap_count: r.yap_count,
+    hot_score: r.hot_score,
+    sponsored: (r.sponsored as Record<string, unknown> | null) ?? null,
+    top_tldr: r.top_tldr
+      ? {
+          yap_id: r.top_tldr.yap_id,
+          text: r.top_tldr.text,
+          score: r.top_tldr.score,
+          tags: r.top_tldr.tags,
+          created_at: iso(r.top_tldr.created_at)!,
+          author: { id: r.top_tldr.author_id, username: r.top_tldr.author_username },
+        }
+      : null,
+  };
+}
+export type ArticleItem = ReturnType<typeof toArticleItem>;
+
+/** top_tldr: the best-scored yap tagged tldr with score >= 0 (ties: the older one), via the partial index yaps_article_tldr_idx. */
+const tldrJson = sql<TldrJson | null>`(
+  SELECT json_build_object('yap_id', y.id, 'text', y.text, 'score', y.score, 'tags', y.tags, 'created_at', y.created_at,
+                           'author_id', y.user_id, 'author_username', u.username)
+  FROM yaps y JOIN users u ON u.id = y.user_id
+  WHERE y.article_id = a.id AND 'tldr' = ANY (y.tags) AND y.score >= 0
+  ORDER BY y.score DESC, y.id
+  LIMIT 1)`;
+
+export interface FeedQuery {
+  status: FeedStatus;
+  sort: FeedSort;
+  page: number;
+  perPage: number;
+  /** Lower-cased token contract address. */
+  tokenAddress?: string;
+}
+
+function feedWhere(q: FeedQuery) {
+  return (eb: any): Expression<SqlBool> => {
+    const parts: Expression<SqlBool>[] = [];
+    if (q.status !== 'all') parts.push(eb('a.status', '=', q.status));
+    if (q.tokenAddress !== undefined) parts.push(sql<SqlBool>`a.token_addresses @> ARRAY[${q.tokenAddress}]::text[]`);
+    return parts.length ? eb.and(parts) : sql<SqlBool>`true`;
+  };
+}
+
+/**
+ * One page of the feed and the total count: two statements, no N+1. The page is picked from an
+ * index (status + sort key, or the token GIN index), and top_tldr is a correlated LIMIT 1 probe per
+ * picked row only.
+ *   hot: hot_score desc;  new: published_at desc for approved (publication order), created_at desc
+ *   otherwise;  top: vote_count desc. Ties: id desc.
+ */
+export async function listFeed(db: Db, q: FeedQuery): Promise<{ rows: ArticleItemRow[]; count: number }> {
+  let page = db.selectFrom('articles as a').select([...itemColumns]).where(feedWhere(q));
+  if (q.sort === 'hot') page = page.orderBy('a.hot_score', 'desc');
+  else if (q.sort === 'top') page = page.orderBy('a.vote_count', 'desc');
+  else if (q.status === 'approved') page = page.orderBy('a.published_at', 'desc');
+  else page = page.orderBy('a.created_at', 'desc');
+  page = page.orderBy('a.id', 'desc').limit(q.perPage).offset((q.page - 1) * q.perPage);
+
+  const outer = db
+    .selectFrom(page.as('a'))
+    .selectAll('a')
+    .select(tldrJson.as('top_tldr'));
+  const sortKey = q.sort === 'hot' ? 'a.hot_score' : q.sort === 'top' ? 'a.vote_count' : q.status === 'approved' ? 'a.published_at' : 'a.created_at';
+  const [rows, count] = await Promise.all([
+    outer.orderBy(sortKey as never, 'desc').orderBy('a.id', 'desc').execute(),
+    db.selectFrom('articles as a').select((eb) => eb.fn.countAll<number>().as('n')).where(feedWhere(q)).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows as unknown as ArticleItemRow[], count: Number(count.n) };
+}
+
+export interface ArticleRecordRow extends ArticleItemRow {
+  normalized_url: string;
+  headline_source: string;
+  updated_at: Date;
+  scheduled_for: Date | null;
+  reviewed_at: Date | null;
+  hot_terms: unknown;
+  hot_computed_at: Date | null;
+  submitter_id: number | null;
+  submitter_username: string | null;
+  submitter_address: string | null;
+  reviewer_id: number | null;
+  reviewer_username: string | null;
+}
+
+export async function getArticleRecord(db: Db, id: number): Promise<ArticleRecordRow | undefined> {
+  const row = await db
+    .selectFrom('articles as a')
+    .leftJoin('users as s', 's.id', 'a.submitted_by')
+    .leftJoin('users as r', 'r.id', 'a.reviewed_by')
+    .select([
+      ...itemColumns,
+      'a.normalized_url',
+      'a.headline_source',
+      'a.updated_at',
+      'a.scheduled_for',
+      'a.reviewed_at',
+      'a.hot_terms',
+      'a.hot_computed_at',
+      's.id as submitter_id',
+      's.username as submitter_username',
+      's.wallet_address as submitter_address',
+      'r.id as reviewer_id',
+      'r.username as reviewer_username',
+    ])
+    .select(tldrJson.as('top_tldr'))
+    .where('a.id', '=', id)
+    .executeTakeFirst();
+  return row as unknown as ArticleRecordRow | undefined;
+}
+
+/** Status of an article, or undefined when it does not exist. */
+export async function articleStatus(db: Db, id: number): Promise<string | undefined> {
+  const r = await db.selectFrom('articles').select('status').where('id', '=', id).executeTakeFirst();
+  return r?.status;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Submission
+
+export interface SubmissionInput {
+  url: string;
+  normalizedUrl: string;
+  headline: string;
+  headlineSource: 'supplied' | 'provisional';
+  source: string;
+  userId: number;
+}
+
+const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'] as const;
+
+export interface DuplicateInfo {
+  id: number;
+  status: string;
+  headline: string;
+  created_at: Date;
+}
+
+/**
+ * Insert a `submitted` article unless its normalised URL was submitted in the last
+ * DUPLICATE_WINDOW_DAYS days. A transaction-scoped advisory lock on the normalised URL makes the
+ * check-then-insert atomic: two concurrent submissions of one URL create one article.
+ */
+export async function insertSubmission(db: Db, input: SubmissionInput) {
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${'submission:' + input.normalizedUrl}, 0))`.execute(trx);
+    const dup = await trx
+      .selectFrom('articles')
+      .select(['id', 'status', 'headline', 'created_at'])
+      .where('normalized_url', '=', input.normalizedUrl)
+      .where('created_at', '>', sql<Date>`now() - make_interval(days => ${DUPLICATE_WINDOW_DAYS}::int)`)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (dup) return { duplicate: dup as DuplicateInfo } as const;
+    const created = await trx
+      .insertInto('articles')
+      .values({
+        slug: slugify(input.headline),
+        headline: input.headline,
+        headline_source: input.headlineSource,
+        url: input.url,
+        normalized_url: input.normalizedUrl,
+        source: input.source,
+        status: 'submitted',
+        origin: 'manual',
+        submitted_by: input.userId,
+      })
+      .returning([...eventColumns])
+      .executeTakeFirstOrThrow();
+    return { created } as const;
+  });
+}
+
+/** Fill in the page title of a submission that still has its provisional headline (never overwrites an editor's or submitter's). */
+export async function applyPageTitle(db: Db, id: number, headline: string) {
+  return db
+    .updateTable('articles')
+    .set({
+      headline,
+      headline_source: 'page_title',
+      slug: sql`CASE WHEN published_at IS NULL THEN ${slugify(headline)} ELSE slug END`,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', id)
+    .where('headline_source', '=', 'provisional')
+    .returning([...eventColumns])
+    .executeTakeFirst();
+}
+
+export async function getArticleForEvent(db: Db, id: number) {
+  return db.selectFrom('articles').select([...eventColumns, 'url', 'headline_source']).where('id', '=', id).executeTakeFirst();
+}
+
+export interface UrlCheckRow {
+  id: number;
+  status: string;
+  headline: string;
+  created_at: Date;
+  submitter_id: number | null;
+  submitter_username: string | null;
+  submitter_address: string | null;
+}
+
+/** Exact match on the URL as submitted (spec: different query strings or trailing slashes are different URLs); the newest wins. */
+export async function findByExactUrl(db: Db, url: string): Promise<UrlCheckRow | undefined> {
+  return db
+    .selectFrom('articles as a')
+    .leftJoin('users as s', 's.id', 'a.submitted_by')
+    .select(['a.id', 'a.status', 'a.headline', 'a.created_at', 's.id as submitter_id', 's.username as submitter_username', 's.wallet_address as submitter_address'])
+    .where('a.url', '=', url)
+    .orderBy('a.created_at', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clicks
+
+/** Count one click on an approved article; returns false when the article is not approved. */
+export async function addClick(db: Db, id: number): Promise<boolean> {
+  const r = await db
+    .updateTable('articles')
+    .set({ clicks: sql`clicks + 1` })
+    .where('id', '=', id)
+    .where('status', '=', 'approved')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+export async function articleUrl(db: Db, id: number) {
+  return db.selectFrom('articles').select(['id', 'url', 'status']).where('id', '=', id).executeTakeFirst();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Editorial workflow
+
+export type TransitionOutcome =
+  | { ok: true; article: { id: number; slug: string; status: string; headline: string; origin: string; created_at: Date; published_at: Date | null; sponsored: unknown; scheduled_for: Date | null }; previousStatus: string }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'illegal'; currentStatus: string };
+
+/**
+ * Move an article along the state machine (src/domain/article-state.ts) under a row lock, record the
+ * change in article_edits, and (approve) compute its hot score at once so it enters the hot feed
+ * ranked. The caller publishes the event after commit.
+ */
+export async function transitionArticle(
+  db: Db,
+  input: { id: number; action: EditorialAction; editorId: number; scheduledFor?: Date },
+): Promise<TransitionOutcome> {
+  const t = TRANSITIONS[input.action];
+  return db.transaction().execute(async (trx) => {
+    const cur = await trx
+      .selectFrom('articles')
+      .select(['id', 'status', 'scheduled_for', 'published_at'])
+      .where('id', '=', input.id)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
+    if (!cur) return { ok: false, reason: 'not_found' } as const;
+    if (!canTransition(input.action, cur.status)) return { ok: false, reason: 'illegal', currentStatus: cur.status } as const;
+    const scheduledFor = input.action === 'schedule' ? input.scheduledFor! : null;
+    const article = await trx
+      .updateTable('articles')
+      .set({
+        status: t.to,
+        reviewed_by: input.editorId,
+        reviewed_at: sql`now()`,
+        updated_at: sql`now()`,
+        scheduled_for: scheduledFor,
+        ...(input.action === 'approve' ? { published_at: sql`now()` } : {}),
+      })
+      .where('id', '=', input.id)
+      .returning([...eventColumns, 'scheduled_for'])
+      .executeTakeFirstOrThrow();
+    const changes: Changes = { status: { from: cur.status, to: t.to } };
+    const fromTime = cur.scheduled_for ? cur.scheduled_for.toISOString() : null;
+    const toTime = scheduledFor ? scheduledFor.toISOString() : null;
+    if (fromTime !== toTime) changes.scheduled_for = { from: fromTime, to: toTime };
+    await trx.insertInto('article_edits').values({ article_id: input.id, editor_id: input.editorId, changes: JSON.stringify(changes) }).execute();
+    if (input.action === 'approve') await recomputeHotScores(trx as unknown as Db, { articleIds: [input.id], windowHours: 1, all: true });
+    return { ok: true, article, previousStatus: cur.status } as const;
+  });
+}
+
+export type EditOutcome = { ok: true; changes: Changes } | { ok: false; reason: 'not_found' };
+
+/** Apply an editor's edit; only changed fields are written and recorded (one article_edits row per edit that changes anything). */
+export async function editArticle(db: Db, input: { id: number; editorId: number; patch: Partial<EditableFields> }): Promise<EditOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const cur = await trx
+      .selectFrom('articles')
+      .select(['id', 'status', 'published_at', 'headline', 'tags', 'token_addresses', 'token_symbols', 'issuer_name', 'issuer_website', 'content_type'])
+      .where('id', '=', input.id)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
+    if (!cur) return { ok: false, reason: 'not_found' } as const;
+    const changes = diffEdit(cur, input.patch);
+    if (Object.keys(changes).length === 0) return { ok: true, changes } as const;
+    const set: Record<string, unknown> = { updated_at: sql`now()` };
+    for (const [k, c] of Object.entries(changes)) set[k] = c.to;
+    if (changes.headline) {
+      set.headline_source = 'editor';
+      if (slugFollowsHeadline(cur.status, cur.published_at)) set.slug = slugify(changes.headline.to as string);
+    }
+    await trx.updateTable('articles').set(set as never).where('id', '=', input.id).execute();
+    await trx.insertInto('article_edits').values({ article_id: input.id, editor_id: input.editorId, changes: JSON.stringify(changes) }).execute();
+    return { ok: true, changes } as const;
+  });
+}
+
+export async function listEdits(db: Db, articleId: number) {
+  return db
+    .selectFrom('article_edits as e')
+    .leftJoin('users as u', 'u.id', 'e.editor_id')
+    .select(['e.id', 'e.editor_id', 'u.username as editor_username', 'e.changes', 'e.created_at'])
+    .where('e.article_id', '=', articleId)
+    .orderBy('e.created_at')
+    .orderBy('e.id')
+    .execute();
+}

@@ -1,0 +1,176 @@
+/**
+ * Editorial workflow (editor role): approve, kill, schedule, retract, edit, and the edit history.
+ * Transitions follow src/domain/article-state.ts; every transition and edit is recorded in
+ * article_edits ({field: {from, to}}) and each transition publishes its event after commit.
+ */
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { AppDeps } from '../deps.js';
+import type { EditableFields } from '../domain/article-edit.js';
+import { articleEvent } from '../domain/article-event.js';
+import { TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
+import { AppError } from '../errors.js';
+import { errorSchema } from '../http/openapi.js';
+import { defineRoute, type RouteDef } from '../http/route.js';
+import { editArticle, getArticleRecord, listEdits, transitionArticle } from '../queries/articles.js';
+import { articleNotFound, toArticleRecord } from './news-common.js';
+import { articleTags, editHistorySchema, editorialResult, headlineInput, idParam, tokenAddress } from './news-schemas.js';
+
+const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
+const editorErrors = errors({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found', 409: 'illegal_transition' });
+
+/** Scheduling further ahead than this is refused. */
+export const MAX_SCHEDULE_AHEAD_DAYS = 365;
+
+const dedupe = <T>(a: T[]) => [...new Set(a)];
+
+const editBody = z
+  .strictObject({
+    headline: headlineInput.optional(),
+    tags: articleTags.optional(),
+    token_addresses: z.array(tokenAddress).max(20, 'at most 20 addresses').transform(dedupe).optional(),
+    token_symbols: z
+      .array(z.string().trim().regex(/^[A-Za-z0-9$._-]{1,20}$/, 'must be 1 to 20 of A-Z a-z 0-9 $ . _ -'))
+      .max(20, 'at most 20 symbols')
+      .transform(dedupe)
+      .optional(),
+    issuer: z
+      .strictObject({
+        name: z.string().trim().min(1).max(200).nullable(),
+        website: z
+          .string()
+          .trim()
+          .max(500)
+          .refine((v) => /^https?:\/\/[^\s]+$/i.test(v), 'must be an http:// or https:// URL')
+          .nullable(),
+      })
+      .nullable()
+      .optional(),
+    content_type: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9]+(?:[_-][a-z0-9]+)*$/, 'must be a lower-case slug such as governance_proposal')
+      .max(64)
+      .nullable()
+      .optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'give at least one field to change' });
+
+async function respondWithRecord(deps: AppDeps, ctx: Context, id: number, changes: Record<string, unknown>) {
+  const row = await getArticleRecord(deps.db, id);
+  if (!row) throw articleNotFound(id);
+  ctx.body = { article: toArticleRecord(row, { signedIn: true }), changes };
+}
+
+export function editorialRoutes(deps: AppDeps): RouteDef[] {
+  async function transition(ctx: Context, id: number, action: EditorialAction, scheduledFor?: Date) {
+    const r = await transitionArticle(deps.db, { id, action, editorId: ctx.state.user!.id, scheduledFor });
+    if (!r.ok && r.reason === 'not_found') throw articleNotFound(id);
+    if (!r.ok) {
+      throw new AppError(409, 'illegal_transition', `cannot ${action} an article that is ${r.currentStatus}`, {
+        current_status: r.currentStatus,
+        allowed_from: TRANSITIONS[action].from,
+      });
+    }
+    if (action === 'schedule') {
+      const at = r.article.scheduled_for!.getTime();
+      // The id carries the time: a re-schedule adds a new delayed job; the old one finds the article
+      // not yet due (or no longer scheduled) and does nothing. publish-due re-enqueues lost ones.
+      await deps.queue.enqueue('publish-scheduled', { article_id: id }, { jobId: `publish-scheduled-${id}-${at}`, delayMs: Math.max(0, at - Date.now()) });
+    }
+    await deps.events.publish(articleEvent(TRANSITIONS[action].event, r.article, r.previousStatus));
+    const changes: Record<string, unknown> = { status: { from: r.previousStatus, to: r.article.status } };
+    await respondWithRecord(deps, ctx, id, changes);
+  }
+
+  const simple = (action: Exclude<EditorialAction, 'schedule'>, summary: string, description: string) =>
+    defineRoute({
+      method: 'post',
+      path: `/news/:id/${action}`,
+      operationId: `${action}Article`,
+      summary,
+      description: `${description} Allowed from: ${TRANSITIONS[action].from.join(', ')}; otherwise 409 illegal_transition with details.current_status. Response {article: <full record>, changes}.`,
+      tags: ['editorial'],
+      auth: 'editor',
+      params: idParam,
+      responses: { 200: { description: 'done', schema: editorialResult }, ...editorErrors },
+      async handler(ctx, { params }) {
+        await transition(ctx, params.id, action);
+      },
+    });
+
+  return [
+    simple('approve', 'Approve (publish) an article', 'Publishes now (published_at = now), computes its hot score and publishes news.approved with previous_status. Approving a scheduled article publishes it at once; approving a killed one reverses the kill.'),
+    simple('kill', 'Kill (reject) a submission', 'Publishes the staff-only news.killed.'),
+    simple('retract', 'Retract a published article', 'The article leaves the feed but stays readable at GET /news/{id}/ with status retracted. Final. Publishes the staff-only news.retracted.'),
+
+    defineRoute({
+      method: 'post',
+      path: '/news/:id/schedule',
+      operationId: 'scheduleArticle',
+      summary: 'Schedule an article for publication at a future time',
+      description: `\`publish_at\`: ISO 8601 timestamp with offset, in the future and at most ${MAX_SCHEDULE_AHEAD_DAYS} days ahead. A delayed job publishes it then (news.approved with previous_status scheduled). Re-scheduling a scheduled article moves the time. Allowed from: ${TRANSITIONS.schedule.from.join(', ')}. Publishes the staff-only news.scheduled.`,
+      tags: ['editorial'],
+      auth: 'editor',
+      params: idParam,
+      body: z.strictObject({
+        publish_at: z.iso
+          .datetime({ offset: true, error: 'must be an ISO 8601 timestamp with a time zone, e.g. 2030-01-01T09:00:00Z' })
+          .transform((v) => new Date(v))
+          .refine((d) => d.getTime() > Date.now(), 'must be in the future')
+          .refine((d) => d.getTime() <= Date.now() + MAX_SCHEDULE_AHEAD_DAYS * 86_400_000, `must be at most ${MAX_SCHEDULE_AHEAD_DAYS} days ahead`),
+      }),
+      responses: { 200: { description: 'scheduled', schema: editorialResult }, ...editorErrors },
+      async handler(ctx, { params, body }) {
+        await transition(ctx, params.id, 'schedule', body.publish_at);
+      },
+    }),
+
+    defineRoute({
+      method: 'patch',
+      path: '/news/:id/',
+      operationId: 'editArticle',
+      summary: "Edit an article's headline, tags, tokens, issuer or content type",
+      description:
+        'Any subset of the fields; null clears issuer or content_type. Token addresses are stored lower-case; lists are de-duplicated. Only changed fields are written and recorded in the edit history (GET /news/{id}/edits); an edit that changes nothing records nothing and returns changes {}. A headline edit also moves the slug while the article has never been published. Allowed in every status.',
+      tags: ['editorial'],
+      auth: 'editor',
+      params: idParam,
+      body: editBody,
+      responses: { 200: { description: 'edited', schema: editorialResult }, ...errors({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found' }) },
+      async handler(ctx, { params, body }) {
+        const patch: Partial<EditableFields> = {};
+        if (body.headline !== undefined) patch.headline = body.headline;
+        if (body.tags !== undefined) patch.tags = body.tags;
+        if (body.token_addresses !== undefined) patch.token_addresses = body.token_addresses;
+        if (body.token_symbols !== undefined) patch.token_symbols = body.token_symbols;
+        if (body.issuer !== undefined) {
+          patch.issuer_name = body.issuer?.name ?? null;
+          patch.issuer_website = body.issuer?.website ?? null;
+        }
+        if (body.content_type !== undefined) patch.content_type = body.content_type;
+        const r = await editArticle(deps.db, { id: params.id, editorId: ctx.state.user!.id, patch });
+        if (!r.ok) throw articleNotFound(params.id);
+        await respondWithRecord(deps, ctx, params.id, r.changes);
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/news/:id/edits',
+      operationId: 'listArticleEdits',
+      summary: 'Edit history of an article (transitions and field edits), oldest first',
+      tags: ['editorial'],
+      auth: 'editor',
+      params: idParam,
+      responses: { 200: { description: 'history', schema: editHistorySchema }, ...errors({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found' }) },
+      async handler(ctx, { params }) {
+        const rows = await listEdits(deps.db, params.id);
+        if (rows.length === 0 && !(await getArticleRecord(deps.db, params.id))) throw articleNotFound(params.id);
+        ctx.body = {
+          results: rows.map((e) => ({ id: e.id, editor: { id: e.editor_id, username: e.editor_username }, changes: e.changes, created_at: e.created_at.toISOString() })),
+        };
+      },
+    }),
+  ];
+}

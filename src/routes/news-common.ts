@@ -1,0 +1,108 @@
+/**
+ * Pieces shared by the articles, yaps and editorial routes: error codes, who may see an article,
+ * DRF-style page links, the full-record mapping, and the debounced hot-score enqueue.
+ */
+import type { Context } from 'koa';
+import { getAddress } from 'viem';
+import { debouncedHotScoreJob } from '../../jobs/hot-scores.js';
+import type { AppDeps } from '../deps.js';
+import { PUBLIC_STATUSES } from '../domain/article-state.js';
+import { explainHotTerms, type HotTerms } from '../domain/hot-score.js';
+import { AppError } from '../errors.js';
+import { API_PREFIX } from '../http/openapi.js';
+import { articleStatus, toArticleItem, type ArticleRecordRow } from '../queries/articles.js';
+
+/** Error codes of the articles, yaps and editorial endpoints (README "Errors" lists them). */
+export const newsErrorCodes = {
+  duplicate_submission: '409: the normalised URL was submitted in the last 30 days; details carry the existing article_id, status, headline and submitted_at.',
+  article_not_found: '404: no such article (or it is not published and the caller is not signed in).',
+  yap_not_found: '404: no such yap on this article.',
+  article_closed: '409: the article is killed or retracted and takes no more votes or yaps; details.current_status.',
+  illegal_transition: '409: the editorial action is not allowed from the current status; details.current_status and details.allowed_from.',
+  cannot_vote_own_yap: '403: authors cannot vote on their own yaps.',
+  auth_required: '401: this listing (status=submitted or all) or action needs credentials.',
+} as const;
+
+export function articleNotFound(id: number): AppError {
+  return new AppError(404, 'article_not_found', `article ${id} not found`);
+}
+
+export function isSignedIn(ctx: Context): boolean {
+  return Boolean(ctx.state.user || ctx.state.apiKey);
+}
+
+/** Published (approved) and retracted articles are public; the others need a signed-in caller, else 404. */
+export function canSee(ctx: Context, status: string): boolean {
+  return PUBLIC_STATUSES.includes(status) || isSignedIn(ctx);
+}
+
+/** The article's status when the caller may see it; 404 article_not_found otherwise. */
+export async function visibleStatus(deps: AppDeps, ctx: Context, id: number): Promise<string> {
+  const status = await articleStatus(deps.db, id);
+  if (!status || !canSee(ctx, status)) throw articleNotFound(id);
+  return status;
+}
+
+export function requireSignedIn(ctx: Context, what: string): void {
+  if (isSignedIn(ctx)) return;
+  const p = ctx.state.authProblem;
+  throw new AppError(401, p?.code ?? 'auth_required', p?.message ?? `${what} needs credentials: send the access_token cookie or an Authorization: Bearer header`);
+}
+
+/**
+ * DRF-style next/previous: absolute URLs on PUBLIC_BASE_URL with the request's own query
+ * parameters, `page` replaced (and dropped for page 1, as DRF does).
+ */
+export function pageLinks(ctx: Context, publicBaseUrl: string, page: number, perPage: number, count: number) {
+  const base = `${publicBaseUrl.replace(/\/+$/, '')}${API_PREFIX}${ctx.path.slice(API_PREFIX.length)}`;
+  const link = (p: number) => {
+    const qs = new URLSearchParams(ctx.querystring);
+    qs.delete('page');
+    if (p > 1) qs.set('page', String(p));
+    const s = qs.toString();
+    return s ? `${base}?${s}` : base;
+  };
+  const lastPage = Math.max(1, Math.ceil(count / perPage));
+  return {
+    next: page < lastPage ? link(page + 1) : null,
+    previous: page > 1 ? link(Math.min(page - 1, lastPage)) : null,
+  };
+}
+
+export function toSubmitter(id: number | null, username: string | null, address: string | null) {
+  if (id === null || address === null) return null;
+  return { id, username, ethereum_address: getAddress(address) };
+}
+
+/** The full single-article record. `submitted_by` and `my_vote` only for signed-in callers. */
+export function toArticleRecord(r: ArticleRecordRow, opts: { signedIn: boolean; myVote?: -1 | 0 | 1 }) {
+  const terms = r.hot_terms as HotTerms | null;
+  const record: Record<string, unknown> = {
+    ...toArticleItem(r),
+    normalized_url: r.normalized_url,
+    headline_source: r.headline_source,
+    updated_at: r.updated_at.toISOString(),
+    scheduled_for: r.scheduled_for ? r.scheduled_for.toISOString() : null,
+    reviewed_at: r.reviewed_at ? r.reviewed_at.toISOString() : null,
+    reviewed_by: r.reviewer_id !== null ? { id: r.reviewer_id, username: r.reviewer_username } : null,
+    hot_terms: terms
+      ? { ...terms, computed_at: r.hot_computed_at ? r.hot_computed_at.toISOString() : null, explanation: explainHotTerms(terms) }
+      : null,
+  };
+  if (opts.signedIn) record.submitted_by = toSubmitter(r.submitter_id, r.submitter_username, r.submitter_address);
+  if (opts.myVote !== undefined) record.my_vote = opts.myVote;
+  return record;
+}
+
+/**
+ * Debounced hot-score recompute of one article (jobs/hot-scores.ts). A failure to enqueue is
+ * logged, not raised: the vote or yap is already stored and the scheduled recompute catches up.
+ */
+export async function scheduleHotScore(deps: AppDeps, articleId: number): Promise<void> {
+  const { jobId, delayMs } = debouncedHotScoreJob(articleId, Date.now(), deps.config.HOT_SCORE_DEBOUNCE_MS);
+  try {
+    await deps.queue.enqueue('hot-scores', { article_ids: [articleId], all: false }, { jobId, delayMs });
+  } catch (err) {
+    deps.log.warn({ articleId, err: (err as Error).message }, 'could not enqueue hot-score recompute');
+  }
+}

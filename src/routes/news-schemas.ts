@@ -1,0 +1,212 @@
+/**
+ * Request and response schemas of the articles, yaps and editorial endpoints (validation and the
+ * OpenAPI components come from the same definitions).
+ */
+import { z } from 'zod';
+import { normalizeUrl } from '../domain/url-normalize.js';
+import { MAX_HEADLINE_LENGTH } from '../domain/page-title.js';
+import { MAX_YAP_LENGTH, MAX_YAP_TAG_LENGTH, MAX_YAP_TAGS, YAP_TAG_PATTERN } from '../domain/yap.js';
+
+export const MAX_SUBMIT_URL_LENGTH = 2048;
+export const MAX_PER_PAGE = 100;
+export const DEFAULT_PER_PAGE = 20;
+/** Deeper pages are refused (offset pagination gets slow; use filters). */
+export const MAX_PAGE = 10_000;
+
+const iso = (description?: string) => z.string().meta({ description: description ?? 'ISO 8601 UTC timestamp', format: 'date-time' });
+
+export const idParam = z.object({
+  id: z
+    .string()
+    .regex(/^[1-9]\d{0,9}$/, 'must be a positive integer')
+    .transform(Number)
+    .pipe(z.number().int().max(2_147_483_647, 'is out of range')),
+});
+
+export const submitUrl = z
+  .string()
+  .trim()
+  .min(1, 'is required')
+  .max(MAX_SUBMIT_URL_LENGTH, `must be at most ${MAX_SUBMIT_URL_LENGTH} characters`)
+  .refine((v) => /^https?:\/\//i.test(v) && normalizeUrl(v) !== null, 'must be an absolute http:// or https:// URL');
+
+export const headlineInput = z
+  .string()
+  .transform((v) => v.replace(/\s+/g, ' ').trim())
+  .pipe(z.string().min(1, 'must not be empty').max(MAX_HEADLINE_LENGTH, `must be at most ${MAX_HEADLINE_LENGTH} characters`));
+
+const slugTag = z
+  .string()
+  .transform((v) => v.trim().toLowerCase())
+  .pipe(z.string().max(MAX_YAP_TAG_LENGTH).regex(YAP_TAG_PATTERN, 'must be a slug: lower-case letters, digits and single hyphens'));
+
+export const yapTags = z.array(slugTag).max(MAX_YAP_TAGS, `at most ${MAX_YAP_TAGS} tags`).transform((t) => [...new Set(t)]);
+export const articleTags = z.array(slugTag).max(10, 'at most 10 tags').transform((t) => [...new Set(t)]);
+
+/** EVM (0x + 40 hex) or Solana-style base58 (32-44 characters) contract address. */
+export const tokenAddress = z
+  .string()
+  .trim()
+  .refine((v) => /^0x[0-9a-fA-F]{40}$/.test(v) || /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(v), 'must be a token contract address (0x + 40 hex digits, or a base58 address)')
+  .transform((v) => v.toLowerCase());
+
+export const weight = z.union([z.literal(1), z.literal(-1), z.literal(0)], { error: 'must be the integer 1, -1 or 0' });
+
+export const warningSchema = z
+  .object({
+    code: z.string().meta({ description: 'Stable code: headline_pending | headline_unavailable' }),
+    message: z.string(),
+  })
+  .meta({ id: 'Warning', description: 'A non-fatal problem with a request that otherwise succeeded.' });
+
+export const submissionResult = z
+  .object({
+    success: z.literal(true),
+    article_id: z.number().int(),
+    status: z.literal('submitted'),
+    headline: z.string().meta({ description: 'As supplied, the page title, or (warning headline_pending / headline_unavailable) the provisional "host/path" headline' }),
+    headline_source: z.enum(['supplied', 'page_title', 'provisional']),
+    slug: z.string(),
+    warnings: z.array(warningSchema),
+  })
+  .meta({ id: 'SubmissionResult' });
+
+export const submitterSchema = z
+  .object({ id: z.number().int(), username: z.string().nullable(), ethereum_address: z.string().meta({ description: 'EIP-55 checksummed' }) })
+  .meta({ id: 'Submitter' });
+
+export const urlCheckResult = z
+  .object({
+    exists: z.boolean(),
+    article_id: z.number().int().optional(),
+    status: z.string().optional(),
+    headline: z.string().optional(),
+    submitted_at: iso().optional(),
+    submitted_by: submitterSchema.nullable().optional().meta({ description: 'Authenticated callers only; null when the account is gone' }),
+  })
+  .meta({ id: 'UrlCheckResult', description: 'exists=false is the only field when nothing matches.' });
+
+export const topTldrSchema = z
+  .object({
+    yap_id: z.number().int(),
+    text: z.string(),
+    score: z.number().int(),
+    tags: z.array(z.string()),
+    created_at: iso(),
+    author: z.object({ id: z.number().int(), username: z.string().nullable() }),
+  })
+  .meta({ id: 'TopTldr', description: 'The highest-scored yap tagged tldr with score >= 0 (ties: the oldest).' });
+
+const issuerSchema = z.object({ name: z.string().nullable(), website: z.string().nullable() }).meta({ id: 'Issuer' });
+
+export const articleItemSchema = z
+  .object({
+    id: z.number().int(),
+    slug: z.string(),
+    headline: z.string(),
+    url: z.string(),
+    status: z.enum(['submitted', 'approved', 'killed', 'scheduled', 'retracted']),
+    origin: z.string(),
+    source: z.string().meta({ description: 'Publisher host of the URL (without www.) unless set otherwise' }),
+    created_at: iso('Submission time'),
+    published_at: iso('Publication time; null until approved').nullable(),
+    token_addresses: z.array(z.string()).meta({ description: 'Lower-case' }),
+    token_symbols: z.array(z.string()),
+    issuer: issuerSchema,
+    tags: z.array(z.string()),
+    content_type: z.string().nullable(),
+    clicks: z.number().int().meta({ description: 'Counted redirects through GET /news/{id}/click' }),
+    vote_count: z.number().int().meta({ description: 'Net votes: upvotes minus downvotes' }),
+    votes: z.number().int().meta({ description: 'Number of votes cast (up and down)' }),
+    yap_count: z.number().int(),
+    hot_score: z.number(),
+    sponsored: z.record(z.string(), z.unknown()).nullable(),
+    top_tldr: topTldrSchema.nullable(),
+  })
+  .meta({ id: 'ArticleItem' });
+
+export const hotTermsSchema = z
+  .object({
+    votes: z.number(),
+    yap_quality: z.number(),
+    click_term: z.number(),
+    engagement: z.number(),
+    points: z.number(),
+    age_hours: z.number(),
+    decay: z.number(),
+    score: z.number(),
+    computed_at: iso().nullable(),
+    explanation: z.string(),
+  })
+  .meta({ id: 'HotTerms', description: 'The terms of the stored hot score (see src/domain/hot-score.ts): score = 100 x max(0, 1 + engagement) / (age_hours + 2)^1.8' });
+
+export const articleRecordSchema = articleItemSchema
+  .extend({
+    normalized_url: z.string(),
+    headline_source: z.enum(['supplied', 'page_title', 'provisional', 'editor', 'wire']),
+    updated_at: iso(),
+    scheduled_for: iso('Set while scheduled').nullable(),
+    reviewed_at: iso().nullable(),
+    reviewed_by: z.object({ id: z.number().int(), username: z.string().nullable() }).nullable(),
+    submitted_by: submitterSchema.nullable().optional().meta({ description: 'Authenticated callers only' }),
+    my_vote: z.union([z.literal(1), z.literal(-1), z.literal(0)]).optional().meta({ description: "The caller's vote (authenticated callers only)" }),
+    hot_terms: hotTermsSchema.nullable(),
+  })
+  .meta({ id: 'ArticleRecord' });
+
+const pageLinks = {
+  count: z.number().int().meta({ description: 'Total items over all pages' }),
+  next: z.string().nullable().meta({ description: 'Absolute URL of the next page, or null' }),
+  previous: z.string().nullable().meta({ description: 'Absolute URL of the previous page, or null' }),
+};
+
+export const articlePageSchema = z.object({ ...pageLinks, results: z.array(articleItemSchema) }).meta({ id: 'ArticlePage' });
+
+export const yapSchema = z
+  .object({
+    yap_id: z.number().int(),
+    article_id: z.number().int(),
+    text: z.string(),
+    tags: z.array(z.string()),
+    created_at: iso(),
+    score: z.number().int().meta({ description: 'base_score + vote_score' }),
+    base_score: z.number().int().meta({ description: 'By author account type: human 1, cyborg 0, bot -1' }),
+    vote_score: z.number().int().meta({ description: 'Sum of the votes on this yap' }),
+    author: z.object({ id: z.number().int(), username: z.string().nullable(), ethereum_address: z.string(), account_type: z.enum(['human', 'cyborg', 'bot']) }),
+    my_vote: z.union([z.literal(1), z.literal(-1), z.literal(0)]).optional().meta({ description: "The caller's vote (authenticated callers only)" }),
+  })
+  .meta({ id: 'Yap' });
+
+export const yapPageSchema = z.object({ ...pageLinks, results: z.array(yapSchema) }).meta({ id: 'YapPage' });
+
+export const articleVoteResult = z
+  .object({
+    article_id: z.number().int(),
+    weight: z.union([z.literal(1), z.literal(-1), z.literal(0)]).meta({ description: "The caller's vote now (0: none)" }),
+    vote_count: z.number().int().meta({ description: 'Net votes after this vote' }),
+    votes: z.number().int().meta({ description: 'Votes cast after this vote' }),
+  })
+  .meta({ id: 'ArticleVoteResult' });
+
+export const yapVoteResult = z
+  .object({
+    yap_id: z.number().int(),
+    weight: z.union([z.literal(1), z.literal(-1), z.literal(0)]),
+    vote_score: z.number().int(),
+    score: z.number().int(),
+  })
+  .meta({ id: 'YapVoteResult' });
+
+export const editChangesSchema = z
+  .record(z.string(), z.object({ from: z.unknown(), to: z.unknown() }))
+  .meta({ id: 'ArticleChanges', description: '{field: {from, to}} for every field this action changed (also kept in the edit history)' });
+
+export const editorialResult = z.object({ article: articleRecordSchema, changes: editChangesSchema }).meta({ id: 'EditorialResult' });
+
+export const editHistorySchema = z
+  .object({
+    results: z.array(
+      z.object({ id: z.number().int(), editor: z.object({ id: z.number().int().nullable(), username: z.string().nullable() }), changes: editChangesSchema, created_at: iso() }),
+    ),
+  })
+  .meta({ id: 'ArticleEditHistory' });

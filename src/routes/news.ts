@@ -1,0 +1,282 @@
+/**
+ * Articles (spec: Articles and comments): submit, URL check, feed, full record, clicks, votes.
+ * Yaps are in yaps.ts, the editorial workflow in editorial.ts. Decisions where the spec is silent
+ * are in each route's description (they reach the OpenAPI document).
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { AppDeps } from '../deps.js';
+import { articleEvent } from '../domain/article-event.js';
+import { provisionalHeadline } from '../domain/page-title.js';
+import { normalizeUrl } from '../domain/url-normalize.js';
+import { AppError } from '../errors.js';
+import { errorSchema } from '../http/openapi.js';
+import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
+import { JobFailedError } from '../queue.js';
+import {
+  addClick,
+  articleUrl,
+  DUPLICATE_WINDOW_DAYS,
+  findByExactUrl,
+  getArticleForEvent,
+  getArticleRecord,
+  insertSubmission,
+  listFeed,
+  toArticleItem,
+} from '../queries/articles.js';
+import { castArticleVote, myArticleVote } from '../queries/votes.js';
+import {
+  articleNotFound,
+  canSee,
+  isSignedIn,
+  pageLinks,
+  requireSignedIn,
+  scheduleHotScore,
+  toArticleRecord,
+  toSubmitter,
+} from './news-common.js';
+import {
+  articlePageSchema,
+  articleRecordSchema,
+  articleVoteResult,
+  DEFAULT_PER_PAGE,
+  headlineInput,
+  idParam,
+  MAX_PAGE,
+  MAX_PER_PAGE,
+  MAX_SUBMIT_URL_LENGTH,
+  submissionResult,
+  submitUrl,
+  tokenAddress,
+  urlCheckResult,
+  weight,
+} from './news-schemas.js';
+
+const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
+
+/** Link-preview fetchers, crawlers and scripted clients: their requests to /click are redirected but not counted. */
+const NON_HUMAN_AGENT =
+  /bot|crawl|spider|slurp|preview|facebookexternalhit|embedly|whatsapp|telegram|discord|slack|skype|headless|lighthouse|curl|wget|python|httpclient|go-http-client|okhttp|node-fetch|undici|axios|java\//i;
+
+function sourceOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^www\./, '');
+  } catch {
+    return '';
+  }
+}
+
+export function newsRoutes(deps: AppDeps): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/news/post',
+      operationId: 'submitArticle',
+      summary: 'Submit an article URL to the curation queue',
+      description: [
+        'Creates a `submitted` article. Without `headline`, the page title is fetched by a worker job (og:title, twitter:title, then <title>) and the request waits for it at most JOB_WAIT_MS (default 3 s).',
+        'If the wait runs out, the article keeps a provisional headline ("host/path") and `warnings` holds `{code: "headline_pending"}`; the job fills the real title in later. If the page cannot be read (private address, not HTML, no title, HTTP error) the warning is `headline_unavailable` and the provisional headline stays until an editor edits it.',
+        `Duplicates: when the normalised URL (tracking parameters stripped, see POST /provenance/check) was submitted in the last ${DUPLICATE_WINDOW_DAYS} days, in any status, no article is created: 409 duplicate_submission with details {article_id, status, headline, submitted_at}.`,
+        'Publishes the staff-only event news.submitted.',
+      ].join('\n\n'),
+      tags: ['articles'],
+      auth: 'user',
+      body: z.strictObject({ url: submitUrl, headline: headlineInput.optional() }),
+      responses: {
+        201: { description: 'created', schema: submissionResult },
+        ...errors({ 401: 'not signed in', 409: 'duplicate_submission' }),
+      },
+      async handler(ctx, { body }) {
+        const supplied = body.headline;
+        const r = await insertSubmission(deps.db, {
+          url: body.url,
+          normalizedUrl: normalizeUrl(body.url)!,
+          headline: supplied ?? provisionalHeadline(body.url),
+          headlineSource: supplied ? 'supplied' : 'provisional',
+          source: sourceOf(body.url),
+          userId: ctx.state.user!.id,
+        });
+        if (r.duplicate) {
+          const d = r.duplicate;
+          throw new AppError(409, 'duplicate_submission', `this URL was already submitted as article ${d.id}`, {
+            article_id: d.id,
+            status: d.status,
+            headline: d.headline,
+            submitted_at: d.created_at.toISOString(),
+          });
+        }
+        let article = r.created!;
+        const warnings: { code: string; message: string }[] = [];
+        if (!supplied) {
+          try {
+            const w = await deps.queue.enqueueAndWait('page-title', { article_id: article.id }, deps.config.JOB_WAIT_MS, { jobId: `page-title-${article.id}` });
+            if (w.state === 'pending') {
+              warnings.push({ code: 'headline_pending', message: 'the page title did not arrive in time; the headline is provisional and will be replaced by the page title shortly' });
+            } else if (w.result.status === 'failed') {
+              warnings.push({ code: 'headline_unavailable', message: `could not read a title from the page (${w.result.reason}); the headline is provisional until an editor sets one` });
+            }
+          } catch (err) {
+            if (!(err instanceof JobFailedError)) throw err;
+            warnings.push({ code: 'headline_unavailable', message: 'could not read a title from the page; the headline is provisional until an editor sets one' });
+          }
+          article = (await getArticleForEvent(deps.db, article.id)) ?? article;
+        }
+        await deps.events.publish(articleEvent('news.submitted', article));
+        const headlineSource = (article as { headline_source?: string }).headline_source ?? (supplied ? 'supplied' : 'provisional');
+        ctx.status = 201;
+        ctx.body = {
+          success: true,
+          article_id: article.id,
+          status: 'submitted',
+          headline: article.headline,
+          headline_source: headlineSource,
+          slug: article.slug,
+          warnings,
+        };
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/news/check',
+      operationId: 'checkArticleUrl',
+      summary: 'Has this exact URL been submitted?',
+      description:
+        'Exact match on the URL string as submitted: another query string, a trailing slash or a tracking parameter makes a different URL (use POST /provenance/check for normalised matching). When several articles match, the newest. Authenticated callers also get `submitted_by` {id, username, ethereum_address}.',
+      tags: ['articles'],
+      query: z.strictObject({ url: z.string().min(1, 'is required').max(MAX_SUBMIT_URL_LENGTH) }),
+      responses: { 200: { description: 'result', schema: urlCheckResult } },
+      async handler(ctx, { query }) {
+        const row = await findByExactUrl(deps.db, query.url);
+        if (!row) {
+          ctx.body = { exists: false };
+          return;
+        }
+        const body: Record<string, unknown> = {
+          exists: true,
+          article_id: row.id,
+          status: row.status,
+          headline: row.headline,
+          submitted_at: row.created_at.toISOString(),
+        };
+        if (isSignedIn(ctx)) body.submitted_by = toSubmitter(row.submitter_id, row.submitter_username, row.submitter_address);
+        ctx.body = body;
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/news/',
+      operationId: 'listArticles',
+      summary: 'The article feed (paged)',
+      description: [
+        '`status`: approved (default, anyone), submitted or all (any signed-in caller; all includes killed, scheduled and retracted). The editor queue is `status=submitted&sort_type=new`.',
+        '`sort_type`: hot (default; stored hot score, see GET /news/{id}/ hot_terms), new (newest first: publication time for approved, submission time otherwise), top (net votes, vote_count). Ties: newest id first.',
+        `\`per_page\`: 1 to ${MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE}. \`limit\` is the same page size under the name used with \`token_address\`; give one of the two. \`page\`: 1 to ${MAX_PAGE}; a page past the end returns empty results.`,
+        '`token_address`: case-insensitive match against the article\'s token contract addresses (0x + 40 hex, or base58).',
+        'Items: `vote_count` is net votes (up minus down), `votes` the number of votes cast; `top_tldr` the best-scored yap tagged tldr (score >= 0) or null.',
+        'Unknown parameters, repeated parameters and out-of-range values are 400 validation_failed naming the parameter.',
+      ].join('\n\n'),
+      tags: ['articles'],
+      query: z.strictObject({
+        status: z.enum(['approved', 'submitted', 'all']).default('approved'),
+        sort_type: z.enum(['hot', 'new', 'top']).default('hot'),
+        page: queryInt({ min: 1, max: MAX_PAGE, default: 1 }),
+        per_page: queryInt({ min: 1, max: MAX_PER_PAGE }),
+        limit: queryInt({ min: 1, max: MAX_PER_PAGE }),
+        token_address: tokenAddress.optional(),
+      }),
+      responses: { 200: { description: 'page', schema: articlePageSchema }, ...errors({ 401: 'status=submitted or all without credentials' }) },
+      async handler(ctx, { query }) {
+        if (query.per_page !== undefined && query.limit !== undefined) {
+          throw new AppError(400, 'validation_failed', 'invalid request: query.limit', {
+            fields: [{ path: 'query.limit', code: 'conflict', message: 'give either per_page or limit, not both' }],
+          });
+        }
+        if (query.status !== 'approved') requireSignedIn(ctx, `status=${query.status}`);
+        const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
+        const page = query.page ?? 1;
+        const { rows, count } = await listFeed(deps.db, {
+          status: query.status,
+          sort: query.sort_type,
+          page,
+          perPage,
+          tokenAddress: query.token_address,
+        });
+        ctx.body = { count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count), results: rows.map(toArticleItem) };
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/news/:id/',
+      operationId: 'getArticle',
+      summary: 'The full article record',
+      description:
+        'Every feed-item field plus normalized_url, headline_source, updated_at, scheduled_for, reviewed_at, reviewed_by, hot_terms (the terms of the hot score, with a one-line explanation) and, for signed-in callers, submitted_by and my_vote. Approved and retracted articles are public; others are 404 unless the caller is signed in.',
+      tags: ['articles'],
+      params: idParam,
+      responses: { 200: { description: 'record', schema: articleRecordSchema }, ...errors({ 404: 'article_not_found' }) },
+      async handler(ctx, { params }) {
+        const row = await getArticleRecord(deps.db, params.id);
+        if (!row || !canSee(ctx, row.status)) throw articleNotFound(params.id);
+        const user = ctx.state.user;
+        const myVote = user ? await myArticleVote(deps.db, row.id, user.id) : undefined;
+        ctx.body = toArticleRecord(row, { signedIn: isSignedIn(ctx), myVote });
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/news/:id/click',
+      operationId: 'clickArticle',
+      summary: 'Redirect to the article URL and count the click',
+      description: [
+        '302 to the article URL. The click is counted (`clicks`) when the article is approved, the request is a GET from a browser-like user agent (crawlers, link-preview fetchers and scripted HTTP clients are redirected but not counted), and the same reader (user id, else IP + user agent) has not clicked this article in the last CLICK_DEDUPE_S seconds (default 3600).',
+        'Counted clicks feed the hot score (debounced recompute).',
+      ].join('\n\n'),
+      tags: ['articles'],
+      params: idParam,
+      responses: {
+        302: { description: 'redirect to the article', headers: { Location: { description: 'The article URL', schema: z.string() } } },
+        ...errors({ 404: 'article_not_found' }),
+      },
+      async handler(ctx, { params }) {
+        const a = await articleUrl(deps.db, params.id);
+        if (!a || !canSee(ctx, a.status)) throw articleNotFound(params.id);
+        const ua = ctx.get('user-agent');
+        if (ctx.method === 'GET' && a.status === 'approved' && ua && !NON_HUMAN_AGENT.test(ua)) {
+          const reader = ctx.state.user ? `u${ctx.state.user.id}` : createHash('sha256').update(`${ctx.ip}|${ua}`).digest('base64url').slice(0, 22);
+          const ttl = deps.config.CLICK_DEDUPE_S;
+          const first = ttl === 0 || (await deps.redis.set(`${deps.config.QUEUE_PREFIX}:click:${a.id}:${reader}`, '1', 'EX', ttl, 'NX')) === 'OK';
+          if (first && (await addClick(deps.db, a.id))) await scheduleHotScore(deps, a.id);
+        }
+        ctx.set('Cache-Control', 'no-store');
+        ctx.set('Referrer-Policy', 'no-referrer-when-downgrade');
+        ctx.status = 302;
+        ctx.redirect(a.url);
+      },
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/news/:id/vote',
+      operationId: 'voteArticle',
+      summary: 'Vote on an article: 1 up, -1 down, 0 clear',
+      description:
+        'One vote per user per article; a new vote replaces the previous one, 0 removes it. The response is {article_id, weight (the caller\'s vote now), vote_count (net), votes (cast)}, exact under concurrent votes. Submitted, scheduled and approved articles take votes; killed and retracted ones answer 409 article_closed.',
+      tags: ['articles'],
+      auth: 'user',
+      params: idParam,
+      body: z.strictObject({ weight }),
+      responses: { 200: { description: 'vote stored', schema: articleVoteResult }, ...errors({ 401: 'not signed in', 404: 'article_not_found', 409: 'article_closed' }) },
+      async handler(ctx, { params, body }) {
+        const r = await castArticleVote(deps.db, params.id, ctx.state.user!.id, body.weight);
+        if (!r.ok && r.reason === 'not_found') throw articleNotFound(params.id);
+        if (!r.ok) throw new AppError(409, 'article_closed', `article ${params.id} is ${r.status} and takes no votes`, { current_status: r.status });
+        if (r.previous !== r.weight) await scheduleHotScore(deps, params.id);
+        ctx.body = { article_id: params.id, weight: r.weight, vote_count: r.vote_count, votes: r.votes_cast };
+      },
+    }),
+  ];
+}
