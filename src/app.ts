@@ -10,6 +10,7 @@ import { errorMiddleware } from './errors.js';
 import { API_PREFIX } from './http/openapi.js';
 import { authenticate, csrfGuard, requireAuth } from './http/auth.js';
 import { Limits } from './http/rate-limit.js';
+import { securityHeaders } from './http/security-headers.js';
 import { mountRoutes, type RouteDef } from './http/route.js';
 import { allRoutes } from './routes/index.js';
 
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
       deps.log[level]({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
     }
   });
+  app.use(securityHeaders({ trustedOrigin: deps.config.TRUSTED_ORIGIN, https: deps.config.PUBLIC_BASE_URL.startsWith('https:') }));
   app.use(errorMiddleware(deps.log));
   app.use(authenticate({ db: deps.db, secret: deps.config.JWT_SECRET }));
   app.use(csrfGuard(deps.config.TRUSTED_ORIGIN));

@@ -101,6 +101,34 @@ describe('HTTP conventions', () => {
     expect(r.headers.get('x-request-id')).toBe('req-abc-123');
   });
 
+  it('sends security headers on every response, HTML and JSON alike', async () => {
+    for (const r of [await http.get('/healthz'), await http.get('/api/v1/nope'), await http.get('/api-key/signup/')]) {
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(r.headers.get('x-frame-options')).toBe('DENY');
+      expect(r.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(r.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it('gives CORS headers to the trusted origin only', async () => {
+    const trusted = await http.get('/healthz', { origin: deps.config.TRUSTED_ORIGIN });
+    expect(trusted.headers.get('access-control-allow-origin')).toBe(deps.config.TRUSTED_ORIGIN);
+    expect(trusted.headers.get('access-control-allow-credentials')).toBe('true');
+    const foreign = await http.get('/healthz', { origin: 'https://evil.example' });
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await http.request('OPTIONS', '/api/v1/wallet/verify/', undefined, {
+      origin: 'https://evil.example',
+      'access-control-request-method': 'POST',
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    const ok = await http.request('OPTIONS', '/api/v1/wallet/verify/', undefined, {
+      origin: deps.config.TRUSTED_ORIGIN,
+      'access-control-request-method': 'POST',
+    });
+    expect(ok.headers.get('access-control-allow-methods')).toContain('POST');
+  });
+
   it('accepts valid input', async () => {
     const r = await http.post('/api/v1/__probe/echo', { name: 'a', count: 3 });
     expect(r.status).toBe(200);

@@ -1,0 +1,43 @@
+/**
+ * Security headers on every response, and the CORS policy.
+ * CORS: only TRUSTED_ORIGIN (the service's own web front end) gets CORS headers, with credentials;
+ * other browser origins get none, so a foreign page can neither read responses nor send credentialed
+ * writes (the cross-site check refuses those anyway). Non-browser clients are unaffected by CORS.
+ */
+import type { Middleware } from 'koa';
+
+const CSP_HTML = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP_API = "default-src 'none'; frame-ancestors 'none'";
+
+export function securityHeaders(opts: { trustedOrigin: string; https: boolean }): Middleware {
+  return async (ctx, next) => {
+    const origin = ctx.get('origin');
+    const corsOk = origin === opts.trustedOrigin;
+    if (corsOk) {
+      ctx.set('Access-Control-Allow-Origin', origin);
+      ctx.set('Access-Control-Allow-Credentials', 'true');
+      ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, PAYMENT-REQUIRED, PAYMENT-RESPONSE');
+      ctx.vary('Origin');
+    }
+    if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) {
+      // Preflight: answered here for the trusted origin, refused (no CORS headers) for others.
+      if (corsOk) {
+        ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
+        ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Request-Id, Payment-Signature, X-Payment-Tx, X-Payment-From');
+        ctx.set('Access-Control-Max-Age', '600');
+      }
+      ctx.status = 204;
+      return;
+    }
+    try {
+      await next();
+    } finally {
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('X-Frame-Options', 'DENY');
+      ctx.set('Referrer-Policy', 'no-referrer');
+      ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
+      ctx.set('Content-Security-Policy', ctx.response.is('html') ? CSP_HTML : CSP_API);
+      if (opts.https) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    }
+  };
+}
