@@ -58,9 +58,23 @@ async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
+/**
+ * Whether `pid` is alive and, where /proc can tell, runs `program`: a pid file left by a crash may
+ * name a pid that the kernel has since given to an unrelated process, which we must not signal.
+ */
+function runs(pid: number, program: string): boolean {
+  if (!alive(pid)) return false;
+  try {
+    const argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
+    return path.basename(argv0.split(' ')[0]).startsWith(program);
+  } catch {
+    return !existsSync('/proc/self'); // no procfs (not Linux): trust the pid file
+  }
+}
+
 /** Stop a process left behind by an earlier run (its parent was SIGKILLed): polite signal, then SIGKILL. */
 async function reapStale(pid: number, signal: NodeJS.Signals, what: string, log: Log) {
-  if (!alive(pid)) return;
+  if (!runs(pid, what)) return;
   log(`stopping ${what} (pid ${pid}) left running by an earlier launcher`);
   process.kill(pid, signal);
   try {
@@ -120,7 +134,14 @@ export function ensureRedisBinary(log: Log): string {
   );
 }
 
-export async function startRedis(opts: { port: number; dir: string; persistent: boolean; log: Log }): Promise<RunningService> {
+export async function startRedis(opts: {
+  port: number;
+  dir: string;
+  persistent: boolean;
+  log: Log;
+  /** Own process group: a terminal's Ctrl-C reaches the launcher, which stops Redis last. */
+  detached?: boolean;
+}): Promise<RunningService> {
   const bin = ensureRedisBinary(opts.log);
   mkdirSync(opts.dir, { recursive: true });
   const pidFile = path.resolve(opts.dir, 'redis.pid');
@@ -141,7 +162,7 @@ export async function startRedis(opts: { port: number; dir: string; persistent: 
     '--appendonly', opts.persistent ? 'yes' : 'no',
     '--loglevel', 'warning',
   ];
-  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
@@ -230,6 +251,8 @@ export async function startPostgres(opts: {
   database: string;
   /** Faster and unsafe on power loss: for tests only. */
   durable: boolean;
+  /** Own process group: a terminal's Ctrl-C reaches the launcher, which stops PostgreSQL last. */
+  detached?: boolean;
 }): Promise<RunningService> {
   const bins = await pgBinaries();
   const ids = postgresIds(opts.log);
@@ -277,7 +300,7 @@ export async function startPostgres(opts: {
     '-c', 'max_connections=200',
   ];
   if (!opts.durable) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const child = spawn(bins.postgres, flags, { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bins.postgres, flags, { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   let output = '';
   const ready = new Promise<void>((resolve, reject) => {
     const onData = (d: Buffer) => {

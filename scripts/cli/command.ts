@@ -1,0 +1,56 @@
+/**
+ * The shape of an admin CLI command. Commands come in groups (`role`, later `apikey`, `wire`,
+ * `rewards`); each group is one file exporting a CommandGroup, listed in scripts/cli/index.ts.
+ */
+import type { Db } from '../../src/db.js';
+
+/** A failure to report as `error: <message>` with a non-zero exit (1 unless told otherwise). */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+/** Wrong arguments: exit 2, like other command-line tools. */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
+
+export interface CliContext {
+  /** The service's database (DATABASE_URL, validated by loadConfig), opened on first use. */
+  db(): Db;
+  out(line: string): void;
+}
+
+export interface Command {
+  name: string;
+  /** Argument synopsis for help, e.g. `<address> <role>`. */
+  args: string;
+  summary: string;
+  run(args: string[], ctx: CliContext): Promise<void>;
+}
+
+export interface CommandGroup {
+  name: string;
+  summary: string;
+  /** Extra lines for `help <group>`: rules an operator should know. */
+  notes?: string[];
+  commands: Command[];
+}
+
+/** Exactly `n` arguments, or a usage error naming the expected ones. */
+export function expectArgs(args: string[], n: number, usage: string): void {
+  if (args.length !== n) throw new UsageError(`expected ${usage}, got ${args.length ? args.map((a) => JSON.stringify(a)).join(' ') : 'nothing'}`);
+}
+
+/** Left-aligned columns with a header row. */
+export function formatTable(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)];
+}

@@ -1,0 +1,112 @@
+/**
+ * The admin CLI's command registry and dispatcher: `<group> <command> [args...]`, `help`,
+ * `help <group>`. Later issues add a group file (apikey.ts, wire.ts, rewards.ts) and list it here.
+ */
+import { ConfigError, launcherEnv, loadConfig } from '../../src/config.js';
+import { createDb, type Db } from '../../src/db.js';
+import { CliError, UsageError, type CliContext, type CommandGroup } from './command.js';
+import { roleCommands } from './role.js';
+
+export const commandGroups: CommandGroup[] = [roleCommands];
+
+const PROG = 'npm run cli --';
+
+export interface CliIo {
+  /** Tests pass their own; unset means the process environment (read by loadConfig). */
+  env?: Record<string, string | undefined>;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+function generalHelp(): string[] {
+  const lines = [`usage: ${PROG} <command> [arguments]`, '', 'commands:'];
+  const rows = commandGroups.flatMap((g) => g.commands.map((c) => [`${g.name} ${c.name} ${c.args}`.trim(), c.summary]));
+  rows.push(['help [group]', 'this help, or a group\'s rules']);
+  const width = Math.max(...rows.map((r) => r[0].length));
+  for (const [synopsis, summary] of rows) lines.push(`  ${synopsis.padEnd(width)}  ${summary}`);
+  lines.push('', 'The CLI uses the same DATABASE_URL as the service (see README, Configuration).');
+  return lines;
+}
+
+function groupHelp(g: CommandGroup): string[] {
+  const width = Math.max(...g.commands.map((c) => `${g.name} ${c.name} ${c.args}`.trim().length));
+  return [
+    `${g.name}: ${g.summary}`,
+    '',
+    ...g.commands.map((c) => `  ${PROG} ${`${g.name} ${c.name} ${c.args}`.trim().padEnd(width)}  ${c.summary}`),
+    ...(g.notes?.length ? ['', ...g.notes] : []),
+  ];
+}
+
+/** The embedded servers of `npm start`, for an operator who runs the CLI beside it. */
+function devServersHint(env: CliIo['env']): string {
+  let pg = 54329;
+  let redis = 63799;
+  try {
+    ({ PG_PORT: pg, REDIS_PORT: redis } = launcherEnv(env));
+  } catch {
+    /* keep the defaults */
+  }
+  return `beside \`npm start\` (embedded servers): DATABASE_URL=postgres://postgres:postgres@127.0.0.1:${pg}/squid REDIS_URL=redis://127.0.0.1:${redis} ${PROG} ...`;
+}
+
+const isHelp = (a: string | undefined) => a === 'help' || a === '--help' || a === '-h';
+
+/** Run one CLI invocation; returns the exit code (0 ok, 1 failure, 2 usage, 78 configuration). */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let db: Db | undefined;
+  const ctx: CliContext = {
+    db() {
+      db ??= createDb(loadConfig(io.env).DATABASE_URL, { max: 1, applicationName: 'cli' });
+      return db;
+    },
+    out: io.out,
+  };
+  const [groupName, commandName, ...args] = argv;
+  try {
+    if (groupName === undefined) {
+      generalHelp().forEach(io.err);
+      return 2;
+    }
+    if (isHelp(groupName)) {
+      if (commandName === undefined) {
+        generalHelp().forEach(io.out);
+        return 0;
+      }
+      const g = commandGroups.find((x) => x.name === commandName);
+      if (!g) throw new UsageError(`unknown command group "${commandName}"; groups: ${commandGroups.map((x) => x.name).join(', ')}`);
+      groupHelp(g).forEach(io.out);
+      return 0;
+    }
+    const group = commandGroups.find((g) => g.name === groupName);
+    if (!group) throw new UsageError(`unknown command "${groupName}"; run \`${PROG} help\``);
+    if (isHelp(commandName) || isHelp(args[0])) {
+      groupHelp(group).forEach(io.out);
+      return 0;
+    }
+    const command = group.commands.find((c) => c.name === commandName);
+    if (!command) {
+      const known = group.commands.map((c) => c.name).join(', ');
+      throw new UsageError(commandName === undefined ? `${groupName} needs a command: ${known}` : `unknown command "${groupName} ${commandName}"; ${groupName} commands: ${known}`);
+    }
+    await command.run(args, ctx);
+    return 0;
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.err(`error: ${err.message}`);
+      return err.exitCode;
+    }
+    if (err instanceof ConfigError) {
+      io.err(`error: ${err.message}`);
+      if (err.problems.some((p) => /^(DATABASE|REDIS)_URL: is required/.test(p))) io.err(devServersHint(io.env));
+      return 78;
+    }
+    const e = err as Error & { code?: string };
+    // undefined_table: the database exists but has not been migrated.
+    const hint = e.code === '42P01' ? ' (is the database migrated? run `npm run migrate`)' : '';
+    io.err(`error: ${e.message}${hint}`);
+    return 1;
+  } finally {
+    await db?.destroy();
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The dev launcher (`npm start`, scripts/dev.ts) as a real process.
+ *
+ * 1. With DATABASE_URL/REDIS_URL pointing at this file's own database and Redis: it migrates, seeds
+ *    the empty database, starts every Procfile process, prints the URLs, and on SIGTERM stops
+ *    them all and exits 0.
+ * 2. With embedded PostgreSQL and Redis (its own ports and DATA_DIR): after a SIGKILL of the
+ *    launcher nothing is left running, and a second launcher starts on the same data.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/lib/services.js';
+import { serviceTypes } from '../../scripts/lib/procfile.js';
+import { createDb } from '../../src/db.js';
+import { createTestEnv, type TestEnv } from '../support/context.js';
+import { killAll, pidAlive, startProc, waitForPidsGone, type Proc } from '../support/procs.js';
+
+const launchers: Proc[] = [];
+const envs: TestEnv[] = [];
+const dirs: string[] = [];
+const pidsToReap: number[] = [];
+
+afterAll(async () => {
+  await killAll(launchers);
+  // Whatever a failed test left behind (children, servers) goes too.
+  for (const pid of pidsToReap) if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
+  for (const e of envs) await e.cleanup();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function tmpDataDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'squid-launcher-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function launch(env: Record<string, string>): Proc {
+  const p = startProc('dev', 'scripts/dev.ts', { NO_COLOR: '1', LOG_LEVEL: 'info', ...env });
+  launchers.push(p);
+  return p;
+}
+
+/** The child pids the launcher reported (`web started (pid 123)`). */
+function childPids(p: Proc): Record<string, number> {
+  const pids: Record<string, number> = {};
+  for (const m of p.output().matchAll(/^dev\s+\| (\w+) started \(pid (\d+)\)/gm)) pids[m[1]] = Number(m[2]);
+  pidsToReap.push(...Object.values(pids));
+  return pids;
+}
+
+async function ports() {
+  return { port: await freePort(), wsPort: await freePort() };
+}
+
+async function waitForBanner(p: Proc, port: number, wsPort: number) {
+  await p.waitForOutput(new RegExp(`API +http://127\\.0\\.0\\.1:${port} `), 60_000);
+  await p.waitForOutput(new RegExp(`WebSocket +ws://127\\.0\\.0\\.1:${wsPort}/ws/news/ `), 1000);
+}
+
+describe('dev launcher with DATABASE_URL and REDIS_URL', () => {
+  it('migrates, seeds, starts every process, prints the URLs, and stops everything on SIGTERM', async () => {
+    const env = await createTestEnv();
+    envs.push(env);
+    const { port, wsPort } = await ports();
+    const dev = launch({
+      DATABASE_URL: env.databaseUrl,
+      REDIS_URL: env.redisUrl,
+      QUEUE_PREFIX: env.prefix,
+      PORT: String(port),
+      WS_PORT: String(wsPort),
+      DATA_DIR: tmpDataDir(),
+      SEED_DEMO: '1',
+    });
+    await waitForBanner(dev, port, wsPort);
+    const pids = childPids(dev);
+    expect(Object.keys(pids).sort()).toEqual(serviceTypes().map((t) => t.name).sort());
+    // Prefixed, rendered log lines of each child.
+    expect(dev.output()).toMatch(/^web +\| \d\d:\d\d:\d\d INFO +web listening/m);
+    expect(dev.output()).toMatch(/^ws +\| \d\d:\d\d:\d\d INFO +ws listening/m);
+
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).info.version).toBe('1.4.0');
+
+    const db = createDb(env.databaseUrl, { max: 1 });
+    try {
+      const statuses = await db.selectFrom('articles').select('status').distinct().execute();
+      expect(statuses.map((s) => s.status).sort()).toEqual(['approved', 'killed', 'retracted', 'scheduled', 'submitted']);
+      const roles = await db.selectFrom('users').select('roles').execute();
+      expect(roles.some((r) => r.roles.includes('editor'))).toBe(true);
+      expect(roles.some((r) => r.roles.includes('staff'))).toBe(true);
+      expect(Number((await db.selectFrom('yaps').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBeGreaterThan(0);
+      expect(Number((await db.selectFrom('votes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBeGreaterThan(0);
+    } finally {
+      await db.destroy();
+    }
+
+    expect(await dev.stop('SIGTERM', 30_000), dev.output()).toEqual({ code: 0, signal: null });
+    for (const name of Object.keys(pids)) expect(dev.output()).toContain(`${name} exited (code 0)`);
+    for (const pid of Object.values(pids)) expect(pidAlive(pid)).toBe(false);
+  }, 90_000);
+});
+
+describe('dev launcher with embedded PostgreSQL and Redis', () => {
+  it('leaves nothing running after a SIGKILL, and a second launcher starts on the same data', async () => {
+    const dataDir = tmpDataDir();
+    const common = {
+      // Unset: the launcher starts its own servers.
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      PG_PORT: String(await freePort()),
+      REDIS_PORT: String(await freePort()),
+      DATA_DIR: dataDir,
+      JWT_SECRET: '',
+    };
+    const first = await ports();
+    const dev1 = launch({ ...common, PORT: String(first.port), WS_PORT: String(first.wsPort) });
+    await waitForBanner(dev1, first.port, first.wsPort);
+    expect(dev1.output()).toContain('loaded demo data');
+    const servers = [...dev1.output().matchAll(/^dev\s+\| (?:PostgreSQL|Redis) ready .*\(pid (\d+)\)$/gm)].map((m) => Number(m[1]));
+    const apps = Object.values(childPids(dev1));
+    pidsToReap.push(...servers);
+    expect(servers).toHaveLength(2);
+
+    expect(await dev1.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+    // The children exit on their closed stdin; the watchdog then stops PostgreSQL and Redis.
+    await waitForPidsGone([...apps, ...servers], 30_000);
+
+    const second = await ports();
+    const dev2 = launch({ ...common, PORT: String(second.port), WS_PORT: String(second.wsPort) });
+    await waitForBanner(dev2, second.port, second.wsPort);
+    expect(dev2.output()).toContain('database already has data; demo data not loaded');
+    childPids(dev2);
+    const ready = await fetch(`http://127.0.0.1:${second.port}/readyz`);
+    expect(await ready.json()).toEqual({ status: 'ok', postgres: 'ok', redis: 'ok' });
+    expect(await dev2.stop('SIGTERM', 30_000), dev2.output()).toEqual({ code: 0, signal: null });
+    expect(dev2.output()).toMatch(/PostgreSQL stopped/);
+    expect(dev2.output()).toMatch(/Redis stopped/);
+  }, 120_000);
+});

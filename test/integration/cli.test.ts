@@ -1,0 +1,120 @@
+/**
+ * The admin CLI against this file's own database: the role commands, their errors and exit codes,
+ * and one run as a real process (`npm run cli` runs scripts/cli.ts the same way).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../scripts/cli/index.js';
+import { createDb, type Db } from '../../src/db.js';
+import { createTestEnv, type TestEnv } from '../support/context.js';
+import { startProc } from '../support/procs.js';
+
+let env: TestEnv;
+let db: Db;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  db = createDb(env.databaseUrl, { max: 1 });
+});
+afterAll(async () => {
+  await db?.destroy();
+  await env?.cleanup();
+});
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, { env: env.env, out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+const rolesOf = async (address: string) =>
+  (await db.selectFrom('users').select('roles').where('wallet_address', '=', address).executeTakeFirst())?.roles;
+
+const ALICE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'; // checksummed
+const alice = ALICE.toLowerCase();
+
+describe('role commands', () => {
+  it('grant creates the user for a new address, stores it lower-case, and is idempotent', async () => {
+    const first = await cli('role', 'grant', ALICE, 'editor');
+    expect(first).toMatchObject({ code: 0, err: '' });
+    expect(first.out).toContain(`created user`);
+    expect(first.out).toContain(`granted editor to ${alice}`);
+    expect(await rolesOf(alice)).toEqual(['editor']);
+
+    const again = await cli('role', 'grant', alice, 'editor');
+    expect(again.code).toBe(0);
+    expect(again.out).toContain('already has editor');
+    expect(await rolesOf(alice)).toEqual(['editor']);
+
+    expect((await cli('role', 'grant', alice, 'staff')).code).toBe(0);
+    expect(await rolesOf(alice)).toEqual(['editor', 'staff']);
+    expect(await db.selectFrom('users').select('id').where('wallet_address', '=', alice).execute()).toHaveLength(1);
+  });
+
+  it('list shows role holders, optionally by role', async () => {
+    await db.insertInto('users').values({ wallet_address: '0x' + 'b'.repeat(40), username: 'nobody' }).execute();
+    const all = await cli('role', 'list');
+    expect(all.code).toBe(0);
+    expect(all.out).toMatch(new RegExp(`${alice} +- +editor,staff`));
+    expect(all.out).not.toContain('nobody');
+    expect((await cli('role', 'list', 'staff')).out).toContain(alice);
+  });
+
+  it('revoke removes one role and reports a role the user did not have', async () => {
+    const r = await cli('role', 'revoke', alice, 'staff');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`revoked staff from ${alice}`);
+    expect(await rolesOf(alice)).toEqual(['editor']);
+    const again = await cli('role', 'revoke', alice, 'staff');
+    expect(again.code).toBe(0);
+    expect(again.out).toContain('did not have staff');
+  });
+
+  it('fails clearly: unknown user (1), bad address, bad checksum, unknown role, missing arguments (2)', async () => {
+    const unknown = await cli('role', 'revoke', '0x' + 'c'.repeat(40), 'editor');
+    expect(unknown).toMatchObject({ code: 1, out: '' });
+    expect(unknown.err).toBe(`error: no user with wallet address 0x${'c'.repeat(40)}`);
+
+    const short = await cli('role', 'grant', '0x1234', 'editor');
+    expect(short.code).toBe(2);
+    expect(short.err).toContain('"0x1234" is not an Ethereum address');
+
+    const badChecksum = await cli('role', 'grant', ALICE.replace('C51', 'c51'), 'editor');
+    expect(badChecksum.code).toBe(2);
+    expect(badChecksum.err).toContain('checksum');
+
+    const role = await cli('role', 'grant', alice, 'admin');
+    expect(role.code).toBe(2);
+    expect(role.err).toBe('error: unknown role "admin"; roles are editor, staff');
+
+    expect((await cli('role', 'grant', alice)).code).toBe(2);
+    expect((await cli('role', 'bogus')).code).toBe(2);
+    expect((await cli('bogus')).code).toBe(2);
+    expect(await rolesOf(alice)).toEqual(['editor']);
+  });
+
+  it('help lists every command and needs no database', async () => {
+    const h = await runCli(['help'], { env: {}, out: () => undefined, err: () => undefined });
+    expect(h).toBe(0);
+    const text: string[] = [];
+    await runCli(['help', 'role'], { env: {}, out: (l) => text.push(l), err: () => undefined });
+    expect(text.join('\n')).toMatch(/role grant <address> editor\|staff/);
+    expect(text.join('\n')).toContain('creates the user');
+  });
+
+  it('without DATABASE_URL exits 78 naming the variable', async () => {
+    const err: string[] = [];
+    const code = await runCli(['role', 'list'], { env: {}, out: () => undefined, err: (l) => err.push(l) });
+    expect(code).toBe(78);
+    expect(err.join('\n')).toContain('DATABASE_URL: is required');
+  });
+
+  it('runs as its own process with the exit code of the command', async () => {
+    const ok = startProc('cli', 'scripts/cli.ts', env.env, ['role', 'grant', '0x' + 'd'.repeat(40), 'staff']);
+    const bad = startProc('cli', 'scripts/cli.ts', env.env, ['role', 'grant', 'nope', 'staff']);
+    expect(await ok.exited).toEqual({ code: 0, signal: null });
+    expect(ok.output()).toContain(`granted staff to 0x${'d'.repeat(40)}`);
+    expect(await bad.exited).toEqual({ code: 2, signal: null });
+    expect(bad.output()).toContain('is not an Ethereum address');
+  });
+});
