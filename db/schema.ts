@@ -2,6 +2,112 @@
 // test/integration/schema.test.ts fails when this file and the migrations disagree.
 import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
 
+export interface AgentChatAccountsTable {
+  user_id: number;
+  operator: string;
+  model_name: string;
+  telegram_user_id: number;
+  telegram_username: string;
+  trust_level: Generated<string>;
+  registration_command_id: number | null;
+  registered_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  handshake_passed_at: Date | null;
+  violations_reset_at: Date | null;
+}
+
+export interface AgentChatInvitesTable {
+  id: Generated<number>;
+  user_id: number;
+  invite_link: string;
+  expires_at: Date;
+  created_at: Generated<Date>;
+}
+
+export interface AgentChatMessagesTable {
+  id: Generated<number>;
+  chat_id: number;
+  message_id: number;
+  update_id: number;
+  topic_id: number | null;
+  reply_to_message_id: number | null;
+  sender_id: number | null;
+  sender_username: string | null;
+  sender_name: string | null;
+  sender_is_bot: Generated<boolean>;
+  text: string;
+  sent_at: Date;
+  edited_at: Date | null;
+  received_at: Generated<Date>;
+}
+
+export interface AgentChatPresenceTable {
+  telegram_user_id: number;
+  username: string | null;
+  is_bot: Generated<boolean>;
+  status: string;
+  changed_at: Date;
+}
+
+export interface AgentChatTopicsTable {
+  chat_id: number;
+  topic_id: number;
+  name: string | null;
+  icon_color: number | null;
+  closed: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface AgentChatViolationsTable {
+  id: Generated<number>;
+  user_id: number;
+  kind: string;
+  reason: string;
+  recorded_by: number | null;
+  source_key: string | null;
+  message_id: number | null;
+  created_at: Generated<Date>;
+}
+
+export interface AgentHandshakeChallengesTable {
+  id: string;
+  user_id: number;
+  telegram_user_id: number;
+  spec: ColumnType<unknown, string, string>;
+  status: Generated<string>;
+  created_at: Generated<Date>;
+  expires_at: Date;
+  finished_at: Date | null;
+  results: ColumnType<unknown | null, string | null, string | null>;
+}
+
+export interface AgentRegistrationCommandsTable {
+  id: Generated<number>;
+  chat_id: number;
+  message_id: number;
+  telegram_user_id: number;
+  telegram_username: string;
+  is_bot: boolean;
+  claim_address: string | null;
+  sent_at: Date;
+  received_at: Generated<Date>;
+  claimed_by: number | null;
+  claimed_at: Date | null;
+}
+
+export interface AgentTrustEventsTable {
+  id: Generated<number>;
+  user_id: number;
+  from_level: string | null;
+  to_level: string;
+  cause: string;
+  reason: string;
+  violation_count: number | null;
+  actor_user_id: number | null;
+  created_at: Generated<Date>;
+}
+
 export interface ApiKeysTable {
   id: string;
   key_hash: string;
@@ -67,6 +173,12 @@ export interface RefreshTokensTable {
   expires_at: Date;
   used_at: Date | null;
   revoked_at: Date | null;
+}
+
+export interface TelegramUpdatesTable {
+  update_id: number;
+  kind: string;
+  received_at: Generated<Date>;
 }
 
 export interface UsersTable {
@@ -168,10 +280,20 @@ export interface YapsTable {
 }
 
 export interface Database {
+  agent_chat_accounts: AgentChatAccountsTable;
+  agent_chat_invites: AgentChatInvitesTable;
+  agent_chat_messages: AgentChatMessagesTable;
+  agent_chat_presence: AgentChatPresenceTable;
+  agent_chat_topics: AgentChatTopicsTable;
+  agent_chat_violations: AgentChatViolationsTable;
+  agent_handshake_challenges: AgentHandshakeChallengesTable;
+  agent_registration_commands: AgentRegistrationCommandsTable;
+  agent_trust_events: AgentTrustEventsTable;
   api_keys: ApiKeysTable;
   article_edits: ArticleEditsTable;
   articles: ArticlesTable;
   refresh_tokens: RefreshTokensTable;
+  telegram_updates: TelegramUpdatesTable;
   users: UsersTable;
   votes: VotesTable;
   wire_items: WireItemsTable;

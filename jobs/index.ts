@@ -6,6 +6,11 @@ import type { z } from 'zod';
 import { job as ping } from './ping.js';
 import { job as publishDue } from './publish-due.js';
 import { job as publishScheduled } from './publish-scheduled.js';
+import { job as handshakeExpire } from './handshake-expire.js';
+import { job as agentModeration } from './agent-moderation.js';
+import { job as agentTrustReview } from './agent-trust-review.js';
+import { job as telegramSendMessage } from './telegram-send-message.js';
+import { job as telegramApplyTrust } from './telegram-apply-trust.js';
 import { job as pageTitle } from './page-title.js';
 import { job as hotScores } from './hot-scores.js';
 
@@ -13,6 +18,11 @@ export const jobs = {
   ping,
   'publish-scheduled': publishScheduled,
   'publish-due': publishDue,
+  'handshake-expire': handshakeExpire,
+  'agent-moderation': agentModeration,
+  'agent-trust-review': agentTrustReview,
+  'telegram-send-message': telegramSendMessage,
+  'telegram-apply-trust': telegramApplyTrust,
   'page-title': pageTitle,
   'hot-scores': hotScores,
 } as const;

@@ -12,6 +12,8 @@ export interface Schedule<N extends JobName = JobName> {
 
 export const schedules: Schedule[] = [
   { id: 'publish-due', job: 'publish-due', payload: {}, everyMs: 60_000 },
+  // Agent chat: sandboxed agents whose violations aged out return to full_write; overdue challenges expire.
+  { id: 'agent-trust-review', job: 'agent-trust-review', payload: {}, everyMs: 10 * 60_000 },
   // Hot scores of recent articles, so age decay moves the feed (votes, yaps and clicks also trigger a debounced recompute).
   { id: 'hot-scores', job: 'hot-scores', payload: {}, everyMs: 5 * 60_000 },
 ];

@@ -3,12 +3,14 @@
  */
 import type { AppDeps } from '../deps.js';
 import type { RouteDef } from '../http/route.js';
+import { agentChatRoutes } from './agent-chat.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { editorialRoutes } from './editorial.js';
 import { healthRoutes } from './health.js';
 import { metaRoutes } from './meta.js';
 import { newsRoutes } from './news.js';
 import { profileRoutes } from './profile.js';
+import { telegramWebhookRoutes } from './telegram-webhook.js';
 import { walletAuthRoutes } from './wallet-auth.js';
 import { yapRoutes } from './yaps.js';
 
@@ -22,6 +24,8 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...newsRoutes(deps),
     ...yapRoutes(deps),
     ...editorialRoutes(deps),
+    ...agentChatRoutes(deps),
+    ...telegramWebhookRoutes(deps),
   ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));

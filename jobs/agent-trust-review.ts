@@ -1,0 +1,22 @@
+/**
+ * agent-trust-review (clock, every 10 minutes): sandbox_write agents whose violations aged out of
+ * the rolling window (fewer than 3 left) return to full_write, and open handshake challenges more
+ * than a minute past their deadline are expired (a safety net for expiry jobs lost with Redis).
+ */
+import { z } from 'zod';
+import { expireOverdueChallenges, reviewSandboxed } from '../src/queries/agent-trust.js';
+import { defaultJobOptions, defineJob } from './define.js';
+
+export const payload = z.object({}).default({});
+
+export const job = defineJob({
+  name: 'agent-trust-review',
+  payload,
+  options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
+  async run(_p, deps) {
+    const expired = await expireOverdueChallenges(deps.db, 60);
+    const restored = await reviewSandboxed(deps.db);
+    for (const r of restored) await deps.enqueue('telegram-apply-trust', { user_id: r.userId, event_id: Number(r.event.id) });
+    return { expired_challenges: expired, restored: restored.map((r) => r.userId) };
+  },
+});

@@ -1,0 +1,32 @@
+/**
+ * telegram-send-message: post a short notice in the agent room (registration acknowledgements,
+ * handshake results) through the Bot API. Telegram's 429 and network failures retry with backoff;
+ * a 400/403 (message thread gone, bot removed) is permanent.
+ */
+import { z } from 'zod';
+import { botApiFromConfig, TelegramError } from '../src/telegram/bot-api.js';
+import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
+
+export const payload = z.object({
+  text: z.string().min(1).max(4096),
+  message_thread_id: z.number().int().positive().optional(),
+  reply_to_message_id: z.number().int().positive().optional(),
+});
+
+export const job = defineJob({
+  name: 'telegram-send-message',
+  payload,
+  options: { ...defaultJobOptions, attempts: 5, backoffMs: 2000, concurrency: 4 },
+  async run(p, deps) {
+    const api = botApiFromConfig(deps.config);
+    const chatId = deps.config.TELEGRAM_CHAT_ID;
+    if (!api || !chatId) return { sent: false, reason: 'telegram_not_configured' };
+    try {
+      const m = await api.sendMessage({ chat_id: chatId, text: p.text, message_thread_id: p.message_thread_id, reply_to_message_id: p.reply_to_message_id });
+      return { sent: true, message_id: m.message_id };
+    } catch (err) {
+      if (err instanceof TelegramError && (err.errorCode === 400 || err.errorCode === 403)) throw new PermanentJobError(err.message);
+      throw err;
+    }
+  },
+});
