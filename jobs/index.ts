@@ -13,6 +13,10 @@ import { job as telegramSendMessage } from './telegram-send-message.js';
 import { job as telegramApplyTrust } from './telegram-apply-trust.js';
 import { job as pageTitle } from './page-title.js';
 import { job as hotScores } from './hot-scores.js';
+import { job as provenanceCheck } from './provenance-check.js';
+import { job as wireFetch } from './wire-fetch.js';
+import { job as wireFetchDue } from './wire-fetch-due.js';
+import { job as wirePromote } from './wire-promote.js';
 
 export const jobs = {
   ping,
@@ -25,6 +29,10 @@ export const jobs = {
   'telegram-apply-trust': telegramApplyTrust,
   'page-title': pageTitle,
   'hot-scores': hotScores,
+  'provenance-check': provenanceCheck,
+  'wire-fetch': wireFetch,
+  'wire-fetch-due': wireFetchDue,
+  'wire-promote': wirePromote,
 } as const;
 
 export type Jobs = typeof jobs;

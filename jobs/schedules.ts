@@ -16,4 +16,7 @@ export const schedules: Schedule[] = [
   { id: 'agent-trust-review', job: 'agent-trust-review', payload: {}, everyMs: 10 * 60_000 },
   // Hot scores of recent articles, so age decay moves the feed (votes, yaps and clicks also trigger a debounced recompute).
   { id: 'hot-scores', job: 'hot-scores', payload: {}, everyMs: 5 * 60_000 },
+  // Wire ingestion: fan out one wire-fetch per due source; score new wire items and promote the best.
+  { id: 'wire-fetch-due', job: 'wire-fetch-due', payload: {}, everyMs: 60_000 },
+  { id: 'wire-promote', job: 'wire-promote', payload: {}, everyMs: 60_000 },
 ];

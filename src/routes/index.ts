@@ -13,6 +13,8 @@ import { profileRoutes } from './profile.js';
 import { telegramWebhookRoutes } from './telegram-webhook.js';
 import { walletAuthRoutes } from './wallet-auth.js';
 import { yapRoutes } from './yaps.js';
+import { provenanceRoutes } from './provenance.js';
+import { wireRoutes } from './wire.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -26,6 +28,8 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...editorialRoutes(deps),
     ...agentChatRoutes(deps),
     ...telegramWebhookRoutes(deps),
+    ...provenanceRoutes(deps),
+    ...wireRoutes(deps),
   ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));

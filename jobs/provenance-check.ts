@@ -1,0 +1,31 @@
+/**
+ * provenance-check: the work behind POST /api/v1/provenance/check (URL normalisation, URL and
+ * headline matching, similarity scoring, verdict). Web enqueues it and waits up to JOB_WAIT_MS;
+ * after that the client polls GET /api/v1/provenance/check/<job_id> (results are kept 1 hour).
+ * Read-only, so retrying is always safe.
+ */
+import { z } from 'zod';
+import { provenanceSettings } from '../src/domain/provenance-settings.js';
+import { normalizeUrl } from '../src/domain/url-normalize.js';
+import { checkProvenance } from '../src/queries/provenance.js';
+import { defineJob } from './define.js';
+
+export const MAX_CHECK_URL_LENGTH = 8192;
+export const MAX_CHECK_TEXT_LENGTH = 500;
+
+export const payload = z
+  .object({
+    url: z.string().min(1).max(MAX_CHECK_URL_LENGTH).optional(),
+    text: z.string().min(1).max(MAX_CHECK_TEXT_LENGTH).optional(),
+  })
+  .refine((p) => p.url !== undefined || p.text !== undefined, 'url or text is required')
+  .refine((p) => p.url === undefined || normalizeUrl(p.url) !== null, 'url must be an http(s) URL');
+
+export const job = defineJob({
+  name: 'provenance-check',
+  payload,
+  options: { attempts: 2, backoffMs: 200, concurrency: 16 },
+  async run(p, deps) {
+    return checkProvenance(deps.db, p, { now: new Date(), trgmThreshold: provenanceSettings(deps.config).trgmThreshold });
+  },
+});

@@ -1,0 +1,24 @@
+/**
+ * wire-fetch-due: the clock's fan-out for wire ingestion. Every enabled source whose next_fetch_at
+ * has come gets its own wire-fetch job, so a slow or broken feed never holds up the others. The
+ * job id carries the source and its next_fetch_at, so while a fetch of that round is waiting or
+ * running, a second fan-out does not add it again.
+ */
+import { z } from 'zod';
+import { dueSources } from '../src/queries/wire.js';
+import { defaultJobOptions, defineJob } from './define.js';
+
+export const payload = z.object({}).default({});
+
+export const job = defineJob({
+  name: 'wire-fetch-due',
+  payload,
+  options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
+  async run(_p, deps) {
+    const due = await dueSources(deps.db, new Date());
+    for (const s of due) {
+      await deps.enqueue('wire-fetch', { source_id: s.id }, { jobId: `wire-fetch-${s.id}-${s.next_fetch_at.getTime()}` });
+    }
+    return { enqueued: due.length };
+  },
+});

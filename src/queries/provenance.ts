@@ -1,0 +1,214 @@
+/**
+ * Provenance reads: URL and headline matching against curated articles, wire receipts, search and
+ * the receipts page. "Curated" = status approved and not sponsored (see src/domain/provenance.ts).
+ */
+import { sql } from 'kysely';
+import type { Db } from '../db.js';
+import { headlineSimilarity, HEADLINE_MATCH_THRESHOLD } from '../domain/headline-similarity.js';
+import { buildCheckResult, type MatchInput, type ProvenanceCheckResult, type ReceiptInput } from '../domain/provenance.js';
+import { LOOKBACK_MS } from '../domain/provenance-verdict.js';
+import { normalizeUrl } from '../domain/url-normalize.js';
+
+/** Statuses that count as curated coverage for provenance checks and search. */
+export const CURATED_STATUSES = ['approved'] as const;
+
+interface ArticleHit {
+  id: number;
+  headline: string;
+  source: string;
+  normalized_url: string;
+  seen_at: Date;
+}
+
+const MAX_URL_MATCHES = 100;
+const MAX_RECEIPTS = 100;
+
+export async function articlesByUrl(db: Db, normalizedUrl: string, since: Date, statuses: readonly string[] = CURATED_STATUSES): Promise<ArticleHit[]> {
+  const { rows } = await sql<ArticleHit>`
+    SELECT id, headline, source, normalized_url, created_at AS seen_at
+    FROM articles
+    WHERE normalized_url = ${normalizedUrl} AND status = ANY(${statuses as string[]}) AND sponsored IS NULL AND created_at >= ${since}
+    ORDER BY created_at, id
+    LIMIT ${MAX_URL_MATCHES}`.execute(db);
+  return rows;
+}
+
+/**
+ * Headline candidates from the trigram index (articles_headline_trgm_idx): curated articles of the
+ * window whose headline shares at least `trgmThreshold` of its trigrams with `text` (pg_trgm `%`),
+ * best first. The threshold is set for this transaction only.
+ */
+export async function headlineCandidates(
+  db: Db,
+  text: string,
+  since: Date,
+  opts: { trgmThreshold: number; limit: number; statuses?: readonly string[] },
+): Promise<ArticleHit[]> {
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(opts.trgmThreshold)}, true)`.execute(trx);
+    const { rows } = await sql<ArticleHit>`
+      SELECT id, headline, source, normalized_url, created_at AS seen_at
+      FROM articles
+      WHERE headline % ${text} AND status = ANY(${(opts.statuses ?? CURATED_STATUSES) as string[]}) AND sponsored IS NULL AND created_at >= ${since}
+      ORDER BY similarity(headline, ${text}) DESC, id DESC
+      LIMIT ${opts.limit}`.execute(trx);
+    return rows;
+  });
+}
+
+export async function wireReceiptsFor(db: Db, normalizedUrls: string[], since: Date): Promise<ReceiptInput[]> {
+  if (normalizedUrls.length === 0) return [];
+  const { rows } = await sql<ReceiptInput>`
+    SELECT r.source_name, r.source_url, r.item_url, r.ingested_at, r.publisher_claimed_at
+    FROM wire_items w JOIN wire_receipts r ON r.wire_item_id = w.id
+    WHERE w.normalized_url = ANY(${normalizedUrls}) AND r.ingested_at >= ${since}
+    ORDER BY r.ingested_at, r.id
+    LIMIT ${MAX_RECEIPTS}`.execute(db);
+  return rows;
+}
+
+export interface MatcherOptions {
+  now: Date;
+  /** pg_trgm similarity a candidate needs to be fetched at all (PROVENANCE_TRGM_THRESHOLD). */
+  trgmThreshold: number;
+  /** How many trigram candidates are scored with string-similarity. */
+  candidateLimit?: number;
+  /** Which article statuses count as coverage (wire promotion also counts the editors' queue). */
+  statuses?: readonly string[];
+}
+
+/** Scored headline matches (string-similarity on normalised headlines) at or above the threshold. */
+export async function headlineMatches(db: Db, text: string, since: Date, opts: MatcherOptions): Promise<MatchInput[]> {
+  const candidates = await headlineCandidates(db, text, since, { trgmThreshold: opts.trgmThreshold, limit: opts.candidateLimit ?? 50, statuses: opts.statuses });
+  const out: MatchInput[] = [];
+  for (const c of candidates) {
+    const similarity = headlineSimilarity(text, c.headline);
+    if (similarity >= HEADLINE_MATCH_THRESHOLD) out.push({ ...c, similarity, method: 'headline' });
+  }
+  return out;
+}
+
+/**
+ * The provenance check: URL first (normalised URL equality over the last 30 days of curated
+ * articles and wire receipts); headline similarity when only text is given, or when the URL
+ * matched no article and text is given too.
+ */
+export async function checkProvenance(db: Db, input: { url?: string; text?: string }, opts: MatcherOptions): Promise<ProvenanceCheckResult> {
+  const since = new Date(opts.now.getTime() - LOOKBACK_MS);
+  const normalizedUrl = input.url !== undefined ? normalizeUrl(input.url) : null;
+  const methods: ('url' | 'headline')[] = [];
+  let matches: MatchInput[] = [];
+  const receiptUrls = new Set<string>();
+  if (normalizedUrl) {
+    methods.push('url');
+    receiptUrls.add(normalizedUrl);
+    matches = (await articlesByUrl(db, normalizedUrl, since, opts.statuses)).map((a) => ({ ...a, similarity: 1, method: 'url' as const }));
+  }
+  const text = input.text?.trim();
+  if (text && matches.length === 0) {
+    methods.push('headline');
+    matches = await headlineMatches(db, text, since, opts);
+    for (const m of matches) receiptUrls.add(m.normalized_url);
+  }
+  const receipts = await wireReceiptsFor(db, [...receiptUrls], since);
+  return buildCheckResult({ normalizedUrl, matches, receipts, methods, now: opts.now });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Search
+
+export interface SearchHit {
+  id: number;
+  headline: string;
+  url: string;
+  normalized_url: string;
+  source: string;
+  tags: string[];
+  published_at: Date | null;
+  created_at: Date;
+  relevance: number;
+}
+
+/**
+ * Curated articles published within `days` that match `q` by full text (english stemming) or by
+ * trigram similarity (pg_trgm default threshold 0.3), ranked by trigram similarity + normalised
+ * ts_rank, newest first on ties.
+ */
+export async function searchCurated(db: Db, q: string, days: number, limit: number, now = new Date()): Promise<SearchHit[]> {
+  const since = new Date(now.getTime() - days * 86_400_000);
+  const { rows } = await sql<SearchHit>`
+    WITH query AS (SELECT websearch_to_tsquery('english', ${q}) AS tsq)
+    SELECT a.id, a.headline, a.url, a.normalized_url, a.source, a.tags, a.published_at, a.created_at,
+           round((similarity(a.headline, ${q}) + ts_rank(to_tsvector('english', a.headline), query.tsq, 32))::numeric, 4) AS relevance
+    FROM articles a, query
+    WHERE a.status = 'approved' AND a.sponsored IS NULL
+      AND COALESCE(a.published_at, a.created_at) >= ${since}
+      AND (to_tsvector('english', a.headline) @@ query.tsq OR a.headline % ${q})
+    ORDER BY relevance DESC, COALESCE(a.published_at, a.created_at) DESC, a.id DESC
+    LIMIT ${limit}`.execute(db);
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Receipts
+
+export async function receiptArticle(db: Db, id: number) {
+  return db
+    .selectFrom('articles')
+    .select(['id', 'headline', 'url', 'normalized_url', 'source', 'tags', 'status', 'origin', 'created_at', 'published_at', 'sponsored'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function topTldr(db: Db, articleId: number) {
+  return db
+    .selectFrom('yaps')
+    .select(['id', 'text', 'tags', 'score', 'created_at'])
+    .where('article_id', '=', articleId)
+    .where(sql<boolean>`'tldr' = ANY(tags)`)
+    .orderBy('score', 'desc')
+    .orderBy('id', 'asc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function topYaps(db: Db, articleId: number, limit: number) {
+  return db
+    .selectFrom('yaps')
+    .leftJoin('users', 'users.id', 'yaps.user_id')
+    .select(['yaps.id', 'yaps.text', 'yaps.tags', 'yaps.score', 'yaps.created_at', 'users.username', 'users.account_type'])
+    .where('yaps.article_id', '=', articleId)
+    .orderBy('yaps.score', 'desc')
+    .orderBy('yaps.id', 'asc')
+    .limit(limit)
+    .execute();
+}
+
+/** The wire item an article was promoted from, with every source that carried it. */
+export async function ingestReceipt(db: Db, articleId: number) {
+  const item = await db
+    .selectFrom('wire_items')
+    .select(['id', 'url', 'normalized_url', 'title', 'source_name', 'source_url', 'ingested_at', 'publisher_claimed_at', 'promoted_at', 'promoted_by', 'score', 'novelty'])
+    .where('promoted_article_id', '=', articleId)
+    .executeTakeFirst();
+  if (!item) return null;
+  const receipts = await db
+    .selectFrom('wire_receipts')
+    .select(['source_name', 'source_url', 'item_url', 'ingested_at', 'publisher_claimed_at'])
+    .where('wire_item_id', '=', item.id)
+    .orderBy('ingested_at')
+    .orderBy('id')
+    .execute();
+  return { item, receipts };
+}
+
+export async function editHistory(db: Db, articleId: number) {
+  return db
+    .selectFrom('article_edits')
+    .leftJoin('users', 'users.id', 'article_edits.editor_id')
+    .select(['article_edits.id', 'article_edits.editor_id', 'users.username', 'article_edits.changes', 'article_edits.created_at'])
+    .where('article_edits.article_id', '=', articleId)
+    .orderBy('article_edits.created_at')
+    .orderBy('article_edits.id')
+    .execute();
+}
