@@ -35,7 +35,10 @@ export function buildOpenApi(defs: RouteDef[], opts: { publicBaseUrl: string; ex
     for (const [status, r] of Object.entries(def.responses)) {
       responses[status] = {
         description: r.description,
-        headers: r.headers as never,
+        // A header object needs a schema; headers declared with a description only are strings.
+        headers: r.headers
+          ? Object.fromEntries(Object.entries(r.headers).map(([h, v]) => [h, { description: v.description, schema: v.schema ?? z.string() }]))
+          : undefined,
         content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined,
       };
     }
