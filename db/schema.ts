@@ -165,6 +165,30 @@ export interface ArticlesTable {
   sponsored: ColumnType<unknown | null, string | null, string | null>;
 }
 
+export interface PaymentsTable {
+  id: string;
+  method: string;
+  purpose: string;
+  replay_key: string;
+  network: string;
+  asset: string;
+  payer: string;
+  pay_to: string;
+  amount_atomic: string;
+  state: string;
+  valid_before: Date | null;
+  payload: ColumnType<unknown | null, string | null, string | null>;
+  transaction_hash: string | null;
+  settle_attempts: Generated<number>;
+  last_error: string | null;
+  resource: string;
+  article_id: number | null;
+  user_id: number | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  settled_at: Date | null;
+}
+
 export interface RefreshTokensTable {
   id: string;
   family: string;
@@ -292,6 +316,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   article_edits: ArticleEditsTable;
   articles: ArticlesTable;
+  payments: PaymentsTable;
   refresh_tokens: RefreshTokensTable;
   telegram_updates: TelegramUpdatesTable;
   users: UsersTable;

@@ -17,6 +17,9 @@ import { job as provenanceCheck } from './provenance-check.js';
 import { job as wireFetch } from './wire-fetch.js';
 import { job as wireFetchDue } from './wire-fetch-due.js';
 import { job as wirePromote } from './wire-promote.js';
+import { job as intelTrending } from './intel-trending.js';
+import { job as intelReport } from './intel-report.js';
+import { job as settlePayment } from './settle-payment.js';
 
 export const jobs = {
   ping,
@@ -33,6 +36,9 @@ export const jobs = {
   'wire-fetch': wireFetch,
   'wire-fetch-due': wireFetchDue,
   'wire-promote': wirePromote,
+  'intel-trending': intelTrending,
+  'intel-report': intelReport,
+  'settle-payment': settlePayment,
 } as const;
 
 export type Jobs = typeof jobs;

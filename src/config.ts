@@ -110,6 +110,33 @@ export const envSchema = z.object({
   AGENT_REGISTRATION_WINDOW_S: z.coerce.number().int().min(1).max(86_400).default(600),
   HANDSHAKE_TTL_S: z.coerce.number().int().min(1).max(86_400).default(600),
   AGENT_INVITE_TTL_S: z.coerce.number().int().min(60).max(30 * 86_400).default(3600),
+  /** Intel: how long a computed trending result or report stays cached per parameter set (the worker refreshes the common ones on a schedule). */
+  INTEL_CACHE_TTL_S: z.coerce.number().int().min(1).max(86_400).default(300),
+  /** x402: address that receives payments (report, sponsored posts, mainnet fallback). Unset: paid endpoints answer 503 payments_not_configured; builder keys still work. */
+  X402_PAY_TO: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be an Ethereum address (0x + 40 hex digits)').optional(),
+  /** x402: CAIP-2 network of the `exact` payment (eip155:8453 Base; eip155:84532 Base Sepolia for testing). */
+  X402_NETWORK: z.string().regex(/^eip155:[1-9]\d{0,15}$/, 'must be a CAIP-2 EVM network, e.g. eip155:8453').default('eip155:8453'),
+  /** x402: EIP-3009 token contract; unset = the network's USDC (Base 0x8335...2913, Base Sepolia 0x036C...CF7e). */
+  X402_ASSET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a token contract address').optional(),
+  /** x402: EIP-712 domain name and version of X402_ASSET (required for a token that is not the network's USDC). */
+  X402_ASSET_NAME: z.string().min(1).max(100).optional(),
+  X402_ASSET_VERSION: z.string().min(1).max(20).optional(),
+  /** x402: price of one intel report in the asset's atomic units (250000 = 0.25 USDC); the mainnet fallback uses the same figure. */
+  X402_PRICE_ATOMIC: z.coerce.number().int().min(1).max(1e15).default(250_000),
+  /** x402: maxTimeoutSeconds advertised in the payment requirements (the client's authorization validity). */
+  X402_MAX_TIMEOUT_S: z.coerce.number().int().min(10).max(86_400).default(300),
+  /** x402: facilitator base URL; the settle-payment job POSTs to <url>/settle (and <url>/verify when X402_VERIFY_MODE=facilitator). */
+  X402_FACILITATOR_URL: url(['http:', 'https:']).default('https://x402.org/facilitator'),
+  /** x402: `local` checks the EIP-3009 signature, amount, recipient and validity window in-process (no RPC); `facilitator` also asks the facilitator's /verify (balance, on-chain nonce). */
+  X402_VERIFY_MODE: z.enum(['local', 'facilitator']).default('local'),
+  /** x402: per-request timeout of facilitator calls. */
+  X402_FACILITATOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** Sponsored posts (tier express): price in X402_ASSET atomic units (25000000 = 25 USDC); the mainnet fallback uses the same figure. */
+  SPONSORED_PRICE_ATOMIC: z.coerce.number().int().min(1).max(1e15).default(25_000_000),
+  /** Mainnet fallback (X-Payment-Tx / X-Payment-From): Ethereum mainnet JSON-RPC URL. Unset: the fallback answers 503 payment_fallback_unavailable. */
+  ETH_RPC_URL: url(['http:', 'https:']).optional(),
+  /** Mainnet fallback: blocks a transfer needs (its own block included) before it pays. */
+  MAINNET_MIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(10_000).default(12),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -15,6 +15,9 @@ import { walletAuthRoutes } from './wallet-auth.js';
 import { yapRoutes } from './yaps.js';
 import { provenanceRoutes } from './provenance.js';
 import { wireRoutes } from './wire.js';
+import { intelRoutes } from './intel.js';
+import { paymentRoutes } from './payments.js';
+import { sponsoredRoutes } from './sponsored.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -30,6 +33,9 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...telegramWebhookRoutes(deps),
     ...provenanceRoutes(deps),
     ...wireRoutes(deps),
+    ...intelRoutes(deps),
+    ...sponsoredRoutes(deps),
+    ...paymentRoutes(deps),
   ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));

@@ -1,0 +1,47 @@
+/**
+ * intel-report: compute GET /intel/report/ into the Redis cache (src/intel/cache.ts), one key per
+ * parameter set, INTEL_CACHE_TTL_S long.
+ *  - With {hours, topics, top_n}: that set (enqueued by the web process on a cache miss).
+ *  - Scheduled, with {}: the default set (24 h, all topics, top 10) and the sets clients asked for
+ *    in the last hour (at most 20).
+ * Idempotent: recomputing overwrites the cache.
+ */
+import { z } from 'zod';
+import { DEFAULT_HOURS, HOURS_RANGE, MAX_TOPIC_LENGTH, MAX_TOPICS, REPORT_TOP_N, TOPIC_PATTERN, type ReportParams } from '../src/domain/intel.js';
+import { IntelCache } from '../src/intel/cache.js';
+import { computeReport, type IntelReport } from '../src/intel/compute.js';
+import { defaultJobOptions, defineJob } from './define.js';
+
+const params = z.object({
+  hours: z.number().int().min(HOURS_RANGE.min).max(HOURS_RANGE.max),
+  topics: z.array(z.string().max(MAX_TOPIC_LENGTH).regex(TOPIC_PATTERN)).max(MAX_TOPICS),
+  top_n: z.number().int().min(REPORT_TOP_N.min).max(REPORT_TOP_N.max),
+});
+
+export const payload = params.partial().default({});
+
+export const DEFAULT_REPORT: ReportParams = { hours: DEFAULT_HOURS, topics: [], top_n: REPORT_TOP_N.default };
+
+export const job = defineJob({
+  name: 'intel-report',
+  payload,
+  options: { ...defaultJobOptions, attempts: 2, backoffMs: 500, concurrency: 4 },
+  async run(p, deps): Promise<{ result: IntelReport | null; refreshed: number }> {
+    const cache = new IntelCache(deps.redis, deps.config.QUEUE_PREFIX, deps.config.INTEL_CACHE_TTL_S);
+    const one = async (set: ReportParams) => {
+      const result = await computeReport(deps.db, set);
+      await cache.put(cache.key('report', set), result);
+      return result;
+    };
+    if (p.hours !== undefined && p.top_n !== undefined) {
+      const set = { hours: p.hours, top_n: p.top_n, topics: [...new Set(p.topics ?? [])].sort() };
+      return { result: await one(set), refreshed: 1 };
+    }
+    const sets = new Map<string, ReportParams>([[cache.key('report', DEFAULT_REPORT), DEFAULT_REPORT]]);
+    for (const s of await cache.recentRequests<ReportParams>('report')) {
+      if (params.safeParse(s).success) sets.set(cache.key('report', s), s);
+    }
+    for (const s of sets.values()) await one(s);
+    return { result: null, refreshed: sets.size };
+  },
+});

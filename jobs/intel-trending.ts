@@ -1,0 +1,44 @@
+/**
+ * intel-trending: compute GET /intel/trending/ results into the Redis cache (src/intel/cache.ts).
+ *  - With {hours, top_n}: that parameter set (the web process enqueues it on a cache miss and waits
+ *    at most JOB_WAIT_MS for the result).
+ *  - Scheduled, with {}: the default set (24 h, top 20) and every set a client asked for in the last
+ *    hour (at most 20), so the common ones are always served from the cache.
+ * Idempotent: recomputing overwrites the cache with the same figures (up to the passing of time).
+ */
+import { z } from 'zod';
+import { DEFAULT_HOURS, HOURS_RANGE, TRENDING_TOP_N, type TrendingParams } from '../src/domain/intel.js';
+import { IntelCache } from '../src/intel/cache.js';
+import { computeTrending, type TrendingResult } from '../src/intel/compute.js';
+import { defaultJobOptions, defineJob } from './define.js';
+
+export const payload = z
+  .object({
+    hours: z.number().int().min(HOURS_RANGE.min).max(HOURS_RANGE.max),
+    top_n: z.number().int().min(TRENDING_TOP_N.min).max(TRENDING_TOP_N.max),
+  })
+  .partial()
+  .default({});
+
+export const DEFAULT_TRENDING: TrendingParams = { hours: DEFAULT_HOURS, top_n: TRENDING_TOP_N.default };
+
+export const job = defineJob({
+  name: 'intel-trending',
+  payload,
+  options: { ...defaultJobOptions, attempts: 2, backoffMs: 500, concurrency: 4 },
+  async run(p, deps): Promise<{ result: TrendingResult | null; refreshed: number }> {
+    const cache = new IntelCache(deps.redis, deps.config.QUEUE_PREFIX, deps.config.INTEL_CACHE_TTL_S);
+    const one = async (params: TrendingParams) => {
+      const result = await computeTrending(deps.db, params);
+      await cache.put(cache.key('trending', params), result);
+      return result;
+    };
+    if (p.hours !== undefined && p.top_n !== undefined) return { result: await one({ hours: p.hours, top_n: p.top_n }), refreshed: 1 };
+    const sets = new Map<string, TrendingParams>([[cache.key('trending', DEFAULT_TRENDING), DEFAULT_TRENDING]]);
+    for (const s of await cache.recentRequests<TrendingParams>('trending')) {
+      if (payload.safeParse(s).success) sets.set(cache.key('trending', s), s);
+    }
+    for (const s of sets.values()) await one(s);
+    return { result: null, refreshed: sets.size };
+  },
+});

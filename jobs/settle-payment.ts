@@ -1,0 +1,109 @@
+/**
+ * settle-payment: settle a locally verified x402 payment through the facilitator's POST /settle
+ * (X402_FACILITATOR_URL), recording each step in payments.state:
+ *   verified -> settling (each attempt; settle_attempts + 1) -> settled (transaction hash) | failed
+ *  - Transient problems (network, timeout, facilitator 5xx or malformed answer) are retried with
+ *    exponential backoff (6 attempts, 1 s doubling: all within the authorization's validity).
+ *  - A refusal (HTTP 4xx or success: false: bad signature, insufficient balance, nonce used on
+ *    chain...) is final: state failed, the payer is suspended for 24 h (src/payments/replay.ts).
+ *  - After an indeterminate attempt (timeout: the facilitator may have sent the transfer), a later
+ *    "nonce already used" answer means our own transfer went through: settled, hash unknown.
+ *  - A sponsored post's ad gets is_paid = true on success and sponsored_payment_failed on failure.
+ * Scheduled with {} it sweeps: x402 payments still `verified` after 60 s (their job was lost) are
+ * enqueued again under the same deterministic job id.
+ */
+import { FacilitatorTimeoutError, HTTPFacilitatorClient } from '@x402/core/http';
+import { SettleError, type PaymentPayload, type PaymentRequirements, type SettleResponse } from '@x402/core/types';
+import { z } from 'zod';
+import { articleEvent } from '../src/domain/article-event.js';
+import { ReplayGuard } from '../src/payments/replay.js';
+import { beginSettlement, markFailed, markSettled, orphanedPayments, recordSettleError, type PaymentRow } from '../src/queries/payments.js';
+import { failAdPayment, markAdPaid } from '../src/queries/sponsored.js';
+import { defaultJobOptions, defineJob, PermanentJobError, type JobDeps } from './define.js';
+
+export const payload = z
+  .object({ payment_id: z.string().regex(/^pay_[A-Za-z0-9_-]{22}$/).optional() })
+  .default({});
+
+const ATTEMPTS = 6;
+const INDETERMINATE = 'indeterminate:';
+const SWEEP_AFTER_S = 60;
+
+export type SettleOutcome =
+  | { kind: 'settled'; transaction: string | null }
+  | { kind: 'refused'; reason: string }
+  | { kind: 'transient'; reason: string; indeterminate: boolean };
+
+/** Classify one facilitator answer (pure). */
+export function classifySettle(res: SettleResponse | null, err: unknown, previousError: string | null): SettleOutcome {
+  if (res?.success) return { kind: 'settled', transaction: res.transaction || null };
+  let reason: string;
+  if (res) reason = res.errorReason ?? 'settle_failed';
+  else if (err instanceof SettleError) {
+    if (err.statusCode >= 500) return { kind: 'transient', reason: `facilitator ${err.statusCode}: ${err.errorReason ?? 'error'}`, indeterminate: false };
+    reason = err.errorReason ?? `facilitator ${err.statusCode}`;
+  } else if (err instanceof FacilitatorTimeoutError) return { kind: 'transient', reason: 'facilitator timeout', indeterminate: true };
+  else return { kind: 'transient', reason: (err as Error)?.message?.slice(0, 200) ?? 'facilitator unreachable', indeterminate: false };
+  if (/nonce_already_used/.test(reason) && previousError?.startsWith(INDETERMINATE)) return { kind: 'settled', transaction: null };
+  return { kind: 'refused', reason };
+}
+
+async function finishFailed(deps: JobDeps, row: PaymentRow, reason: string, suspendPayer: boolean) {
+  await markFailed(deps.db, row.id, reason);
+  if (suspendPayer) await new ReplayGuard(deps.redis, deps.config.QUEUE_PREFIX).suspend(row.payer);
+  if (row.article_id !== null) {
+    const killed = await failAdPayment(deps.db, row.article_id);
+    if (killed) await deps.events.publish(articleEvent('news.killed', killed, 'submitted'));
+  }
+  deps.log.warn({ paymentId: row.id, reason }, 'payment settlement failed');
+}
+
+export const job = defineJob({
+  name: 'settle-payment',
+  payload,
+  options: { ...defaultJobOptions, attempts: ATTEMPTS, backoffMs: 1000, concurrency: 8 },
+  async run(p, deps, ctx) {
+    if (!p.payment_id) {
+      const ids = await orphanedPayments(deps.db, SWEEP_AFTER_S);
+      for (const id of ids) await deps.enqueue('settle-payment', { payment_id: id }, { jobId: `settle-${id}` });
+      return { swept: ids.length };
+    }
+    const row = await beginSettlement(deps.db, p.payment_id);
+    if (!row) return { state: 'final' as const };
+    if (row.method !== 'x402' || !row.payload) throw new PermanentJobError(`payment ${row.id} is not an x402 payment`);
+    const { paymentPayload, paymentRequirements } = row.payload as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };
+
+    if (row.valid_before && row.valid_before.getTime() <= Date.now()) {
+      // Not the payer's fault (we were late): no suspension.
+      await finishFailed(deps, row, 'authorization expired before it could be settled', false);
+      throw new PermanentJobError(`payment ${row.id}: authorization expired before settlement`);
+    }
+
+    const client = new HTTPFacilitatorClient({ url: deps.config.X402_FACILITATOR_URL, timeoutMs: deps.config.X402_FACILITATOR_TIMEOUT_MS });
+    let res: SettleResponse | null = null;
+    let error: unknown = null;
+    try {
+      res = await client.settle(paymentPayload, paymentRequirements);
+    } catch (err) {
+      error = err;
+    }
+    const outcome = classifySettle(res, error, row.last_error);
+    if (outcome.kind === 'settled') {
+      await markSettled(deps.db, row.id, outcome.transaction);
+      if (row.article_id !== null) await markAdPaid(deps.db, row.article_id);
+      deps.log.info({ paymentId: row.id, transaction: outcome.transaction, attempt: ctx.attempt }, 'payment settled');
+      return { state: 'settled' as const, transaction: outcome.transaction };
+    }
+    if (outcome.kind === 'refused') {
+      await finishFailed(deps, row, outcome.reason, true);
+      throw new PermanentJobError(`payment ${row.id} refused by the facilitator: ${outcome.reason}`);
+    }
+    const note = `${outcome.indeterminate ? INDETERMINATE : ''}${outcome.reason}`;
+    if (ctx.attempt >= ATTEMPTS) {
+      await finishFailed(deps, row, `gave up after ${ctx.attempt} attempts: ${note}`, false);
+      throw new PermanentJobError(`payment ${row.id}: settlement gave up: ${note}`);
+    }
+    await recordSettleError(deps.db, row.id, note);
+    throw new Error(`payment ${row.id}: settlement attempt ${ctx.attempt} failed: ${note}`);
+  },
+});

@@ -1,0 +1,59 @@
+/**
+ * Redis cache of computed intel results, one key per parameter set, INTEL_CACHE_TTL_S long.
+ * Values are the JSON the web process serves as-is. Parameter sets that clients asked for are
+ * remembered for REQUESTED_WINDOW_S in a sorted set, so the scheduled jobs keep them warm.
+ */
+import { reportParamsId, trendingParamsId, type ReportParams, type TrendingParams } from '../domain/intel.js';
+import type { Redis } from '../redis.js';
+
+export type IntelKind = 'trending' | 'report';
+
+/** A parameter set asked for within this many seconds is refreshed by the schedule. */
+export const REQUESTED_WINDOW_S = 3600;
+/** At most this many non-default parameter sets per kind are refreshed per scheduled run. */
+export const MAX_WARM_SETS = 20;
+
+export class IntelCache {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    readonly ttlS: number,
+  ) {}
+
+  key(kind: 'trending', p: TrendingParams): string;
+  key(kind: 'report', p: ReportParams): string;
+  key(kind: IntelKind, p: TrendingParams | ReportParams): string {
+    const id = kind === 'report' ? reportParamsId(p as ReportParams) : trendingParamsId(p as TrendingParams);
+    return `${this.prefix}:intel:${kind}:${id}`;
+  }
+
+  /** Job id for computing one parameter set, the same for every caller within one TTL bucket (so concurrent misses share one job). */
+  jobId(kind: IntelKind, p: TrendingParams | ReportParams, nowMs = Date.now()): string {
+    const id = kind === 'report' ? reportParamsId(p as ReportParams) : trendingParamsId(p as TrendingParams);
+    return `intel-${kind}-${id}-b${Math.floor(nowMs / (this.ttlS * 1000))}`;
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.redis.get(key);
+  }
+
+  async put(key: string, value: unknown): Promise<void> {
+    await this.redis.set(key, JSON.stringify(value), 'EX', this.ttlS);
+  }
+
+  private requestedKey(kind: IntelKind) {
+    return `${this.prefix}:intel:requested:${kind}`;
+  }
+
+  async noteRequest(kind: IntelKind, p: TrendingParams | ReportParams, nowMs = Date.now()): Promise<void> {
+    await this.redis.zadd(this.requestedKey(kind), nowMs, JSON.stringify(p));
+  }
+
+  /** Parameter sets asked for recently (newest first); older entries are dropped. */
+  async recentRequests<P>(kind: IntelKind, nowMs = Date.now()): Promise<P[]> {
+    const key = this.requestedKey(kind);
+    await this.redis.zremrangebyscore(key, '-inf', nowMs - REQUESTED_WINDOW_S * 1000);
+    const members = await this.redis.zrevrange(key, 0, MAX_WARM_SETS - 1);
+    return members.map((m) => JSON.parse(m) as P);
+  }
+}

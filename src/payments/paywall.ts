@@ -1,0 +1,300 @@
+/**
+ * Paid access for Koa routes: the x402 v2 HTTP flow (PAYMENT-REQUIRED -> PAYMENT-SIGNATURE ->
+ * PAYMENT-RESPONSE), API-key tiers, and the mainnet-transfer fallback, in two phases so that a
+ * payment is consumed only when the response is actually served:
+ *
+ *   const grant = await paywall.authorize(ctx, offer)   // 402/503 on any problem; nothing consumed
+ *   ...compute the response...
+ *   await grant.commit()                                 // claim nonce/tx (Redis NX + Postgres), record,
+ *                                                        // enqueue settlement, set PAYMENT-RESPONSE
+ *
+ * Why not x402HTTPResourceServer.processHTTPRequest/processSettlement: it treats an undecodable
+ * PAYMENT-SIGNATURE as "no payment" (one generic 402), folds accepted-field mismatches into
+ * "No matching payment requirements", verifies through a facilitator round trip and settles
+ * before the response is sent. We keep its wire format (the @x402/core types and header codecs,
+ * the @x402/evm EIP-3009 types and reason strings) and do the rest as the v2 spec describes:
+ * local signature verification, distinct error codes, settlement in a worker job.
+ */
+import { HTTPFacilitatorClient, encodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentRequirements } from '@x402/core/types';
+import type { Context } from 'koa';
+import type { Transaction } from 'kysely';
+import { getAddress, type Address } from 'viem';
+import type { Database } from '../../db/schema.js';
+import type { Tier } from '../auth/api-keys.js';
+import type { AppDeps } from '../deps.js';
+import { AppError } from '../errors.js';
+import { API_PREFIX } from '../http/openapi.js';
+import { insertPayment, newPaymentId, replayKeyUsed } from '../queries/payments.js';
+import { PaymentRejection, reject, unavailable } from './errors.js';
+import { MainnetVerifier, parseFallbackHeaders } from './mainnet.js';
+import { mainnetReplayKey, ReplayGuard, x402ReplayKey } from './replay.js';
+import {
+  formatUnits6,
+  MAINNET_CHAIN_ID,
+  MAINNET_STABLECOINS,
+  paymentRequired,
+  paymentRequiredHeaders,
+  paymentRequirements,
+  resolveAsset,
+  type AssetInfo,
+  type Offer,
+} from './requirements.js';
+import { verifyExactPayment } from './x402-verify.js';
+
+/** Attach the purchased thing inside the payment's transaction; returns the article id it paid for, if any. */
+export type Attach = (trx: Transaction<Database>, paymentId: string) => Promise<number | null>;
+
+export type Grant =
+  | { kind: 'api_key'; tier: Tier }
+  | {
+      kind: 'payment';
+      method: 'x402' | 'mainnet_transfer';
+      payer: Address;
+      /** Consume the payment and record it; throws 402 payment_replayed if another request got there first. */
+      commit(attach?: Attach): Promise<{ paymentId: string; articleId: number | null }>;
+    };
+
+export interface AuthorizeOptions {
+  /** API-key tiers that include this resource (the report: builder, enterprise). */
+  apiKeyTiers?: Tier[];
+}
+
+export class Paywall {
+  private asset: AssetInfo | null = null;
+  private readonly guard: ReplayGuard;
+  private readonly mainnet: MainnetVerifier | null;
+  private readonly facilitator: HTTPFacilitatorClient | null;
+
+  constructor(private readonly deps: AppDeps) {
+    this.guard = new ReplayGuard(deps.redis, deps.config.QUEUE_PREFIX);
+    this.mainnet = deps.config.ETH_RPC_URL ? new MainnetVerifier(deps.config.ETH_RPC_URL, deps.config.MAINNET_MIN_CONFIRMATIONS) : null;
+    this.facilitator =
+      deps.config.X402_VERIFY_MODE === 'facilitator'
+        ? new HTTPFacilitatorClient({ url: deps.config.X402_FACILITATOR_URL, timeoutMs: deps.config.X402_FACILITATOR_TIMEOUT_MS })
+        : null;
+  }
+
+  private payTo(): Address {
+    const p = this.deps.config.X402_PAY_TO;
+    if (!p) throw unavailable('payments_not_configured', 'paid access is not configured on this server (X402_PAY_TO)');
+    return getAddress(p);
+  }
+
+  requirementsFor(offer: Offer): PaymentRequirements {
+    this.asset ??= resolveAsset(this.deps.config);
+    return paymentRequirements(this.deps.config, this.asset, this.payTo(), offer);
+  }
+
+  /** The payment options a client can choose from (the 402 body's details; also documented in OpenAPI). */
+  private options(offer: Offer, opts: AuthorizeOptions, req: PaymentRequirements, x402Reason: string | undefined) {
+    const pr = paymentRequired(this.deps.config, req, offer, x402Reason);
+    return {
+      ...pr,
+      price: { amount_atomic: offer.amountAtomic.toString(), decimals: 6, display: `${formatUnits6(offer.amountAtomic)} USD` },
+      alternatives: {
+        ...(opts.apiKeyTiers?.length
+          ? { api_key: { header: 'Authorization: Bearer <API key>', tiers: opts.apiKeyTiers, note: 'the builder tier includes the intel report' } }
+          : {}),
+        mainnet_transfer: this.mainnet
+          ? {
+              headers: ['X-Payment-Tx', 'X-Payment-From'],
+              chain_id: MAINNET_CHAIN_ID,
+              tokens: Object.fromEntries(Object.entries(MAINNET_STABLECOINS).map(([a, t]) => [t.symbol, getAddress(a)])),
+              pay_to: req.payTo,
+              min_amount_atomic: offer.amountAtomic.toString(),
+              min_confirmations: this.deps.config.MAINNET_MIN_CONFIRMATIONS,
+            }
+          : null,
+      },
+    };
+  }
+
+  /** A PaymentRejection as the HTTP error: 402 with PAYMENT-REQUIRED, or 503. */
+  toHttpError(rej: PaymentRejection, offer: Offer, opts: AuthorizeOptions): AppError {
+    if (rej.status === 503) return new AppError(503, rej.code, rej.message, rej.details, rej.headers);
+    const req = this.requirementsFor(offer);
+    const details = { ...this.options(offer, opts, req, rej.x402Reason), problem: rej.details };
+    const pr = paymentRequired(this.deps.config, req, offer, rej.x402Reason);
+    return new AppError(402, rej.code, rej.message, details, { ...paymentRequiredHeaders(pr), ...rej.headers });
+  }
+
+  /** Phase 1: decide whether this request is paid for. Throws 402/503 AppErrors; consumes nothing. */
+  async authorize(ctx: Context, offer: Offer, opts: AuthorizeOptions = {}): Promise<Grant> {
+    const key = ctx.state.apiKey;
+    if (key && opts.apiKeyTiers?.includes(key.tier)) return { kind: 'api_key', tier: key.tier };
+    try {
+      return await this.authorizePayment(ctx, offer, opts);
+    } catch (err) {
+      if (err instanceof PaymentRejection) throw this.toHttpError(err, offer, opts);
+      throw err;
+    }
+  }
+
+  private async authorizePayment(ctx: Context, offer: Offer, opts: AuthorizeOptions): Promise<Grant> {
+    const req = this.requirementsFor(offer);
+    const signature = ctx.get('payment-signature');
+    if (signature) return this.authorizeX402(ctx, offer, req, signature);
+    const tx = ctx.get('x-payment-tx');
+    const from = ctx.get('x-payment-from');
+    if (tx || from) return this.authorizeMainnet(ctx, offer, req, tx, from);
+    if (ctx.get('x-payment')) {
+      throw reject('payment_requirements_mismatch', 'X-PAYMENT (x402 v1) is not accepted; send the x402 v2 PAYMENT-SIGNATURE header', 'invalid_x402_version');
+    }
+    const key = ctx.state.apiKey;
+    if (key) {
+      throw reject(
+        'api_key_tier_insufficient',
+        `the ${key.tier} tier does not include this resource; ${opts.apiKeyTiers?.length ? `the ${opts.apiKeyTiers.join(' and ')} tiers do (builder includes the intel report), or ` : ''}pay per call as described in PAYMENT-REQUIRED`,
+        'payment_required',
+        { api_key_tier: key.tier },
+      );
+    }
+    throw reject('payment_required', `payment required: ${formatUnits6(offer.amountAtomic)} USDC on ${req.network} (see PAYMENT-REQUIRED), or another option in details.alternatives`, 'payment_required');
+  }
+
+  private async authorizeX402(ctx: Context, offer: Offer, req: PaymentRequirements, header: string): Promise<Grant> {
+    const v = await verifyExactPayment(header, req);
+    const replayKey = x402ReplayKey(req.network, req.asset, v.payer, v.nonce);
+    const seen = await this.guard.check(replayKey, v.payer);
+    if (seen.used) throw reject('payment_replayed', 'this authorization nonce has already paid for a request; sign a new authorization', 'invalid_exact_evm_nonce_already_used');
+    if (seen.suspended) throw reject('payment_payer_suspended', `a recent payment from ${v.payer} failed to settle; payments from it are refused for now`, 'invalid_exact_evm_insufficient_balance');
+    if (this.facilitator) {
+      let res;
+      try {
+        res = await this.facilitator.verify(v.paymentPayload, req);
+      } catch {
+        throw unavailable('payment_verifier_unavailable', 'the payment facilitator could not be reached; the payment was not used, retry');
+      }
+      if (!res.isValid) {
+        throw reject('payment_rejected_by_facilitator', `the facilitator refused the payment: ${res.invalidReason ?? 'invalid'}`, res.invalidReason ?? 'invalid_payment', {
+          reason: res.invalidReason ?? null,
+        });
+      }
+    }
+    const nowS = Date.now() / 1000;
+    return {
+      kind: 'payment',
+      method: 'x402',
+      payer: v.payer,
+      commit: once(async (attach) => {
+        const paymentId = newPaymentId();
+        const articleId = await this.record(offer, replayKey, Number(v.validBefore) - nowS + 300, {
+          id: paymentId,
+          method: 'x402',
+          purpose: offer.purpose,
+          replayKey,
+          network: req.network,
+          asset: req.asset,
+          payer: v.payer,
+          payTo: req.payTo,
+          amountAtomic: v.value.toString(),
+          state: 'verified',
+          validBefore: new Date(Number(v.validBefore) * 1000),
+          payload: { paymentPayload: v.paymentPayload, paymentRequirements: req },
+          transactionHash: null,
+          resource: `${ctx.method} ${ctx.path}`,
+          userId: ctx.state.user?.id ?? null,
+        }, attach);
+        try {
+          await this.deps.queue.enqueue('settle-payment', { payment_id: paymentId }, { jobId: `settle-${paymentId}` });
+        } catch (err) {
+          // Recorded as verified: the scheduled sweep of settle-payment picks it up.
+          this.deps.log.warn({ paymentId, err: (err as Error).message }, 'settle-payment enqueue failed; left to the sweep');
+        }
+        ctx.set(
+          'PAYMENT-RESPONSE',
+          encodePaymentResponseHeader({
+            success: true,
+            transaction: '',
+            network: req.network as `${string}:${string}`,
+            payer: v.payer,
+            extra: { payment_id: paymentId, state: 'verified', settlement: 'deferred', status_url: this.statusUrl(paymentId) },
+          }),
+        );
+        ctx.set('Cache-Control', 'private, no-store');
+        return { paymentId, articleId };
+      }),
+    };
+  }
+
+  private async authorizeMainnet(ctx: Context, offer: Offer, req: PaymentRequirements, txHeader: string, fromHeader: string): Promise<Grant> {
+    const { txHash, from } = parseFallbackHeaders(txHeader, fromHeader);
+    if (!this.mainnet) throw unavailable('payment_fallback_unavailable', 'the mainnet transfer fallback is not configured on this server (ETH_RPC_URL)');
+    const replayKey = mainnetReplayKey(txHash);
+    const seen = await this.guard.check(replayKey, from);
+    if (seen.used || (await replayKeyUsed(this.deps.db, replayKey))) {
+      throw reject('payment_replayed', `transaction ${txHash} has already paid for a request`, 'invalid_transaction_already_used', { tx: txHash });
+    }
+    const t = await this.mainnet.verify(txHash, from, getAddress(req.payTo), offer.amountAtomic);
+    return {
+      kind: 'payment',
+      method: 'mainnet_transfer',
+      payer: from,
+      commit: once(async (attach) => {
+        const paymentId = newPaymentId();
+        const articleId = await this.record(offer, replayKey, 30 * 24 * 3600, {
+          id: paymentId,
+          method: 'mainnet_transfer',
+          purpose: offer.purpose,
+          replayKey,
+          network: `eip155:${MAINNET_CHAIN_ID}`,
+          asset: t.token,
+          payer: from,
+          payTo: req.payTo,
+          amountAtomic: t.amount.toString(),
+          state: 'settled',
+          validBefore: null,
+          payload: { token: t.symbol, block_number: t.blockNumber.toString(), confirmations: t.confirmations.toString() },
+          transactionHash: txHash,
+          resource: `${ctx.method} ${ctx.path}`,
+          userId: ctx.state.user?.id ?? null,
+        }, attach);
+        ctx.set(
+          'PAYMENT-RESPONSE',
+          encodePaymentResponseHeader({
+            success: true,
+            transaction: txHash,
+            network: `eip155:${MAINNET_CHAIN_ID}`,
+            payer: from,
+            extra: { payment_id: paymentId, state: 'settled', status_url: this.statusUrl(paymentId) },
+          }),
+        );
+        ctx.set('Cache-Control', 'private, no-store');
+        return { paymentId, articleId };
+      }),
+    };
+  }
+
+  /** Claim in Redis, then insert (and attach) in one Postgres transaction; a conflict is a replay. */
+  private async record(offer: Offer, replayKey: string, ttlS: number, row: Parameters<typeof insertPayment>[1], attach?: Attach): Promise<number | null> {
+    const replayed = () =>
+      this.toHttpError(reject('payment_replayed', 'this payment has already paid for a request', row.method === 'x402' ? 'invalid_exact_evm_nonce_already_used' : 'invalid_transaction_already_used'), offer, {});
+    if (!(await this.guard.claim(replayKey, ttlS))) throw replayed();
+    let outcome: { articleId: number | null } | null;
+    try {
+      outcome = await this.deps.db.transaction().execute(async (trx) => {
+        const ins = await insertPayment(trx, row);
+        if (!ins) return null;
+        const articleId = attach ? await attach(trx, row.id) : null;
+        if (articleId !== null) await trx.updateTable('payments').set({ article_id: articleId }).where('id', '=', row.id).execute();
+        return { articleId };
+      });
+    } catch (err) {
+      await this.guard.release(replayKey).catch(() => undefined);
+      throw err;
+    }
+    // The Redis key stays claimed: Postgres says this payment was used before (Redis had lost it).
+    if (!outcome) throw replayed();
+    return outcome.articleId;
+  }
+
+  statusUrl(paymentId: string): string {
+    return new URL(`${API_PREFIX}/payments/${paymentId}/`, this.deps.config.PUBLIC_BASE_URL).toString();
+  }
+}
+
+function once<A extends unknown[], R>(fn: (...a: A) => Promise<R>): (...a: A) => Promise<R> {
+  let p: Promise<R> | undefined;
+  return (...a) => (p ??= fn(...a));
+}

@@ -1,0 +1,161 @@
+/**
+ * Local verification of an x402 v2 `exact` EVM payment (EIP-3009 transferWithAuthorization), with
+ * no RPC: the checks of @x402/evm's facilitator that need no chain access, in the same terms.
+ *   1. PAYMENT-SIGNATURE is base64 of JSON: {x402Version: 2, accepted, payload: {authorization, signature}}
+ *   2. accepted matches what we offered (scheme exact, network, asset, payTo, amount)
+ *   3. authorization.to = payTo and authorization.value = amount (exact scheme: equal, not "at least")
+ *   4. validAfter <= now < validBefore - 6 s (the facilitator's margin for getting the transfer mined)
+ *   5. the EIP-712 signature over TransferWithAuthorization, under the token's domain (name, version,
+ *      chainId, verifyingContract = asset) taken from OUR requirements, recovers to authorization.from
+ * What it cannot know without a chain (balance, whether the nonce was already used on chain, smart-
+ * wallet signatures) is settled by the facilitator; X402_VERIFY_MODE=facilitator asks /verify first.
+ */
+import { decodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { authorizationTypes } from '@x402/evm';
+import { getAddress, verifyTypedData, type Address, type Hex } from 'viem';
+import { z } from 'zod';
+import { reject } from './errors.js';
+import { chainIdOf, SCHEME, X402_VERSION } from './requirements.js';
+
+/** Largest PAYMENT-SIGNATURE header we decode (a real one is ~1.2 KB). */
+export const MAX_PAYMENT_HEADER_LENGTH = 16 * 1024;
+/** validBefore must be at least this far ahead (same margin as @x402/evm's facilitator). */
+export const VALID_BEFORE_MARGIN_S = 6;
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+const uint = z.string().regex(/^\d{1,78}$/);
+
+const payloadSchema = z.object({
+  x402Version: z.number().int(),
+  accepted: z.object({
+    scheme: z.string(),
+    network: z.string(),
+    asset: z.string(),
+    amount: z.string(),
+    payTo: z.string(),
+    maxTimeoutSeconds: z.number().optional(),
+    extra: z.record(z.string(), z.unknown()).optional(),
+  }),
+  payload: z.object({
+    signature: z.string().regex(/^0x[0-9a-fA-F]+$/),
+    authorization: z.object({
+      from: address,
+      to: address,
+      value: uint,
+      validAfter: uint,
+      validBefore: uint,
+      nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+    }),
+  }),
+  resource: z.unknown().optional(),
+  extensions: z.unknown().optional(),
+});
+
+export interface VerifiedAuthorization {
+  payer: Address;
+  payTo: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+  /** The decoded payload as received (settled later through the facilitator). */
+  paymentPayload: PaymentPayload;
+}
+
+/** Step 1: decode and shape-check the header. */
+export function decodePaymentHeader(header: string): { payload: PaymentPayload; parsed: z.infer<typeof payloadSchema> } {
+  const bad = (why: string) => reject('payment_invalid_encoding', `PAYMENT-SIGNATURE ${why}`, 'invalid_payload', { header: 'PAYMENT-SIGNATURE' });
+  if (header.length > MAX_PAYMENT_HEADER_LENGTH) throw bad(`is longer than ${MAX_PAYMENT_HEADER_LENGTH} characters`);
+  let raw: unknown;
+  try {
+    raw = decodePaymentSignatureHeader(header.trim());
+  } catch {
+    throw bad('is not base64-encoded JSON');
+  }
+  const r = payloadSchema.safeParse(raw);
+  if (!r.success) {
+    const where = r.error.issues.map((i) => i.path.join('.') || '(root)');
+    throw reject('payment_invalid_encoding', `PAYMENT-SIGNATURE is not an x402 v2 exact EIP-3009 payment payload (bad: ${[...new Set(where)].join(', ')})`, 'invalid_payload', {
+      header: 'PAYMENT-SIGNATURE',
+      fields: [...new Set(where)],
+    });
+  }
+  return { payload: raw as PaymentPayload, parsed: r.data };
+}
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** Steps 2-5. Throws PaymentRejection with a distinct code per failed check. */
+export async function verifyExactPayment(header: string, req: PaymentRequirements, nowS: number = Math.floor(Date.now() / 1000)): Promise<VerifiedAuthorization> {
+  const { payload, parsed } = decodePaymentHeader(header);
+  const acc = parsed.accepted;
+  const auth = parsed.payload.authorization;
+
+  if (parsed.x402Version !== X402_VERSION) {
+    throw reject('payment_requirements_mismatch', `x402Version ${parsed.x402Version} is not supported; use ${X402_VERSION}`, 'invalid_x402_version');
+  }
+  if (acc.scheme !== SCHEME) throw reject('payment_requirements_mismatch', `scheme "${acc.scheme}" is not offered; use "${SCHEME}"`, 'invalid_exact_evm_scheme');
+  if (acc.network !== req.network) {
+    throw reject('payment_requirements_mismatch', `network ${acc.network} is not offered; pay on ${req.network}`, 'invalid_exact_evm_network_mismatch');
+  }
+  if (!same(acc.asset, req.asset)) throw reject('payment_requirements_mismatch', `asset ${acc.asset} is not offered; pay in ${req.asset}`, 'invalid_exact_evm_asset_mismatch');
+  if (!same(acc.payTo, req.payTo) || !same(auth.to, req.payTo)) {
+    throw reject('payment_wrong_recipient', `the authorization pays ${auth.to}; it must pay ${req.payTo}`, 'invalid_exact_evm_recipient_mismatch', { expected: req.payTo, got: auth.to });
+  }
+  if (acc.amount !== req.amount || BigInt(auth.value) !== BigInt(req.amount)) {
+    throw reject('payment_wrong_amount', `the authorization is for ${auth.value} atomic units; the price is exactly ${req.amount}`, 'invalid_exact_evm_payload_authorization_value_mismatch', {
+      expected: req.amount,
+      got: auth.value,
+    });
+  }
+  const validAfter = BigInt(auth.validAfter);
+  const validBefore = BigInt(auth.validBefore);
+  if (validBefore < BigInt(nowS + VALID_BEFORE_MARGIN_S)) {
+    throw reject('payment_expired', `the authorization expired (validBefore ${auth.validBefore}, now ${nowS}); sign a new one`, 'invalid_exact_evm_payload_authorization_valid_before', {
+      valid_before: Number(validBefore),
+      now: nowS,
+    });
+  }
+  if (validAfter > BigInt(nowS)) {
+    throw reject('payment_not_yet_valid', `the authorization is valid only after ${auth.validAfter} (now ${nowS})`, 'invalid_exact_evm_payload_authorization_valid_after', {
+      valid_after: Number(validAfter),
+      now: nowS,
+    });
+  }
+
+  const name = String(req.extra.name);
+  const version = String(req.extra.version);
+  let ok = false;
+  try {
+    ok = await verifyTypedData({
+      address: getAddress(auth.from),
+      domain: { name, version, chainId: chainIdOf(req.network), verifyingContract: getAddress(req.asset) },
+      types: authorizationTypes,
+      primaryType: 'TransferWithAuthorization',
+      message: {
+        from: getAddress(auth.from),
+        to: getAddress(auth.to),
+        value: BigInt(auth.value),
+        validAfter,
+        validBefore,
+        nonce: auth.nonce as Hex,
+      },
+      signature: parsed.payload.signature as Hex,
+    });
+  } catch {
+    ok = false;
+  }
+  if (!ok) {
+    throw reject('payment_invalid_signature', `the signature is not a TransferWithAuthorization by ${auth.from} under the ${name} v${version} domain on ${req.network}`, 'invalid_exact_evm_signature');
+  }
+  return {
+    payer: getAddress(auth.from),
+    payTo: getAddress(auth.to),
+    value: BigInt(auth.value),
+    validAfter,
+    validBefore,
+    nonce: auth.nonce.toLowerCase() as Hex,
+    paymentPayload: payload,
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * Sponsored posts: bought over x402 (or the mainnet fallback), reviewed by an editor, published with
+ * news.sponsored; the ad states and who may move them.
+ */
+import type { Worker } from 'bullmq';
+import { getAddress } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { sessionFor, type Session } from '../support/auth.js';
+import { createTestDeps, type TestDeps } from '../support/context.js';
+import { startFacilitator, type FacilitatorServer } from '../support/facilitator-server.js';
+import { apiKeyOfTier, startTestWorkers } from '../support/intel.js';
+import { MAINNET_USDC, startJsonRpc, type JsonRpcServer } from '../support/jsonrpc-server.js';
+import request from '../support/request.js';
+import { officialClient, payFor, paymentResponseOf, requiredOf } from '../support/x402.js';
+
+const PAY_TO = getAddress('0x6000000000000000000000000000000000000006');
+const PRICE = 25_000_000n;
+let deps: TestDeps;
+let fac: FacilitatorServer;
+let rpc: JsonRpcServer;
+let workers: Worker[];
+let http: ReturnType<typeof request>;
+let editor: Session;
+let reader: Session;
+
+beforeAll(async () => {
+  fac = await startFacilitator({ network: 'eip155:84532' });
+  rpc = await startJsonRpc();
+  deps = await createTestDeps({
+    X402_PAY_TO: PAY_TO,
+    X402_NETWORK: 'eip155:84532',
+    X402_FACILITATOR_URL: fac.url,
+    ETH_RPC_URL: rpc.url,
+    SPONSORED_PRICE_ATOMIC: String(PRICE),
+  });
+  workers = startTestWorkers(deps, ['settle-payment']);
+  http = request(createApp(deps));
+  editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] });
+  reader = await sessionFor(deps.db, deps.config.JWT_SECRET);
+});
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.close()));
+  await http.close();
+  await deps.close();
+  await fac.close();
+  await rpc.close();
+});
+
+const ad = { url: 'https://example-defi.xyz/launch?utm_source=squid', headline: '  Example DeFi launches   v2 ', tags: ['DeFi', 'launch'] };
+
+async function buy(body: unknown = ad, extraHeaders: Record<string, string> = {}) {
+  const client = officialClient(privateKeyToAccount(generatePrivateKey()));
+  const first = await http.post('/api/v1/sponsored/', body, extraHeaders);
+  expect(first.status).toBe(402);
+  const paid = await http.post('/api/v1/sponsored/', body, { ...extraHeaders, ...(await payFor(client, first)) });
+  return paid;
+}
+
+/** Earlier settlements must not take the failures scripted for the next one. */
+async function settlementsIdle() {
+  await expect
+    .poll(async () => (await deps.db.selectFrom('payments').select('id').where('state', 'in', ['verified', 'settling']).execute()).length, { timeout: 15_000 })
+    .toBe(0);
+}
+
+async function lastEvent() {
+  const [entry] = (await deps.redis.xrevrange(deps.events.streamKey, '+', '-', 'COUNT', 1)) as [string, string[]][];
+  return JSON.parse(entry[1][1]);
+}
+
+async function adState(id: number) {
+  return (await deps.db.selectFrom('articles').select(['status', 'sponsored', 'origin', 'published_at']).where('id', '=', id).executeTakeFirstOrThrow()) as {
+    status: string;
+    sponsored: any;
+    origin: string;
+    published_at: Date | null;
+  };
+}
+
+describe('buying', () => {
+  it('a bad body is 400 before any payment is asked for', async () => {
+    for (const body of [{}, { url: 'ftp://x.y/z', headline: 'h' }, { url: 'https://x.y/', headline: '' }, { ...ad, tags: ['not a slug'] }, { ...ad, tier: 'gold' }]) {
+      const r = await http.post('/api/v1/sponsored/', body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.code).toBe('validation_failed');
+    }
+  });
+
+  it('asks for the sponsored price over x402; API keys do not pay for ads', async () => {
+    const r = await http.post('/api/v1/sponsored/', ad);
+    expect(r.status).toBe(402);
+    expect(requiredOf(r).accepts[0]).toMatchObject({ amount: String(PRICE), payTo: PAY_TO, scheme: 'exact', network: 'eip155:84532' });
+    expect(requiredOf(r).resource.url).toMatch(/\/api\/v1\/sponsored\/$/);
+    const withKey = await http.post('/api/v1/sponsored/', ad, await apiKeyOfTier(deps.db, 'enterprise'));
+    expect(withKey.status).toBe(402);
+    expect(withKey.body.error.code).toBe('api_key_tier_insufficient');
+  });
+
+  it('paid over x402: a submitted x402_ad article, pending review, is_paid once settled', async () => {
+    const r = await buy();
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({
+      headline: 'Example DeFi launches v2',
+      url: ad.url,
+      source: 'example-defi.xyz',
+      status: 'submitted',
+      origin: 'x402_ad',
+      tags: ['defi', 'launch'],
+      sponsored: { tier: 'express', ad_status: 'sponsored_pending' },
+      payment: { method: 'x402' },
+    });
+    expect(paymentResponseOf(r).success).toBe(true);
+    await expect.poll(async () => (await adState(r.body.article_id)).sponsored.is_paid, { timeout: 10_000 }).toBe(true);
+    expect((await http.get(`/api/v1/payments/${r.body.payment.id}/`)).body).toMatchObject({ state: 'settled', purpose: 'sponsored_post', article_id: r.body.article_id, amount_atomic: String(PRICE) });
+  });
+
+  it('a signed-in buyer is recorded as the submitter', async () => {
+    const r = await buy(ad, reader.bearer);
+    expect(r.status).toBe(201);
+    const row = await deps.db.selectFrom('articles').select('submitted_by').where('id', '=', r.body.article_id).executeTakeFirstOrThrow();
+    expect(row.submitted_by).toBe(reader.userId);
+  });
+
+  it('paid with a mainnet transfer: is_paid at once', async () => {
+    const from = privateKeyToAccount(generatePrivateKey()).address;
+    const tx = rpc.addTransaction({ transfers: [{ token: MAINNET_USDC, from, to: PAY_TO, value: PRICE }], blockNumber: rpc.head - 20n });
+    const r = await http.post('/api/v1/sponsored/', ad, { 'x-payment-tx': tx, 'x-payment-from': from });
+    expect(r.status).toBe(201);
+    expect(r.body.sponsored).toEqual({ tier: 'express', ad_status: 'sponsored_pending', is_paid: true });
+    expect(r.body.payment).toMatchObject({ method: 'mainnet_transfer', state: 'settled' });
+    // A report-priced transfer does not buy an ad.
+    const cheap = rpc.addTransaction({ transfers: [{ token: MAINNET_USDC, from, to: PAY_TO, value: 250_000n }], blockNumber: rpc.head - 20n });
+    const r2 = await http.post('/api/v1/sponsored/', ad, { 'x-payment-tx': cheap, 'x-payment-from': from });
+    expect(r2.body.error.code).toBe('payment_insufficient');
+  });
+});
+
+describe('editor review', () => {
+  it('approve: the ad goes live and news.sponsored is published with the sponsored object', async () => {
+    await settlementsIdle();
+    fac.failNextSettles(1, 'http500');
+    const r = await buy();
+    expect(r.status).toBe(201);
+    const id = r.body.article_id;
+    // Settlement is being retried: the ad cannot go live unpaid.
+    const early = await http.post(`/api/v1/sponsored/${id}/approve`, undefined, editor.bearer);
+    expect(early.status).toBe(409);
+    expect(early.body.error.code).toBe('ad_not_paid');
+    await expect.poll(async () => (await adState(id)).sponsored.is_paid, { timeout: 10_000 }).toBe(true);
+
+    const ok = await http.post(`/api/v1/sponsored/${id}/approve`, undefined, editor.bearer);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ status: 'approved', sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } });
+    expect(ok.body.published_at).not.toBeNull();
+    const ev = await lastEvent();
+    expect(ev).toMatchObject({
+      type: 'news.sponsored',
+      id,
+      status: 'approved',
+      origin: 'x402_ad',
+      previous_status: 'submitted',
+      headline: 'Example DeFi launches v2',
+      sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true },
+    });
+    expect((await adState(id)).published_at).not.toBeNull();
+
+    const twice = await http.post(`/api/v1/sponsored/${id}/approve`, undefined, editor.bearer);
+    expect(twice.status).toBe(409);
+    expect(twice.body.error.code).toBe('ad_not_pending');
+    expect(twice.body.error.details.ad_status).toBe('sponsored_approved');
+  });
+
+  it('reject: killed, staff-only news.killed', async () => {
+    const r = await buy();
+    const id = r.body.article_id;
+    const rej = await http.post(`/api/v1/sponsored/${id}/reject`, undefined, editor.bearer);
+    expect(rej.status).toBe(200);
+    expect(rej.body).toMatchObject({ status: 'killed', sponsored: { ad_status: 'sponsored_rejected' } });
+    expect(await lastEvent()).toMatchObject({ type: 'news.killed', id, origin: 'x402_ad' });
+  });
+
+  it('a payment that never settles kills the ad as sponsored_payment_failed', async () => {
+    await settlementsIdle();
+    fac.failNextSettles(1, 'refuse');
+    const r = await buy();
+    const id = r.body.article_id;
+    await expect.poll(async () => (await adState(id)).sponsored.ad_status, { timeout: 10_000 }).toBe('sponsored_payment_failed');
+    expect(await adState(id)).toMatchObject({ status: 'killed', sponsored: { is_paid: false } });
+    const a = await http.post(`/api/v1/sponsored/${id}/approve`, undefined, editor.bearer);
+    expect(a.body.error.code).toBe('ad_not_pending');
+  });
+
+  it('only editors: 401 anonymous, 403 readers; 404 for an unknown or non-sponsored article; 400 for a bad id', async () => {
+    expect((await http.post('/api/v1/sponsored/1/approve')).status).toBe(401);
+    const forbidden = await http.post('/api/v1/sponsored/1/approve', undefined, reader.bearer);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.code).toBe('editor_required');
+    expect((await http.post('/api/v1/sponsored/999999/approve', undefined, editor.bearer)).body.error.code).toBe('ad_not_found');
+    const plain = await deps.db
+      .insertInto('articles')
+      .values({ slug: 'p', headline: 'Plain', url: 'https://p.com/', normalized_url: 'https://p.com/', status: 'submitted' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    expect((await http.post(`/api/v1/sponsored/${plain.id}/approve`, undefined, editor.bearer)).body.error.code).toBe('ad_not_found');
+    expect((await http.post('/api/v1/sponsored/abc/approve', undefined, editor.bearer)).status).toBe(400);
+    expect((await http.get('/api/v1/sponsored/', reader.bearer)).status).toBe(403);
+  });
+
+  it('editors list ads, filtered by state', async () => {
+    const all = await http.get('/api/v1/sponsored/', editor.bearer);
+    expect(all.status).toBe(200);
+    expect(all.body.count).toBeGreaterThanOrEqual(5);
+    const approved = await http.get('/api/v1/sponsored/?ad_status=sponsored_approved', editor.bearer);
+    expect(approved.body.results.length).toBeGreaterThanOrEqual(1);
+    expect(approved.body.results.every((a: any) => a.sponsored.ad_status === 'sponsored_approved')).toBe(true);
+    expect((await http.get('/api/v1/sponsored/?ad_status=bogus', editor.bearer)).status).toBe(400);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Helpers for the intel, payment and sponsored-post tests: seed articles, API keys of a tier,
+ * in-process workers, and a second set of AppDeps (own Redis and Postgres connections) on the same
+ * database and queue prefix, standing in for a second web process.
+ */
+import type { Worker } from 'bullmq';
+import { generateApiKey, generateKeyId, type Tier } from '../../src/auth/api-keys.js';
+import type { Config } from '../../src/config.js';
+import { createDb } from '../../src/db.js';
+import type { AppDeps } from '../../src/deps.js';
+import { EventPublisher, eventStreamKey } from '../../src/events.js';
+import { createLogger } from '../../src/logger.js';
+import { insertApiKey } from '../../src/queries/api-keys.js';
+import { QueueClient } from '../../src/queue.js';
+import { createRedis } from '../../src/redis.js';
+import { startWorkers } from '../../src/worker-runtime.js';
+import type { JobName } from '../../jobs/index.js';
+import type { TestDeps } from './context.js';
+
+let seq = 0;
+
+export interface ArticleSeed {
+  tags?: string[];
+  publishedAt?: Date | null;
+  createdAt?: Date;
+  clicks?: number;
+  status?: 'approved' | 'submitted' | 'scheduled' | 'killed';
+  source?: string;
+  votesCast?: number;
+  voteCount?: number;
+  yapCount?: number;
+  hotScore?: number;
+  sponsored?: Record<string, unknown> | null;
+  headline?: string;
+}
+
+export async function insertArticle(db: AppDeps['db'], a: ArticleSeed = {}): Promise<number> {
+  const n = ++seq;
+  const status = a.status ?? 'approved';
+  const published = a.publishedAt === undefined ? (status === 'approved' ? new Date() : null) : a.publishedAt;
+  const row = await db
+    .insertInto('articles')
+    .values({
+      slug: `a-${n}`,
+      headline: a.headline ?? `Article ${n}`,
+      url: `https://${a.source ?? 'example.com'}/a/${n}`,
+      normalized_url: `https://${a.source ?? 'example.com'}/a/${n}`,
+      source: a.source ?? 'example.com',
+      status,
+      tags: a.tags ?? [],
+      clicks: a.clicks ?? 0,
+      votes_cast: a.votesCast ?? 0,
+      vote_count: a.voteCount ?? 0,
+      yap_count: a.yapCount ?? 0,
+      hot_score: a.hotScore ?? 0,
+      published_at: published,
+      created_at: a.createdAt ?? published ?? new Date(),
+      sponsored: a.sponsored ? JSON.stringify(a.sponsored) : null,
+      origin: a.sponsored ? 'x402_ad' : 'manual',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function apiKeyOfTier(db: AppDeps['db'], tier: Tier): Promise<Record<string, string>> {
+  const key = generateApiKey();
+  const id = generateKeyId();
+  await insertApiKey(db, { id, hash: key.hash, first4: key.first4, last4: key.last4, name: `test ${tier}`, email: null, useCase: null, userId: null });
+  await db.updateTable('api_keys').set({ tier }).where('id', '=', id).execute();
+  return { authorization: `Bearer ${key.raw}` };
+}
+
+export function startTestWorkers(deps: AppDeps, only: JobName[]): Worker[] {
+  return startWorkers(
+    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+    { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 8, only },
+  );
+}
+
+/** Another process's dependencies: same database and prefix, its own connections; config overrides allowed. */
+export function siblingDeps(deps: TestDeps, overrides: Partial<Config> = {}): AppDeps & { close(): Promise<void> } {
+  const config = { ...deps.config, ...overrides } as Config;
+  const db = createDb(config.DATABASE_URL, { max: 5 });
+  const redis = createRedis(config.REDIS_URL, 'command', 'sibling');
+  const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
+  const events = new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), config.EVENT_STREAM_MAXLEN);
+  return {
+    config,
+    log: createLogger('test', 'silent'),
+    db,
+    redis,
+    queue,
+    events,
+    async close() {
+      await queue.close();
+      await db.destroy();
+      redis.disconnect();
+    },
+  };
+}
+
+export const hoursAgo = (h: number, now = Date.now()) => new Date(now - h * 3600_000);
