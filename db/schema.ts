@@ -165,6 +165,24 @@ export interface ArticlesTable {
   sponsored: ColumnType<unknown | null, string | null, string | null>;
 }
 
+export interface LeaderboardEntriesTable {
+  month: string;
+  board: string;
+  user_id: number;
+  rank: number;
+  activity_count: number;
+  score: number;
+  market_share: number;
+}
+
+export interface LeaderboardSnapshotsTable {
+  month: string;
+  computed_at: Date;
+  frozen_at: Date | null;
+  duration_ms: Generated<number>;
+  totals: ColumnType<unknown, string | undefined, string>;
+}
+
 export interface PaymentsTable {
   id: string;
   method: string;
@@ -197,6 +215,40 @@ export interface RefreshTokensTable {
   expires_at: Date;
   used_at: Date | null;
   revoked_at: Date | null;
+}
+
+export interface RewardAllocationsTable {
+  month: string;
+  top_posters_bp: number;
+  top_yappers_bp: number;
+  top_voters_bp: number;
+  top_editors_bp: number;
+  note: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface RewardDistributionsTable {
+  month: string;
+  merkle_root: string | null;
+  pool_amount: number;
+  total_distributed: number;
+  recipients: number;
+  allocation: ColumnType<unknown, string, string>;
+  totals: ColumnType<unknown, string, string>;
+  created_at: Generated<Date>;
+}
+
+export interface RewardDropsTable {
+  month: string;
+  address: string;
+  user_id: number | null;
+  amount: number;
+  top_posters: Generated<number>;
+  top_yappers: Generated<number>;
+  top_voters: Generated<number>;
+  top_editors: Generated<number>;
+  proof: string[];
 }
 
 export interface TelegramUpdatesTable {
@@ -316,8 +368,13 @@ export interface Database {
   api_keys: ApiKeysTable;
   article_edits: ArticleEditsTable;
   articles: ArticlesTable;
+  leaderboard_entries: LeaderboardEntriesTable;
+  leaderboard_snapshots: LeaderboardSnapshotsTable;
   payments: PaymentsTable;
   refresh_tokens: RefreshTokensTable;
+  reward_allocations: RewardAllocationsTable;
+  reward_distributions: RewardDistributionsTable;
+  reward_drops: RewardDropsTable;
   telegram_updates: TelegramUpdatesTable;
   users: UsersTable;
   votes: VotesTable;

@@ -3,6 +3,8 @@
  * the worker starts one BullMQ worker per entry and the web process enqueues by name.
  */
 import type { z } from 'zod';
+import { job as leaderboards } from './leaderboards.js';
+import { job as monthlyDistribution } from './monthly-distribution.js';
 import { job as ping } from './ping.js';
 import { job as publishDue } from './publish-due.js';
 import { job as publishScheduled } from './publish-scheduled.js';
@@ -25,6 +27,8 @@ export const jobs = {
   ping,
   'publish-scheduled': publishScheduled,
   'publish-due': publishDue,
+  leaderboards,
+  'monthly-distribution': monthlyDistribution,
   'handshake-expire': handshakeExpire,
   'agent-moderation': agentModeration,
   'agent-trust-review': agentTrustReview,

@@ -7,6 +7,7 @@ import * as m20261122T020000 from './20261122T020000_foundation.js';
 import * as m20261122T030000 from './20261122T030000_identity.js';
 import * as m20261122T040000 from './20261122T040000_provenance_wire.js';
 import * as m20261122T050000 from './20261122T050000_news_engagement.js';
+import * as m20261122T070000 from './20261122T070000_leaderboards_rewards.js';
 import * as m20261122T080000 from './20261122T080000_agent_chat.js';
 import * as m20261122T093000 from './20261122T093000_payments.js';
 
@@ -15,6 +16,7 @@ export const migrations: Record<string, Migration> = {
   '20261122T030000_identity': m20261122T030000,
   '20261122T040000_provenance_wire': m20261122T040000,
   '20261122T050000_news_engagement': m20261122T050000,
+  '20261122T070000_leaderboards_rewards': m20261122T070000,
   '20261122T080000_agent_chat': m20261122T080000,
   '20261122T093000_payments': m20261122T093000,
 };

@@ -6,9 +6,10 @@ import { ConfigError, launcherEnv, loadConfig } from '../../src/config.js';
 import { createDb, type Db } from '../../src/db.js';
 import { agentCommands, telegramCommands } from './agent-chat.js';
 import { CliError, UsageError, type CliContext, type CommandGroup } from './command.js';
+import { rewardCommands } from './rewards.js';
 import { roleCommands } from './role.js';
 
-export const commandGroups: CommandGroup[] = [roleCommands, agentCommands, telegramCommands];
+export const commandGroups: CommandGroup[] = [roleCommands, rewardCommands, agentCommands, telegramCommands];
 
 const PROG = 'npm run cli --';
 

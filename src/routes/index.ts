@@ -7,9 +7,11 @@ import { agentChatRoutes } from './agent-chat.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { editorialRoutes } from './editorial.js';
 import { healthRoutes } from './health.js';
+import { leaderboardRoutes } from './leaderboards.js';
 import { metaRoutes } from './meta.js';
 import { newsRoutes } from './news.js';
 import { profileRoutes } from './profile.js';
+import { rewardRoutes } from './rewards.js';
 import { telegramWebhookRoutes } from './telegram-webhook.js';
 import { walletAuthRoutes } from './wallet-auth.js';
 import { yapRoutes } from './yaps.js';
@@ -24,6 +26,8 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...healthRoutes(deps),
     ...walletAuthRoutes(deps),
     ...profileRoutes(deps),
+    ...leaderboardRoutes(deps),
+    ...rewardRoutes(deps),
     ...apiKeyRoutes(deps),
     // Articles: /news/check is registered before /news/:id/ (which would otherwise match it).
     ...newsRoutes(deps),

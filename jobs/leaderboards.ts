@@ -1,0 +1,57 @@
+/**
+ * leaderboards: recomputes the leaderboard snapshots that GET /api/v1/leaderboards/ and the earnings
+ * endpoint serve (every 5 minutes from the clock). Without a month it recomputes the current UTC month
+ * and the previous one (until the monthly distribution freezes it: votes and reviews of its last
+ * minutes may land after midnight), and backfills every month since the first recorded activity that
+ * has no snapshot yet, so each past month has one. Older snapshots stay as they are (activity is
+ * attributed to the month it happened in, so they do not change); `month` forces a recompute.
+ * Frozen months are never touched. Each month is its own transaction
+ * under the month's advisory lock, so concurrent runs (and the distribution) serialise per month.
+ */
+import { z } from 'zod';
+import { addMonths, MONTH_PATTERN, monthOf } from '../src/domain/rewards.js';
+import { computeMonth, firstActivityAt, snapshotStates, type ComputeResult } from '../src/queries/leaderboards.js';
+import type { Db } from '../src/db.js';
+import { defaultJobOptions, defineJob } from './define.js';
+
+export const payload = z
+  .object({
+    /** Recompute only this month (YYYY-MM); ignored when the month is frozen. */
+    month: z.string().regex(MONTH_PATTERN).optional(),
+  })
+  .default({});
+
+/** Months to recompute now (oldest first): missing snapshots since the first activity, the previous and the current month; never frozen ones. */
+export async function monthsToCompute(db: Db, now: Date): Promise<string[]> {
+  const current = monthOf(now);
+  const previous = addMonths(current, -1);
+  const states = new Map((await snapshotStates(db)).map((s) => [s.month, s]));
+  const first = await firstActivityAt(db);
+  const earliest = first && monthOf(first) < previous ? monthOf(first) : previous;
+  const months: string[] = [];
+  for (let m = earliest; m <= current; m = addMonths(m, 1)) {
+    const s = states.get(m);
+    if (s?.frozen_at) continue;
+    if (!s || m >= previous) months.push(m);
+  }
+  return months;
+}
+
+export async function runLeaderboards(db: Db, p: { month?: string }, now = new Date()): Promise<ComputeResult[]> {
+  const months = p.month ? [p.month] : await monthsToCompute(db, now);
+  const out: ComputeResult[] = [];
+  for (const m of months) out.push(await computeMonth(db, m));
+  return out;
+}
+
+export const job = defineJob({
+  name: 'leaderboards',
+  payload,
+  options: { ...defaultJobOptions, attempts: 3, backoffMs: 5000, concurrency: 1 },
+  async run(p, deps) {
+    const results = await runLeaderboards(deps.db, p);
+    const summary = results.map((r) => ({ month: r.month, computed: r.computed, entries: r.entries, ms: r.ms }));
+    deps.log.info({ job: 'leaderboards', months: summary }, 'leaderboards computed');
+    return { months: summary };
+  },
+});
