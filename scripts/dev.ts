@@ -27,7 +27,7 @@ import { startWatchdog, type Watchdog } from './lib/watchdog.js';
 import { describeSeed, seedDemo } from './seed-demo.js';
 
 const SELF = 'dev';
-const READY_TIMEOUT_MS = 90_000;
+const READY_TIMEOUT_MS = 180_000;
 /** A repeated Ctrl-C within this window is the same keypress relayed by npm and tsx, not a second one. */
 const REPEAT_SIGNAL_MS = 2000;
 

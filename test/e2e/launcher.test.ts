@@ -55,7 +55,8 @@ async function ports() {
 }
 
 async function waitForBanner(p: Proc, port: number, wsPort: number) {
-  await p.waitForOutput(new RegExp(`API +http://127\\.0\\.0\\.1:${port} `), 60_000);
+  // Generous: a fresh clone on a loaded machine compiles every module on first start.
+  await p.waitForOutput(new RegExp(`API +http://127\\.0\\.0\\.1:${port} `), 150_000);
   await p.waitForOutput(new RegExp(`WebSocket +ws://127\\.0\\.0\\.1:${wsPort}/ws/news/ `), 1000);
 }
 
@@ -100,7 +101,7 @@ describe('dev launcher with DATABASE_URL and REDIS_URL', () => {
     expect(await dev.stop('SIGTERM', 30_000), dev.output()).toEqual({ code: 0, signal: null });
     for (const name of Object.keys(pids)) expect(dev.output()).toContain(`${name} exited (code 0)`);
     for (const pid of Object.values(pids)) expect(pidAlive(pid)).toBe(false);
-  }, 90_000);
+  }, 240_000);
 });
 
 describe('dev launcher with embedded PostgreSQL and Redis', () => {
@@ -138,5 +139,5 @@ describe('dev launcher with embedded PostgreSQL and Redis', () => {
     expect(await dev2.stop('SIGTERM', 30_000), dev2.output()).toEqual({ code: 0, signal: null });
     expect(dev2.output()).toMatch(/PostgreSQL stopped/);
     expect(dev2.output()).toMatch(/Redis stopped/);
-  }, 120_000);
+  }, 360_000);
 });

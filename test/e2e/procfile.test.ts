@@ -37,13 +37,16 @@ beforeAll(async () => {
   // Started now so its boot overlaps the others'; its test only reads how it ended.
   misconfigured = startProcfileType('web', { ...env.env, PORT: 'eighty', TRUSTED_ORIGIN: 'http://127.0.0.1:8000/path' });
   const all = Object.values(procs);
+  // Generous limits: on a fresh clone tsx compiles every module four times over at once, and a
+  // loaded CI machine can take a minute for that; normally all four are up in a few seconds.
+  const limit = 120_000;
   await Promise.all([
-    waitForHttp(`${web}/readyz`, all),
-    waitForHttp(`http://127.0.0.1:${wsPort}/healthz`, all),
-    procs.worker.waitForOutput(/"msg":"workers started"/),
-    procs.clock.waitForOutput(/"msg":"job schedulers upserted"/),
+    waitForHttp(`${web}/readyz`, all, limit),
+    waitForHttp(`http://127.0.0.1:${wsPort}/healthz`, all, limit),
+    procs.worker.waitForOutput(/"msg":"workers started"/, limit),
+    procs.clock.waitForOutput(/"msg":"job schedulers upserted"/, limit),
   ]);
-}, 60_000);
+}, 150_000);
 
 afterAll(async () => {
   await killAll([...Object.values(procs), misconfigured].filter(Boolean));
