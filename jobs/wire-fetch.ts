@@ -83,7 +83,7 @@ async function publishTsunami(deps: JobDeps, created: { id: number; title: strin
 export const job = defineJob({
   name: 'wire-fetch',
   payload,
-  options: { attempts: 3, backoffMs: 2000, concurrency: 8 },
+  options: { attempts: 3, backoffMs: 1000, concurrency: 8 },
   async run(p, deps) {
     const settings = provenanceSettings(deps.config);
     const source = await findSource(deps.db, p.source_id);

@@ -130,20 +130,21 @@ export interface SearchHit {
 }
 
 /**
- * Curated articles published within `days` that match `q` by full text (english stemming) or by
- * trigram similarity (pg_trgm default threshold 0.3), ranked by trigram similarity + normalised
- * ts_rank, newest first on ties.
+ * Curated articles published within `days` that match `q` by English full text or by trigram word
+ * similarity (pg_trgm `<%`: q is close to some run of words of the headline, default threshold
+ * 0.6, which also forgives typos), ranked by word similarity + normalised ts_rank, newest first on
+ * ties.
  */
 export async function searchCurated(db: Db, q: string, days: number, limit: number, now = new Date()): Promise<SearchHit[]> {
   const since = new Date(now.getTime() - days * 86_400_000);
   const { rows } = await sql<SearchHit>`
     WITH query AS (SELECT websearch_to_tsquery('english', ${q}) AS tsq)
     SELECT a.id, a.headline, a.url, a.normalized_url, a.source, a.tags, a.published_at, a.created_at,
-           round((similarity(a.headline, ${q}) + ts_rank(to_tsvector('english', a.headline), query.tsq, 32))::numeric, 4) AS relevance
+           round((word_similarity(${q}, a.headline) + ts_rank(to_tsvector('english', a.headline), query.tsq, 32))::numeric, 4) AS relevance
     FROM articles a, query
     WHERE a.status = 'approved' AND a.sponsored IS NULL
       AND COALESCE(a.published_at, a.created_at) >= ${since}
-      AND (to_tsvector('english', a.headline) @@ query.tsq OR a.headline % ${q})
+      AND (to_tsvector('english', a.headline) @@ query.tsq OR ${q} <% a.headline)
     ORDER BY relevance DESC, COALESCE(a.published_at, a.created_at) DESC, a.id DESC
     LIMIT ${limit}`.execute(db);
   return rows;

@@ -184,7 +184,7 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
       operationId: 'provenanceSearch',
       summary: 'Search curated editorial articles of the last `days` days',
       description:
-        'Curated articles (approved, not sponsored; automatic-ingest wire items and articles still in the editors\' queue are excluded) published within the window, matching `q` by English full text or by trigram similarity; ranked by trigram similarity + normalised full-text rank, newest first on ties.',
+        'Curated articles (approved, not sponsored; automatic-ingest wire items and articles still in the editors\' queue are excluded) published within the window, matching `q` by English full text or by trigram word similarity (typos forgiven); ranked by word similarity + normalised full-text rank, newest first on ties.',
       tags: ['provenance'],
       rateLimit: { key: 'provenance-search', points: 30, durationS: 60 },
       query: z.strictObject({
