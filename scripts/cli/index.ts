@@ -8,8 +8,9 @@ import { agentCommands, telegramCommands } from './agent-chat.js';
 import { CliError, UsageError, type CliContext, type CommandGroup } from './command.js';
 import { rewardCommands } from './rewards.js';
 import { roleCommands } from './role.js';
+import { wireCommands } from './wire.js';
 
-export const commandGroups: CommandGroup[] = [roleCommands, rewardCommands, agentCommands, telegramCommands];
+export const commandGroups: CommandGroup[] = [roleCommands, rewardCommands, agentCommands, telegramCommands, wireCommands];
 
 const PROG = 'npm run cli --';
 
