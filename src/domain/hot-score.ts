@@ -74,7 +74,7 @@ export function hotScore(i: HotInputs): HotTerms {
   return { votes: i.votes, yap_quality: Y, click_term: C, engagement: E, points: P, age_hours: h, decay: D, score: (HOT.SCALE * P) / D };
 }
 
-/** A one-line explanation for editors, e.g. "votes 12 + yaps 1.5 + clicks 2.1 = 15.6; 100 x max(0, 1 + 15.6) / (5 h + 2)^1.8 = 50.4". */
+/** A one-line explanation for editors, e.g. "votes 12 + yaps 1.5 + clicks 0.75 = engagement 14.25; 100 x max(0, 1 + 14.25) / (5 h + 2)^1.8 = 45.93". */
 export function explainHotTerms(t: HotTerms): string {
   const f = (n: number) => (Math.round(n * 100) / 100).toString();
   return (

@@ -339,7 +339,12 @@ export async function articleUrl(db: Db, id: number) {
 // Editorial workflow
 
 export type TransitionOutcome =
-  | { ok: true; article: { id: number; slug: string; status: string; headline: string; origin: string; created_at: Date; published_at: Date | null; sponsored: unknown; scheduled_for: Date | null }; previousStatus: string }
+  | {
+      ok: true;
+      article: { id: number; slug: string; status: string; headline: string; origin: string; created_at: Date; published_at: Date | null; sponsored: unknown; scheduled_for: Date | null };
+      previousStatus: string;
+      changes: Changes;
+    }
   | { ok: false; reason: 'not_found' }
   | { ok: false; reason: 'illegal'; currentStatus: string };
 
@@ -376,13 +381,14 @@ export async function transitionArticle(
       .where('id', '=', input.id)
       .returning([...eventColumns, 'scheduled_for'])
       .executeTakeFirstOrThrow();
-    const changes: Changes = { status: { from: cur.status, to: t.to } };
+    const changes: Changes = {};
+    if (cur.status !== t.to) changes.status = { from: cur.status, to: t.to };
     const fromTime = cur.scheduled_for ? cur.scheduled_for.toISOString() : null;
     const toTime = scheduledFor ? scheduledFor.toISOString() : null;
     if (fromTime !== toTime) changes.scheduled_for = { from: fromTime, to: toTime };
     await trx.insertInto('article_edits').values({ article_id: input.id, editor_id: input.editorId, changes: JSON.stringify(changes) }).execute();
     if (input.action === 'approve') await recomputeHotScores(trx as unknown as Db, { articleIds: [input.id], windowHours: 1, all: true });
-    return { ok: true, article, previousStatus: cur.status } as const;
+    return { ok: true, article, previousStatus: cur.status, changes } as const;
   });
 }
 

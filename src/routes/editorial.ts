@@ -79,8 +79,7 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
       await deps.queue.enqueue('publish-scheduled', { article_id: id }, { jobId: `publish-scheduled-${id}-${at}`, delayMs: Math.max(0, at - Date.now()) });
     }
     await deps.events.publish(articleEvent(TRANSITIONS[action].event, r.article, r.previousStatus));
-    const changes: Record<string, unknown> = { status: { from: r.previousStatus, to: r.article.status } };
-    await respondWithRecord(deps, ctx, id, changes);
+    await respondWithRecord(deps, ctx, id, r.changes);
   }
 
   const simple = (action: Exclude<EditorialAction, 'schedule'>, summary: string, description: string) =>

@@ -1,0 +1,241 @@
+import type { Worker } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { startWorkers } from '../../src/worker-runtime.js';
+import { sessionFor, type Session } from '../support/auth.js';
+import { createTestDeps, type TestDeps } from '../support/context.js';
+import request from '../support/request.js';
+
+let deps: TestDeps;
+let http: ReturnType<typeof request>;
+let workers: Worker[];
+let user: Session;
+let editor: Session;
+let staff: Session;
+const ORIGIN = 'http://127.0.0.1:8000';
+const UNI = '0x1f9840a85d5af5bf1d1762f925bdaddc4201f984';
+
+beforeAll(async () => {
+  deps = await createTestDeps();
+  http = request(createApp(deps));
+  workers = startWorkers(
+    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+    { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['publish-scheduled'] },
+  );
+  user = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'writer' });
+  editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'], username: 'ed' });
+  staff = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['staff'] });
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.close()));
+  await http.close();
+  await deps.close();
+});
+
+let n = 0;
+async function submit(headline = `Story ${++n}`): Promise<number> {
+  const r = await http.post('/api/v1/news/post', { url: `https://editorial.example/${n}-${Date.now()}`, headline }, user.bearer);
+  expect(r.status).toBe(201);
+  return r.body.article_id;
+}
+
+async function eventsFor(id: number) {
+  const entries = (await deps.redis.xrange(deps.events.streamKey, '-', '+')) as [string, string[]][];
+  return entries.map(([, f]) => JSON.parse(f[1])).filter((e) => e.id === id);
+}
+
+const act = (id: number, action: string, body?: unknown, who: Session = editor) => http.post(`/api/v1/news/${id}/${action}`, body, who.bearer);
+
+describe('editorial transitions', () => {
+  it('approve: publishes, ranks in the hot feed at once, records history, emits news.approved with previous_status', async () => {
+    const id = await submit('Approve me');
+    const r = await act(id, 'approve');
+    expect(r.status).toBe(200);
+    expect(r.body.changes).toEqual({ status: { from: 'submitted', to: 'approved' } });
+    expect(r.body.article).toMatchObject({ id, status: 'approved', reviewed_by: { id: editor.userId, username: 'ed' } });
+    expect(r.body.article.published_at).toMatch(/Z$/);
+    expect(r.body.article.hot_score).toBeGreaterThan(0);
+    expect(r.body.article.hot_terms).toMatchObject({ votes: 0, points: 1 });
+    const feed = await http.get('/api/v1/news/');
+    expect(feed.body.results.map((a: { id: number }) => a.id)).toContain(id);
+    const evs = await eventsFor(id);
+    expect(evs.map((e) => e.type)).toEqual(['news.submitted', 'news.approved']);
+    expect(evs[1]).toMatchObject({ type: 'news.approved', id, status: 'approved', previous_status: 'submitted', headline: 'Approve me', slug: 'approve-me', origin: 'manual', sponsored: null });
+    expect(evs[1].date_posted).toBe(r.body.article.published_at);
+  });
+
+  it('illegal transitions are 409 with the current status', async () => {
+    const id = await submit();
+    await act(id, 'approve');
+    for (const action of ['approve', 'kill']) {
+      const r = await act(id, action);
+      expect(r.status).toBe(409);
+      expect(r.body.error).toMatchObject({ code: 'illegal_transition', details: { current_status: 'approved', allowed_from: expect.any(Array) } });
+    }
+    const sub = await submit();
+    const rr = await act(sub, 'retract');
+    expect(rr.status).toBe(409);
+    expect(rr.body.error.details.current_status).toBe('submitted');
+  });
+
+  it('kill emits the staff-only news.killed; a kill can be reversed by approving', async () => {
+    const id = await submit('Kill me');
+    const k = await act(id, 'kill');
+    expect(k.status).toBe(200);
+    expect(k.body.article.status).toBe('killed');
+    expect((await eventsFor(id)).at(-1)).toMatchObject({ type: 'news.killed', status: 'killed', previous_status: 'submitted' });
+    expect((await http.get('/api/v1/news/')).body.results.map((a: { id: number }) => a.id)).not.toContain(id);
+    const back = await act(id, 'approve');
+    expect(back.status).toBe(200);
+    expect((await eventsFor(id)).at(-1)).toMatchObject({ type: 'news.approved', previous_status: 'killed' });
+  });
+
+  it('retract takes a published article out of the feed (final), emits news.retracted', async () => {
+    const id = await submit('Retract me');
+    await act(id, 'approve');
+    const r = await act(id, 'retract');
+    expect(r.status).toBe(200);
+    expect(r.body.article.status).toBe('retracted');
+    expect((await eventsFor(id)).at(-1)).toMatchObject({ type: 'news.retracted', status: 'retracted', previous_status: 'approved' });
+    expect((await http.get('/api/v1/news/')).body.results.map((a: { id: number }) => a.id)).not.toContain(id);
+    expect((await http.get(`/api/v1/news/${id}/`)).body.status).toBe('retracted');
+    expect((await act(id, 'approve')).status).toBe(409);
+  });
+
+  it('schedule: validates the time, emits news.scheduled, and a delayed job publishes it at its time', async () => {
+    const id = await submit('Scheduled story');
+    for (const [body, code] of [
+      [{}, 'body.publish_at'],
+      [{ publish_at: 'tomorrow' }, 'body.publish_at'],
+      [{ publish_at: '2020-01-01T00:00:00Z' }, 'body.publish_at'],
+      [{ publish_at: new Date(Date.now() + 400 * 86_400_000).toISOString() }, 'body.publish_at'],
+      [{ publish_at: '2030-01-01T00:00:00' }, 'body.publish_at'],
+    ] as const) {
+      const r = await act(id, 'schedule', body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.details.fields[0].path).toBe(code);
+    }
+    // First scheduled far ahead, then moved to 1.5 s from now: the earlier time wins, once.
+    const far = await act(id, 'schedule', { publish_at: new Date(Date.now() + 3600_000).toISOString() });
+    expect(far.status).toBe(200);
+    expect(far.body.article.status).toBe('scheduled');
+    const at = new Date(Date.now() + 1500).toISOString();
+    const near = await act(id, 'schedule', { publish_at: at });
+    expect(near.body.article.scheduled_for).toBe(at);
+    expect(near.body.changes).toEqual({ scheduled_for: { from: far.body.article.scheduled_for, to: at } });
+    const scheduledEvents = (await eventsFor(id)).filter((e) => e.type === 'news.scheduled');
+    expect(scheduledEvents[0]).toMatchObject({ status: 'scheduled', previous_status: 'submitted' });
+    await expect.poll(async () => (await http.get(`/api/v1/news/${id}/`)).body.status, { timeout: 8000, interval: 100 }).toBe('approved');
+    const evs = await eventsFor(id);
+    expect(evs.filter((e) => e.type === 'news.approved')).toHaveLength(1);
+    expect(evs.at(-1)).toMatchObject({ type: 'news.approved', previous_status: 'scheduled' });
+    const hist = await http.get(`/api/v1/news/${id}/edits`, editor.bearer);
+    // The schedule, then the move; the job's publication is no editor's action.
+    expect(hist.body.results.map((e: { changes: Record<string, unknown> }) => Object.keys(e.changes))).toEqual([['status', 'scheduled_for'], ['scheduled_for']]);
+  });
+
+  it('non-editors get 403 (users and staff alike), anonymous 401, unknown article 404', async () => {
+    const id = await submit();
+    for (const s of [user, staff]) {
+      const r = await act(id, 'approve', undefined, s);
+      expect(r.status).toBe(403);
+      expect(r.body.error.code).toBe('editor_required');
+      expect((await http.request('PATCH', `/api/v1/news/${id}/`, { headline: 'x' }, s.bearer)).status).toBe(403);
+    }
+    expect((await http.post(`/api/v1/news/${id}/approve`)).status).toBe(401);
+    const cookieNoOrigin = await http.post(`/api/v1/news/${id}/approve`, undefined, { cookie: `access_token=${editor.token}` });
+    expect(cookieNoOrigin.status).toBe(403);
+    expect((await http.post(`/api/v1/news/${id}/approve`, undefined, editor.cookie(ORIGIN))).status).toBe(200);
+    const missing = await act(999999, 'kill');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('article_not_found');
+  });
+});
+
+describe('PATCH /news/:id/ (edit)', () => {
+  it('edits headline, tags, tokens, issuer and content type; records only real changes', async () => {
+    const id = await submit('Original headline');
+    const r = await http.request(
+      'PATCH',
+      `/api/v1/news/${id}/`,
+      {
+        headline: 'Edited   headline',
+        tags: ['Governance', 'governance', 'dex'],
+        token_addresses: ['0x1F9840a85d5aF5bf1D1762F925BDADdC4201F984', UNI],
+        token_symbols: ['UNI', 'UNI'],
+        issuer: { name: 'Uniswap Foundation', website: 'https://uniswap.example' },
+        content_type: 'governance_proposal',
+      },
+      editor.bearer,
+    );
+    expect(r.status).toBe(200);
+    expect(r.body.article).toMatchObject({
+      headline: 'Edited headline',
+      headline_source: 'editor',
+      slug: 'edited-headline',
+      tags: ['governance', 'dex'],
+      token_addresses: [UNI],
+      token_symbols: ['UNI'],
+      issuer: { name: 'Uniswap Foundation', website: 'https://uniswap.example' },
+      content_type: 'governance_proposal',
+    });
+    expect(r.body.changes).toEqual({
+      headline: { from: 'Original headline', to: 'Edited headline' },
+      tags: { from: [], to: ['governance', 'dex'] },
+      token_addresses: { from: [], to: [UNI] },
+      token_symbols: { from: [], to: ['UNI'] },
+      issuer_name: { from: null, to: 'Uniswap Foundation' },
+      issuer_website: { from: null, to: 'https://uniswap.example' },
+      content_type: { from: null, to: 'governance_proposal' },
+    });
+    // The token filter finds it right away (signed-in callers see submitted articles).
+    const f = await http.get(`/api/v1/news/?status=submitted&token_address=${UNI.toUpperCase().replace('0X', '0x')}`, user.bearer);
+    expect(f.body.results.map((a: { id: number }) => a.id)).toEqual([id]);
+    // A no-op edit records nothing.
+    const same = await http.request('PATCH', `/api/v1/news/${id}/`, { headline: 'Edited headline', tags: ['governance', 'dex'] }, editor.bearer);
+    expect(same.body.changes).toEqual({});
+    // Clearing with null.
+    const cleared = await http.request('PATCH', `/api/v1/news/${id}/`, { issuer: null, content_type: null }, editor.bearer);
+    expect(cleared.body.changes).toEqual({
+      issuer_name: { from: 'Uniswap Foundation', to: null },
+      issuer_website: { from: 'https://uniswap.example', to: null },
+      content_type: { from: 'governance_proposal', to: null },
+    });
+    const hist = await http.get(`/api/v1/news/${id}/edits`, editor.bearer);
+    expect(hist.status).toBe(200);
+    expect(hist.body.results).toHaveLength(2);
+    expect(hist.body.results[0]).toMatchObject({ editor: { id: editor.userId, username: 'ed' }, changes: r.body.changes });
+    const rows = await deps.db.selectFrom('article_edits').selectAll().where('article_id', '=', id).execute();
+    expect(rows).toHaveLength(2);
+  });
+
+  it('keeps the slug of a published article when its headline changes', async () => {
+    const id = await submit('Published headline');
+    await act(id, 'approve');
+    const r = await http.request('PATCH', `/api/v1/news/${id}/`, { headline: 'Corrected headline' }, editor.bearer);
+    expect(r.body.article).toMatchObject({ headline: 'Corrected headline', slug: 'published-headline' });
+  });
+
+  it('validates every field and refuses an empty edit', async () => {
+    const id = await submit();
+    const cases: [unknown, string][] = [
+      [{}, 'body'],
+      [{ headline: '' }, 'body.headline'],
+      [{ tags: ['not a slug'] }, 'body.tags.0'],
+      [{ token_addresses: ['0x1234'] }, 'body.token_addresses.0'],
+      [{ token_symbols: ['TOO LONG SYMBOL WITH SPACES'] }, 'body.token_symbols.0'],
+      [{ issuer: { name: 'x', website: 'ftp://x' } }, 'body.issuer.website'],
+      [{ issuer: { name: 'x' } }, 'body.issuer.website'],
+      [{ content_type: 'Governance Proposal' }, 'body.content_type'],
+      [{ status: 'approved' }, 'body.status'],
+    ];
+    for (const [body, path] of cases) {
+      const r = await http.request('PATCH', `/api/v1/news/${id}/`, body, editor.bearer);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.details.fields.map((f: { path: string }) => f.path), JSON.stringify(body)).toContain(path);
+    }
+    expect((await http.request('PATCH', '/api/v1/news/999999/', { headline: 'x' }, editor.bearer)).status).toBe(404);
+    expect((await http.get('/api/v1/news/999999/edits', editor.bearer)).status).toBe(404);
+    expect((await http.get(`/api/v1/news/${id}/edits`, user.bearer)).status).toBe(403);
+  });
+});

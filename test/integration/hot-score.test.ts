@@ -1,0 +1,153 @@
+import type { Worker } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { hotScore, type HotTerms } from '../../src/domain/hot-score.js';
+import { recomputeHotScores } from '../../src/queries/hot-scores.js';
+import { startWorkers } from '../../src/worker-runtime.js';
+import { sessionFor, type Session } from '../support/auth.js';
+import { createTestDeps, type TestDeps } from '../support/context.js';
+import request from '../support/request.js';
+
+let deps: TestDeps;
+let http: ReturnType<typeof request>;
+let workers: Worker[] = [];
+let submitter: Session;
+let editor: Session;
+let k = 0;
+
+beforeAll(async () => {
+  deps = await createTestDeps({ HOT_SCORE_DEBOUNCE_MS: '300', HOT_SCORE_WINDOW_HOURS: '168' });
+  http = request(createApp(deps));
+  submitter = await sessionFor(deps.db, deps.config.JWT_SECRET);
+  editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] });
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.close()));
+  await http.close();
+  await deps.close();
+});
+
+async function article(v: { status?: string; votes?: number; clicks?: number; publishedHoursAgo: number }) {
+  k += 1;
+  const published = new Date(Date.now() - v.publishedHoursAgo * 3600_000);
+  const status = v.status ?? 'approved';
+  const row = await deps.db
+    .insertInto('articles')
+    .values({
+      slug: `s${k}`,
+      headline: `Article ${k}`,
+      url: `https://hot.example/${k}`,
+      normalized_url: `https://hot.example/${k}`,
+      status,
+      submitted_by: submitter.userId,
+      created_at: new Date(published.getTime() - 3600_000),
+      published_at: status === 'approved' ? published : null,
+      vote_count: v.votes ?? 0,
+      clicks: v.clicks ?? 0,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+async function yap(articleId: number, userId: number, score: number) {
+  const base = Math.max(-1, Math.min(1, score)) as -1 | 0 | 1;
+  await deps.db.insertInto('yaps').values({ article_id: articleId, user_id: userId, text: 'y', base_score: base, vote_score: score - base }).execute();
+}
+
+async function stored(id: number) {
+  return deps.db.selectFrom('articles').select(['hot_score', 'hot_terms', 'hot_computed_at']).where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+describe('set-based recompute', () => {
+  it('the SQL twin agrees with src/domain/hot-score.ts term by term', async () => {
+    const others = await Promise.all(Array.from({ length: 3 }, () => sessionFor(deps.db, deps.config.JWT_SECRET)));
+    const a = await article({ votes: 7, clicks: 1000, publishedHoursAgo: 5 });
+    await yap(a, others[0].userId, 5); // capped at 3
+    await yap(a, others[0].userId, 1); // same author: only the best counts
+    await yap(a, others[1].userId, 1);
+    await yap(a, others[2].userId, -1); // a bot's -1: nothing
+    await yap(a, submitter.userId, 4); // the submitter's own: nothing
+    const b = await article({ votes: -3, clicks: 2, publishedHoursAgo: 0.5 });
+    const c = await article({ status: 'submitted', votes: 2, publishedHoursAgo: 30 });
+    const n = await recomputeHotScores(deps.db, { articleIds: [a, b, c], windowHours: 168 });
+    expect(n).toBe(3);
+    const expectations: [number, number[], number, number, number][] = [
+      [a, [3, 1], 7, 1000, 5],
+      [b, [], -3, 2, 0.5],
+      [c, [], 2, 0, 31], // submitted: age from created_at
+    ];
+    for (const [id, best, votes, clicks, age] of expectations) {
+      const s = await stored(id);
+      const terms = s.hot_terms as HotTerms;
+      const expected = hotScore({ votes, yapAuthorBestScores: best, clicks, ageHours: terms.age_hours });
+      expect(terms.age_hours).toBeCloseTo(age, 1);
+      for (const key of ['votes', 'yap_quality', 'click_term', 'engagement', 'points', 'decay', 'score'] as const) {
+        expect(terms[key], `${id} ${key}`).toBeCloseTo(expected[key], 2);
+      }
+      expect(s.hot_score).toBeCloseTo(expected.score, 2);
+    }
+    expect((await stored(a)).hot_terms).toMatchObject({ yap_quality: 2 });
+    expect((await stored(b)).hot_score).toBe(0);
+  });
+
+  it('recomputes only approved and submitted articles inside the window; `all` ignores the window', async () => {
+    const recent = await article({ votes: 1, publishedHoursAgo: 2 });
+    const old = await article({ votes: 50, publishedHoursAgo: 200 });
+    const killed = await article({ status: 'killed', votes: 5, publishedHoursAgo: 1 });
+    await recomputeHotScores(deps.db, { windowHours: 168 });
+    expect((await stored(recent)).hot_computed_at).not.toBeNull();
+    expect((await stored(old)).hot_computed_at).toBeNull();
+    expect((await stored(killed)).hot_computed_at).toBeNull();
+    await recomputeHotScores(deps.db, { windowHours: 168, all: true });
+    expect((await stored(old)).hot_score).toBeGreaterThan(0);
+    expect((await stored(killed)).hot_computed_at).toBeNull();
+  });
+
+  it('ranks the hot feed: votes lift, age sinks', async () => {
+    await deps.db.deleteFrom('articles').execute();
+    const fresh = await article({ votes: 0, publishedHoursAgo: 0.2 });
+    const voted = await article({ votes: 40, publishedHoursAgo: 10 });
+    const stale = await article({ votes: 40, publishedHoursAgo: 60 });
+    const buried = await article({ votes: -2, publishedHoursAgo: 0.1 });
+    await recomputeHotScores(deps.db, { windowHours: 168 });
+    const feed = await http.get('/api/v1/news/');
+    expect(feed.body.results.map((a: { id: number }) => a.id)).toEqual([voted, fresh, stale, buried]);
+  });
+});
+
+describe('jobs', () => {
+  it('votes, yaps and clicks trigger a debounced recompute that the worker runs; the record shows the terms', async () => {
+    workers = startWorkers(
+      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+      { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['hot-scores'] },
+    );
+    const id = (await http.post('/api/v1/news/post', { url: 'https://hot.example/live', headline: 'Live scoring' }, submitter.bearer)).body.article_id;
+    await http.post(`/api/v1/news/${id}/approve`, undefined, editor.bearer);
+    const before = (await http.get(`/api/v1/news/${id}/`)).body;
+    expect(before.hot_terms).toMatchObject({ votes: 0, points: 1 });
+    const voters = await Promise.all(Array.from({ length: 5 }, () => sessionFor(deps.db, deps.config.JWT_SECRET)));
+    await Promise.all(voters.map((v) => http.post(`/api/v1/news/${id}/vote`, { weight: 1 }, v.bearer)));
+    await http.post(`/api/v1/news/${id}/post_yap`, { text: 'insightful', tags: ['analysis'] }, voters[0].bearer);
+    await http.get(`/api/v1/news/${id}/click`, { 'user-agent': 'Mozilla/5.0 Firefox/120' });
+    // The burst may straddle a debounce window: wait for the recompute that saw all of it.
+    await expect
+      .poll(async () => {
+        const t = (await http.get(`/api/v1/news/${id}/`)).body.hot_terms;
+        return t && [t.votes, t.yap_quality, t.click_term];
+      }, { timeout: 5000, interval: 100 })
+      .toEqual([5, 0.5, 0.25]);
+    const after = (await http.get(`/api/v1/news/${id}/`)).body;
+    expect(after.hot_terms).toMatchObject({ votes: 5, yap_quality: 0.5, click_term: 0.25 });
+    expect(after.hot_terms.explanation).toMatch(/^votes 5 \+ yaps 0\.5 \+ clicks 0\.25 = engagement 5\.75/);
+    expect(after.hot_score).toBeGreaterThan(before.hot_score);
+  });
+
+  it('the scheduled run (empty payload) recomputes the window', async () => {
+    const id = await article({ votes: 3, publishedHoursAgo: 1 });
+    const r = await deps.queue.enqueueAndWait('hot-scores', {}, 5000);
+    expect(r.state).toBe('completed');
+    if (r.state === 'completed') expect(r.result.updated).toBeGreaterThanOrEqual(1);
+    expect((await stored(id)).hot_terms).toMatchObject({ votes: 3 });
+  });
+});

@@ -1,0 +1,66 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { cleanHeadline, extractPageTitle, MAX_HEADLINE_LENGTH, provisionalHeadline } from '../../src/domain/page-title.js';
+
+describe('extractPageTitle', () => {
+  it('prefers og:title, then twitter:title, then <title>', () => {
+    const page = (head: string) => `<!doctype html><html><head>${head}</head><body></body></html>`;
+    expect(extractPageTitle(page('<title>T</title><meta name="twitter:title" content="TW"><meta property="og:title" content="OG">'))).toBe('OG');
+    expect(extractPageTitle(page('<title>T</title><meta name="twitter:title" content="TW">'))).toBe('TW');
+    expect(extractPageTitle(page('<title>T</title><meta property="twitter:title" content="TW2">'))).toBe('TW2');
+    expect(extractPageTitle(page('<title>T</title>'))).toBe('T');
+  });
+
+  it('skips empty candidates', () => {
+    expect(extractPageTitle('<head><meta property="og:title" content="   "><meta name="twitter:title" content=""><title>Real</title></head>')).toBe('Real');
+  });
+
+  it('decodes entities (also double-escaped ones) and folds whitespace', () => {
+    expect(extractPageTitle('<title>\n  Tom &amp; Jerry&#8217;s   &quot;news&quot;\t</title>')).toBe('Tom & Jerry’s "news"');
+    expect(extractPageTitle('<meta property="og:title" content="AT&amp;amp;T &amp;#8211; deal">')).toBe('AT&T – deal');
+    expect(extractPageTitle('<title>a &lt;b&gt; c</title>')).toBe('a <b> c');
+  });
+
+  it('prefers the head <title> over an inline SVG title, but uses one when nothing else exists', () => {
+    expect(extractPageTitle('<html><head><title>Page</title></head><body><svg><title>icon</title></svg></body></html>')).toBe('Page');
+    expect(extractPageTitle('<body><svg><title>icon</title></svg></body>')).toBe('icon');
+  });
+
+  it('matches attribute names case-insensitively and tolerates broken HTML', () => {
+    expect(extractPageTitle('<META PROPERTY="OG:TITLE" CONTENT="Loud">')).toBe('Loud');
+    expect(extractPageTitle('<title>Unclosed')).toBe('Unclosed');
+  });
+
+  it('returns null when there is no title at all', () => {
+    expect(extractPageTitle('<p>hello</p>')).toBeNull();
+    expect(extractPageTitle('')).toBeNull();
+  });
+
+  it('cuts long titles at a word boundary', () => {
+    const long = `${'word '.repeat(100)}end`;
+    const t = extractPageTitle(`<title>${long}</title>`)!;
+    expect(t.length).toBeLessThanOrEqual(MAX_HEADLINE_LENGTH);
+    expect(t.endsWith('word…')).toBe(true);
+  });
+
+  it('never throws and never returns more than the maximum, for any input', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 2000 }), (s) => {
+        const t = extractPageTitle(`<title>${s}</title>`);
+        expect(t === null || (t.length > 0 && t.length <= MAX_HEADLINE_LENGTH && t === t.trim() && !/\s\s/.test(t))).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('cleanHeadline / provisionalHeadline', () => {
+  it('drops control characters and zero-width spaces', () => {
+    expect(cleanHeadline('a\u0000b\u200bc\u0007 d')).toBe('abc d');
+  });
+
+  it('provisional headline is host without www. plus the decoded path', () => {
+    expect(provisionalHeadline('https://www.example.com/news/some%20story/?utm_source=x#frag')).toBe('example.com/news/some story');
+    expect(provisionalHeadline('http://example.com')).toBe('example.com');
+    expect(provisionalHeadline('http://127.0.0.1:8080/a')).toBe('127.0.0.1/a');
+  });
+});
