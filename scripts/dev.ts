@@ -22,7 +22,7 @@ import { createDb } from '../src/db.js';
 import { migrateToLatest } from '../src/migrate.js';
 import { createDevOutput } from './lib/dev-output.js';
 import { nodeArgs, repoRoot, serviceTypes } from './lib/procfile.js';
-import { startPostgres, startRedis, type RunningService } from './lib/services.js';
+import { startPostgres, startRedis, stopChild, type RunningService } from './lib/services.js';
 import { startWatchdog, type Watchdog } from './lib/watchdog.js';
 import { describeSeed, seedDemo } from './seed-demo.js';
 
@@ -172,21 +172,6 @@ function startChild(name: string, entry: string, vars: Record<string, string>) {
   });
 }
 
-function stopChild(name: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => {
-      say(`${name} did not exit within ${seconds(timeoutMs)}; killing it`);
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
 async function waitReady(url: string): Promise<void> {
   const until = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < until) {
@@ -210,7 +195,11 @@ async function shutdown(code: number, reason: string) {
   exitCode = code;
   say(reason.includes('\n') ? `${reason}\nstopping` : `${reason}; stopping`);
   const timeoutMs = (config?.SHUTDOWN_TIMEOUT_MS ?? 10_000) + 5000;
-  await Promise.all([...children].map(([name, child]) => stopChild(name, child, timeoutMs)));
+  await Promise.all(
+    [...children].map(([name, child]) =>
+      stopChild(child, 'SIGTERM', timeoutMs, () => say(`${name} did not exit within ${seconds(timeoutMs)}; killing it`)),
+    ),
+  );
   await step;
   for (const { name, svc } of services.reverse()) {
     try {

@@ -85,10 +85,14 @@ async function reapStale(pid: number, signal: NodeJS.Signals, what: string, log:
   }
 }
 
-function stopChild(child: ChildProcess, signal: NodeJS.Signals, timeoutMs = 15_000): Promise<void> {
+/** Send `signal` and wait for the exit; SIGKILL (after calling `onKill`) if it takes over `timeoutMs`. */
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals, timeoutMs = 15_000, onKill?: () => void): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => {
+      onKill?.();
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.once('exit', () => {
       clearTimeout(timer);
       resolve();
