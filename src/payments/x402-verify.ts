@@ -12,8 +12,7 @@
  */
 import { decodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { authorizationTypes } from '@x402/evm';
-import { getAddress, verifyTypedData, type Address, type Hex } from 'viem';
+import { getAddress, getTypesForEIP712Domain, hashDomain, keccak256, recoverAddress, type Address, type Hex } from 'viem';
 import { z } from 'zod';
 import { reject } from './errors.js';
 import { chainIdOf, SCHEME, X402_VERSION } from './requirements.js';
@@ -51,6 +50,47 @@ const payloadSchema = z.object({
   resource: z.unknown().optional(),
   extensions: z.unknown().optional(),
 });
+
+/** keccak256 of the EIP-712 type string, as in EIP-3009 (and @x402/evm's authorizationTypes). */
+const TRANSFER_WITH_AUTHORIZATION_TYPEHASH = Buffer.from(
+  keccak256(new TextEncoder().encode('TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)')).slice(2),
+  'hex',
+);
+const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+
+const domainSeparators = new Map<string, Buffer>();
+function domainSeparator(d: { name: string; version: string; chainId: number; verifyingContract: Address }): Buffer {
+  const key = `${d.chainId}:${d.verifyingContract}:${d.name}:${d.version}`;
+  let sep = domainSeparators.get(key);
+  if (!sep) {
+    sep = Buffer.from(hashDomain({ domain: d, types: { EIP712Domain: getTypesForEIP712Domain({ domain: d }) } } as Parameters<typeof hashDomain>[0]).slice(2), 'hex');
+    domainSeparators.set(key, sep);
+  }
+  return sep;
+}
+
+const word = (hex: string) => Buffer.from(hex.replace(/^0x/, '').padStart(64, '0'), 'hex');
+
+/**
+ * The EIP-712 digest of TransferWithAuthorization, the same bytes as viem's hashTypedData with
+ * @x402/evm's authorizationTypes (a unit test keeps them equal), without its generic encoder: the
+ * domain separator is computed once per token and the struct is seven 32-byte words.
+ */
+export function transferWithAuthorizationDigest(
+  domain: { name: string; version: string; chainId: number; verifyingContract: Address },
+  m: { from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex },
+): Hex {
+  const struct = Buffer.concat([
+    TRANSFER_WITH_AUTHORIZATION_TYPEHASH,
+    word(m.from),
+    word(m.to),
+    word(m.value.toString(16)),
+    word(m.validAfter.toString(16)),
+    word(m.validBefore.toString(16)),
+    word(m.nonce),
+  ]);
+  return keccak256(Buffer.concat([Buffer.from([0x19, 0x01]), domainSeparator(domain), keccak256(struct, 'bytes')]));
+}
 
 export interface VerifiedAuthorization {
   payer: Address;
@@ -128,21 +168,15 @@ export async function verifyExactPayment(header: string, req: PaymentRequirement
   const version = String(req.extra.version);
   let ok = false;
   try {
-    ok = await verifyTypedData({
-      address: getAddress(auth.from),
-      domain: { name, version, chainId: chainIdOf(req.network), verifyingContract: getAddress(req.asset) },
-      types: authorizationTypes,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        from: getAddress(auth.from),
-        to: getAddress(auth.to),
-        value: BigInt(auth.value),
-        validAfter,
-        validBefore,
-        nonce: auth.nonce as Hex,
-      },
-      signature: parsed.payload.signature as Hex,
-    });
+    const signature = parsed.payload.signature as Hex;
+    // 65-byte r || s || v with a low s (the token's ecrecover refuses high-s signatures on chain).
+    if (signature.length === 132 && BigInt(`0x${signature.slice(66, 130)}`) <= SECP256K1_HALF_N) {
+      const digest = transferWithAuthorizationDigest(
+        { name, version, chainId: chainIdOf(req.network), verifyingContract: getAddress(req.asset) },
+        { from: getAddress(auth.from), to: getAddress(auth.to), value: BigInt(auth.value), validAfter, validBefore, nonce: auth.nonce as Hex },
+      );
+      ok = (await recoverAddress({ hash: digest, signature })) === getAddress(auth.from);
+    }
   } catch {
     ok = false;
   }

@@ -18,6 +18,7 @@ import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { Paywall } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
+import { recomputeHotScores } from '../queries/hot-scores.js';
 import { AD_STATUSES, AD_TIERS, decideAd, getAd, insertSponsoredArticle, listAds, type AdRow } from '../queries/sponsored.js';
 
 export const sponsoredErrorCodes = {
@@ -132,6 +133,8 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
       if (out.reason === 'unpaid') throw new AppError(409, 'ad_not_paid', 'the payment for this ad has not settled yet; approve it once it has');
       throw new AppError(409, 'ad_not_pending', `the ad is ${out.adStatus}; only sponsored_pending ads can be decided`, { ad_status: out.adStatus });
     }
+    // Ranked in the hot feed at once, as the editorial approve does for other articles.
+    if (action === 'approve') await recomputeHotScores(deps.db, { articleIds: [id], windowHours: deps.config.HOT_SCORE_WINDOW_HOURS });
     await deps.events.publish(articleEvent(action === 'approve' ? 'news.sponsored' : 'news.killed', out.article, 'submitted'));
     return toAd((await getAd(deps.db, id))!);
   }
@@ -203,7 +206,7 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
       path: '/sponsored/:id/approve',
       operationId: 'approveSponsoredPost',
       summary: 'Approve a paid sponsored post: it goes live and news.sponsored is published (editors)',
-      description: 'sponsored_pending with is_paid true -> sponsored_approved; the article becomes approved with published_at now. 409 ad_not_paid while the payment settles, 409 ad_not_pending once decided.',
+      description: 'sponsored_pending with is_paid true -> sponsored_approved; the article becomes approved with published_at now and its hot score computed, and news.sponsored is published (the broadcaster sends it at once, ahead of the pending batch). 409 ad_not_paid while the payment settles, 409 ad_not_pending once decided.',
       tags: ['sponsored'],
       auth: 'editor',
       params: idParam,

@@ -166,6 +166,13 @@ describe('editor review', () => {
       sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true },
     });
     expect((await adState(id)).published_at).not.toBeNull();
+    const hot = await deps.db.selectFrom('articles').select('hot_computed_at').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(hot.hot_computed_at).not.toBeNull();
+
+    // Marked in the public feed.
+    const feed = await http.get('/api/v1/news/?sort_type=new');
+    const item = feed.body.results.find((a: any) => a.id === id);
+    expect(item).toMatchObject({ origin: 'x402_ad', sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } });
 
     const twice = await http.post(`/api/v1/sponsored/${id}/approve`, undefined, editor.bearer);
     expect(twice.status).toBe(409);
