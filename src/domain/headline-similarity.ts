@@ -137,6 +137,19 @@ export function normalizeHeadline(headline: string): string {
   return [...new Set(words)].sort().join(' ');
 }
 
+/**
+ * The text sent to the trigram index for candidates: lower-case words without stop words, each
+ * once. Common words ("the", "in", "for") would only add trigrams that nearly every headline has.
+ */
+export function trigramQuery(text: string): string {
+  const words = text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}$]+/u)
+    .filter((w) => w !== '' && !STOP_WORDS.has(w));
+  const q = [...new Set(words)].join(' ');
+  return q === '' ? text : q;
+}
+
 /** Similarity of two headlines in [0, 1]; 1.0 when their normalised forms are identical. */
 export function headlineSimilarity(a: string, b: string): number {
   if (a === b) return 1;

@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../db.js';
-import { headlineSimilarity, HEADLINE_MATCH_THRESHOLD } from '../domain/headline-similarity.js';
+import { headlineSimilarity, HEADLINE_MATCH_THRESHOLD, trigramQuery } from '../domain/headline-similarity.js';
 import { buildCheckResult, type MatchInput, type ProvenanceCheckResult, type ReceiptInput } from '../domain/provenance.js';
 import { LOOKBACK_MS } from '../domain/provenance-verdict.js';
 import { normalizeUrl } from '../domain/url-normalize.js';
@@ -35,8 +35,9 @@ export async function articlesByUrl(db: Db, normalizedUrl: string, since: Date, 
 
 /**
  * Headline candidates from the trigram index (articles_headline_trgm_idx): curated articles of the
- * window whose headline shares at least `trgmThreshold` of its trigrams with `text` (pg_trgm `%`),
- * best first. The threshold is set for this transaction only.
+ * window whose headline has pg_trgm similarity >= `trgmThreshold` with the significant words of
+ * `text` (trigramQuery: stop words dropped), best first. The threshold is set for this
+ * transaction only.
  */
 export async function headlineCandidates(
   db: Db,
@@ -44,13 +45,14 @@ export async function headlineCandidates(
   since: Date,
   opts: { trgmThreshold: number; limit: number; statuses?: readonly string[] },
 ): Promise<ArticleHit[]> {
+  const q = trigramQuery(text);
   return db.transaction().execute(async (trx) => {
     await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(opts.trgmThreshold)}, true)`.execute(trx);
     const { rows } = await sql<ArticleHit>`
       SELECT id, headline, source, normalized_url, created_at AS seen_at
       FROM articles
-      WHERE headline % ${text} AND status = ANY(${(opts.statuses ?? CURATED_STATUSES) as string[]}) AND sponsored IS NULL AND created_at >= ${since}
-      ORDER BY similarity(headline, ${text}) DESC, id DESC
+      WHERE headline % ${q} AND status = ANY(${(opts.statuses ?? CURATED_STATUSES) as string[]}) AND sponsored IS NULL AND created_at >= ${since}
+      ORDER BY similarity(headline, ${q}) DESC, id DESC
       LIMIT ${opts.limit}`.execute(trx);
     return rows;
   });

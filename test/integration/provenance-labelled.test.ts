@@ -1,0 +1,52 @@
+/**
+ * End-to-end recall of the text matcher (trigram candidates at PROVENANCE_TRGM_THRESHOLD, then
+ * string-similarity at HEADLINE_MATCH_THRESHOLD) on the labelled headline pairs: each pair's first
+ * headline is a curated article, the second is the query.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { slugify } from '../../src/domain/slug.js';
+import { provenanceSettings } from '../../src/domain/provenance-settings.js';
+import { checkProvenance } from '../../src/queries/provenance.js';
+import { createTestDeps, type TestDeps } from '../support/context.js';
+import { headlinePairs, heldOutHeadlinePairs } from '../data/provenance-headline-pairs.js';
+
+let deps: TestDeps;
+const idOf = new Map<string, number>();
+
+beforeAll(async () => {
+  deps = await createTestDeps();
+  const heads = [...new Set([...headlinePairs, ...heldOutHeadlinePairs].map((p) => p.a))];
+  for (const [i, h] of heads.entries()) {
+    const row = await deps.db
+      .insertInto('articles')
+      .values({ slug: slugify(h), headline: h, url: `https://labelled.example/${i}`, normalized_url: `https://labelled.example/${i}`, source: 'labelled.example', status: 'approved', created_at: new Date(Date.now() - (i + 1) * 3600_000) })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    idOf.set(h, row.id);
+  }
+});
+afterAll(() => deps.close());
+
+it('finds most rewordings end to end and rarely matches a different story to its look-alike', async () => {
+  const opts = { now: new Date(), trgmThreshold: provenanceSettings(deps.config).trgmThreshold };
+  let found = 0;
+  let positives = 0;
+  let falseMatches = 0;
+  let negatives = 0;
+  const missed: string[] = [];
+  for (const p of [...headlinePairs, ...heldOutHeadlinePairs]) {
+    const r = await checkProvenance(deps.db, { text: p.b }, opts);
+    const hit = r.matches.some((m) => m.news_id === idOf.get(p.a));
+    if (p.same) {
+      positives++;
+      if (hit) found++;
+      else missed.push(p.b);
+    } else {
+      negatives++;
+      if (hit) falseMatches++;
+    }
+  }
+  console.log({ positives, found, recall: found / positives, negatives, falseMatches, missed });
+  expect(found / positives).toBeGreaterThanOrEqual(0.8);
+  expect(falseMatches / negatives).toBeLessThanOrEqual(0.25);
+});
