@@ -5,12 +5,13 @@
 import { ConfigError, launcherEnv, loadConfig } from '../../src/config.js';
 import { createDb, type Db } from '../../src/db.js';
 import { agentCommands, telegramCommands } from './agent-chat.js';
+import { apiKeyCommands } from './apikey.js';
 import { CliError, UsageError, type CliContext, type CommandGroup } from './command.js';
 import { rewardCommands } from './rewards.js';
 import { roleCommands } from './role.js';
 import { wireCommands } from './wire.js';
 
-export const commandGroups: CommandGroup[] = [roleCommands, rewardCommands, agentCommands, telegramCommands, wireCommands];
+export const commandGroups: CommandGroup[] = [roleCommands, apiKeyCommands, rewardCommands, agentCommands, telegramCommands, wireCommands];
 
 const PROG = 'npm run cli --';
 
