@@ -8,10 +8,13 @@ import { koaBody } from 'koa-body';
 import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './errors.js';
 import { API_PREFIX } from './http/openapi.js';
+import { adminQueues, adminQueuesCsp } from './http/admin-queues.js';
 import { authenticate, csrfGuard, requireAuth } from './http/auth.js';
 import { Limits } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { mountRoutes, type RouteDef } from './http/route.js';
+import { eventStreamKey } from './events.js';
+import { WebMetrics } from './metrics/web-metrics.js';
 import { allRoutes } from './routes/index.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -37,8 +40,20 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
       deps.log[level]({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
     }
   });
+  const metrics = new WebMetrics({
+    redis: deps.redis,
+    queue: deps.queue,
+    prefix: deps.config.QUEUE_PREFIX,
+    streamKey: eventStreamKey(deps.config.QUEUE_PREFIX),
+    token: deps.config.METRICS_TOKEN,
+    log: deps.log,
+  });
+  app.use(metrics.observe());
+  app.use(adminQueuesCsp());
   app.use(securityHeaders({ trustedOrigin: deps.config.TRUSTED_ORIGIN, https: deps.config.PUBLIC_BASE_URL.startsWith('https:') }));
   app.use(errorMiddleware(deps.log));
+  // Before credential parsing: the scrape token is not a session token.
+  app.use(metrics.endpoint());
   app.use(authenticate({ db: deps.db, secret: deps.config.JWT_SECRET }));
   app.use(csrfGuard(deps.config.TRUSTED_ORIGIN));
   app.use(
@@ -52,6 +67,9 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
       parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
     }),
   );
+
+  // Staff only; after csrfGuard (its POST actions) and the body parser; not metered.
+  app.use(adminQueues({ db: deps.db, queue: deps.queue, log: deps.log }));
 
   const limits = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);
   const quota = limits.dailyQuota();

@@ -72,6 +72,14 @@ export const envSchema = z.object({
   WS_QUEUE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   /** Largest JSON or form body accepted (413 above it). */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
+  /** Largest request head (request line + headers) web and ws accept; larger gets 431 and the connection is closed. */
+  HTTP_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024).default(16 * 1024),
+  /** web and ws: a client must finish sending its request headers within this (slowloris guard; checked every second). */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+  /** web: a client must finish sending its whole request (headers and body) within this, else 408 and the connection is closed. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** Bearer token for GET /metrics on web and ws (Prometheus). Unset: the endpoint is disabled (404). */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   /** How long web waits for a job whose result the response needs (auto-headline, provenance check) before its fallback. */
   JOB_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
   /** Hot scores: articles published (or submitted) within this many hours are recomputed; older ones keep their last score. */

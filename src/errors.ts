@@ -71,16 +71,26 @@ function statusCode(status: number): string {
   }
 }
 
-/** Connection-level failures of pg or ioredis: the service is degraded, not broken. */
-function isBackendUnavailable(err: any): boolean {
-  const code = err?.code;
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P03', '53300'].includes(code)) return true;
-  const msg = String(err?.message ?? '');
-  return (
-    /Connection is closed|Stream isn't writeable|connect ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|max retries per request/i.test(
-      msg,
-    )
-  );
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH',
+  // PostgreSQL: admin/crash shutdown, cannot connect now (starting or shutting down), too many
+  // connections, and the connection-exception class 08.
+  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006',
+]);
+const UNAVAILABLE_MESSAGE =
+  /Connection is closed|Stream isn't writeable|connect ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|max retries per request|Command timed out|not queryable|Client was closed and is not queryable|Connection ended|LOADING Redis is loading|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command/i;
+
+/**
+ * Connection-level failures of pg or ioredis (and of BullMQ or rate-limiter calls over them): the
+ * service is degraded, not broken, so the client gets 503 service_unavailable with Retry-After.
+ * Looks through `cause` and AggregateError members (Node reports a refused dual-stack connect so).
+ */
+export function isBackendUnavailable(err: any, depth = 0): boolean {
+  if (!err || depth > 3) return false;
+  if (UNAVAILABLE_CODES.has(err.code)) return true;
+  if (UNAVAILABLE_MESSAGE.test(String(err.message ?? ''))) return true;
+  if (Array.isArray(err.errors) && err.errors.some((e: unknown) => isBackendUnavailable(e, depth + 1))) return true;
+  return err.cause !== undefined && err.cause !== err && isBackendUnavailable(err.cause, depth + 1);
 }
 
 export function errorBody(code: string, message: string, details: unknown = null) {

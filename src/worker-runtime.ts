@@ -7,6 +7,7 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import { jobs, jobNames, type JobName } from '../jobs/index.js';
 import { PermanentJobError, type JobDeps } from '../jobs/define.js';
+import { JobMetricsRecorder } from './metrics/job-metrics.js';
 import { redisOptionsFromUrl } from './queue.js';
 
 export interface WorkerRuntimeOptions {
@@ -20,6 +21,9 @@ export interface WorkerRuntimeOptions {
 
 export function startWorkers(deps: JobDeps, opts: WorkerRuntimeOptions): Worker[] {
   const names = opts.only ?? jobNames;
+  // Job metrics go to Redis (web's /metrics exports them): workers have no port to scrape.
+  const metrics = new JobMetricsRecorder(deps.redis, opts.prefix);
+  const lostSample = (err: unknown) => deps.log.debug({ err: (err as Error).message }, 'job metrics sample lost');
   return names.map((name) => {
     const def = jobs[name];
     const worker = new Worker(
@@ -46,8 +50,19 @@ export function startWorkers(deps: JobDeps, opts: WorkerRuntimeOptions): Worker[
         maxStalledCount: 2,
       },
     );
+    worker.on('completed', (job) => {
+      const ms = job.finishedOn && job.processedOn ? job.finishedOn - job.processedOn : null;
+      metrics.attempt(name, 'completed', ms).catch(lostSample);
+    });
     worker.on('failed', (job, err) => {
       deps.log.warn({ job: name, jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job failed');
+      // By now attemptsMade counts this attempt; BullMQ retries unless attempts are used up or the error is unrecoverable.
+      const final = !job || err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+      const ms = job?.processedOn ? Date.now() - job.processedOn : null;
+      metrics.attempt(name, final ? 'failed_final' : 'failed_retry', ms).catch(lostSample);
+    });
+    worker.on('stalled', () => {
+      metrics.stalled(name).catch(lostSample);
     });
     worker.on('error', (err) => deps.log.error({ job: name, err: err.message }, 'worker error'));
     return worker;

@@ -13,10 +13,18 @@ const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
 const events = new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), config.EVENT_STREAM_MAXLEN);
 const app = createApp({ config, log, db, redis, queue, events });
 
-const server = http.createServer(app.callback());
-server.keepAliveTimeout = 5000;
-server.requestTimeout = 30_000;
-server.headersTimeout = 10_000;
+// Hostile clients: a request head over HTTP_MAX_HEADER_BYTES gets 431; one that trickles its headers
+// (slowloris) or body is answered 408 and disconnected after the timeouts, checked every second.
+const server = http.createServer(
+  {
+    maxHeaderSize: config.HTTP_MAX_HEADER_BYTES,
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    headersTimeout: Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS),
+    connectionsCheckingInterval: 1000,
+    keepAliveTimeout: 5000,
+  },
+  app.callback(),
+);
 server.listen(config.PORT, config.HOST, () => {
   log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'web listening');
 });

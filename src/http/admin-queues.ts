@@ -1,0 +1,70 @@
+/**
+ * The staff queue dashboard at /admin/queues (bull-board through its Koa adapter). bull-board has no
+ * auth of its own, so every path under the mount point, static files included, first passes:
+ *  - a session: the access_token cookie (a browser) or `Authorization: Bearer <JWT>`; API keys are
+ *    refused (they are for the API, not for operating the service);
+ *  - the staff role, read from the database on every request (requireAuth), never from the token;
+ *  - the cross-site check of src/http/auth.ts (csrfGuard, mounted before this) for its POST/PUT
+ *    actions (retry, promote, clean, pause...) authenticated by cookie: the dashboard's own fetches
+ *    carry Origin: TRUSTED_ORIGIN, a foreign page's do not.
+ * The UI loads its scripts and styles from the same mount, so its pages get a CSP that allows
+ * 'self' (adminQueuesCsp) instead of the API's default-src 'none'.
+ */
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { KoaAdapter } from '@bull-board/koa';
+import type { Middleware } from 'koa';
+import { jobNames } from '../../jobs/index.js';
+import type { Db } from '../db.js';
+import { AppError, errorBody, isBackendUnavailable } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { QueueClient } from '../queue.js';
+import { requireAuth } from './auth.js';
+
+export const ADMIN_QUEUES_PATH = '/admin/queues';
+
+const CSP_ADMIN =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline' https://fonts.googleapis.com; font-src 'self' https://fonts.gstatic.com; img-src 'self' data:; connect-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+
+export const underAdminQueues = (path: string) => path === ADMIN_QUEUES_PATH || path.startsWith(`${ADMIN_QUEUES_PATH}/`);
+
+/** Mounted outside securityHeaders: replaces its CSP on dashboard responses (the rest stays). */
+export function adminQueuesCsp(): Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (underAdminQueues(ctx.path) && ctx.status < 400) ctx.set('Content-Security-Policy', CSP_ADMIN);
+  };
+}
+
+export function adminQueues(deps: { db: Db; queue: QueueClient; log: Logger }): Middleware {
+  const serverAdapter = new KoaAdapter();
+  serverAdapter.setBasePath(ADMIN_QUEUES_PATH);
+  createBullBoard({
+    queues: jobNames.map((name) => new BullMQAdapter(deps.queue.queue(name))),
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'Squid queues' } },
+  });
+  // bull-board catches its handlers' errors and renders them with this: keep our error shape,
+  // a 503 when Redis is down, and never a stack.
+  serverAdapter.setErrorHandler((err: Error) => {
+    if (isBackendUnavailable(err)) return { status: 503 as never, body: errorBody('service_unavailable', 'a backing service is unavailable; retry shortly') as never };
+    deps.log.error({ err }, 'queue dashboard error');
+    return { status: 500 as never, body: errorBody('internal_error', 'internal error') as never };
+  });
+  const board = serverAdapter.registerPlugin();
+  const staff = requireAuth('staff', deps.db);
+
+  return async (ctx, next) => {
+    if (!underAdminQueues(ctx.path)) return next();
+    if (ctx.state.apiKey) {
+      throw new AppError(403, 'session_required', 'the queue dashboard needs a staff session (cookie or Bearer access token), not an API key');
+    }
+    await staff(ctx, async () => {
+      await board(ctx, async () => undefined);
+    });
+    if (ctx.body === undefined || ctx.body === null) {
+      if (ctx.status === 404) throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 405) throw new AppError(405, 'method_not_allowed', `method ${ctx.method} not allowed on ${ctx.path}`);
+    }
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Prometheus metrics of the web process, served at GET /metrics (token-protected, see token.ts):
+ *  - per process: HTTP requests and latency by method, matched route pattern and status (never the
+ *    raw path: ids in paths would make one series per article), requests in flight, and prom-client's
+ *    default process metrics (RSS, CPU, heap, event-loop lag);
+ *  - cluster-wide, read from Redis at scrape time: job counts, failures, stalls and durations by job
+ *    name (written by the workers, job-metrics.ts), queue depths by queue and state (BullMQ
+ *    getJobCounts), and the lifecycle-event stream's length and newest-entry age. Every web instance
+ *    reports the same cluster-wide values; aggregate them with max(), not sum().
+ */
+import type { Context, Middleware } from 'koa';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { jobNames } from '../../jobs/index.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { QueueClient } from '../queue.js';
+import type { Redis } from '../redis.js';
+import { gauge, renderMetrics, type MetricObject } from './custom-metrics.js';
+import { readJobMetrics } from './job-metrics.js';
+import { checkScrapeToken, METRICS_PATH } from './token.js';
+
+export const HTTP_DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** Job states reported as queue depth. */
+export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed', 'waiting-children'] as const;
+const SCRAPE_REDIS_TIMEOUT_MS = 2000;
+
+/** The label for a request: the route pattern it matched, or a fixed bucket. Bounded cardinality. */
+export function routeLabel(ctx: Context): string {
+  if (ctx.path === '/admin/queues' || ctx.path.startsWith('/admin/queues/')) return '/admin/queues/*';
+  if (ctx.path === METRICS_PATH) return METRICS_PATH;
+  const matched = (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute;
+  if (typeof matched === 'string' && matched.length > 0) return matched;
+  return ctx.method === 'OPTIONS' ? 'preflight' : 'unmatched';
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('metrics read timed out')), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
+export interface WebMetricsDeps {
+  redis: Redis;
+  queue: QueueClient;
+  prefix: string;
+  streamKey: string;
+  token: string | undefined;
+  log: Logger;
+}
+
+export class WebMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  private readonly inFlight: Gauge;
+
+  constructor(private readonly deps: WebMetricsDeps) {
+    collectDefaultMetrics({ register: this.registry });
+    const labelNames = ['method', 'route', 'status'] as const;
+    this.requests = new Counter({ name: 'squid_http_requests_total', help: 'HTTP requests by method, matched route pattern and status.', labelNames, registers: [this.registry] });
+    this.duration = new Histogram({
+      name: 'squid_http_request_duration_seconds',
+      help: 'HTTP request latency (until the response is handed to Node) by method, route pattern and status.',
+      labelNames,
+      buckets: HTTP_DURATION_BUCKETS_S,
+      registers: [this.registry],
+    });
+    this.inFlight = new Gauge({ name: 'squid_http_requests_in_flight', help: 'HTTP requests being handled.', registers: [this.registry] });
+  }
+
+  /** Outermost middleware: times every request, whatever it turns into. */
+  observe(): Middleware {
+    return async (ctx, next) => {
+      const end = this.duration.startTimer();
+      this.inFlight.inc();
+      try {
+        await next();
+      } finally {
+        this.inFlight.dec();
+        const labels = { method: METHODS.has(ctx.method) ? ctx.method : 'OTHER', route: routeLabel(ctx), status: String(ctx.status) };
+        end(labels);
+        this.requests.inc(labels);
+      }
+    };
+  }
+
+  /** GET /metrics: mounted before credential parsing (the scrape token is not a session). */
+  endpoint(): Middleware {
+    return async (ctx, next) => {
+      if (ctx.path !== METRICS_PATH) return next();
+      const check = checkScrapeToken(this.deps.token, ctx.get('authorization') || undefined);
+      if (check === 'disabled') throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new AppError(405, 'method_not_allowed', `method ${ctx.method} not allowed on ${ctx.path}`, null, { Allow: 'GET, HEAD' });
+      if (check === 'unauthorized') {
+        throw new AppError(401, 'metrics_token_invalid', 'send Authorization: Bearer <METRICS_TOKEN>', null, { 'WWW-Authenticate': 'Bearer realm="metrics"' });
+      }
+      const shared = await this.sharedMetrics();
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = this.registry.contentType;
+      ctx.body = (await this.registry.metrics()) + renderMetrics(shared);
+    };
+  }
+
+  /** Cluster-wide figures from Redis; when Redis does not answer, only squid_metrics_redis_up 0. */
+  async sharedMetrics(): Promise<MetricObject[]> {
+    try {
+      const out = await withTimeout(Promise.all([readJobMetrics(this.deps.redis, this.deps.prefix, jobNames), this.queueDepths(), this.streamMetrics()]), SCRAPE_REDIS_TIMEOUT_MS);
+      return [gauge('squid_metrics_redis_up', 'Whether Redis answered the metrics read (1) or not (0).', [{ value: 1 }]), ...out.flat()];
+    } catch (err) {
+      this.deps.log.warn({ err: (err as Error).message }, 'metrics: Redis read failed');
+      return [gauge('squid_metrics_redis_up', 'Whether Redis answered the metrics read (1) or not (0).', [{ value: 0 }])];
+    }
+  }
+
+  private async queueDepths(): Promise<MetricObject[]> {
+    const depth = gauge('squid_queue_jobs', 'Jobs in each BullMQ queue by state (completed/failed are bounded by removeOnComplete/removeOnFail).', []);
+    const counts = await Promise.all(jobNames.map((name) => this.deps.queue.queue(name).getJobCounts(...QUEUE_STATES)));
+    jobNames.forEach((queue, i) => {
+      for (const state of QUEUE_STATES) depth.values.push({ labels: { queue, state }, value: counts[i][state] ?? 0 });
+    });
+    return [depth];
+  }
+
+  private async streamMetrics(): Promise<MetricObject[]> {
+    const res = await this.deps.redis.multi().xlen(this.deps.streamKey).xrevrange(this.deps.streamKey, '+', '-', 'COUNT', 1).exec();
+    const len = Number(res?.[0]?.[1] ?? 0);
+    const last = (res?.[1]?.[1] as [string, string[]][] | undefined)?.[0]?.[0];
+    const lastMs = last ? Number(last.split('-')[0]) : null;
+    return [
+      gauge('squid_event_stream_length', 'Entries in the lifecycle-event stream (trimmed to about EVENT_STREAM_MAXLEN).', [{ value: len }]),
+      gauge('squid_event_stream_last_event_age_seconds', 'Seconds since the newest lifecycle event was published (absent: empty stream).', lastMs === null ? [] : [{ value: Math.max(0, (Date.now() - lastMs) / 1000) }]),
+    ];
+  }
+}

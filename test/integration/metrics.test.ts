@@ -1,0 +1,122 @@
+/**
+ * GET /metrics on the web process: token-protected Prometheus text with HTTP rates and latencies by
+ * route pattern, job counts/durations/failures recorded by real workers through Redis, queue depths
+ * and the event stream.
+ */
+import type { Worker } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { startWorkers } from '../../src/worker-runtime.js';
+import { createTestDeps, type TestDeps } from '../support/context.js';
+import request from '../support/request.js';
+
+const TOKEN = 'metrics-token-for-tests-0123456789';
+let deps: TestDeps;
+let http: ReturnType<typeof request>;
+let workers: Worker[] = [];
+
+const scrape = () => http.get('/metrics', { authorization: `Bearer ${TOKEN}` });
+
+/** The value of one sample line, e.g. sample(text, 'squid_jobs_completed_total{job="ping"}'). */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(series + ' '));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+beforeAll(async () => {
+  deps = await createTestDeps({ METRICS_TOKEN: TOKEN });
+  http = request(createApp(deps));
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.close()));
+  await http.close();
+  await deps.close();
+});
+
+describe('metrics endpoint', () => {
+  it('is disabled (404) when METRICS_TOKEN is unset', async () => {
+    const other = await createTestDeps();
+    const h = request(createApp(other));
+    try {
+      const r = await h.get('/metrics', { authorization: `Bearer ${TOKEN}` });
+      expect(r.status).toBe(404);
+      expect(r.body.error.code).toBe('not_found');
+    } finally {
+      await h.close();
+      await other.close();
+    }
+  });
+
+  it('needs the bearer token: none or a wrong one is 401, and the token never appears in a response', async () => {
+    for (const headers of [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: TOKEN }, { cookie: `access_token=${TOKEN}` }]) {
+      const r = await http.get('/metrics', headers);
+      expect(r.status).toBe(401);
+      expect(r.body.error.code).toBe('metrics_token_invalid');
+      expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(r.text).not.toContain(TOKEN);
+    }
+    expect((await http.post('/metrics', {}, { authorization: `Bearer ${TOKEN}` })).status).toBe(405);
+    const ok = await scrape();
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(ok.text).not.toContain(TOKEN);
+  });
+
+  it('counts HTTP requests by route pattern, never by raw path', async () => {
+    for (const id of [101, 202, 303]) await http.get(`/api/v1/news/${id}/`);
+    await http.get('/api/v1/news/check?url=https://example.com/a');
+    await http.get('/no/such/path/7f3a');
+    await http.request('PROPFIND', '/api/v1/news/');
+    const text = (await scrape()).text;
+    expect(sample(text, 'squid_http_requests_total{method="GET",route="/api/v1/news/:id/",status="404"}')).toBe(3);
+    expect(sample(text, 'squid_http_requests_total{method="GET",route="/api/v1/news/check",status="200"}')).toBe(1);
+    expect(sample(text, 'squid_http_requests_total{method="GET",route="unmatched",status="404"}')).toBeGreaterThanOrEqual(1);
+    expect(text).toMatch(/squid_http_requests_total\{method="OTHER",route="unmatched",status="\d+"\}/);
+    expect(text).toMatch(/squid_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/v1\/news\/:id\/",status="404"\}/);
+    expect(text).not.toContain('/api/v1/news/101/');
+    expect(text).not.toContain('7f3a');
+    // prom-client's default process metrics (memory of this process).
+    expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it('exports job counts, durations and failures recorded by the workers, and queue depths', async () => {
+    const before = (await scrape()).text;
+    expect(sample(before, 'squid_jobs_completed_total{job="ping"}')).toBe(0);
+    // Queued before any worker runs: a depth of 3 waiting.
+    for (let i = 0; i < 3; i++) await deps.queue.enqueue('ping', { token: `m${i}`, sleep_ms: 20 });
+    await deps.queue.queue('ping').add('ping', { token: 42 }, { attempts: 3 }); // bad payload: fails for good
+    const queued = (await scrape()).text;
+    expect(sample(queued, 'squid_queue_jobs{queue="ping",state="waiting"}')).toBe(4);
+    expect(sample(queued, 'squid_queue_jobs{queue="page-title",state="waiting"}')).toBe(0);
+
+    workers = startWorkers(
+      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+      { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['ping'] },
+    );
+    const r = await deps.queue.enqueueAndWait('ping', { token: 'flaky', fail_first_attempts: 1 }, 10_000);
+    expect(r.state).toBe('completed');
+    await expect
+      .poll(async () => sample((await scrape()).text, 'squid_jobs_completed_total{job="ping"}'), { timeout: 10_000 })
+      .toBe(4);
+    const text = (await scrape()).text;
+    expect(sample(text, 'squid_jobs_failed_total{job="ping",final="true"}')).toBe(1);
+    expect(sample(text, 'squid_jobs_failed_total{job="ping",final="false"}')).toBe(1);
+    expect(sample(text, 'squid_job_duration_seconds_count{job="ping"}')).toBe(6);
+    expect(sample(text, 'squid_job_duration_seconds_bucket{job="ping",le="+Inf"}')).toBe(6);
+    expect(sample(text, 'squid_job_duration_seconds_bucket{job="ping",le="0.01"}')).toBeLessThan(6); // three slept 20 ms
+    expect(sample(text, 'squid_job_duration_seconds_sum{job="ping"}')).toBeGreaterThanOrEqual(0.06);
+    expect(sample(text, 'squid_queue_jobs{queue="ping",state="waiting"}')).toBe(0);
+    expect(sample(text, 'squid_queue_jobs{queue="ping",state="failed"}')).toBe(1);
+    expect(sample(text, 'squid_metrics_redis_up')).toBe(1);
+  });
+
+  it('exports the event stream length and the age of its newest event', async () => {
+    const before = (await scrape()).text;
+    expect(sample(before, 'squid_event_stream_length')).toBe(0);
+    expect(before).not.toMatch(/^squid_event_stream_last_event_age_seconds /m);
+    await deps.events.publish({ type: 'news.approved', id: 1, slug: 'a', status: 'approved', headline: 'A', date_posted: new Date().toISOString(), origin: 'manual', sponsored: null });
+    const after = (await scrape()).text;
+    expect(sample(after, 'squid_event_stream_length')).toBe(1);
+    expect(sample(after, 'squid_event_stream_last_event_age_seconds')).toBeLessThan(5);
+  });
+});
