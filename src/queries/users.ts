@@ -29,29 +29,6 @@ export async function userRoles(db: Db, id: number): Promise<Role[] | null> {
   return row ? (row.roles as Role[]) : null;
 }
 
-export async function setRole(db: Db, address: string, role: Role, grant: boolean) {
-  const addr = address.toLowerCase();
-  if (grant) {
-    return db
-      .insertInto('users')
-      .values({ wallet_address: addr, roles: sql`ARRAY[${role}]::text[]` })
-      .onConflict((oc) =>
-        oc.column('wallet_address').doUpdateSet({
-          roles: sql`(SELECT array_agg(DISTINCT r ORDER BY r) FROM unnest(users.roles || ARRAY[${role}]::text[]) r)`,
-          updated_at: sql`now()`,
-        }),
-      )
-      .returning(['id', 'wallet_address', 'roles'])
-      .executeTakeFirstOrThrow();
-  }
-  return db
-    .updateTable('users')
-    .set({ roles: sql`array_remove(roles, ${role})`, updated_at: sql`now()` })
-    .where('wallet_address', '=', addr)
-    .returning(['id', 'wallet_address', 'roles'])
-    .executeTakeFirst();
-}
-
 /** The profile record (GET /wallet/me/ and the verify response). */
 export function toProfile(u: NonNullable<UserRow>, publicBaseUrl: string) {
   return {
