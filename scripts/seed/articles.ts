@@ -4,6 +4,7 @@
  * Counters (votes, yaps) are filled in by the discussion part from the rows it inserts.
  */
 import { slugify } from '../../src/domain/slug.js';
+import { normalizeUrl } from '../../src/domain/url-normalize.js';
 import { idOf, type SeedPart } from './types.js';
 
 const tokens = {
@@ -45,12 +46,6 @@ export const demoArticles: DemoArticle[] = [
   { key: 'uni-hack', status: 'retracted', headline: 'Uniswap front end reported compromised (retracted: report was false)', url: 'https://rumour-mill.example/uniswap-frontend', source: 'Rumour Mill', by: 'bob', submittedAgo: 40, tokens: ['UNI'], tags: ['security'], clicks: 133 },
 ];
 
-/** Demo-only URL normalisation: lower-case host without www, no query, fragment or trailing slash. */
-function normalise(url: string): string {
-  const u = new URL(url);
-  return `${u.hostname.replace(/^www\./, '')}${u.pathname.replace(/\/+$/, '')}`;
-}
-
 export const articles: SeedPart = {
   name: 'articles',
   async run(ctx) {
@@ -65,7 +60,7 @@ export const articles: SeedPart = {
           slug: slugify(a.headline),
           headline: a.headline,
           url: a.url,
-          normalized_url: normalise(a.url),
+          normalized_url: normalizeUrl(a.url)!,
           source: a.source,
           status: a.status,
           origin: 'manual',
