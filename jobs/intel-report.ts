@@ -29,7 +29,7 @@ export const job = defineJob({
   async run(p, deps): Promise<{ result: IntelReport | null; refreshed: number }> {
     const cache = new IntelCache(deps.redis, deps.config.QUEUE_PREFIX, deps.config.INTEL_CACHE_TTL_S);
     const one = async (set: ReportParams) => {
-      const result = await computeReport(deps.db, set);
+      const result = await computeReport(deps.db, set, new Date(), cache);
       await cache.put(cache.key('report', set), result);
       return result;
     };

@@ -18,7 +18,8 @@
  *     smoothed_h = (clicks_h + K * overall_avg) / (articles_h + K)
  * and the signal is the current hour's place between the worst and best hour:
  *     signal = (smoothed_now - min_h smoothed_h) / (max_h smoothed_h - min_h smoothed_h)
- * With no history (or every hour equal) the signal is 0.5, "no information".
+ * With no history (or every hour equal) the signal is 0.5, "no information". The basis window is
+ * aligned to the start of the current UTC hour, so it is computed once per hour for every report.
  */
 
 export const POSTING_SIGNAL_LOOKBACK_DAYS = 30;

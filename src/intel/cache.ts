@@ -3,7 +3,7 @@
  * Values are the JSON the web process serves as-is. Parameter sets that clients asked for are
  * remembered for REQUESTED_WINDOW_S in a sorted set, so the scheduled jobs keep them warm.
  */
-import { reportParamsId, trendingParamsId, type ReportParams, type TrendingParams } from '../domain/intel.js';
+import { reportParamsId, trendingParamsId, type HourBucket, type ReportParams, type TrendingParams } from '../domain/intel.js';
 import type { Redis } from '../redis.js';
 
 export type IntelKind = 'trending' | 'report';
@@ -39,6 +39,20 @@ export class IntelCache {
 
   async put(key: string, value: unknown): Promise<void> {
     await this.redis.set(key, JSON.stringify(value), 'EX', this.ttlS);
+  }
+
+  private basisKey(hourStart: Date) {
+    return `${this.prefix}:intel:posting-basis:${hourStart.toISOString()}`;
+  }
+
+  /** The posting-signal basis of one UTC hour (src/intel/compute.ts), kept two hours. */
+  async getBasis(hourStart: Date): Promise<HourBucket[] | null> {
+    const v = await this.redis.get(this.basisKey(hourStart));
+    return v ? (JSON.parse(v) as HourBucket[]) : null;
+  }
+
+  async putBasis(hourStart: Date, buckets: HourBucket[]): Promise<void> {
+    await this.redis.set(this.basisKey(hourStart), JSON.stringify(buckets), 'EX', 7200);
   }
 
   private requestedKey(kind: IntelKind) {

@@ -11,10 +11,30 @@ import {
   round,
   velocity,
   windowOf,
+  type HourBucket,
   type ReportParams,
   type TrendingParams,
 } from '../domain/intel.js';
 import { clicksByPublishHour, contentPerformance, platformFigures, pulseCounts, tagStats, type TagRow } from '../queries/intel.js';
+
+/** Where the posting-signal basis of an hour is kept once computed (IntelCache in the worker). */
+export interface BasisCache {
+  getBasis(hourStart: Date): Promise<HourBucket[] | null>;
+  putBasis(hourStart: Date, buckets: HourBucket[]): Promise<void>;
+}
+
+/**
+ * The posting-signal basis is platform-wide and its window is aligned to the start of the UTC hour,
+ * so it is the same for every report of that hour: computed once per hour, not once per report.
+ */
+async function postingBasis(db: Db, now: Date, cache?: BasisCache): Promise<HourBucket[]> {
+  const hourStart = new Date(Math.floor(now.getTime() / 3600_000) * 3600_000);
+  const hit = cache ? await cache.getBasis(hourStart) : null;
+  if (hit) return hit;
+  const buckets = await clicksByPublishHour(db, hourStart, POSTING_SIGNAL_LOOKBACK_DAYS, POSTING_SIGNAL_SETTLE_HOURS);
+  if (cache) await cache.putBasis(hourStart, buckets);
+  return buckets;
+}
 
 const iso = (d: Date | string) => (typeof d === 'string' ? new Date(d) : d).toISOString();
 
@@ -35,14 +55,14 @@ export async function computeTrending(db: Db, p: TrendingParams, now = new Date(
 }
 export type TrendingResult = Awaited<ReturnType<typeof computeTrending>>;
 
-export async function computeReport(db: Db, p: ReportParams, now = new Date()) {
+export async function computeReport(db: Db, p: ReportParams, now = new Date(), basisCache?: BasisCache) {
   const w = windowOf(now, p.hours);
   const [tags, perf, pulse, platform, buckets] = await Promise.all([
     tagStats(db, w, { topics: p.topics, limit: p.top_n, withTopArticle: true }),
     contentPerformance(db, w, { topics: p.topics, limit: p.top_n }),
     pulseCounts(db, now),
     platformFigures(db, w),
-    clicksByPublishHour(db, now, POSTING_SIGNAL_LOOKBACK_DAYS, POSTING_SIGNAL_SETTLE_HOURS),
+    postingBasis(db, now, basisCache),
   ]);
   const signal = postingSignal(buckets, now.getUTCHours());
   const e = perf.engagement;

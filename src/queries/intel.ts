@@ -109,12 +109,12 @@ export interface PlatformRow {
 /** Window-wide platform figures and the two queues (current, not windowed). */
 export async function platformFigures(db: Db, w: Window): Promise<PlatformRow> {
   const { rows } = await sql<PlatformRow>`
-    SELECT
-      (SELECT count(*)::int FROM articles WHERE status = 'approved' AND sponsored IS NULL AND published_at > ${w.from} AND published_at <= ${w.to}) AS articles_in_window,
-      (SELECT avg(hot_score)::float8 FROM articles WHERE status = 'approved' AND sponsored IS NULL AND published_at > ${w.from} AND published_at <= ${w.to}) AS avg_hot_score,
+    SELECT w.articles_in_window, w.avg_hot_score,
       (SELECT count(*)::int FROM articles WHERE sponsored IS NULL AND created_at > ${w.from} AND created_at <= ${w.to}) AS submissions_in_window,
       (SELECT count(*)::int FROM articles WHERE status = 'submitted') AS review_queue_depth,
-      (SELECT count(*)::int FROM articles WHERE status = 'scheduled') AS social_queue_depth`.execute(db);
+      (SELECT count(*)::int FROM articles WHERE status = 'scheduled') AS social_queue_depth
+    FROM (SELECT count(*)::int AS articles_in_window, avg(hot_score)::float8 AS avg_hot_score
+          FROM articles WHERE status = 'approved' AND sponsored IS NULL AND published_at > ${w.from} AND published_at <= ${w.to}) w`.execute(db);
   return rows[0];
 }
 

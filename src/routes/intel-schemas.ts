@@ -78,7 +78,7 @@ export const reportSchema = z
       .meta(d('The parameters this report was computed for')),
     window: windowSchema,
     posting_signal: num(
-      `0..1: how well articles published at the current UTC hour have done by clicks compared with the other hours of the day (1 = best hour, 0 = worst, 0.5 = no information). Basis: approved, non-sponsored articles published between ${POSTING_SIGNAL_LOOKBACK_DAYS} days and ${POSTING_SIGNAL_SETTLE_HOURS} hours ago, grouped by UTC hour of publication; each hour's mean clicks is shrunk towards the overall mean by ${POSTING_SIGNAL_PRIOR} pseudo-articles, then min-max scaled across the 24 hours. Platform-wide: not restricted by topics or hours.`,
+      `0..1: how well articles published at the current UTC hour have done by clicks compared with the other hours of the day (1 = best hour, 0 = worst, 0.5 = no information). Basis: approved, non-sponsored articles published between ${POSTING_SIGNAL_LOOKBACK_DAYS} days and ${POSTING_SIGNAL_SETTLE_HOURS} hours before the start of the current UTC hour (younger ones are still collecting clicks), grouped by UTC hour of publication; each hour's mean clicks is shrunk towards the overall mean by ${POSTING_SIGNAL_PRIOR} pseudo-articles, then min-max scaled across the 24 hours. Platform-wide: not restricted by topics or hours.`,
     ),
     posting_signal_basis: z
       .object({
