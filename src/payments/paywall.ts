@@ -36,6 +36,7 @@ import {
   paymentRequired,
   paymentRequiredHeaders,
   paymentRequirements,
+  PaymentConfigError,
   resolveAsset,
   type AssetInfo,
   type Offer,
@@ -82,7 +83,14 @@ export class Paywall {
   }
 
   requirementsFor(offer: Offer): PaymentRequirements {
-    this.asset ??= resolveAsset(this.deps.config);
+    if (!this.asset) {
+      try {
+        this.asset = resolveAsset(this.deps.config);
+      } catch (err) {
+        if (err instanceof PaymentConfigError) throw unavailable('payments_not_configured', `paid access is misconfigured: ${err.message}`);
+        throw err;
+      }
+    }
     return paymentRequirements(this.deps.config, this.asset, this.payTo(), offer);
   }
 

@@ -321,4 +321,15 @@ describe('not configured', () => {
     expect((await h.get(REPORT, await apiKeyOfTier(deps.db, 'builder'))).status).toBe(200);
     await h.close();
   });
+
+  it('a network without a known USDC and no X402_ASSET is 503 payments_not_configured, not a 500', async () => {
+    const odd = siblingDeps(deps, { X402_NETWORK: 'eip155:999999' });
+    siblings.push(odd);
+    const h = request(createApp(odd));
+    const r = await h.get(REPORT);
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe('payments_not_configured');
+    expect(r.body.error.message).toMatch(/X402_ASSET_NAME/);
+    await h.close();
+  });
 });
