@@ -1,0 +1,513 @@
+/**
+ * Fan-out benchmark of the ws process (issue 5): N concurrent connections to ONE ws process
+ * (src/bin/ws.ts, caps raised), events published to the Redis stream at R per second, and the
+ * event-to-client latency and memory per connection it achieves. In the same run, the same
+ * clients measure a bare `ws` broadcast loop (one frame per event, written to every client as it
+ * is produced) as the baseline. Prints the figures and the ratios.
+ *
+ *   npx tsx scripts/bench/ws-fanout.ts [--connections 10000] [--rate 100] [--seconds 30]
+ *       [--warmup 3] [--workers 2] [--measure-every 20] [--addresses 40] [--only ws|baseline]
+ *
+ * How it measures
+ * - Each event's headline carries its sequence number and its *planned* publish time (the
+ *   schedule, not the moment the publisher got to it), so a publisher or server that falls behind
+ *   shows up as latency instead of hiding it.
+ * - Clients run in `--workers` child processes, bound round-robin to 127.0.0.2.. (`--addresses`
+ *   of them) so 10,000 connections do not exhaust one address's ephemeral ports. Every
+ *   `--measure-every`-th connection is a real `ws` client that parses every frame and records
+ *   latency; the others complete the WebSocket handshake on a raw socket and then only drain it,
+ *   so that on a 2-core machine the load generator takes as little CPU as possible from the
+ *   server. Raw clients do not answer pings, so heartbeats are set longer than the run.
+ * - Memory per connection: the server process's RSS after all connections are open minus its
+ *   RSS before the first one, divided by N (from /proc; client memory is not counted).
+ * - Redis is started for the run on a free loopback port and stopped at the end.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import WebSocket, { WebSocketServer } from 'ws';
+import { childEnv } from '../../src/config.js';
+import { EventPublisher, type NewsEvent } from '../../src/events.js';
+import { createRedis } from '../../src/redis.js';
+import { freePort, startRedis } from '../lib/services.js';
+
+const self = fileURLToPath(import.meta.url);
+const root = path.resolve(path.dirname(self), '../..');
+const ORIGIN = 'http://127.0.0.1:8000';
+const BUCKET_MS = 0.1;
+const BUCKETS = 600_000; // 0.1 ms resolution up to 60 s; later ones land in the last bucket
+
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function benchEvent(seq: number, plannedMs: number): NewsEvent {
+  return {
+    type: 'news.approved',
+    id: 1_000_000 + seq,
+    slug: `bench-${seq}`,
+    status: 'approved',
+    headline: `bench ${seq} ${plannedMs.toFixed(3)}`,
+    date_posted: new Date(plannedMs).toISOString(),
+    origin: 'manual',
+    previous_status: 'submitted',
+    sponsored: null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Client worker: opens its share of the connections and measures.
+
+interface ConnectCmd {
+  cmd: 'connect';
+  url: string;
+  from: number;
+  count: number;
+  measureEvery: number;
+  addresses: number;
+}
+
+async function clientWorker() {
+  const hist = new Uint32Array(BUCKETS);
+  const measured: WebSocket[] = [];
+  const raw: net.Socket[] = [];
+  let window = { from: Infinity, to: -Infinity };
+  let windowEvents = 0;
+  let allEvents = 0;
+  let rawBytes = 0;
+  let closes = 0;
+  let reconciles = 0;
+  let maxLatency = 0;
+
+  const record = (text: string, at: number) => {
+    const re = /"headline":"bench (\d+) ([\d.]+)"/g;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      allEvents++;
+      const seq = Number(m[1]);
+      if (seq < window.from || seq >= window.to) continue;
+      const lat = at - Number(m[2]);
+      windowEvents++;
+      if (lat > maxLatency) maxLatency = lat;
+      hist[Math.min(BUCKETS - 1, Math.max(0, Math.floor(lat / BUCKET_MS)))]++;
+    }
+  };
+
+  const connectMeasured = (url: string, localAddress: string) =>
+    new Promise<void>((resolve, reject) => {
+      const ws = new WebSocket(url, { origin: ORIGIN, localAddress, perMessageDeflate: false });
+      ws.on('message', (data) => {
+        const text = String(data);
+        if (text.startsWith('{"type":"reconcile"')) reconciles++;
+        else record(text, now());
+      });
+      ws.once('open', () => {
+        measured.push(ws);
+        resolve();
+      });
+      ws.once('error', reject);
+      ws.on('close', () => closes++);
+    });
+
+  const connectRaw = (url: URL, localAddress: string) =>
+    new Promise<void>((resolve, reject) => {
+      const sock = net.connect({ host: url.hostname, port: Number(url.port), localAddress });
+      let head = '';
+      const onHead = (chunk: Buffer) => {
+        head += chunk.toString('latin1');
+        if (!head.includes('\r\n\r\n')) return;
+        sock.off('data', onHead);
+        if (!head.startsWith('HTTP/1.1 101')) return reject(new Error(head.split('\r\n')[0]));
+        raw.push(sock);
+        sock.on('data', (d: Buffer) => (rawBytes += d.length));
+        resolve();
+      };
+      sock.on('data', onHead);
+      sock.once('connect', () => {
+        sock.write(
+          `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+            `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\nOrigin: ${ORIGIN}\r\n\r\n`,
+        );
+      });
+      sock.once('error', reject);
+      sock.on('close', () => closes++);
+    });
+
+  process.on('disconnect', () => process.exit(0));
+  process.on('message', async (msg: any) => {
+    if (msg.cmd === 'connect') {
+      const c = msg as ConnectCmd;
+      const url = new URL(c.url);
+      const t0 = Date.now();
+      let failed = 0;
+      let next = 0;
+      const one = async () => {
+        for (let i = next++; i < c.count; i = next++) {
+          const n = c.from + i;
+          const localAddress = `127.0.0.${2 + (n % c.addresses)}`;
+          try {
+            if (n % c.measureEvery === 0) await connectMeasured(c.url, localAddress);
+            else await connectRaw(url, localAddress);
+          } catch {
+            failed++;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: 64 }, one));
+      process.send!({ type: 'connected', ok: measured.length + raw.length, measured: measured.length, failed, ms: Date.now() - t0 });
+    } else if (msg.cmd === 'window') {
+      window = { from: msg.from, to: msg.to };
+    } else if (msg.cmd === 'report') {
+      const sparse: [number, number][] = [];
+      for (let i = 0; i < BUCKETS; i++) if (hist[i]) sparse.push([i, hist[i]]);
+      process.send!({ type: 'report', sparse, windowEvents, allEvents, measured: measured.length, rawBytes, closes, reconciles, maxLatency });
+    } else if (msg.cmd === 'close') {
+      for (const ws of measured) ws.terminate();
+      for (const s of raw) s.destroy();
+      process.exit(0);
+    }
+  });
+  process.send!({ type: 'ready' });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Baseline: a bare ws server that broadcasts each event to every client as it is produced.
+
+async function baselineServer(port: number) {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port, perMessageDeflate: false, maxPayload: 4096 });
+  await new Promise<void>((r) => wss.once('listening', () => r()));
+  process.on('disconnect', () => process.exit(0));
+  process.on('message', async (msg: any) => {
+    if (msg.cmd !== 'publish') return;
+    const { from, count, rate, graceMs } = msg as { from: number; count: number; rate: number; graceMs: number };
+    const t0 = now() + 20;
+    // A loop that cannot keep up stops at the deadline; the report says how far it got.
+    const deadline = t0 + (count * 1000) / rate + graceMs;
+    let sent = 0;
+    for (let i = 0; i < count && now() < deadline; i++) {
+      const planned = t0 + (i * 1000) / rate;
+      const wait = planned - now();
+      if (wait > 0) await sleep(wait);
+      const data = Buffer.from(JSON.stringify({ events: [benchEvent(from + i, planned)], t: Math.floor(planned / 1000) }));
+      for (const client of wss.clients) if (client.readyState === WebSocket.OPEN) client.send(data, { binary: false });
+      sent++;
+    }
+    process.send!({ type: 'published', sent, elapsedMs: now() - t0 });
+  });
+  process.send!({ type: 'ready' });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+interface PhaseResult {
+  name: string;
+  connections: number;
+  connectMs: number;
+  failed: number;
+  rssIdleMiB: number;
+  rssConnectedMiB: number;
+  bytesPerConn: number;
+  cpuPercent: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+  delivered: number;
+  expected: number;
+  closes: number;
+  /** Reconcile frames the measuring clients got (backlog: the server judged them slow). */
+  reconciles: number;
+  cpuMicrosPerDelivery: number;
+  /** Events produced in the run, and the rate actually achieved. */
+  sent: number;
+  achievedRate: number;
+}
+
+function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
+}
+
+function once<T = any>(child: ChildProcess, type: string, timeoutMs = 120_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${type}`)), timeoutMs);
+    const on = (msg: any) => {
+      if (msg?.type !== type) return;
+      clearTimeout(timer);
+      child.off('message', on);
+      resolve(msg as T);
+    };
+    child.on('message', on);
+  });
+}
+
+function forkRole(role: string, extra: string[] = []): ChildProcess {
+  return fork(self, ['--role', role, ...extra], { execArgv: ['--import', 'tsx'], cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+}
+
+function waitExit(child: ChildProcess, timeoutMs = 15_000): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      role: { type: 'string' },
+      port: { type: 'string' },
+      connections: { type: 'string', default: '10000' },
+      rate: { type: 'string', default: '100' },
+      seconds: { type: 'string', default: '30' },
+      warmup: { type: 'string', default: '3' },
+      workers: { type: 'string', default: '2' },
+      'measure-every': { type: 'string', default: '20' },
+      addresses: { type: 'string', default: '40' },
+      only: { type: 'string' },
+    },
+  });
+  if (values.role === 'clients') return clientWorker();
+  if (values.role === 'baseline') return baselineServer(Number(values.port));
+
+  const N = Number(values.connections);
+  const rate = Number(values.rate);
+  const seconds = Number(values.seconds);
+  const warmup = Number(values.warmup);
+  const W = Number(values.workers);
+  const measureEvery = Number(values['measure-every']);
+  const addresses = Number(values.addresses);
+  const log = (l: string) => process.stderr.write(`[bench] ${l}\n`);
+
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-ws-bench-'));
+  const redis = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
+  const results: PhaseResult[] = [];
+  try {
+    const phases: ('ws' | 'baseline')[] = values.only ? [values.only as 'ws' | 'baseline'] : ['ws', 'baseline'];
+    for (const phase of phases) {
+      results.push(await runPhase(phase, { N, rate, seconds, warmup, W, measureEvery, addresses, redisUrl: redis.url, tmp, log }));
+    }
+  } finally {
+    await redis.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  report(results, { N, rate, seconds, measureEvery });
+  process.exit(0);
+}
+
+async function runPhase(
+  phase: 'ws' | 'baseline',
+  o: { N: number; rate: number; seconds: number; warmup: number; W: number; measureEvery: number; addresses: number; redisUrl: string; tmp: string; log: (l: string) => void },
+): Promise<PhaseResult> {
+  const port = await freePort();
+  let server: ChildProcess;
+  const seqBase = phase === 'ws' ? 0 : 10_000_000;
+  if (phase === 'ws') {
+    o.log(`starting src/bin/ws.ts on port ${port}`);
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/bin/ws.ts'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: childEnv({
+        NODE_ENV: 'development',
+        DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused', // the ws process never opens Postgres
+        REDIS_URL: o.redisUrl,
+        WS_PORT: String(port),
+        HOST: '127.0.0.1',
+        QUEUE_PREFIX: 'bench',
+        JWT_SECRET: randomBytes(32).toString('hex'),
+        LOG_LEVEL: 'info',
+        DATA_DIR: path.join(o.tmp, 'data'),
+        TRUSTED_ORIGIN: ORIGIN,
+        WS_MAX_CONNECTIONS: String(o.N + 1000),
+        WS_MAX_PER_IP: String(Math.ceil(o.N / o.addresses) + 100),
+        WS_HEARTBEAT_MS: String((o.seconds + o.warmup + 120) * 1000),
+        EXIT_WITH_PARENT: 'false',
+      }),
+    });
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`ws did not start: ${out}`)), 30_000);
+      server.stdout!.on('data', (d) => {
+        out += d;
+        if (out.includes('ws listening')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      server.once('exit', (code) => reject(new Error(`ws exited with ${code}: ${out}`)));
+    });
+    server.stdout!.resume();
+  } else {
+    o.log(`starting the bare ws broadcast loop on port ${port}`);
+    server = forkRole('baseline', ['--port', String(port)]);
+    await once(server, 'ready');
+  }
+  await sleep(500);
+  const rssIdle = rssBytes(server.pid!);
+
+  const workers = Array.from({ length: o.W }, () => forkRole('clients'));
+  await Promise.all(workers.map((w) => once(w, 'ready')));
+  const per = Math.ceil(o.N / o.W);
+  const t0 = Date.now();
+  const connected = await Promise.all(
+    workers.map((w, i) => {
+      const from = i * per;
+      const count = Math.max(0, Math.min(per, o.N - from));
+      w.send({ cmd: 'connect', url: `ws://127.0.0.1:${port}/ws/news/`, from, count, measureEvery: o.measureEvery, addresses: o.addresses } satisfies ConnectCmd);
+      return once<{ ok: number; failed: number; measured: number }>(w, 'connected', 300_000);
+    }),
+  );
+  const connectMs = Date.now() - t0;
+  const ok = connected.reduce((s, c) => s + c.ok, 0);
+  const failed = connected.reduce((s, c) => s + c.failed, 0);
+  const measuredClients = connected.reduce((s, c) => s + c.measured, 0);
+  o.log(`${phase}: ${ok} connections open in ${connectMs} ms (${failed} failed, ${measuredClients} measuring)`);
+  await sleep(2000);
+  const rssConnected = rssBytes(server.pid!);
+
+  const warmCount = Math.round(o.warmup * o.rate);
+  const measureCount = Math.round(o.seconds * o.rate);
+  for (const w of workers) w.send({ cmd: 'window', from: seqBase + warmCount, to: seqBase + warmCount + measureCount });
+  o.log(`${phase}: publishing ${warmCount} warm-up + ${measureCount} measured events at ${o.rate}/s`);
+  let cpu0 = 0;
+  let cpuT0 = 0;
+  const startCpuAt = setTimeout(() => {
+    cpu0 = cpuTicks(server.pid!);
+    cpuT0 = Date.now();
+  }, o.warmup * 1000);
+  const cpuRun0 = cpuTicks(server.pid!);
+  let sent = 0;
+  let elapsedMs = 0;
+  if (phase === 'ws') {
+    const r = createRedis(o.redisUrl, 'command', 'bench-publisher');
+    const pub = new EventPublisher(r, 'bench:events:news', 100_000);
+    const start = now() + 20;
+    for (let i = 0; i < warmCount + measureCount; i++) {
+      const planned = start + (i * 1000) / o.rate;
+      const wait = planned - now();
+      if (wait > 0) await sleep(wait);
+      await pub.publish(benchEvent(seqBase + i, planned));
+      sent++;
+    }
+    elapsedMs = now() - start;
+    r.disconnect();
+  } else {
+    const graceMs = 30_000;
+    server.send({ cmd: 'publish', from: seqBase, count: warmCount + measureCount, rate: o.rate, graceMs });
+    const done = await once<{ sent: number; elapsedMs: number }>(server, 'published', (o.warmup + o.seconds) * 1000 + graceMs + 60_000);
+    sent = done.sent;
+    elapsedMs = done.elapsedMs;
+  }
+  if (sent < warmCount + measureCount) o.log(`${phase}: could not keep up; produced ${sent} of ${warmCount + measureCount} events before the deadline`);
+  clearTimeout(startCpuAt);
+  const cpuPercent = ((cpuTicks(server.pid!) - cpu0) / 100 / ((Date.now() - cpuT0) / 1000)) * 100;
+  await sleep(2000); // let the last batches arrive
+
+  const cpuRunSeconds = (cpuTicks(server.pid!) - cpuRun0) / 100;
+  const reports = await Promise.all(
+    workers.map((w) => {
+      w.send({ cmd: 'report' });
+      return once<{ sparse: [number, number][]; windowEvents: number; allEvents: number; closes: number; reconciles: number; maxLatency: number }>(w, 'report');
+    }),
+  );
+  for (const w of workers) w.send({ cmd: 'close' });
+  await Promise.all(workers.map((w) => waitExit(w)));
+  server.kill('SIGTERM');
+  await waitExit(server);
+
+  const hist = new Map<number, number>();
+  for (const r of reports) for (const [b, n] of r.sparse) hist.set(b, (hist.get(b) ?? 0) + n);
+  const total = [...hist.values()].reduce((s, n) => s + n, 0);
+  const sorted = [...hist.entries()].sort((a, b) => a[0] - b[0]);
+  const pct = (p: number) => {
+    const target = Math.ceil(total * p);
+    let acc = 0;
+    for (const [b, n] of sorted) {
+      acc += n;
+      if (acc >= target) return (b + 1) * BUCKET_MS;
+    }
+    return NaN;
+  };
+  return {
+    name: phase,
+    connections: ok,
+    connectMs,
+    failed,
+    rssIdleMiB: rssIdle / 2 ** 20,
+    rssConnectedMiB: rssConnected / 2 ** 20,
+    bytesPerConn: (rssConnected - rssIdle) / Math.max(1, ok),
+    cpuPercent,
+    p50: pct(0.5),
+    p90: pct(0.9),
+    p99: pct(0.99),
+    p999: pct(0.999),
+    max: Math.max(...reports.map((r) => r.maxLatency)),
+    delivered: total,
+    expected: measuredClients * Math.max(0, Math.min(measureCount, sent - warmCount)),
+    closes: reports.reduce((s, r) => s + r.closes, 0),
+    reconciles: reports.reduce((s, r) => s + r.reconciles, 0),
+    // Server CPU per event written to one client, over the whole run (robust to CPU starvation).
+    cpuMicrosPerDelivery: (cpuRunSeconds * 1e6) / ((reports.reduce((s, r) => s + r.allEvents, 0) / Math.max(1, measuredClients)) * ok),
+    sent,
+    achievedRate: sent / (elapsedMs / 1000),
+  };
+}
+
+function report(results: PhaseResult[], o: { N: number; rate: number; seconds: number; measureEvery: number }) {
+  const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+  const ms = (n: number) => (n >= BUCKETS * BUCKET_MS ? `> ${f(BUCKETS * BUCKET_MS, 0)} ms` : `${f(n)} ms`);
+  const lines = [
+    '',
+    `ws fan-out: ${o.N} connections, ${o.rate} events/s for ${o.seconds} s, latency from every ${o.measureEvery}th client (${os.cpus().length} cores)`,
+    '',
+    '| figure | ' + results.map((r) => r.name).join(' | ') + ' |',
+    '|---|' + results.map(() => '---|').join(''),
+    `| connections open | ${results.map((r) => `${r.connections} (${r.failed} failed)`).join(' | ')} |`,
+    `| time to open all | ${results.map((r) => `${f(r.connectMs / 1000)} s`).join(' | ')} |`,
+    `| latency p50 | ${results.map((r) => ms(r.p50)).join(' | ')} |`,
+    `| latency p90 | ${results.map((r) => ms(r.p90)).join(' | ')} |`,
+    `| latency p99 | ${results.map((r) => ms(r.p99)).join(' | ')} |`,
+    `| latency p99.9 | ${results.map((r) => ms(r.p999)).join(' | ')} |`,
+    `| latency max | ${results.map((r) => `${f(r.max)} ms`).join(' | ')} |`,
+    `| events delivered / expected (measured clients) | ${results.map((r) => `${r.delivered} / ${r.expected}`).join(' | ')} |`,
+    `| events produced, achieved rate | ${results.map((r) => `${r.sent}, ${f(r.achievedRate)}/s`).join(' | ')} |`,
+    `| reconcile frames (measuring clients) | ${results.map((r) => r.reconciles).join(' | ')} |`,
+    `| unexpected closes | ${results.map((r) => r.closes).join(' | ')} |`,
+    `| server RSS idle -> connected | ${results.map((r) => `${f(r.rssIdleMiB)} -> ${f(r.rssConnectedMiB)} MiB`).join(' | ')} |`,
+    `| memory per connection | ${results.map((r) => `${f(r.bytesPerConn / 1024)} KiB`).join(' | ')} |`,
+    `| server CPU per event delivered to one client | ${results.map((r) => `${f(r.cpuMicrosPerDelivery, 2)} µs`).join(' | ')} |`,
+    `| server CPU during measurement | ${results.map((r) => `${f(r.cpuPercent)} %`).join(' | ')} |`,
+  ];
+  const ws = results.find((r) => r.name === 'ws');
+  const base = results.find((r) => r.name === 'baseline');
+  if (ws && base) {
+    lines.push(
+      '',
+      `ratio ws/baseline: p50 ${f(ws.p50 / base.p50, 2)}x, p99 ${f(ws.p99 / base.p99, 2)}x, memory per connection ${f(ws.bytesPerConn / base.bytesPerConn, 2)}x`,
+      `goal p99 <= 2 x baseline p99 + 200 ms = ${f(2 * base.p99 + 200)} ms: ${ws.p99 <= 2 * base.p99 + 200 ? 'met' : 'NOT met'} (ws p99 ${f(ws.p99)} ms)`,
+    );
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,82 @@
+/**
+ * Batching (spec Events, Frames rules 1 and 2) for one visibility class: one Batcher holds the
+ * public events for anonymous connections, another every event for staff connections. Every
+ * connection of a class gets the same frames, so a batch is built once and not once per socket.
+ *
+ * - Normal events are held until `batchMs` after the first of them, or until `batchMax` are held.
+ * - A sponsored event is emitted at once in its own frame, ahead of the pending batch.
+ * - Each frame carries the cursor of the class's position after it (see cursor.ts). While a batch
+ *   is pending, "every event before the pending batch, plus the sponsored events sent ahead of it".
+ */
+import { MAX_CURSOR_ALSO, type Cursor } from './cursor.js';
+import { unixSeconds, type StreamItem } from './frames.js';
+import { previousId, type StreamId } from './stream-id.js';
+
+export interface BatcherOptions {
+  batchMs: number;
+  batchMax: number;
+}
+
+export type EmitBatch = (items: readonly StreamItem[], cursor: Cursor, t: number) => void;
+
+export class Batcher {
+  private pending: StreamItem[] = [];
+  /** Sponsored events sent while the current batch is pending (all after its first event). */
+  private ahead: StreamId[] = [];
+  private last: StreamId | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly opts: BatcherOptions,
+    private readonly emit: EmitBatch,
+  ) {}
+
+  /** Items are pushed in stream order. */
+  push(item: StreamItem): void {
+    if (item.sponsored) return this.pushSponsored(item);
+    this.pending.push(item);
+    this.last = item.id;
+    if (this.pending.length >= this.opts.batchMax) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.opts.batchMs);
+  }
+
+  /** Emit the pending batch now (on its timer, at batchMax, before a reconcile, on shutdown). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pending.length === 0) return;
+    const items = this.pending;
+    this.pending = [];
+    this.ahead = [];
+    // Everything pushed so far has now been sent.
+    this.emit(items, { upTo: this.last!, also: [] }, unixSeconds());
+  }
+
+  /** Events held for the next batch, oldest first. */
+  pendingItems(): readonly StreamItem[] {
+    return this.pending;
+  }
+
+  /** The id of the last event pushed, or null before the first. */
+  lastId(): StreamId | null {
+    return this.last;
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private pushSponsored(item: StreamItem): void {
+    // A burst of sponsored events inside one window would make the cursor grow without bound:
+    // past the limit the pending batch goes first (order kept, nothing lost).
+    if (this.pending.length > 0 && this.ahead.length >= MAX_CURSOR_ALSO) this.flush();
+    this.last = item.id;
+    if (this.pending.length === 0) {
+      this.emit([item], { upTo: item.id, also: [] }, unixSeconds());
+      return;
+    }
+    this.ahead.push(item.id);
+    this.emit([item], { upTo: previousId(this.pending[0].id), also: [...this.ahead] }, unixSeconds());
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The frames of the spec's Events section, built once and shared by every connection that gets
+ * them: an event is serialised once when it is read from the stream, a batch once per flush, and
+ * the same Buffer is written to each socket.
+ */
+import { eventTypes, isStaffOnly, type EventType, type NewsEvent } from '../events.js';
+import { encodeCursor, type Cursor } from './cursor.js';
+import type { StreamId } from './stream-id.js';
+
+/** One event read from the stream. */
+export interface StreamItem {
+  id: StreamId;
+  type: EventType;
+  /** The spec's event object as JSON. */
+  json: string;
+  staffOnly: boolean;
+  /** Sent at once in its own frame, ahead of a pending batch. */
+  sponsored: boolean;
+}
+
+export type ReconcileReason = 'backlog' | 'resubscribed';
+
+export interface BatchFrame {
+  kind: 'batch';
+  data: Buffer;
+  items: readonly StreamItem[];
+  cursor: Cursor;
+  t: number;
+}
+
+export interface ControlFrame {
+  kind: 'control';
+  data: Buffer;
+}
+
+export type OutFrame = BatchFrame | ControlFrame;
+
+const knownTypes = new Set<string>(eventTypes);
+
+/**
+ * The item for a stream entry written by EventPublisher (field `e` holds the event JSON), or null
+ * when the entry is not a well-formed event. Only the spec's fields are passed on.
+ */
+export function itemFromEntry(id: StreamId, fields: readonly string[]): StreamItem | null {
+  let raw: string | undefined;
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 'e') raw = fields[i + 1];
+  if (raw === undefined) return null;
+  let e: Partial<NewsEvent>;
+  try {
+    e = JSON.parse(raw) as Partial<NewsEvent>;
+  } catch {
+    return null;
+  }
+  if (!e || typeof e !== 'object' || typeof e.type !== 'string' || !knownTypes.has(e.type)) return null;
+  const event: Record<string, unknown> = {
+    type: e.type,
+    id: e.id,
+    slug: e.slug,
+    status: e.status,
+    headline: e.headline,
+    date_posted: e.date_posted,
+    origin: e.origin,
+  };
+  if (e.previous_status !== undefined) event.previous_status = e.previous_status;
+  event.sponsored = e.sponsored ?? null;
+  return {
+    id,
+    type: e.type,
+    json: JSON.stringify(event),
+    staffOnly: isStaffOnly(e.type),
+    sponsored: e.type === 'news.sponsored',
+  };
+}
+
+export function unixSeconds(nowMs = Date.now()): number {
+  return Math.floor(nowMs / 1000);
+}
+
+/** `{events: [...], t, cursor}`; the cursor is the additive resume field. */
+export function batchFrame(items: readonly StreamItem[], cursor: Cursor, t: number): BatchFrame {
+  let body = '{"events":[';
+  for (let i = 0; i < items.length; i++) body += (i ? ',' : '') + items[i].json;
+  body += `],"t":${t},"cursor":"${encodeCursor(cursor)}"}`;
+  return { kind: 'batch', data: Buffer.from(body), items, cursor, t };
+}
+
+export const heartbeatFrame: ControlFrame = { kind: 'control', data: Buffer.from('{"type":"heartbeat"}') };
+
+const reconcileFrames: Record<ReconcileReason, ControlFrame> = {
+  backlog: { kind: 'control', data: Buffer.from('{"type":"reconcile","reason":"backlog"}') },
+  resubscribed: { kind: 'control', data: Buffer.from('{"type":"reconcile","reason":"resubscribed"}') },
+};
+
+export function reconcileFrame(reason: ReconcileReason): ControlFrame {
+  return reconcileFrames[reason];
+}

@@ -1,0 +1,144 @@
+/**
+ * Reads the lifecycle-event stream with plain XREAD on its own blocking connection. Not a consumer
+ * group: every ws process must see every event, so each keeps its own position.
+ *
+ * The reader starts at the stream's end (what came before is history, for resuming clients) and
+ * never reads from `$`: it always passes the id it read last, so a dropped connection (ioredis
+ * reconnects and re-sends the read) resumes exactly where it was. Each read is pipelined with a
+ * check that the last-read entry is still in the stream; when it is not, events after it may have
+ * been trimmed away unread and `onLoss` is called before the events that follow (reconcile.ts).
+ */
+import type { Logger } from '../logger.js';
+import type { Redis } from '../redis.js';
+import { itemFromEntry, type StreamItem } from './frames.js';
+import { judgeRead, needsInfo, parseStreamInfo, type ReaderPosition, type StreamInfo } from './reconcile.js';
+import { ZERO_ID } from './stream-id.js';
+
+export interface StreamReaderOptions {
+  /** A dedicated connection (it spends its time blocked in XREAD). */
+  redis: Redis;
+  streamKey: string;
+  log: Logger;
+  /** How long one XREAD blocks; also bounds how late a lost stream (no new events) is noticed. */
+  blockMs?: number;
+  /** Entries per read. */
+  count?: number;
+  /** Events read, in stream order. */
+  onItems(items: StreamItem[]): void;
+  /** Events were or may have been lost before the next onItems. */
+  onLoss(): void;
+}
+
+type Entry = [id: string, fields: string[]];
+type PipelineResult = [Error | null, unknown][] | null;
+
+export class StreamReader {
+  /** Resolves once the reader has its starting position (connect clients after this). */
+  readonly ready: Promise<void>;
+  private pos: ReaderPosition = { id: ZERO_ID, anchored: false, addedBefore: null };
+  private running = true;
+  private readonly loop: Promise<void>;
+  private markReady!: () => void;
+  readonly counters = { reads: 0, entries: 0, losses: 0, errors: 0 };
+
+  constructor(private readonly opts: StreamReaderOptions) {
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
+    this.loop = this.run();
+  }
+
+  position(): ReaderPosition {
+    return { ...this.pos };
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.opts.redis.disconnect();
+    await this.loop.catch(() => undefined);
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        this.pos = await this.positionAtEnd();
+        break;
+      } catch (err) {
+        await this.pause(err, 'event stream position unknown; retrying');
+      }
+    }
+    this.markReady();
+    while (this.running) {
+      try {
+        await this.readOnce();
+      } catch (err) {
+        await this.pause(err, 'event stream read failed; retrying');
+      }
+    }
+  }
+
+  private async readOnce(): Promise<void> {
+    const { redis, streamKey } = this.opts;
+    const from = this.pos;
+    const pipe = redis.pipeline();
+    pipe.xread('COUNT', this.opts.count ?? 500, 'BLOCK', this.opts.blockMs ?? 5000, 'STREAMS', streamKey, from.id);
+    if (from.anchored) pipe.xrange(streamKey, from.id, from.id);
+    else pipe.xinfo('STREAM', streamKey);
+    const res = (await pipe.exec()) as PipelineResult;
+    if (!this.running || !res) return;
+    const [readErr, readReply] = res[0];
+    if (readErr) throw readErr;
+    this.counters.reads++;
+    const streams = readReply as [string, Entry[]][] | null;
+    const entries = streams?.[0]?.[1] ?? [];
+
+    const observed = {
+      position: from,
+      entries: entries.length,
+      positionPresent: from.anchored ? ((res[1][1] as Entry[] | null)?.length ?? 0) > 0 : null,
+    };
+    const info = needsInfo(observed) ? infoFrom(res[1]) : undefined;
+    const verdict = judgeRead({ ...observed, info });
+    if (verdict.lost) {
+      this.counters.losses++;
+      this.opts.log.warn({ after: from.id }, 'events may have been lost from the stream; clients reconcile');
+      this.opts.onLoss();
+    }
+    if (verdict.reposition) this.pos = await this.positionAtEnd();
+    if (entries.length === 0) return;
+
+    const items: StreamItem[] = [];
+    for (const [id, fields] of entries) {
+      const item = itemFromEntry(id, fields);
+      if (item) items.push(item);
+      else this.opts.log.warn({ id }, 'malformed event entry skipped');
+    }
+    this.pos = { id: entries[entries.length - 1][0], anchored: true };
+    this.counters.entries += entries.length;
+    if (items.length > 0) this.opts.onItems(items);
+  }
+
+  /** The stream's last entry, or its end when it has none (read atomically with its counters). */
+  private async positionAtEnd(): Promise<ReaderPosition> {
+    const res = (await this.opts.redis.multi().xrevrange(this.opts.streamKey, '+', '-', 'COUNT', 1).xinfo('STREAM', this.opts.streamKey).exec()) as PipelineResult;
+    if (!res) throw new Error('position read was discarded');
+    if (res[0][0]) throw res[0][0];
+    const last = res[0][1] as Entry[];
+    if (last.length > 0) return { id: last[0][0], anchored: true };
+    const info = infoFrom(res[1]);
+    return { id: info?.lastGeneratedId ?? ZERO_ID, anchored: false, addedBefore: info?.entriesAdded ?? 0 };
+  }
+
+  private async pause(err: unknown, msg: string): Promise<void> {
+    if (!this.running) return;
+    this.counters.errors++;
+    this.opts.log.warn({ err: (err as Error).message }, msg);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+function infoFrom([err, reply]: [Error | null, unknown]): StreamInfo | null {
+  if (err) {
+    if (/no such key/i.test(err.message)) return null;
+    throw err;
+  }
+  return parseStreamInfo(reply);
+}

@@ -1,0 +1,187 @@
+import path from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBroadcaster } from '../../src/broadcaster/server.js';
+import { EventPublisher } from '../../src/events.js';
+import { createLogger } from '../../src/logger.js';
+import { createRedis, type Redis } from '../../src/redis.js';
+import { freePort, startRedis } from '../../scripts/lib/services.js';
+import { BroadcasterHarness, connectOpen, makeEvent, ORIGIN, sleep, waitUntil } from '../support/broadcaster-harness.js';
+
+let h: BroadcasterHarness;
+
+beforeAll(async () => {
+  h = await BroadcasterHarness.create();
+});
+afterAll(() => h.close());
+
+const ids = (events: { id: number }[]) => events.map((e) => e.id);
+
+/** The Redis client id of a broadcaster's stream reader. */
+async function readerClientId(redis: Redis, name: string): Promise<string> {
+  const list = (await redis.client('LIST')) as string;
+  const line = list.split('\n').find((l) => l.includes(` name=${name} `));
+  if (!line) throw new Error(`no client named ${name}`);
+  return /(?:^|\s)id=(\d+)/.exec(line)![1];
+}
+
+describe('backlog', () => {
+  it('drops a slow client\'s queue and tells it to reconcile, while others get everything', async () => {
+    const srv = await h.start({ batchMs: 5, queueMax: 50, sendBufferLimit: 16 * 1024 });
+    const slow = await connectOpen(srv.url);
+    const fast = await connectOpen(srv.url);
+    slow.ws.pause();
+    const headline = 'x'.repeat(4000);
+    let sent = 0;
+    // Publish until the slow client overflows (the kernel's socket buffers absorb the first MBs).
+    while (srv.b.stats().backlogs === 0 && sent < 20_000) {
+      const p = h.redis.pipeline();
+      for (let i = 0; i < 200; i++) p.xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', ++sent, { headline })));
+      await p.exec();
+      await sleep(10);
+    }
+    expect(srv.b.stats().backlogs).toBeGreaterThan(0);
+    await fast.waitForEvents(sent, 20_000);
+    expect(fast.controls('reconcile')).toHaveLength(0);
+
+    slow.ws.resume();
+    await slow.waitFor(() => slow.controls('reconcile').length > 0, 'a reconcile frame', 10_000);
+    expect(slow.controls('reconcile')[0].data).toEqual({ type: 'reconcile', reason: 'backlog' });
+    // Fewer events than were published reached it, in order, and it is live again afterwards.
+    const before = slow.events();
+    expect(before.length).toBeLessThan(sent);
+    expect(ids(before)).toEqual([...ids(before)].sort((a, b) => a - b));
+    await sleep(300);
+    await h.publish(makeEvent('news.approved', 999_999));
+    await slow.waitFor(() => slow.events().some((e) => e.id === 999_999), 'a live event after the reconcile', 10_000);
+    await srv.close();
+  });
+});
+
+describe('resubscribed', () => {
+  it('reconciles when events were trimmed from the stream before the reader saw them', async () => {
+    const srv = await h.start({ batchMs: 20 });
+    const c = await connectOpen(srv.url);
+    await h.publish(makeEvent('news.approved', 1));
+    await c.waitForEvents(1);
+    // One transaction: an event is added and trimmed away before any reader can see it.
+    await h.redis.multi().xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', 2))).xtrim(h.streamKey, 'MAXLEN', 0).exec();
+    await h.publish(makeEvent('news.approved', 3));
+    await c.waitForEvents(2);
+    await sleep(300);
+    expect(ids(c.events())).toEqual([1, 3]);
+    const kinds = c.frames.map((f) => (f.data.type ? `${f.data.type}:${f.data.reason}` : ids(f.data.events).join(',')));
+    expect(kinds).toEqual(['1', 'reconcile:resubscribed', '3']);
+    await srv.close();
+  });
+
+  it('reconciles once when the stream is trimmed past the reader while nothing new arrives', async () => {
+    const srv = await h.start({ batchMs: 20, readBlockMs: 200 });
+    const c = await connectOpen(srv.url);
+    await h.publish(makeEvent('news.approved', 10));
+    await c.waitForEvents(1);
+    await h.redis.multi().xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', 11))).xtrim(h.streamKey, 'MAXLEN', 0).exec();
+    await c.waitFor(() => c.controls('reconcile').length > 0, 'a reconcile frame', 3000);
+    await sleep(600);
+    await h.publish(makeEvent('news.approved', 12));
+    await c.waitForEvents(2);
+    expect(ids(c.events())).toEqual([10, 12]);
+    expect(c.controls('reconcile')).toHaveLength(1);
+    await srv.close();
+  });
+
+  it('loses nothing and sends no reconcile when the reader\'s Redis connection is cut', async () => {
+    const srv = await h.start({ batchMs: 20 });
+    const c = await connectOpen(srv.url);
+    await h.publish(makeEvent('news.approved', 20));
+    await c.waitForEvents(1);
+    const killed = await h.redis.client('KILL', 'ID', await readerClientId(h.redis, srv.b.stats().reader.clientName));
+    expect(killed).toBe(1);
+    // Published while the reader reconnects.
+    for (let i = 21; i < 30; i++) await h.publish(makeEvent('news.approved', i));
+    await c.waitForEvents(10, 10_000);
+    await sleep(200);
+    expect(ids(c.events())).toEqual(Array.from({ length: 10 }, (_, i) => 20 + i));
+    expect(c.controls('reconcile')).toHaveLength(0);
+    await srv.close();
+  });
+});
+
+describe('Redis restart', () => {
+  const log = createLogger('test-ws', 'silent');
+
+  async function withOwnRedis(persistent: boolean) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'squid-ws-redis-'));
+    const port = await freePort();
+    let redis = await startRedis({ port, dir, persistent, log: () => undefined });
+    const url = redis.url;
+    const b = createBroadcaster({ redisUrl: url, streamKey: 'events', trustedOrigin: ORIGIN, log, batchMs: 20, readBlockMs: 300 });
+    await b.ready;
+    await new Promise<void>((r) => b.server.listen(0, '127.0.0.1', r));
+    const wsUrl = `ws://127.0.0.1:${(b.server.address() as { port: number }).port}`;
+    const cmd = createRedis(url, 'command', 'test-publisher');
+    const pub = new EventPublisher(cmd, 'events', 1000);
+    const publish = async (id: number) => {
+      for (let i = 0; ; i++) {
+        try {
+          return await pub.publish(makeEvent('news.approved', id));
+        } catch (err) {
+          if (i > 100) throw err;
+          await sleep(50);
+        }
+      }
+    };
+    return {
+      b,
+      wsUrl,
+      publish,
+      async restart() {
+        await redis.stop();
+        redis = await startRedis({ port, dir, persistent, log: () => undefined });
+      },
+      async close() {
+        await b.close();
+        cmd.disconnect();
+        await redis.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  it('reconciles after a restart that lost the stream', async () => {
+    const r = await withOwnRedis(false);
+    try {
+      const c = await connectOpen(r.wsUrl);
+      await r.publish(1);
+      await c.waitForEvents(1);
+      await r.restart();
+      await r.publish(2);
+      await c.waitForEvents(2, 10_000);
+      await sleep(200);
+      const kinds = c.frames.filter((f) => f.data.type !== 'heartbeat').map((f) => (f.data.type ? `${f.data.type}:${f.data.reason}` : ids(f.data.events).join(',')));
+      expect(kinds).toEqual(['1', 'reconcile:resubscribed', '2']);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('continues without loss or reconcile after a restart that kept the stream', async () => {
+    const r = await withOwnRedis(true);
+    try {
+      const c = await connectOpen(r.wsUrl);
+      await r.publish(1);
+      await c.waitForEvents(1);
+      await r.restart();
+      await r.publish(2);
+      await r.publish(3);
+      await c.waitForEvents(3, 10_000);
+      await sleep(200);
+      expect(ids(c.events())).toEqual([1, 2, 3]);
+      expect(c.controls('reconcile')).toHaveLength(0);
+      await waitUntil(() => r.b.stats().reader.losses === 0, 'no loss');
+    } finally {
+      await r.close();
+    }
+  });
+});

@@ -1,0 +1,216 @@
+/**
+ * Broadcaster test harness: a real broadcaster listening on 127.0.0.1 (own stream key on this
+ * file's Redis prefix), a publisher on the same stream, and real `ws` clients that record every
+ * frame with its arrival time.
+ */
+import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
+import { EventPublisher, eventStreamKey, type EventType, type NewsEvent } from '../../src/events.js';
+import { createLogger } from '../../src/logger.js';
+import { createRedis, type Redis } from '../../src/redis.js';
+import { createBroadcaster, type Broadcaster, type BroadcasterOptions } from '../../src/broadcaster/server.js';
+import { createTestEnv, type TestEnv } from './context.js';
+
+export const ORIGIN = 'http://127.0.0.1:8000';
+
+export interface Frame {
+  at: number;
+  data: any;
+}
+
+export class TestClient {
+  readonly frames: Frame[] = [];
+  readonly opened: Promise<void>;
+  readonly closed: Promise<{ code: number; reason: string }>;
+  /** HTTP status when the handshake was refused. */
+  rejectedStatus: number | null = null;
+  /** Close code and reason once closed. */
+  closeInfo: { code: number; reason: string } | null = null;
+
+  constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => this.frames.push({ at: Date.now(), data: JSON.parse(String(data)) }));
+    this.opened = new Promise((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('unexpected-response', (_req, res) => {
+        this.rejectedStatus = res.statusCode ?? null;
+        res.resume();
+        reject(new Error(`handshake refused with ${res.statusCode}`));
+      });
+      ws.once('error', reject);
+    });
+    this.opened.catch(() => undefined);
+    this.closed = new Promise((resolve) =>
+      ws.once('close', (code, reason) => {
+        this.closeInfo = { code, reason: String(reason) };
+        resolve(this.closeInfo);
+      }),
+    );
+  }
+
+  batches(): Frame[] {
+    return this.frames.filter((f) => Array.isArray(f.data.events));
+  }
+
+  events(): NewsEvent[] {
+    return this.batches().flatMap((f) => f.data.events as NewsEvent[]);
+  }
+
+  controls(type: string): Frame[] {
+    return this.frames.filter((f) => f.data.type === type);
+  }
+
+  /** The cursor of the last batch frame received. */
+  lastCursor(): string | undefined {
+    const b = this.batches();
+    return b.length ? b[b.length - 1].data.cursor : undefined;
+  }
+
+  async waitFor(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+    await waitUntil(cond, what, timeoutMs);
+  }
+
+  async waitForEvents(n: number, timeoutMs = 5000): Promise<NewsEvent[]> {
+    await waitUntil(() => this.events().length >= n, `${n} events (have ${this.events().length})`, timeoutMs);
+    return this.events();
+  }
+
+  /** Close from the client side and wait for the close handshake. */
+  close(): Promise<{ code: number; reason: string }> {
+    this.ws.close();
+    return this.closed;
+  }
+}
+
+export async function waitUntil(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface ConnectOptions {
+  origin?: string | null;
+  cookie?: string;
+  headers?: Record<string, string>;
+  cursor?: string;
+  path?: string;
+  localAddress?: string;
+  autoPong?: boolean;
+}
+
+export function connect(base: string, o: ConnectOptions = {}): TestClient {
+  const headers: Record<string, string> = { ...o.headers };
+  if (o.cookie) headers.cookie = o.cookie;
+  const url = new URL(o.path ?? '/ws/news/', base);
+  if (o.cursor !== undefined) url.searchParams.set('cursor', o.cursor);
+  const origin = o.origin === undefined ? ORIGIN : o.origin;
+  const ws = new WebSocket(url, {
+    headers,
+    ...(origin === null ? {} : { origin }),
+    localAddress: o.localAddress,
+    autoPong: o.autoPong ?? true,
+  });
+  ws.on('error', () => undefined);
+  return new TestClient(ws);
+}
+
+/** Open a client and wait for its handshake. */
+export async function connectOpen(base: string, o: ConnectOptions = {}): Promise<TestClient> {
+  const c = connect(base, o);
+  await c.opened;
+  return c;
+}
+
+export function makeEvent(type: EventType, id: number, extra: Partial<NewsEvent> = {}): NewsEvent {
+  return {
+    type,
+    id,
+    slug: `article-${id}`,
+    status: type === 'news.submitted' ? 'submitted' : 'approved',
+    headline: `Headline ${id}`,
+    date_posted: new Date(Date.UTC(2026, 0, 1, 0, 0, id % 60)).toISOString(),
+    origin: type === 'news.sponsored' ? 'x402_ad' : 'manual',
+    sponsored: type === 'news.sponsored' ? { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } : null,
+    ...extra,
+  };
+}
+
+export interface RunningBroadcaster {
+  b: Broadcaster;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+let streams = 0;
+
+export class BroadcasterHarness {
+  readonly log = createLogger('test-ws', 'silent');
+  readonly streamKey: string;
+  readonly publisher: EventPublisher;
+  private readonly running = new Set<RunningBroadcaster>();
+
+  private constructor(
+    readonly env: TestEnv,
+    readonly redis: Redis,
+    maxLen: number,
+  ) {
+    this.streamKey = `${eventStreamKey(env.prefix)}:${++streams}`;
+    this.publisher = new EventPublisher(redis, this.streamKey, maxLen);
+  }
+
+  static async create(maxLen = 100_000): Promise<BroadcasterHarness> {
+    const env = await createTestEnv();
+    return new BroadcasterHarness(env, createRedis(env.redisUrl, 'command', 'test-ws'), maxLen);
+  }
+
+  options(o: Partial<BroadcasterOptions> = {}): BroadcasterOptions {
+    return {
+      redisUrl: this.env.redisUrl,
+      streamKey: this.streamKey,
+      trustedOrigin: ORIGIN,
+      log: this.log,
+      jwtSecret: this.env.config.JWT_SECRET,
+      readBlockMs: 1000,
+      ...o,
+    };
+  }
+
+  /** A broadcaster on this harness's stream, listening on `port` (0: any free port). */
+  async start(o: Partial<BroadcasterOptions> = {}, port = 0): Promise<RunningBroadcaster> {
+    const b = createBroadcaster(this.options(o));
+    await b.ready;
+    await new Promise<void>((resolve) => b.server.listen(port, '127.0.0.1', resolve));
+    const actual = (b.server.address() as AddressInfo).port;
+    const r: RunningBroadcaster = {
+      b,
+      port: actual,
+      url: `ws://127.0.0.1:${actual}`,
+      close: async () => {
+        this.running.delete(r);
+        await b.close();
+      },
+    };
+    this.running.add(r);
+    return r;
+  }
+
+  publish(event: NewsEvent): Promise<string> {
+    return this.publisher.publish(event);
+  }
+
+  async publishMany(events: NewsEvent[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const e of events) ids.push(await this.publish(e));
+    return ids;
+  }
+
+  async close(): Promise<void> {
+    for (const r of [...this.running]) await r.close();
+    this.redis.disconnect();
+    await this.env.cleanup();
+  }
+}

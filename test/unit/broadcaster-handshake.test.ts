@@ -1,0 +1,76 @@
+import type http from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { ConnectionCaps } from '../../src/broadcaster/caps.js';
+import { backoffDelay } from '../../src/broadcaster/client.js';
+import { batchFrame, itemFromEntry } from '../../src/broadcaster/frames.js';
+import { clientIp, originAllowed, parseUpgradeUrl } from '../../src/broadcaster/handshake.js';
+
+const req = (remote: string, xff?: string) => ({ headers: xff === undefined ? {} : { 'x-forwarded-for': xff }, socket: { remoteAddress: remote } }) as unknown as http.IncomingMessage;
+
+describe('ConnectionCaps', () => {
+  it('admits up to the global and per-IP caps and frees slots once', () => {
+    const caps = new ConnectionCaps({ maxTotal: 3, maxPerIp: 2 });
+    const a1 = caps.acquire('a');
+    const a2 = caps.acquire('a');
+    expect(a1.ok && a2.ok).toBe(true);
+    const a3 = caps.acquire('a');
+    expect(a3).toEqual({ ok: false, reason: expect.stringMatching(/this address/) });
+    const b1 = caps.acquire('b');
+    expect(b1.ok).toBe(true);
+    expect(caps.acquire('c')).toEqual({ ok: false, reason: expect.stringMatching(/capacity/) });
+    if (a1.ok) {
+      a1.release();
+      a1.release();
+    }
+    expect(caps.count()).toBe(2);
+    expect(caps.count('a')).toBe(1);
+    expect(caps.acquire('c').ok).toBe(true);
+  });
+});
+
+describe('handshake', () => {
+  it('uses the socket address unless a proxy is trusted', () => {
+    expect(clientIp(req('::ffff:127.0.0.3', '1.2.3.4'), false)).toBe('127.0.0.3');
+    expect(clientIp(req('127.0.0.1', '1.2.3.4'), true)).toBe('1.2.3.4');
+    expect(clientIp(req('127.0.0.1', '6.6.6.6, 1.2.3.4'), true)).toBe('1.2.3.4');
+    expect(clientIp(req('127.0.0.1', ''), true)).toBe('127.0.0.1');
+  });
+
+  it('compares the Origin exactly', () => {
+    expect(originAllowed('http://127.0.0.1:8000', 'http://127.0.0.1:8000')).toBe(true);
+    expect(originAllowed(undefined, 'http://127.0.0.1:8000')).toBe(false);
+    expect(originAllowed('http://127.0.0.1:8000/', 'http://127.0.0.1:8000')).toBe(false);
+  });
+
+  it('reads the path and cursor', () => {
+    expect(parseUpgradeUrl('/ws/news/?cursor=1-2')).toEqual({ path: '/ws/news/', cursor: '1-2' });
+    expect(parseUpgradeUrl('/ws/news/')).toEqual({ path: '/ws/news/', cursor: null });
+  });
+});
+
+describe('frames', () => {
+  it('passes on only the spec fields of an event', () => {
+    const raw = JSON.stringify({ type: 'news.approved', id: 1, slug: 's', status: 'approved', headline: 'h', date_posted: 'd', origin: 'manual', previous_status: 'submitted', sponsored: null, internal: 'x' });
+    const it1 = itemFromEntry('1-0', ['e', raw])!;
+    expect(JSON.parse(it1.json)).toEqual({ type: 'news.approved', id: 1, slug: 's', status: 'approved', headline: 'h', date_posted: 'd', origin: 'manual', previous_status: 'submitted', sponsored: null });
+    expect(itemFromEntry('1-0', ['e', '{"type":"news.other"}'])).toBeNull();
+    expect(itemFromEntry('1-0', ['e', 'not json'])).toBeNull();
+    expect(itemFromEntry('1-0', ['x', '{}'])).toBeNull();
+    expect(itemFromEntry('1-0', ['e', JSON.stringify({ type: 'news.killed', id: 2 })])!.staffOnly).toBe(true);
+  });
+
+  it('builds {events, t, cursor}', () => {
+    const items = [itemFromEntry('1-0', ['e', JSON.stringify({ type: 'news.sponsored', id: 3, sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } })])!];
+    const f = batchFrame(items, { upTo: '1-0', also: [] }, 1700000000);
+    expect(JSON.parse(String(f.data))).toEqual({ events: [expect.objectContaining({ id: 3, sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } })], t: 1700000000, cursor: '1-0' });
+  });
+});
+
+describe('client backoff', () => {
+  it('grows exponentially with full jitter up to the cap', () => {
+    expect(backoffDelay(0, 500, 30_000, () => 0.999)).toBe(499);
+    expect(backoffDelay(3, 500, 30_000, () => 0.5)).toBe(2000);
+    expect(backoffDelay(20, 500, 30_000, () => 0.999)).toBe(29_970);
+    expect(backoffDelay(5, 500, 30_000, () => 0)).toBe(0);
+  });
+});
