@@ -52,6 +52,20 @@ export const envSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Let outbound fetches of user-supplied URLs reach private/loopback/link-local addresses (tests and the dev demo only). */
   OUTBOUND_ALLOW_PRIVATE: bool.default(false),
+  /** Provenance text check: pg_trgm similarity a curated headline needs to be a candidate (lower finds more rewordings, costs more). */
+  PROVENANCE_TRGM_THRESHOLD: z.coerce.number().min(0.05).max(1).default(0.3),
+  /** Wire ingestion: deadline of one feed fetch (redirects and body included). */
+  WIRE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** Wire ingestion: largest feed body accepted (decoded). */
+  WIRE_FETCH_MAX_BYTES: z.coerce.number().int().min(1024).max(200 * 1024 * 1024).default(10 * 1024 * 1024),
+  /** Wire ingestion: items taken from one feed response (the first N in feed order). */
+  WIRE_MAX_ITEMS_PER_FETCH: z.coerce.number().int().min(1).max(100_000).default(2000),
+  /** Wire ingestion: longest back-off between fetches of a failing source (doubles from its poll interval). */
+  WIRE_BACKOFF_MAX_S: z.coerce.number().int().min(1).max(7 * 86_400).default(6 * 3600),
+  /** Wire promotion: score (novelty x source weight) an item needs to enter the editors' queue automatically. */
+  WIRE_PROMOTE_MIN_SCORE: z.coerce.number().min(0).max(10).default(0.6),
+  /** Wire promotion: most items promoted automatically per run (the best first). */
+  WIRE_PROMOTE_MAX_PER_RUN: z.coerce.number().int().min(0).max(1000).default(5),
   /** Behind a reverse proxy: take the client IP from the last X-Forwarded-For hop and the scheme from X-Forwarded-Proto. */
   TRUST_PROXY: bool.default(false),
   /** pino level for every process. */
