@@ -41,6 +41,7 @@ export const httpErrorCodes = {
   malformed_json: 'The request body is not valid JSON.',
   unsupported_media_type: 'The body has a content type this endpoint does not accept.',
   payload_too_large: 'The request body exceeds the size limit.',
+  bad_content_encoding: 'The body is not valid for its Content-Encoding (gzip, deflate or br that does not decompress).',
   not_found: 'No route matches the path.',
   method_not_allowed: 'The route exists but not with this method (see the Allow header).',
   not_implemented: 'The HTTP method is not supported by this server.',
@@ -121,6 +122,10 @@ export function errorMiddleware(log: Logger): Middleware {
       } else if (err?.type === 'entity.too.large' || err?.status === 413 || err?.httpCode === 413) {
         status = 413;
         body = errorBody('payload_too_large', 'request body is too large');
+      } else if (typeof err?.code === 'string' && /^(Z_|ERR__ERROR_FORMAT|ERR_BROTLI)/.test(err.code)) {
+        // zlib/brotli failed inflating a request body sent with Content-Encoding.
+        status = 400;
+        body = errorBody('bad_content_encoding', 'the request body does not decompress with its Content-Encoding');
       } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500 && err.expose !== false) {
         // koa / router / co-body HTTP errors (405 with Allow, 415, 400 from body parsing...).
         status = err.status;
