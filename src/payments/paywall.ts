@@ -158,7 +158,7 @@ export class Paywall {
         { api_key_tier: key.tier },
       );
     }
-    throw reject('payment_required', `payment required: ${formatUnits6(offer.amountAtomic)} USDC on ${req.network} (see PAYMENT-REQUIRED), or another option in details.alternatives`, 'payment_required');
+    throw reject('payment_required', `payment required: ${formatUnits6(offer.amountAtomic)} ${this.asset?.symbol ?? 'USDC'} on ${req.network} (see PAYMENT-REQUIRED), or another option in details.alternatives`, 'payment_required');
   }
 
   private async authorizeX402(ctx: Context, offer: Offer, req: PaymentRequirements, header: string): Promise<Grant> {
