@@ -45,6 +45,7 @@ export const httpErrorCodes = {
   not_found: 'No route matches the path.',
   method_not_allowed: 'The route exists but not with this method (see the Allow header).',
   not_implemented: 'The HTTP method is not supported by this server.',
+  invalid_value: 'A value was refused by the database (e.g. a NUL byte in text, a number out of range).',
   service_unavailable: 'A backing service (PostgreSQL or Redis) is unreachable; retry later.',
   internal_error: 'An unexpected failure; quote the request id when reporting it.',
 } as const;
@@ -94,6 +95,11 @@ export function isBackendUnavailable(err: any, depth = 0): boolean {
   return err.cause !== undefined && err.cause !== err && isBackendUnavailable(err.cause, depth + 1);
 }
 
+/** SQLSTATE class 22 (data exception) from pg: invalid byte sequence, numeric out of range, bad datetime... */
+function isPgDataException(err: any): boolean {
+  return typeof err?.code === 'string' && /^22[0-9A-Z]{3}$/.test(err.code) && typeof err?.severity === 'string';
+}
+
 export function errorBody(code: string, message: string, details: unknown = null) {
   return { error: { code, message, details } };
 }
@@ -132,6 +138,12 @@ export function errorMiddleware(log: Logger): Middleware {
         const code = statusCode(status);
         body = errorBody(code, status === 405 ? `method ${ctx.method} not allowed on ${ctx.path}` : String(err.message || code));
         if (err.headers) for (const [k, v] of Object.entries(err.headers as Record<string, string>)) ctx.set(k, v);
+      } else if (isPgDataException(err)) {
+        // PostgreSQL refused a value the client sent (NUL byte in text, out-of-range number...):
+        // the request was bad, not the server. Validation should catch these first; this is the net.
+        status = 400;
+        body = errorBody('invalid_value', 'a parameter holds a value the service cannot store or compare (e.g. a NUL byte or an out-of-range number)');
+        log.warn({ pgcode: err.code, requestId, path: ctx.path }, 'database rejected a client value');
       } else if (isBackendUnavailable(err)) {
         status = 503;
         body = errorBody('service_unavailable', 'a backing service is unavailable; retry shortly', { request_id: requestId ?? null });

@@ -129,6 +129,12 @@ describe('HTTP conventions', () => {
     expect(ok.headers.get('access-control-allow-methods')).toContain('POST');
   });
 
+  it('a NUL byte that reaches the database is a 400, not a 500', async () => {
+    const r = await http.get('/api/v1/users/%00/');
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('invalid_value');
+  });
+
   it('accepts valid input', async () => {
     const r = await http.post('/api/v1/__probe/echo', { name: 'a', count: 3 });
     expect(r.status).toBe(200);
