@@ -9,6 +9,7 @@
  * Idempotent: running it twice computes the same values (up to the passing of time).
  */
 import { z } from 'zod';
+import { invalidateFeedCache } from '../src/queries/feed-cache.js';
 import { recomputeHotScores } from '../src/queries/hot-scores.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
@@ -33,6 +34,7 @@ export const job = defineJob({
   async run(p, deps) {
     const started = Date.now();
     const updated = await recomputeHotScores(deps.db, { articleIds: p.article_ids, windowHours: deps.config.HOT_SCORE_WINDOW_HOURS, all: p.all });
+    if (updated > 0) await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
     return { updated, ms: Date.now() - started };
   },
 });

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { extractPageTitle } from '../src/domain/page-title.js';
 import { safeFetch, SafeFetchError, type SafeFetchOptions } from '../src/net/safe-fetch.js';
 import { applyPageTitle, getArticleForEvent } from '../src/queries/articles.js';
+import { invalidateFeedCache } from '../src/queries/feed-cache.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
 export const payload = z.object({ article_id: z.number().int().positive() });
@@ -78,6 +79,7 @@ export const job = defineJob({
       const now = await getArticleForEvent(deps.db, p.article_id);
       return { status: 'ok' as const, headline: now?.headline ?? outcome.title, updated: false };
     }
+    await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
     return { status: 'ok' as const, headline: row.headline, updated: true };
   },
 });

@@ -144,30 +144,33 @@ function feedWhere(q: FeedQuery) {
 }
 
 /**
- * One page of the feed and the total count: two statements, no N+1. The page is picked from an
- * index (status + sort key, or the token GIN index), and top_tldr is a correlated LIMIT 1 probe per
- * picked row only.
+ * One page of the feed: picked from an index (status + sort key, or the token GIN index), then
+ * top_tldr as a correlated LIMIT 1 probe per picked row only (no N+1 round trips).
  *   hot: hot_score desc;  new: published_at desc for approved (publication order), created_at desc
  *   otherwise;  top: vote_count desc. Ties: id desc.
  */
-export async function listFeed(db: Db, q: FeedQuery): Promise<{ rows: ArticleItemRow[]; count: number }> {
+export async function feedPage(db: Db, q: FeedQuery): Promise<ArticleItemRow[]> {
   let page = db.selectFrom('articles as a').select([...itemColumns]).where(feedWhere(q));
-  if (q.sort === 'hot') page = page.orderBy('a.hot_score', 'desc');
-  else if (q.sort === 'top') page = page.orderBy('a.vote_count', 'desc');
-  else if (q.status === 'approved') page = page.orderBy('a.published_at', 'desc');
-  else page = page.orderBy('a.created_at', 'desc');
-  page = page.orderBy('a.id', 'desc').limit(q.perPage).offset((q.page - 1) * q.perPage);
-
-  const outer = db
+  const sortKey = q.sort === 'hot' ? 'a.hot_score' : q.sort === 'top' ? 'a.vote_count' : q.status === 'approved' ? 'a.published_at' : 'a.created_at';
+  page = page.orderBy(sortKey, 'desc').orderBy('a.id', 'desc').limit(q.perPage).offset((q.page - 1) * q.perPage);
+  const rows = await db
     .selectFrom(page.as('a'))
     .selectAll('a')
-    .select(tldrJson.as('top_tldr'));
-  const sortKey = q.sort === 'hot' ? 'a.hot_score' : q.sort === 'top' ? 'a.vote_count' : q.status === 'approved' ? 'a.published_at' : 'a.created_at';
-  const [rows, count] = await Promise.all([
-    outer.orderBy(sortKey as never, 'desc').orderBy('a.id', 'desc').execute(),
-    db.selectFrom('articles as a').select((eb) => eb.fn.countAll<number>().as('n')).where(feedWhere(q)).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows as unknown as ArticleItemRow[], count: Number(count.n) };
+    .select(tldrJson.as('top_tldr'))
+    .orderBy(sortKey as never, 'desc')
+    .orderBy('a.id', 'desc')
+    .execute();
+  return rows as unknown as ArticleItemRow[];
+}
+
+/** Total number of articles matching the feed filter (status and token; sort and page do not matter). */
+export async function feedCount(db: Db, q: Pick<FeedQuery, 'status' | 'tokenAddress'>): Promise<number> {
+  const r = await db
+    .selectFrom('articles as a')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(feedWhere(q as FeedQuery))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
 }
 
 export interface ArticleRecordRow extends ArticleItemRow {

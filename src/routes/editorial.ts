@@ -13,6 +13,7 @@ import { AppError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { editArticle, getArticleRecord, listEdits, transitionArticle } from '../queries/articles.js';
+import { invalidateFeedCache } from '../queries/feed-cache.js';
 import { articleNotFound, toArticleRecord } from './news-common.js';
 import { articleTags, editHistorySchema, editorialResult, headlineInput, idParam, tokenAddress } from './news-schemas.js';
 
@@ -78,6 +79,7 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
       // not yet due (or no longer scheduled) and does nothing. publish-due re-enqueues lost ones.
       await deps.queue.enqueue('publish-scheduled', { article_id: id }, { jobId: `publish-scheduled-${id}-${at}`, delayMs: Math.max(0, at - Date.now()) });
     }
+    await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
     await deps.events.publish(articleEvent(TRANSITIONS[action].event, r.article, r.previousStatus));
     await respondWithRecord(deps, ctx, id, r.changes);
   }
@@ -150,6 +152,7 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
         if (body.content_type !== undefined) patch.content_type = body.content_type;
         const r = await editArticle(deps.db, { id: params.id, editorId: ctx.state.user!.id, patch });
         if (!r.ok) throw articleNotFound(params.id);
+        if (Object.keys(r.changes).length > 0) await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
         await respondWithRecord(deps, ctx, params.id, r.changes);
       },
     }),

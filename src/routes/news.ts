@@ -20,10 +20,12 @@ import {
   findByExactUrl,
   getArticleForEvent,
   getArticleRecord,
+  feedCount,
+  feedPage,
   insertSubmission,
-  listFeed,
   toArticleItem,
 } from '../queries/articles.js';
+import { FEED_CACHE_TTL_MS, FeedCache, invalidateFeedCache } from '../queries/feed-cache.js';
 import { castArticleVote, myArticleVote } from '../queries/votes.js';
 import {
   articleNotFound,
@@ -66,7 +68,8 @@ function sourceOf(url: string): string {
   }
 }
 
-export function newsRoutes(deps: AppDeps): RouteDef[] {
+export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}): RouteDef[] {
+  const cache = new FeedCache(deps.redis, deps.config.QUEUE_PREFIX, opts.feedCacheTtlMs ?? FEED_CACHE_TTL_MS);
   return [
     defineRoute({
       method: 'post',
@@ -121,6 +124,7 @@ export function newsRoutes(deps: AppDeps): RouteDef[] {
           }
           article = (await getArticleForEvent(deps.db, article.id)) ?? article;
         }
+        await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
         await deps.events.publish(articleEvent('news.submitted', article));
         const headlineSource = (article as { headline_source?: string }).headline_source ?? (supplied ? 'supplied' : 'provisional');
         ctx.status = 201;
@@ -170,6 +174,7 @@ export function newsRoutes(deps: AppDeps): RouteDef[] {
       operationId: 'listArticles',
       summary: 'The article feed (paged)',
       description: [
+        `Anonymous \`status=approved\` pages are served from a shared cache for up to ${FEED_CACHE_TTL_MS} ms (editorial changes, new yaps and hot-score runs retire it at once; vote and click counters may lag by that much); signed-in callers always get a fresh page. \`count\` may lag by the same time.`,
         '`status`: approved (default, anyone), submitted or all (any signed-in caller; all includes killed, scheduled and retracted). The editor queue is `status=submitted&sort_type=new`.',
         '`sort_type`: hot (default; stored hot score, see GET /news/{id}/ hot_terms), new (newest first: publication time for approved, submission time otherwise), top (net votes, vote_count). Ties: newest id first.',
         `\`per_page\`: 1 to ${MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE}. \`limit\` is the same page size under the name used with \`token_address\`; give one of the two. \`page\`: 1 to ${MAX_PAGE}; a page past the end returns empty results.`,
@@ -196,14 +201,17 @@ export function newsRoutes(deps: AppDeps): RouteDef[] {
         if (query.status !== 'approved') requireSignedIn(ctx, `status=${query.status}`);
         const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
         const page = query.page ?? 1;
-        const { rows, count } = await listFeed(deps.db, {
-          status: query.status,
-          sort: query.sort_type,
-          page,
-          perPage,
-          tokenAddress: query.token_address,
-        });
-        ctx.body = { count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count), results: rows.map(toArticleItem) };
+        const q = { status: query.status, sort: query.sort_type, page, perPage, tokenAddress: query.token_address };
+        const render = async () => {
+          const [rows, count] = await Promise.all([
+            feedPage(deps.db, q),
+            cache.getOrCompute(`count:${q.status}:${q.tokenAddress ?? ''}`, async () => Buffer.from(String(await feedCount(deps.db, q)))).then((b) => Number(b.toString())),
+          ]);
+          return Buffer.from(JSON.stringify({ count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count), results: rows.map(toArticleItem) }));
+        };
+        // Anonymous readers of the public feed share one rendered page per query string (see feed-cache.ts).
+        ctx.type = 'application/json';
+        ctx.body = !isSignedIn(ctx) && q.status === 'approved' ? await cache.getOrCompute(`page:${ctx.querystring}`, render) : await render();
       },
     }),
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { slugify } from '../../src/domain/slug.js';
+import { invalidateFeedCache } from '../../src/queries/feed-cache.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
@@ -201,6 +202,7 @@ describe('GET /news/', () => {
       FROM generate_series(1, 5000) g`.execute(deps.db);
     await sql`ANALYZE articles`.execute(deps.db);
     await sql`ANALYZE yaps`.execute(deps.db);
+    await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX); // written behind the API's back
     const explain = async (q: { compile(): { sql: string; parameters: readonly unknown[] } }) => {
       const c = q.compile();
       const r = await deps.db.executeQuery<{ 'QUERY PLAN': string }>({ ...c, sql: `EXPLAIN ${c.sql}`, query: c as never } as never);
@@ -236,6 +238,26 @@ describe('GET /news/', () => {
     const r = await http.get('/api/v1/news/?per_page=5');
     expect(r.body.count).toBe(5003);
     await sql`DELETE FROM articles WHERE url LIKE 'https://bulk.example/%'`.execute(deps.db);
+    await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
+  });
+});
+
+describe('feed cache', () => {
+  it('anonymous readers share a briefly cached page; signed-in readers and editorial changes see fresh data', async () => {
+    const path = '/api/v1/news/?sort_type=top&per_page=2';
+    const first = await http.get(path);
+    await deps.db.updateTable('articles').set({ headline: 'Changed behind the API' }).where('id', '=', ids.a2).execute();
+    const cached = await http.get(path);
+    expect(cached.text).toBe(first.text);
+    const fresh = await http.get(path, alice.bearer);
+    expect(fresh.body.results[0].headline).toBe('Changed behind the API');
+    // An editor's edit retires the cached pages at once.
+    const e = await http.request('PATCH', `/api/v1/news/${ids.a2}/`, { headline: 'Edited by an editor' }, editor.bearer);
+    expect(e.status).toBe(200);
+    expect((await http.get(path)).body.results[0].headline).toBe('Edited by an editor');
+    // And entries expire on their own.
+    await deps.db.updateTable('articles').set({ headline: 'Headline a2' }).where('id', '=', ids.a2).execute();
+    await expect.poll(async () => (await http.get(path)).body.results[0].headline, { timeout: 4000, interval: 200 }).toBe('Headline a2');
   });
 });
 

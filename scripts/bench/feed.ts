@@ -1,0 +1,202 @@
+/**
+ * Feed benchmark (issue 4), on 100,000 seeded approved articles (scripts/bench/seed-feed.ts):
+ *  1. Full hot-score recompute of every article (the set-based UPDATE of jobs/hot-scores.ts): wall time.
+ *     Also a routine scheduled run 5 minutes later (rows whose score barely moved are skipped).
+ *  2. GET /api/v1/news/ (hot, first page) and GET /api/v1/news/?token_address=... under load, against a
+ *     bare Koa JSON route in the same run: requests per second and p99, 50 keep-alive connections
+ *     from a separate load-generator process, 10 s per run, runs alternated, medians of 3. Both as
+ *     served (anonymous pages from the 2 s Redis feed cache) and with the cache off (every request
+ *     queries Postgres: page + count).
+ * The full app is the real createApp() (auth, daily quota in Redis, routing, validation) with
+ * LOG_LEVEL=warn. Starts its own Postgres (shared_buffers 512MB: articles and its 13 indexes are
+ * ~150 MB, and the 128 MB default makes a full rewrite thrash) and Redis unless DATABASE_URL/REDIS_URL
+ * are set.
+ *   npx tsx scripts/bench/feed.ts [articles=100000] [seconds=10] [connections=50]
+ */
+import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { createApp } from '../../src/app.js';
+import { signAccessToken } from '../../src/auth/tokens.js';
+import { launcherEnv, loadConfig } from '../../src/config.js';
+import { createDb } from '../../src/db.js';
+import { errorMiddleware } from '../../src/errors.js';
+import { EventPublisher, eventStreamKey } from '../../src/events.js';
+import { defineRoute } from '../../src/http/route.js';
+import { createLogger } from '../../src/logger.js';
+import { migrateToLatest } from '../../src/migrate.js';
+import { recomputeHotScores } from '../../src/queries/hot-scores.js';
+import { newsRoutes } from '../../src/routes/news.js';
+import { allRoutes } from '../../src/routes/index.js';
+import { QueueClient } from '../../src/queue.js';
+import { createRedis } from '../../src/redis.js';
+import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import { loadFromChild, type LoadResult } from './lib/load.js';
+import { BENCH_TOKEN, seedFeed } from './seed-feed.js';
+
+const N = Number(process.argv[2] ?? 100_000);
+const SECONDS = Number(process.argv[3] ?? 10);
+const CONNECTIONS = Number(process.argv[4] ?? 50);
+const RUNS = 3;
+
+const env = launcherEnv();
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-feed-'));
+const started: RunningService[] = [];
+const log = (l: string) => console.error(`[bench] ${l}`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+try {
+  let adminUrl = env.DATABASE_URL;
+  if (!adminUrl) {
+    const pgOpts = { port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false };
+    const first = await startPostgres(pgOpts);
+    const c = new pg.Client({ connectionString: first.url });
+    await c.connect();
+    await c.query(`ALTER SYSTEM SET shared_buffers = '512MB'`);
+    await c.end();
+    await first.stop();
+    const s = await startPostgres(pgOpts);
+    started.push(s);
+    adminUrl = s.url;
+  }
+  let redisUrl = env.REDIS_URL;
+  if (!redisUrl) {
+    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
+    started.push(r);
+    redisUrl = r.url;
+  }
+  const dbName = `squid_bench_feed_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  const config = loadConfig({
+    DATABASE_URL: u.toString(),
+    REDIS_URL: redisUrl,
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
+    QUEUE_PREFIX: `benchfeed${process.pid}`,
+    LOG_LEVEL: 'warn',
+    ANON_DAILY_QUOTA: '1000000000',
+    SESSION_DAILY_QUOTA: '1000000000',
+    NODE_ENV: 'production',
+  });
+  const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX });
+  await migrateToLatest(db);
+
+  const seeded = await seedFeed(db, N);
+  console.log(`seed: ${seeded.articles} approved articles, ${seeded.yaps} tldr yaps in ${(seeded.ms / 1000).toFixed(1)} s (generate_series)`);
+
+  // 1. Full recompute.
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    // As autovacuum would between scheduled runs; not timed.
+    if (i > 0) await sql`VACUUM articles`.execute(db);
+    const t0 = performance.now();
+    const updated = await recomputeHotScores(db, { windowHours: 168, all: true });
+    times.push(performance.now() - t0);
+    if (updated !== N) throw new Error(`recompute updated ${updated} rows, expected ${N}`);
+  }
+  console.log(`hot-score full recompute of ${N} articles (every row rewritten, VACUUM between runs): ${times.map((t) => `${(t / 1000).toFixed(2)} s`).join(', ')} (3 runs; goal < 2 s)`);
+  {
+    const t0 = performance.now();
+    const updated = await recomputeHotScores(db, { windowHours: config.HOT_SCORE_WINDOW_HOURS, now: new Date(Date.now() + 5 * 60_000) });
+    console.log(`hot-score routine run 5 min later (${config.HOT_SCORE_WINDOW_HOURS} h window): ${updated} rows rewritten in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  }
+  {
+    const t0 = performance.now();
+    await sql`SELECT count(*) FROM generate_series(1, 10000000)`.execute(db);
+    console.log(`calibration: SELECT count(*) FROM generate_series(1, 1e7) takes ${((performance.now() - t0) / 1000).toFixed(2)} s on this Postgres`);
+  }
+  await sql`VACUUM ANALYZE articles`.execute(db);
+
+  // 2. Load.
+  const redis = createRedis(config.REDIS_URL, 'command', 'bench');
+  const deps = {
+    config,
+    log: createLogger('bench', config.LOG_LEVEL),
+    db,
+    redis,
+    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
+    events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
+  };
+  // The full app with one trivial extra route: the floor every route of the app shares (headers, metrics, quota...).
+  const ping = defineRoute({ method: 'get', path: '/bench/ping', operationId: 'benchPing', summary: 'bench', tags: ['bench'], responses: { 200: { description: 'ok' } }, handler(ctx) { ctx.body = { ok: true }; } });
+  const full = createApp(deps, [...allRoutes(deps), ping]);
+  // The same app with the feed cache off: every request queries Postgres for the page and the count.
+  const uncachedRoutes = allRoutes(deps).map((r) => (r.operationId === 'listArticles' ? newsRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r));
+  const uncached = createApp(deps, uncachedRoutes);
+  const bare = new Koa();
+  bare.use(errorMiddleware(deps.log));
+  const router = new Router({ prefix: '/api/v1' });
+  router.get('/bench/ping', (ctx) => {
+    ctx.body = { ok: true };
+  });
+  bare.use(router.routes());
+  const listen = (app: Koa) =>
+    new Promise<string>((resolve) => {
+      const s = http.createServer(app.callback()).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as { port: number }).port}`));
+      s.keepAliveTimeout = 30_000;
+    });
+  const fullUrl = await listen(full);
+  const bareUrl = await listen(bare);
+  const uncachedUrl = await listen(uncached);
+  const targets = {
+    bare: `${bareUrl}/api/v1/bench/ping`,
+    appFloor: `${fullUrl}/api/v1/bench/ping`,
+    hot: `${fullUrl}/api/v1/news/`,
+    token: `${fullUrl}/api/v1/news/?token_address=${BENCH_TOKEN}`,
+    hotSignedIn: `${fullUrl}/api/v1/news/`,
+    hotNoCache: `${uncachedUrl}/api/v1/news/`,
+    tokenNoCache: `${uncachedUrl}/api/v1/news/?token_address=${BENCH_TOKEN}`,
+  };
+  const sample = JSON.parse(await (await fetch(targets.hot)).text());
+  const sampleToken = JSON.parse(await (await fetch(targets.token)).text());
+  console.log(`hot page: count ${sample.count}, ${sample.results.length} items, ${sample.results.filter((a: { top_tldr: unknown }) => a.top_tldr).length} with top_tldr; token filter: count ${sampleToken.count}`);
+
+  // Signed-in readers always get a fresh page (page query + top_tldr probes); only the count is cached.
+  const reader = await db.insertInto('users').values({ wallet_address: '0x' + 'b'.repeat(40) }).returning('id').executeTakeFirstOrThrow();
+  const token = await signAccessToken(config.JWT_SECRET, { userId: reader.id, address: '0x' + 'b'.repeat(40), roles: [] });
+  const headersOf = (k: string): Record<string, string> => (k === 'hotSignedIn' ? { authorization: `Bearer ${token}` } : {});
+  for (const [name, url] of Object.entries(targets)) await loadFromChild(url, 2, CONNECTIONS, headersOf(name)); // warm-up
+  const results: Record<keyof typeof targets, LoadResult[]> = { bare: [], appFloor: [], hot: [], token: [], hotSignedIn: [], hotNoCache: [], tokenNoCache: [] };
+  for (let i = 0; i < RUNS; i++) {
+    for (const [name, url] of Object.entries(targets) as [keyof typeof targets, string][]) {
+      const r = await loadFromChild(url, SECONDS, CONNECTIONS, headersOf(name));
+      if (r.errors || (r.statuses['200'] ?? 0) !== r.requests) throw new Error(`${name}: ${JSON.stringify(r.statuses)} errors ${r.errors}`);
+      results[name].push(r);
+    }
+  }
+  const rps = (k: keyof typeof targets) => median(results[k].map((r) => r.rps));
+  const p99 = (k: keyof typeof targets) => median(results[k].map((r) => r.p99));
+  const line = (label: string, k: keyof typeof targets) =>
+    `${label.padEnd(30)} ${rps(k).toFixed(0).padStart(6)} req/s  p99 ${p99(k).toFixed(1).padStart(6)} ms` +
+    (k === 'bare' ? '' : `   ratio vs bare: ${(rps(k) / rps('bare')).toFixed(2)}x req/s, ${(p99(k) / p99('bare')).toFixed(1)}x p99`);
+  console.log(`load: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per run, median of ${RUNS} alternated runs, ${os.cpus().length} CPUs shared by server, load generator, Postgres and Redis`);
+  console.log(line('bare Koa JSON route', 'bare'));
+  console.log(line('full app, trivial JSON route', 'appFloor'));
+  console.log(line('GET /news/ (hot, page 1)', 'hot'));
+  console.log(line('GET /news/?token_address=', 'token'));
+  console.log(line('  hot, signed in (fresh page)', 'hotSignedIn'));
+  console.log(line('  hot, feed cache off', 'hotNoCache'));
+  console.log(line('  token, feed cache off', 'tokenNoCache'));
+
+  await deps.queue.close();
+  redis.disconnect();
+  await db.destroy();
+  await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
+  await admin.end();
+} catch (err) {
+  console.error('[bench] failed:', err);
+  process.exitCode = 1;
+} finally {
+  for (const s of started.reverse()) await s.stop();
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(process.exitCode ?? 0);
