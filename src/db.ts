@@ -18,5 +18,8 @@ export function createDb(databaseUrl: string, opts: { max?: number; applicationN
   });
   // An idle client losing its connection (Postgres restart) must not crash the process.
   pool.on('error', () => undefined);
+  // Nor a checked-out one (pg-pool removes its idle listener while a client is lent out, e.g. inside
+  // a transaction): its next query fails (503) and the pool drops it on release (not queryable).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

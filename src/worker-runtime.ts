@@ -3,10 +3,16 @@
  * payload is a permanent failure); PermanentJobError is mapped to BullMQ's UnrecoverableError;
  * every other error is retried with the job's exponential backoff. Stalled jobs (a worker that
  * died mid-job) are moved back to wait by the stalled-job checker after the lock expires.
+ * A job that fails because PostgreSQL is unreachable (checked with a probe, so a site that refuses
+ * a page fetch does not count) is put back for OUTAGE_RETRY_MS without spending an attempt: an
+ * outage longer than a job's backoff schedule must not fail its jobs for good.
  */
-import { UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
+import { sql } from 'kysely';
 import { jobs, jobNames, type JobName } from '../jobs/index.js';
 import { PermanentJobError, type JobDeps } from '../jobs/define.js';
+import type { Db } from './db.js';
+import { isBackendUnavailable } from './errors.js';
 import { JobMetricsRecorder } from './metrics/job-metrics.js';
 import { redisOptionsFromUrl } from './queue.js';
 
@@ -19,6 +25,20 @@ export interface WorkerRuntimeOptions {
   only?: JobName[];
 }
 
+export const OUTAGE_RETRY_MS = 5000;
+
+async function postgresUnreachable(db: Db): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([sql`SELECT 1`.execute(db), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('probe timed out')), 2000)))]);
+    return false;
+  } catch {
+    return true;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function startWorkers(deps: JobDeps, opts: WorkerRuntimeOptions): Worker[] {
   const names = opts.only ?? jobNames;
   // Job metrics go to Redis (web's /metrics exports them): workers have no port to scrape.
@@ -28,7 +48,7 @@ export function startWorkers(deps: JobDeps, opts: WorkerRuntimeOptions): Worker[
     const def = jobs[name];
     const worker = new Worker(
       name,
-      async (job) => {
+      async (job, token) => {
         const parsed = def.payload.safeParse(job.data);
         if (!parsed.success) {
           deps.log.error({ job: name, jobId: job.id, issues: parsed.error.issues.map((i) => i.path.join('.') + ': ' + i.message) }, 'bad job payload');
@@ -38,6 +58,11 @@ export function startWorkers(deps: JobDeps, opts: WorkerRuntimeOptions): Worker[
           return await def.run(parsed.data as never, deps, { attempt: job.attemptsMade + 1, jobId: job.id! });
         } catch (err) {
           if (err instanceof PermanentJobError) throw new UnrecoverableError(err.message);
+          if (token && isBackendUnavailable(err) && (await postgresUnreachable(deps.db))) {
+            deps.log.warn({ job: name, jobId: job.id, err: (err as Error).message }, 'PostgreSQL unreachable: job put back without spending an attempt');
+            await job.moveToDelayed(Date.now() + OUTAGE_RETRY_MS, token);
+            throw new DelayedError();
+          }
           throw err;
         }
       },

@@ -21,7 +21,9 @@ const server = http.createServer(
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
     headersTimeout: Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS),
     connectionsCheckingInterval: 1000,
-    keepAliveTimeout: 5000,
+    // Longer than the idle timeout of the proxies that pool connections to us (60 s is common):
+    // otherwise we close a socket just as the proxy sends the next request on it, and it fails.
+    keepAliveTimeout: 65_000,
   },
   app.callback(),
 );

@@ -48,7 +48,8 @@ describe('metrics endpoint', () => {
   });
 
   it('needs the bearer token: none or a wrong one is 401, and the token never appears in a response', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: TOKEN }, { cookie: `access_token=${TOKEN}` }]) {
+    const variants: Record<string, string>[] = [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: TOKEN }, { cookie: `access_token=${TOKEN}` }];
+    for (const headers of variants) {
       const r = await http.get('/metrics', headers);
       expect(r.status).toBe(401);
       expect(r.body.error.code).toBe('metrics_token_invalid');

@@ -1,0 +1,253 @@
+/**
+ * A whole deployment on loopback for fault drills and load runs: its own PostgreSQL and Redis
+ * (started here, so they can be stopped and restarted without touching anyone else's), migrated,
+ * and the Procfile's process types as real OS processes that can be signalled one by one.
+ * Or, for drills that do not restart the backing services, existing DATABASE_URL/REDIS_URL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { childEnv } from '../../../src/config.js';
+import { createDb, type Db } from '../../../src/db.js';
+import { migrateToLatest } from '../../../src/migrate.js';
+import { createRedis, type Redis } from '../../../src/redis.js';
+import { nodeArgs, readProcfile, repoRoot } from '../../lib/procfile.js';
+import { freePort, startPostgres, startRedis, type RunningService } from '../../lib/services.js';
+
+export type ProcType = 'web' | 'worker' | 'ws' | 'clock';
+
+export interface Proc {
+  name: string;
+  type: ProcType;
+  pid: number;
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  running(): boolean;
+  /** Resolves when the output matches; rejects when the process exits first or time runs out. */
+  waitFor(re: RegExp, timeoutMs?: number): Promise<void>;
+  /** Send a signal and wait for the exit (SIGKILL after `timeoutMs`). */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export interface StackOptions {
+  /** Use these instead of starting PostgreSQL / Redis (restarts then impossible). */
+  databaseUrl?: string;
+  redisUrl?: string;
+  /** Redis with AOF so a restart keeps its data, as a production Redis would. */
+  redisPersistent?: boolean;
+  prefix?: string;
+  env?: Record<string, string>;
+  log?: (line: string) => void;
+}
+
+export const JWT_SECRET = 'drill-secret-drill-secret-drill-secret-0123456789';
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class Stack {
+  readonly procs: Proc[] = [];
+  private pgSvc?: RunningService;
+  private redisSvc?: RunningService;
+  private pgPort = 0;
+  private redisPort = 0;
+  private constructor(
+    readonly dir: string,
+    readonly env: Record<string, string>,
+    readonly db: Db,
+    readonly redis: Redis,
+    private readonly opts: StackOptions,
+    readonly ports: { web: number; ws: number },
+  ) {}
+
+  get log() {
+    return this.opts.log ?? ((l: string) => process.stderr.write(`[drill] ${l}\n`));
+  }
+
+  static async start(opts: StackOptions = {}): Promise<Stack> {
+    const log = opts.log ?? ((l: string) => process.stderr.write(`[drill] ${l}\n`));
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'squid-drill-'));
+    let pgSvc: RunningService | undefined;
+    let redisSvc: RunningService | undefined;
+    let pgPort = 0;
+    let redisPort = 0;
+    let databaseUrl = opts.databaseUrl;
+    let redisUrl = opts.redisUrl;
+    if (!databaseUrl) {
+      pgPort = await freePort();
+      pgSvc = await startPostgres({ port: pgPort, dir: path.join(dir, 'pg'), log, database: 'squid_drill', durable: false });
+      databaseUrl = pgSvc.url;
+    }
+    if (!redisUrl) {
+      redisPort = await freePort();
+      redisSvc = await startRedis({ port: redisPort, dir: path.join(dir, 'redis'), persistent: opts.redisPersistent ?? true, log });
+      redisUrl = redisSvc.url;
+    }
+    const migrateDb = createDb(databaseUrl, { max: 1 });
+    await migrateToLatest(migrateDb);
+    await migrateDb.destroy();
+    const ports = { web: await freePort(), ws: await freePort() };
+    const env: Record<string, string> = {
+      NODE_ENV: 'test',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      QUEUE_PREFIX: opts.prefix ?? `drill${process.pid}`,
+      JWT_SECRET,
+      PORT: String(ports.web),
+      WS_PORT: String(ports.ws),
+      TRUSTED_ORIGIN: `http://127.0.0.1:${ports.web}`,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${ports.web}`,
+      LOG_LEVEL: 'warn',
+      OUTBOUND_ALLOW_PRIVATE: 'true',
+      EXIT_WITH_PARENT: 'true',
+      DATA_DIR: path.join(dir, 'data'),
+      ANON_DAILY_QUOTA: '100000000',
+      SESSION_DAILY_QUOTA: '100000000',
+      WS_MAX_PER_IP: '100000',
+      ...opts.env,
+    };
+    const stack = new Stack(dir, env, createDb(databaseUrl, { max: 4 }), createRedis(redisUrl, 'command', 'drill'), opts, ports);
+    stack.pgSvc = pgSvc;
+    stack.redisSvc = redisSvc;
+    stack.pgPort = pgPort;
+    stack.redisPort = redisPort;
+    return stack;
+  }
+
+  get webUrl() {
+    return `http://127.0.0.1:${this.ports.web}`;
+  }
+  get wsUrl() {
+    return `ws://127.0.0.1:${this.ports.ws}/ws/news/`;
+  }
+  get prefix() {
+    return this.env.QUEUE_PREFIX;
+  }
+
+  /** Start one process of a Procfile type; resolves when it is ready (listening, or workers started). */
+  async spawn(type: ProcType, extraEnv: Record<string, string> = {}, readyTimeoutMs = 120_000): Promise<Proc> {
+    const entry = readProcfile().find((t) => t.name === type)!.entry;
+    // Readiness of worker and clock is read from their info-level log lines; web logs every
+    // request at info, so it stays at the stack's level.
+    const env: Record<string, string> = { ...this.env, ...(type === 'web' ? {} : { LOG_LEVEL: 'info' }), ...extraEnv };
+    const child = spawn(process.execPath, nodeArgs(entry), { cwd: repoRoot, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    const listeners = new Set<() => void>();
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.length > 512 * 1024) out = out.slice(-256 * 1024);
+      for (const l of listeners) l();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.stdin!.on('error', () => undefined);
+    let running = true;
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => {
+        running = false;
+        for (const l of listeners) l();
+        resolve({ code, signal });
+      }),
+    );
+    const name = `${type}#${this.procs.filter((p) => p.type === type).length + 1}`;
+    const proc: Proc = {
+      name,
+      type,
+      pid: child.pid!,
+      child,
+      output: () => out,
+      exited,
+      running: () => running,
+      waitFor(re, timeoutMs = 60_000) {
+        return new Promise((resolve, reject) => {
+          const check = () => {
+            if (re.test(out)) return done(resolve);
+            if (!running) done(() => reject(new Error(`${name} exited before printing ${re}:\n${out.slice(-3000)}`)));
+          };
+          const timer = setTimeout(() => done(() => reject(new Error(`${name} did not print ${re} in ${timeoutMs} ms:\n${out.slice(-3000)}`))), timeoutMs);
+          const done = (fn: () => void) => {
+            clearTimeout(timer);
+            listeners.delete(check);
+            fn();
+          };
+          listeners.add(check);
+          check();
+        });
+      },
+      async stop(signal = 'SIGTERM', timeoutMs = 15_000) {
+        if (!running) return exited;
+        child.kill(signal);
+        const t = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+        const r = await exited;
+        clearTimeout(t);
+        return r;
+      },
+    };
+    this.procs.push(proc);
+    if (type === 'web' || type === 'ws') {
+      const port = type === 'web' ? Number(env.PORT) : Number(env.WS_PORT);
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`, proc, readyTimeoutMs);
+    } else if (type === 'worker') {
+      await proc.waitFor(/workers started/, readyTimeoutMs);
+    } else {
+      await proc.waitFor(/job schedulers upserted/, readyTimeoutMs);
+    }
+    return proc;
+  }
+
+  // -- backing services ------------------------------------------------------------------------
+
+  async stopRedis(): Promise<void> {
+    if (!this.redisSvc) throw new Error('this stack does not own its Redis');
+    await this.redisSvc.stop();
+  }
+
+  async startRedis(): Promise<void> {
+    this.redisSvc = await startRedis({ port: this.redisPort, dir: path.join(this.dir, 'redis'), persistent: this.opts.redisPersistent ?? true, log: this.log });
+  }
+
+  async stopPostgres(): Promise<void> {
+    if (!this.pgSvc) throw new Error('this stack does not own its PostgreSQL');
+    await this.pgSvc.stop();
+  }
+
+  async startPostgres(): Promise<void> {
+    this.pgSvc = await startPostgres({ port: this.pgPort, dir: path.join(this.dir, 'pg'), log: this.log, database: 'squid_drill', durable: false });
+  }
+
+  /** Resident set size of a process in bytes (Linux /proc). */
+  static rss(pid: number): number {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const m = /VmRSS:\s+(\d+) kB/.exec(status);
+      return m ? Number(m[1]) * 1024 : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.procs.map((p) => p.stop('SIGTERM', 10_000)));
+    this.redis.disconnect();
+    await this.db.destroy().catch(() => undefined);
+    await this.redisSvc?.stop().catch(() => undefined);
+    await this.pgSvc?.stop().catch(() => undefined);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export async function waitForHttp(url: string, proc: Proc | null, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc && !proc.running()) throw new Error(`${proc.name} exited while waiting for ${url}:\n${proc.output().slice(-3000)}`);
+    try {
+      const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      await r.body?.cancel();
+      if (r.ok) return;
+    } catch {
+      /* not yet */
+    }
+    if (Date.now() > until) throw new Error(`${url} not ready in ${timeoutMs} ms${proc ? `:\n${proc.output().slice(-3000)}` : ''}`);
+    await sleep(100);
+  }
+}
