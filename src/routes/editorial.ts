@@ -65,6 +65,13 @@ async function respondWithRecord(deps: AppDeps, ctx: Context, id: number, change
 
 export function editorialRoutes(deps: AppDeps): RouteDef[] {
   async function transition(ctx: Context, id: number, action: EditorialAction, scheduledFor?: Date) {
+    if (action === 'approve' || action === 'schedule') {
+      // Paid ads are reviewed through /sponsored/<id>/approve, which checks payment and publishes news.sponsored.
+      const a = await deps.db.selectFrom('articles').select('origin').where('id', '=', id).executeTakeFirst();
+      if (a?.origin === 'x402_ad') {
+        throw new AppError(409, 'sponsored_review_required', `article ${id} is a sponsored post: review it with POST /api/v1/sponsored/${id}/approve or /reject`);
+      }
+    }
     const r = await transitionArticle(deps.db, { id, action, editorId: ctx.state.user!.id, scheduledFor });
     if (!r.ok && r.reason === 'not_found') throw articleNotFound(id);
     if (!r.ok) {

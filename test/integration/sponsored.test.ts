@@ -180,6 +180,15 @@ describe('editor review', () => {
     expect(twice.body.error.details.ad_status).toBe('sponsored_approved');
   });
 
+  it('the generic editorial approve refuses a sponsored post (it must go through /sponsored/<id>/approve)', async () => {
+    const r = await buy();
+    const id = r.body.article_id;
+    const generic = await http.post(`/api/v1/news/${id}/approve`, undefined, editor.bearer);
+    expect(generic.status).toBe(409);
+    expect(generic.body.error.code).toBe('sponsored_review_required');
+    expect((await adState(id)).status).toBe('submitted');
+  });
+
   it('reject: killed, staff-only news.killed', async () => {
     const r = await buy();
     const id = r.body.article_id;
