@@ -1,7 +1,7 @@
-/** Rewrite README.md's configuration table from src/config.ts.   npm run docs:config */
+/** Rewrite README.md's generated tables (configuration, error codes).   npm run docs:config */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { withConfigTable } from './lib/config-table.js';
+import { withConfigTable, withErrorTable } from './lib/config-table.js';
 
 const file = new URL('../README.md', import.meta.url);
-writeFileSync(file, withConfigTable(readFileSync(file, 'utf8')));
-console.log('README.md configuration table updated');
+writeFileSync(file, await withErrorTable(withConfigTable(readFileSync(file, 'utf8'))));
+console.log('README.md configuration and error-code tables updated');

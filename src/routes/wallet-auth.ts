@@ -82,7 +82,7 @@ function clearCookies(deps: AppDeps, ctx: Context) {
   ctx.append('Set-Cookie', cookie('refresh_token', '', { maxAgeS: 0, path: REFRESH_COOKIE_PATH, secure }));
 }
 
-const authErrors = {
+export const authErrors = {
   nonce_unknown: 'The nonce was never issued (or is long gone): request a new one.',
   nonce_expired: 'The nonce is older than one hour: request a new one.',
   nonce_used: 'The nonce was already used to sign in: request a new one.',
