@@ -1,10 +1,24 @@
 import { broadcasterOptionsFromConfig, createBroadcaster } from '../broadcaster/server.js';
 import { eventStreamKey } from '../events.js';
+import { WsMetrics } from '../metrics/ws-metrics.js';
+import { createRedis } from '../redis.js';
 import { boot, onShutdown } from './boot.js';
 
 const { config, log } = boot('ws');
-const broadcaster = createBroadcaster(broadcasterOptionsFromConfig(config, eventStreamKey(config.QUEUE_PREFIX), log));
-onShutdown(config, log, () => broadcaster.close());
+const streamKey = eventStreamKey(config.QUEUE_PREFIX);
+// GET /metrics on the stream port (same token as web); its Redis connection only when enabled.
+const metricsRedis = config.METRICS_TOKEN ? createRedis(config.REDIS_URL, 'command', 'ws-metrics') : null;
+const metrics = new WsMetrics({ token: config.METRICS_TOKEN, stats: () => broadcaster.stats(), redis: metricsRedis, streamKey, log });
+const broadcaster = createBroadcaster({ ...broadcasterOptionsFromConfig(config, streamKey, log), httpHandler: metrics.handle });
+// Hostile clients: the same head-size limit and slowloris timeouts as web, for upgrades too.
+(broadcaster.server as unknown as { maxHeaderSize: number }).maxHeaderSize = config.HTTP_MAX_HEADER_BYTES;
+broadcaster.server.headersTimeout = config.HTTP_HEADERS_TIMEOUT_MS;
+broadcaster.server.requestTimeout = Math.max(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS);
+(broadcaster.server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval = 1000;
+onShutdown(config, log, async () => {
+  await broadcaster.close();
+  metricsRedis?.disconnect();
+});
 // Listen once the stream reader has its position, so no client connects before events are followed.
 await broadcaster.ready;
 broadcaster.server.listen(config.WS_PORT, config.HOST, () => {

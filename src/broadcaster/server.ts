@@ -54,6 +54,8 @@ export interface BroadcasterOptions {
   resumeMaxEvents?: number;
   /** Who a connection is; defaults to the access-token cookie checked with jwtSecret. */
   resolveViewer?: (req: http.IncomingMessage) => Promise<Viewer>;
+  /** Plain HTTP requests other than /healthz go here first (the ws process's /metrics); true when answered. */
+  httpHandler?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
 }
 
 export interface BroadcasterStats {
@@ -61,6 +63,8 @@ export interface BroadcasterStats {
   staffConnections: number;
   catchingUp: number;
   backlogs: number;
+  /** Frames written to sockets since start (closed connections included). */
+  framesSent: number;
   resumes: { resumed: number; reconciled: number; abandoned: number };
   reader: StreamReader['counters'] & { position: string; clientName: string };
 }
@@ -123,6 +127,7 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
   const staffConns = new Set<Connection>();
   const resumes = { resumed: 0, reconciled: 0, abandoned: 0 };
   let backlogsOfClosed = 0;
+  let framesSentOfClosed = 0;
   let closing = false;
 
   const fanOut = (members: Set<Connection>) => (items: readonly StreamItem[], cursor: Cursor, t: number) => {
@@ -164,6 +169,7 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
       res.end(JSON.stringify({ status: 'ok', connections: sockets.size }));
       return;
     }
+    if (opts.httpHandler?.(req, res)) return;
     res.writeHead(426, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: { code: 'upgrade_required', message: `connect with WebSocket to ${WS_PATH}`, details: null } }));
   });
@@ -222,6 +228,7 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
     ws.on('close', () => {
       if (expiry) clearTimeout(expiry);
       backlogsOfClosed += conn.counters.backlogs;
+      framesSentOfClosed += conn.counters.framesSent;
       conn.close();
       sockets.delete(conn);
       publicConns.delete(conn);
@@ -265,15 +272,18 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
     stats() {
       let catchingUp = 0;
       let backlogs = backlogsOfClosed;
+      let framesSent = framesSentOfClosed;
       for (const c of sockets.keys()) {
         if (c.mode === 'catching_up') catchingUp++;
         backlogs += c.counters.backlogs;
+        framesSent += c.counters.framesSent;
       }
       return {
         connections: sockets.size,
         staffConnections: staffConns.size,
         catchingUp,
         backlogs,
+        framesSent,
         resumes: { ...resumes },
         reader: { ...reader.counters, position: reader.position().id, clientName },
       };

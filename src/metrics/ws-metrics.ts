@@ -1,0 +1,84 @@
+/**
+ * Prometheus metrics of one ws process, served at GET /metrics on its own HTTP server (the port
+ * clients connect to), with the same token as web (METRICS_TOKEN; unset: 404). Per process:
+ * connections by class, frames written, backlog reconciles, resumes by outcome, stream-reader
+ * counters, how far the reader is behind the newest stream entry, and prom-client's default
+ * process metrics.
+ */
+import type http from 'node:http';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { BroadcasterStats } from '../broadcaster/server.js';
+import type { Logger } from '../logger.js';
+import type { Redis } from '../redis.js';
+import { counter, gauge, renderMetrics, type MetricObject } from './custom-metrics.js';
+import { checkScrapeToken, METRICS_PATH } from './token.js';
+
+const idMs = (id: string): number | null => {
+  const m = /^(\d+)-\d+$/.exec(id);
+  return m ? Number(m[1]) : null;
+};
+
+export class WsMetrics {
+  readonly registry = new Registry();
+
+  constructor(
+    private readonly deps: { token: string | undefined; stats: () => BroadcasterStats; redis: Redis | null; streamKey: string; log: Logger },
+  ) {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** For BroadcasterOptions.httpHandler: answers /metrics, leaves every other path to the broadcaster. */
+  handle = (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
+    if ((req.url ?? '').split('?')[0] !== METRICS_PATH) return false;
+    const json = (status: number, code: string, message: string, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+      res.end(JSON.stringify({ error: { code, message, details: null } }));
+    };
+    const check = checkScrapeToken(this.deps.token, req.headers.authorization);
+    if (check === 'disabled') json(404, 'not_found', `no route for ${req.method} ${METRICS_PATH}`);
+    else if (req.method !== 'GET' && req.method !== 'HEAD') json(405, 'method_not_allowed', `method ${req.method} not allowed on ${METRICS_PATH}`, { allow: 'GET, HEAD' });
+    else if (check === 'unauthorized') json(401, 'metrics_token_invalid', 'send Authorization: Bearer <METRICS_TOKEN>', { 'www-authenticate': 'Bearer realm="metrics"' });
+    else {
+      this.render().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': this.registry.contentType, 'cache-control': 'no-store' });
+          res.end(text);
+        },
+        (err) => {
+          this.deps.log.error({ err }, 'metrics rendering failed');
+          json(500, 'internal_error', 'internal error');
+        },
+      );
+    }
+    return true;
+  };
+
+  async render(): Promise<string> {
+    const s = this.deps.stats();
+    const custom: MetricObject[] = [
+      gauge('squid_ws_connections', 'Open WebSocket connections by visibility class.', [
+        { labels: { class: 'public' }, value: s.connections - s.staffConnections },
+        { labels: { class: 'staff' }, value: s.staffConnections },
+      ]),
+      gauge('squid_ws_connections_catching_up', 'Connections replaying history after a ?cursor= resume.', [{ value: s.catchingUp }]),
+      counter('squid_ws_frames_sent_total', 'Frames written to client sockets (batches, heartbeats, reconciles).', [{ value: s.framesSent }]),
+      counter('squid_ws_backlog_reconciles_total', 'Slow clients told to reconcile (reason backlog) because their queue overflowed.', [{ value: s.backlogs }]),
+      counter('squid_ws_resumes_total', 'Cursor resumes by outcome.', Object.entries(s.resumes).map(([outcome, value]) => ({ labels: { outcome }, value }))),
+      counter('squid_ws_stream_entries_read_total', 'Lifecycle-event stream entries read by this process.', [{ value: s.reader.entries }]),
+      counter('squid_ws_stream_losses_total', 'Times the reader found events missing (trimmed or Redis restarted empty) and sent reconcile/resubscribed.', [{ value: s.reader.losses }]),
+      counter('squid_ws_stream_read_errors_total', 'Failed stream reads (Redis unreachable); the reader retries.', [{ value: s.reader.errors }]),
+    ];
+    if (this.deps.redis) {
+      try {
+        const last = (await this.deps.redis.xrevrange(this.deps.streamKey, '+', '-', 'COUNT', 1)) as [string, string[]][];
+        const newest = last[0] ? idMs(last[0][0]) : null;
+        const at = idMs(s.reader.position);
+        const behind = newest !== null && at !== null && last[0][0] !== s.reader.position ? Math.max(0, newest - at) / 1000 : 0;
+        custom.push(gauge('squid_ws_stream_lag_seconds', 'Publish-time gap between the newest stream entry and the last one this process has read (0 when caught up).', [{ value: behind }]));
+      } catch (err) {
+        this.deps.log.debug({ err: (err as Error).message }, 'metrics: stream lag unavailable');
+      }
+    }
+    return (await this.registry.metrics()) + renderMetrics(custom);
+  }
+}
