@@ -1,6 +1,6 @@
 /**
  * Demo data for a newcomer's first `npm start`: a few users (an editor and a staff member among
- * them), articles in every state with tags, tokens and an issuer, yaps and votes. Loaded only into
+ * them), articles in every state with tags, tokens and an issuer, yaps and votes, a wire source. Loaded only into
  * an empty database (no users, no articles), so it never mixes with real data.
  *
  * To extend it, add a part under scripts/seed/ and list it in `seedParts` (parts run in order in
@@ -17,8 +17,9 @@ import { articles } from './seed/articles.js';
 import { discussion } from './seed/discussion.js';
 import type { SeedContext, SeedPart } from './seed/types.js';
 import { users } from './seed/users.js';
+import { wire } from './seed/wire.js';
 
-export const seedParts: SeedPart[] = [users, articles, discussion];
+export const seedParts: SeedPart[] = [users, articles, discussion, wire];
 
 /** True when the database holds no users and no articles (a fresh install). */
 export async function databaseIsEmpty(db: Db): Promise<boolean> {
