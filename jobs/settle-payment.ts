@@ -87,7 +87,10 @@ export const job = defineJob({
     } catch (err) {
       error = err;
     }
-    const outcome = classifySettle(res, error, row.last_error);
+    // settle_attempts counts this attempt: an earlier one that left no error behind ended with its
+    // worker (SIGKILL, lost dyno) while the facilitator may have sent the transfer: indeterminate.
+    const previous = row.last_error ?? (row.settle_attempts > 1 ? `${INDETERMINATE}previous attempt ended without an answer` : null);
+    const outcome = classifySettle(res, error, previous);
     if (outcome.kind === 'settled') {
       await markSettled(deps.db, row.id, outcome.transaction);
       if (row.article_id !== null) await markAdPaid(deps.db, row.article_id);

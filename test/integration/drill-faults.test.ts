@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRestartDrill } from '../../scripts/drills/backing-restart.js';
+import { runPaymentKillDrill } from '../../scripts/drills/payment-kill.js';
 import { runSigtermDrill } from '../../scripts/drills/sigterm.js';
 import { runSlowClientDrill } from '../../scripts/drills/slow-client.js';
 import { runWorkerKillDrill } from '../../scripts/drills/worker-kill.js';
@@ -29,6 +30,13 @@ describe('fault drills', () => {
     expect(r.provenance).toMatchObject({ accepted: 30, results: 30, missing: 0 });
     expect(r.distribution).toMatchObject({ killedInsideTransaction: true, distributions: 1, drops: 40, duplicateDrops: 0, sumMatches: true, secondRun: 'already_distributed' });
   }, 180_000);
+
+  it('SIGKILL of a worker mid-settlement: payments the facilitator settled end settled, once, nobody suspended', async () => {
+    const r = await runPaymentKillDrill({ payments: 3, stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: `${env.prefix}pay` }, log: quiet });
+    expect(r.lost).toEqual([]);
+    expect(r.settlesHeldWhenKilled).toBe(3);
+    expect(r.states).toEqual({ settled: 3 });
+  }, 120_000);
 
   it('Redis restart under load: 503 with a code while down, recovers by itself, nothing acknowledged lost', async () => {
     const r = await runRestartDrill({ service: 'redis', downS: 3, beforeS: 2, afterS: 4, clients: 20, stack: { databaseUrl: env.databaseUrl }, log: quiet });
