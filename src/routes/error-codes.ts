@@ -36,6 +36,7 @@ export const identityErrorCodes = {
   refresh_token_revoked: '401: the refresh token belongs to a revoked family (logout or reuse).',
   daily_quota_exceeded: '429: the caller used its daily quota (API-key tier, session or anonymous IP); Retry-After until 00:00 UTC.',
   rate_limited: "429: the route's per-IP limit was exceeded; Retry-After says when to retry.",
+  session_required: '403: the queue dashboard needs a signed-in staff session, not an API key.',
   sponsored_review_required: '409: sponsored posts are reviewed through /api/v1/sponsored/<id>/approve, not the generic editorial approve.',
 } as const;
 
