@@ -1,6 +1,6 @@
 /** The agent-chat CLI groups (`telegram`, `agent`) against the local Bot API server and this file's database. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../scripts/cli/index.js';
+import { runCliCaptured } from '../support/cli.js';
 import { telegramPermissions } from '../../src/domain/trust.js';
 import { solveChallenge, startRig, WEBHOOK_SECRET, type Rig } from '../support/agent-chat.js';
 import { sessionFor } from '../support/auth.js';
@@ -19,12 +19,7 @@ afterAll(async () => {
   await rig.close();
 });
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { env: rig.deps.env.env, out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (...argv: string[]) => runCliCaptured(rig.deps.env.env, argv);
 
 describe('telegram', () => {
   it('set-webhook registers the URL with the secret token; webhook-info reads it back', async () => {

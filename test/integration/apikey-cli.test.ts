@@ -1,6 +1,6 @@
 /** `npm run cli -- apikey ...` against this file's own database: create, tier, rotate, revoke, errors. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCli } from '../../scripts/cli/index.js';
+import { runCliCaptured } from '../support/cli.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { createDb, type Db } from '../../src/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
@@ -16,12 +16,7 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { env: env.env, out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (...argv: string[]) => runCliCaptured(env.env, argv);
 
 it('creates a key shown once, sets its tier, rotates and revokes it', async () => {
   const created = await cli('apikey', 'create', 'Partner', 'builder');

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../scripts/cli/index.js';
+import { runCliCaptured } from '../support/cli.js';
 import { createDb, type Db } from '../../src/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startProc } from '../support/procs.js';
@@ -20,12 +21,7 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { env: env.env, out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (...argv: string[]) => runCliCaptured(env.env, argv);
 
 const rolesOf = async (address: string) =>
   (await db.selectFrom('users').select('roles').where('wallet_address', '=', address).executeTakeFirst())?.roles;

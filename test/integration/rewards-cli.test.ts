@@ -4,19 +4,14 @@
  * idempotent re-run), with their usage errors and exit codes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../scripts/cli/index.js';
+import { runCliCaptured } from '../support/cli.js';
 import { createDb, type Db } from '../../src/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 
 let env: TestEnv;
 let db: Db;
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { env: env.env, out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (...argv: string[]) => runCliCaptured(env.env, argv);
 
 beforeAll(async () => {
   env = await createTestEnv();

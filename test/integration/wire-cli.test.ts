@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../scripts/cli/index.js';
+import { runCliCaptured } from '../support/cli.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 
 let deps: TestDeps;
@@ -22,12 +22,7 @@ afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { env: deps.env.env, out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (...argv: string[]) => runCliCaptured(deps.env.env, argv);
 
 describe('admin CLI: wire', () => {
   it('add, list, disable/enable, remove', async () => {
