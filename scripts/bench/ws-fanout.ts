@@ -6,7 +6,8 @@
  * is produced) as the baseline. Prints the figures and the ratios.
  *
  *   npx tsx scripts/bench/ws-fanout.ts [--connections 10000] [--rate 100] [--seconds 30]
- *       [--warmup 3] [--workers 2] [--measure-every 20] [--addresses 40] [--only ws|baseline]
+ *       [--warmup 3] [--workers 2] [--measure-every 20] [--addresses 40] [--raw-read-ms 1000]
+ *       [--only ws|baseline]
  *
  * How it measures
  * - Each event's headline carries its sequence number and its *planned* publish time (the
@@ -17,7 +18,7 @@
  *   `--measure-every`-th connection is a real `ws` client that parses every frame and records
  *   latency; the others complete the WebSocket handshake on a raw socket and then only drain it,
  *   so that on a 2-core machine the load generator takes as little CPU as possible from the
- *   server. Raw clients do not answer pings, so heartbeats are set longer than the run.
+ *   server (they read their socket in bulk every `--raw-read-ms`; 0 reads every frame at once). Raw clients do not answer pings, so heartbeats are set longer than the run.
  * - Memory per connection: the server process's RSS after all connections are open minus its
  *   RSS before the first one, divided by N (from /proc; client memory is not counted).
  * - Redis is started for the run on a free loopback port and stopped at the end.
@@ -70,6 +71,7 @@ interface ConnectCmd {
   count: number;
   measureEvery: number;
   addresses: number;
+  rawReadMs: number;
 }
 
 async function clientWorker() {
@@ -115,7 +117,10 @@ async function clientWorker() {
 
   const connectRaw = (url: URL, localAddress: string) =>
     new Promise<void>((resolve, reject) => {
-      const sock = net.connect({ host: url.hostname, port: Number(url.port), localAddress });
+      // A small readable high-water mark: once paused, the socket stops reading from the kernel
+      // after one chunk (net's onStreamRead calls readStop when push() returns false) instead of
+      // reading on into a 16 KiB JS buffer one frame per callback.
+      const sock = net.connect({ host: url.hostname, port: Number(url.port), localAddress, readableHighWaterMark: 1024 } as net.NetConnectOpts);
       let head = '';
       const onHead = (chunk: Buffer) => {
         head += chunk.toString('latin1');
@@ -124,6 +129,7 @@ async function clientWorker() {
         if (!head.startsWith('HTTP/1.1 101')) return reject(new Error(head.split('\r\n')[0]));
         raw.push(sock);
         sock.on('data', (d: Buffer) => (rawBytes += d.length));
+        if (rawReadMs > 0) sock.pause(); // read in bulk by the timer below
         resolve();
       };
       sock.on('data', onHead);
@@ -137,10 +143,24 @@ async function clientWorker() {
       sock.on('close', () => closes++);
     });
 
+  // Draining clients read their socket once per `rawReadMs` (the frames wait in the kernel's
+  // receive buffer, a few KiB): one read of ~10 frames instead of one 'data' callback per frame,
+  // so the load generator leaves the server more of the 2 cores. What the server does per client
+  // (one write per frame) is the same either way; only measuring clients' latency is recorded.
+  let rawReadMs = 0;
+  const readRaw = () => {
+    for (const s of raw) s.resume();
+    setImmediate(() => {
+      for (const s of raw) s.pause();
+    });
+  };
+
   process.on('disconnect', () => process.exit(0));
   process.on('message', async (msg: any) => {
     if (msg.cmd === 'connect') {
       const c = msg as ConnectCmd;
+      rawReadMs = c.rawReadMs;
+      if (rawReadMs > 0) setInterval(readRaw, rawReadMs).unref();
       const url = new URL(c.url);
       const t0 = Date.now();
       let failed = 0;
@@ -213,6 +233,10 @@ interface PhaseResult {
   rssConnectedMiB: number;
   bytesPerConn: number;
   cpuPercent: number;
+  /** The kernel's share of cpuPercent. */
+  sysPercent: number;
+  /** CPU of the client worker processes during measurement (they share the 2 cores). */
+  clientCpuPercent: number;
   p50: number;
   p90: number;
   p99: number;
@@ -234,9 +258,10 @@ function rssBytes(pid: number): number {
   return m ? Number(m[1]) * 1024 : NaN;
 }
 
-function cpuTicks(pid: number): number {
+function cpuTicks(pid: number, which: 'all' | 'system' = 'all'): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
+  // utime + stime (fields 14 and 15); stime alone is the kernel's share (socket writes)
+  return which === 'system' ? Number(fields[12]) : Number(fields[11]) + Number(fields[12]);
 }
 
 function once<T = any>(child: ChildProcess, type: string, timeoutMs = 120_000): Promise<T> {
@@ -280,6 +305,7 @@ async function main() {
       warmup: { type: 'string', default: '3' },
       workers: { type: 'string', default: '2' },
       'measure-every': { type: 'string', default: '20' },
+      'raw-read-ms': { type: 'string', default: '1000' },
       addresses: { type: 'string', default: '40' },
       only: { type: 'string' },
     },
@@ -294,6 +320,7 @@ async function main() {
   const W = Number(values.workers);
   const measureEvery = Number(values['measure-every']);
   const addresses = Number(values.addresses);
+  const rawReadMs = Number(values['raw-read-ms']);
   const log = (l: string) => process.stderr.write(`[bench] ${l}\n`);
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-ws-bench-'));
@@ -302,7 +329,7 @@ async function main() {
   try {
     const phases: ('ws' | 'baseline')[] = values.only ? [values.only as 'ws' | 'baseline'] : ['ws', 'baseline'];
     for (const phase of phases) {
-      results.push(await runPhase(phase, { N, rate, seconds, warmup, W, measureEvery, addresses, redisUrl: redis.url, tmp, log }));
+      results.push(await runPhase(phase, { N, rate, seconds, warmup, W, measureEvery, addresses, rawReadMs, redisUrl: redis.url, tmp, log }));
     }
   } finally {
     await redis.stop();
@@ -314,7 +341,7 @@ async function main() {
 
 async function runPhase(
   phase: 'ws' | 'baseline',
-  o: { N: number; rate: number; seconds: number; warmup: number; W: number; measureEvery: number; addresses: number; redisUrl: string; tmp: string; log: (l: string) => void },
+  o: { N: number; rate: number; seconds: number; warmup: number; W: number; measureEvery: number; addresses: number; rawReadMs: number; redisUrl: string; tmp: string; log: (l: string) => void },
 ): Promise<PhaseResult> {
   const port = await freePort();
   let server: ChildProcess;
@@ -370,7 +397,7 @@ async function runPhase(
     workers.map((w, i) => {
       const from = i * per;
       const count = Math.max(0, Math.min(per, o.N - from));
-      w.send({ cmd: 'connect', url: `ws://127.0.0.1:${port}/ws/news/`, from, count, measureEvery: o.measureEvery, addresses: o.addresses } satisfies ConnectCmd);
+      w.send({ cmd: 'connect', url: `ws://127.0.0.1:${port}/ws/news/`, from, count, measureEvery: o.measureEvery, addresses: o.addresses, rawReadMs: o.rawReadMs } satisfies ConnectCmd);
       return once<{ ok: number; failed: number; measured: number }>(w, 'connected', 300_000);
     }),
   );
@@ -387,9 +414,13 @@ async function runPhase(
   for (const w of workers) w.send({ cmd: 'window', from: seqBase + warmCount, to: seqBase + warmCount + measureCount });
   o.log(`${phase}: publishing ${warmCount} warm-up + ${measureCount} measured events at ${o.rate}/s`);
   let cpu0 = 0;
+  let clientCpu0 = 0;
+  let sys0 = 0;
   let cpuT0 = 0;
   const startCpuAt = setTimeout(() => {
     cpu0 = cpuTicks(server.pid!);
+    sys0 = cpuTicks(server.pid!, 'system');
+    clientCpu0 = workers.reduce((a, w) => a + cpuTicks(w.pid!), 0);
     cpuT0 = Date.now();
   }, o.warmup * 1000);
   const cpuRun0 = cpuTicks(server.pid!);
@@ -418,6 +449,8 @@ async function runPhase(
   if (sent < warmCount + measureCount) o.log(`${phase}: could not keep up; produced ${sent} of ${warmCount + measureCount} events before the deadline`);
   clearTimeout(startCpuAt);
   const cpuPercent = ((cpuTicks(server.pid!) - cpu0) / 100 / ((Date.now() - cpuT0) / 1000)) * 100;
+  const sysPercent = ((cpuTicks(server.pid!, 'system') - sys0) / 100 / ((Date.now() - cpuT0) / 1000)) * 100;
+  const clientCpuPercent = ((workers.reduce((a, w) => a + cpuTicks(w.pid!), 0) - clientCpu0) / 100 / ((Date.now() - cpuT0) / 1000)) * 100;
   await sleep(2000); // let the last batches arrive
 
   const cpuRunSeconds = (cpuTicks(server.pid!) - cpuRun0) / 100;
@@ -454,6 +487,8 @@ async function runPhase(
     rssConnectedMiB: rssConnected / 2 ** 20,
     bytesPerConn: (rssConnected - rssIdle) / Math.max(1, ok),
     cpuPercent,
+    sysPercent,
+    clientCpuPercent,
     p50: pct(0.5),
     p90: pct(0.9),
     p99: pct(0.99),
@@ -493,7 +528,8 @@ function report(results: PhaseResult[], o: { N: number; rate: number; seconds: n
     `| server RSS idle -> connected | ${results.map((r) => `${f(r.rssIdleMiB)} -> ${f(r.rssConnectedMiB)} MiB`).join(' | ')} |`,
     `| memory per connection | ${results.map((r) => `${f(r.bytesPerConn / 1024)} KiB`).join(' | ')} |`,
     `| server CPU per event delivered to one client | ${results.map((r) => `${f(r.cpuMicrosPerDelivery, 2)} µs`).join(' | ')} |`,
-    `| server CPU during measurement | ${results.map((r) => `${f(r.cpuPercent)} %`).join(' | ')} |`,
+    `| server CPU during measurement (of it in the kernel) | ${results.map((r) => `${f(r.cpuPercent)} % (${f(r.sysPercent)} %)`).join(' | ')} |`,
+    `| client processes' CPU during measurement | ${results.map((r) => `${f(r.clientCpuPercent)} %`).join(' | ')} |`,
   ];
   const ws = results.find((r) => r.name === 'ws');
   const base = results.find((r) => r.name === 'baseline');

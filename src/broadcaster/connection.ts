@@ -20,8 +20,8 @@ export interface ConnectionSocket {
   readonly bufferedAmount: number;
   /** False once the socket is closing or closed. */
   isOpen(): boolean;
-  /** Send one text frame. */
-  send(data: Buffer): void;
+  /** Send one text frame (`frame.data` is its payload; `wireOf(frame)` its bytes on the wire). */
+  send(frame: OutFrame): void;
   ping(): void;
   terminate(): void;
 }
@@ -156,7 +156,7 @@ export class Connection {
     this.awaitingPong = true;
     if (!this.socket.isOpen()) return 'alive';
     this.socket.ping();
-    this.socket.send(heartbeatFrame.data);
+    this.socket.send(heartbeatFrame);
     return 'alive';
   }
 
@@ -249,7 +249,7 @@ export class Connection {
 
   private write(frame: OutFrame): void {
     if (!this.socket.isOpen()) return;
-    this.socket.send(frame.data);
+    this.socket.send(frame);
     this.counters.framesSent++;
   }
 }

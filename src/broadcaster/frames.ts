@@ -1,7 +1,9 @@
 /**
  * The frames of the spec's Events section, built once and shared by every connection that gets
  * them: an event is serialised once when it is read from the stream, a batch once per flush, and
- * the same Buffer is written to each socket.
+ * the same Buffer is written to each socket. `wireOf` adds the WebSocket framing once per frame as
+ * well (server frames are unmasked, so the bytes are the same for every client): a fan-out to N
+ * sockets is N `socket.write` calls of one shared Buffer, with no per-client framing work.
  */
 import { eventTypes, isStaffOnly, type EventType, type NewsEvent } from '../events.js';
 import { encodeCursor, type Cursor } from './cursor.js';
@@ -22,7 +24,10 @@ export type ReconcileReason = 'backlog' | 'resubscribed';
 
 export interface BatchFrame {
   kind: 'batch';
+  /** The JSON payload. */
   data: Buffer;
+  /** The payload framed as one unmasked WebSocket text frame (set by wireOf, once). */
+  wire?: Buffer;
   items: readonly StreamItem[];
   cursor: Cursor;
   t: number;
@@ -31,6 +36,7 @@ export interface BatchFrame {
 export interface ControlFrame {
   kind: 'control';
   data: Buffer;
+  wire?: Buffer;
 }
 
 export type OutFrame = BatchFrame | ControlFrame;
@@ -93,4 +99,29 @@ const reconcileFrames: Record<ReconcileReason, ControlFrame> = {
 
 export function reconcileFrame(reason: ReconcileReason): ControlFrame {
   return reconcileFrames[reason];
+}
+
+/**
+ * The frame as bytes on the wire: RFC 6455 section 5.2 header (FIN, opcode 1 = text, no mask,
+ * 7/16/64-bit payload length) followed by the payload. Computed once and cached on the frame.
+ */
+export function wireOf(frame: OutFrame): Buffer {
+  if (frame.wire) return frame.wire;
+  const n = frame.data.length;
+  const headerLen = n < 126 ? 2 : n < 65_536 ? 4 : 10;
+  const wire = Buffer.allocUnsafe(headerLen + n);
+  wire[0] = 0x81;
+  if (n < 126) {
+    wire[1] = n;
+  } else if (n < 65_536) {
+    wire[1] = 126;
+    wire.writeUInt16BE(n, 2);
+  } else {
+    wire[1] = 127;
+    wire.writeUInt32BE(Math.floor(n / 2 ** 32), 2);
+    wire.writeUInt32BE(n >>> 0, 6);
+  }
+  frame.data.copy(wire, headerLen);
+  frame.wire = wire;
+  return wire;
 }

@@ -14,6 +14,7 @@
  * - resume by `?cursor=` (resume.ts); close code 1001 for every connection on close().
  */
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.js';
 import { createRedis, type Redis } from '../redis.js';
@@ -21,7 +22,7 @@ import { Batcher } from './batcher.js';
 import { ConnectionCaps } from './caps.js';
 import { Connection, type ConnectionSocket } from './connection.js';
 import { decodeCursor, type Cursor } from './cursor.js';
-import { batchFrame, reconcileFrame, unixSeconds, type StreamItem } from './frames.js';
+import { batchFrame, reconcileFrame, unixSeconds, wireOf, type StreamItem } from './frames.js';
 import { clientIp, originAllowed, parseUpgradeUrl, rejectHandshake, WS_PATH } from './handshake.js';
 import { startHeartbeat } from './heartbeat.js';
 import { resume } from './resume.js';
@@ -196,11 +197,11 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
     resolveViewer(req)
       .catch(() => anonymous)
       .then((viewer) => {
-        wss.handleUpgrade(req, socket, head, (ws) => attach(ws, viewer, target.cursor));
+        wss.handleUpgrade(req, socket, head, (ws) => attach(ws, socket, viewer, target.cursor));
       });
   });
 
-  function attach(ws: WebSocket, viewer: Viewer, cursorText: string | null) {
+  function attach(ws: WebSocket, socket: Duplex, viewer: Viewer, cursorText: string | null) {
     ws.on('error', () => undefined);
     if (closing) {
       ws.close(1001, 'server going away');
@@ -211,7 +212,11 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
         return ws.bufferedAmount;
       },
       isOpen: () => ws.readyState === ws.OPEN,
-      send: (data) => ws.send(data, { binary: false }),
+      // The frame's bytes are framed once for all clients (frames.ts wireOf) and written to the TCP
+      // socket ws itself writes to: with permessage-deflate off, ws's sender writes synchronously
+      // and never queues, so the order with its own pings and close frames is kept, and
+      // ws.bufferedAmount still counts these bytes (it reads the socket's write buffer).
+      send: (frame) => void socket.write(wireOf(frame)),
       ping: () => ws.ping(),
       terminate: () => ws.terminate(),
     };

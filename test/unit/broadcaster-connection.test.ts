@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Connection, type ConnectionSocket } from '../../src/broadcaster/connection.js';
-import { batchFrame, reconcileFrame, type StreamItem } from '../../src/broadcaster/frames.js';
+import { batchFrame, reconcileFrame, type OutFrame, type StreamItem } from '../../src/broadcaster/frames.js';
 
 class FakeSocket implements ConnectionSocket {
   bufferedAmount = 0;
@@ -11,8 +11,8 @@ class FakeSocket implements ConnectionSocket {
   isOpen() {
     return this.open;
   }
-  send(data: Buffer) {
-    this.sent.push(JSON.parse(String(data)));
+  send(frame: OutFrame) {
+    this.sent.push(JSON.parse(String(frame.data)));
   }
   ping() {
     this.pings++;

@@ -1,8 +1,9 @@
 import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
+import * as wsModule from 'ws';
 import { ConnectionCaps } from '../../src/broadcaster/caps.js';
 import { backoffDelay } from '../../src/broadcaster/client.js';
-import { batchFrame, itemFromEntry } from '../../src/broadcaster/frames.js';
+import { batchFrame, heartbeatFrame, itemFromEntry, wireOf } from '../../src/broadcaster/frames.js';
 import { clientIp, originAllowed, parseUpgradeUrl } from '../../src/broadcaster/handshake.js';
 
 const req = (remote: string, xff?: string) => ({ headers: xff === undefined ? {} : { 'x-forwarded-for': xff }, socket: { remoteAddress: remote } }) as unknown as http.IncomingMessage;
@@ -63,6 +64,35 @@ describe('frames', () => {
     const items = [itemFromEntry('1-0', ['e', JSON.stringify({ type: 'news.sponsored', id: 3, sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } })])!];
     const f = batchFrame(items, { upTo: '1-0', also: [] }, 1700000000);
     expect(JSON.parse(String(f.data))).toEqual({ events: [expect.objectContaining({ id: 3, sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } })], t: 1700000000, cursor: '1-0' });
+  });
+});
+
+// ws's own framer and parser (exported by ws, not declared by @types/ws).
+const { Sender, Receiver } = wsModule as unknown as {
+  Sender: { frame(data: Buffer, o: { fin: boolean; rsv1: boolean; opcode: number; mask: boolean; readOnly: boolean }): Buffer[] };
+  Receiver: new (o: { isServer: boolean }) => NodeJS.WritableStream & { on(e: 'message', cb: (d: Buffer, isBinary: boolean) => void): void };
+};
+
+describe('wireOf (one framing shared by every client)', () => {
+  const payloads = [125, 126, 65_535, 65_536, 200_000].map((n) => `{"events":[],"pad":"${'x'.repeat(n - 23)}"}`);
+
+  it.each(payloads.map((p) => [p.length, p]))('frames a %i-byte payload exactly as ws does, and ws parses it back', async (_n, payload) => {
+    const items = [{ id: '1-0', type: 'news.approved' as const, json: '{}', staffOnly: false, sponsored: false }];
+    const frame = { ...batchFrame(items, { upTo: '1-0', also: [] }, 1), data: Buffer.from(payload) };
+    const wire = wireOf(frame);
+    const ours = Buffer.concat(Sender.frame(frame.data, { fin: true, rsv1: false, opcode: 1, mask: false, readOnly: false }));
+    expect(wire.equals(ours)).toBe(true);
+    expect(wireOf(frame)).toBe(wire); // cached: framed once however many sockets it goes to
+
+    const receiver = new Receiver({ isServer: false });
+    const got = new Promise<[string, boolean]>((resolve) => receiver.on('message', (d: Buffer, isBinary: boolean) => resolve([String(d), isBinary])));
+    receiver.write(wire);
+    expect(await got).toEqual([payload, false]);
+  });
+
+  it('frames the control frames too', () => {
+    expect(wireOf(heartbeatFrame).subarray(2).toString()).toBe('{"type":"heartbeat"}');
+    expect([...wireOf(heartbeatFrame).subarray(0, 2)]).toEqual([0x81, heartbeatFrame.data.length]);
   });
 });
 
