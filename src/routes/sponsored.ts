@@ -18,6 +18,7 @@ import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { Paywall } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
+import { invalidateFeedCache } from '../queries/feed-cache.js';
 import { recomputeHotScores } from '../queries/hot-scores.js';
 import { AD_STATUSES, AD_TIERS, decideAd, getAd, insertSponsoredArticle, listAds, type AdRow } from '../queries/sponsored.js';
 
@@ -135,6 +136,8 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
     }
     // Ranked in the hot feed at once, as the editorial approve does for other articles.
     if (action === 'approve') await recomputeHotScores(deps.db, { articleIds: [id], windowHours: deps.config.HOT_SCORE_WINDOW_HOURS });
+    // Live at once for anonymous readers too (not after the feed cache's TTL).
+    await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
     await deps.events.publish(articleEvent(action === 'approve' ? 'news.sponsored' : 'news.killed', out.article, 'submitted'));
     return toAd((await getAd(deps.db, id))!);
   }

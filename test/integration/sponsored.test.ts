@@ -151,6 +151,9 @@ describe('editor review', () => {
     expect(early.body.error.code).toBe('ad_not_paid');
     await expect.poll(async () => (await adState(id)).sponsored.is_paid, { timeout: 10_000 }).toBe(true);
 
+    // An anonymous reader's feed is cached (2 s) just before the approval...
+    const before = await http.get('/api/v1/news/?sort_type=new');
+    expect(before.body.results.map((a: any) => a.id)).not.toContain(id);
     const ok = await http.post(`/api/v1/sponsored/${id}/approve`, undefined, editor.bearer);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ status: 'approved', sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } });
@@ -169,7 +172,7 @@ describe('editor review', () => {
     const hot = await deps.db.selectFrom('articles').select('hot_computed_at').where('id', '=', id).executeTakeFirstOrThrow();
     expect(hot.hot_computed_at).not.toBeNull();
 
-    // Marked in the public feed.
+    // ...and the approval retired that cache: marked in the public feed at once.
     const feed = await http.get('/api/v1/news/?sort_type=new');
     const item = feed.body.results.find((a: any) => a.id === id);
     expect(item).toMatchObject({ origin: 'x402_ad', sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } });
