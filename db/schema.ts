@@ -207,6 +207,13 @@ export interface PaymentsTable {
   settled_at: Date | null;
 }
 
+export interface ProvenanceHeadlinesTable {
+  article_id: number;
+  status: string;
+  created_at: Date;
+  headline_key: string;
+}
+
 export interface RefreshTokensTable {
   id: string;
   family: string;
@@ -371,6 +378,7 @@ export interface Database {
   leaderboard_entries: LeaderboardEntriesTable;
   leaderboard_snapshots: LeaderboardSnapshotsTable;
   payments: PaymentsTable;
+  provenance_headlines: ProvenanceHeadlinesTable;
   refresh_tokens: RefreshTokensTable;
   reward_allocations: RewardAllocationsTable;
   reward_distributions: RewardDistributionsTable;

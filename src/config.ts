@@ -52,8 +52,8 @@ export const envSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Let outbound fetches of user-supplied URLs reach private/loopback/link-local addresses (tests and the dev demo only). */
   OUTBOUND_ALLOW_PRIVATE: bool.default(false),
-  /** Provenance text check: pg_trgm similarity a curated headline needs to be a candidate (lower finds more rewordings, costs more). */
-  PROVENANCE_TRGM_THRESHOLD: z.coerce.number().min(0.05).max(1).default(0.3),
+  /** Provenance text check: pg_trgm similarity between normalised headline keys a curated headline needs to be a candidate (lower finds more rewordings, costs more). */
+  PROVENANCE_TRGM_THRESHOLD: z.coerce.number().min(0.05).max(1).default(0.45),
   /** Wire ingestion: deadline of one feed fetch (redirects and body included). */
   WIRE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** Wire ingestion: largest feed body accepted (decoded). */

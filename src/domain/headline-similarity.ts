@@ -14,6 +14,12 @@
  * test/data/provenance-headline-pairs.ts (same story in other words vs different, mostly close,
  * stories): see test/unit/provenance-headline-similarity.test.ts, which prints the table and
  * fails if precision or recall on that set drop.
+ *
+ * Candidates for the text check come from the provenance headline index, whose keys are made in SQL
+ * by provenance_normalize_headline, a port of normalizeHeadline (migration
+ * 20261122T100000_provenance_headline_index; test/integration/provenance-headline-index.test.ts
+ * checks that the two agree). Changing the normalisation here means a new migration that replaces
+ * that function and recomputes the keys.
  */
 import { compareTwoStrings } from 'string-similarity';
 
@@ -135,19 +141,6 @@ export function normalizeHeadline(headline: string): string {
     .filter((w) => !STOP_WORDS.has(w))
     .map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
   return [...new Set(words)].sort().join(' ');
-}
-
-/**
- * The text sent to the trigram index for candidates: lower-case words without stop words, each
- * once. Common words ("the", "in", "for") would only add trigrams that nearly every headline has.
- */
-export function trigramQuery(text: string): string {
-  const words = text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}$]+/u)
-    .filter((w) => w !== '' && !STOP_WORDS.has(w));
-  const q = [...new Set(words)].join(' ');
-  return q === '' ? text : q;
 }
 
 /** Similarity of two headlines in [0, 1]; 1.0 when their normalised forms are identical. */

@@ -5,7 +5,7 @@
  * shorter timings.
  */
 export interface ProvenanceSettings {
-  /** PROVENANCE_TRGM_THRESHOLD: pg_trgm similarity a curated headline needs to be a candidate. */
+  /** PROVENANCE_TRGM_THRESHOLD: pg_trgm similarity between candidate keys (provenance_headline_key) a curated headline needs to be a candidate. */
   trgmThreshold: number;
   /** WIRE_FETCH_TIMEOUT_MS: deadline of one feed fetch, redirects and body included. */
   wireFetchTimeoutMs: number;
@@ -22,7 +22,7 @@ export interface ProvenanceSettings {
 }
 
 export const provenanceDefaults = {
-  PROVENANCE_TRGM_THRESHOLD: 0.3,
+  PROVENANCE_TRGM_THRESHOLD: 0.45,
   WIRE_FETCH_TIMEOUT_MS: 15_000,
   WIRE_FETCH_MAX_BYTES: 10 * 1024 * 1024,
   WIRE_MAX_ITEMS_PER_FETCH: 2000,

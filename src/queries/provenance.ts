@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../db.js';
-import { headlineSimilarity, HEADLINE_MATCH_THRESHOLD, trigramQuery } from '../domain/headline-similarity.js';
+import { headlineSimilarity, HEADLINE_MATCH_THRESHOLD } from '../domain/headline-similarity.js';
 import { buildCheckResult, type MatchInput, type ProvenanceCheckResult, type ReceiptInput } from '../domain/provenance.js';
 import { LOOKBACK_MS } from '../domain/provenance-verdict.js';
 import { normalizeUrl } from '../domain/url-normalize.js';
@@ -34,10 +34,14 @@ export async function articlesByUrl(db: Db, normalizedUrl: string, since: Date, 
 }
 
 /**
- * Headline candidates from the trigram index (articles_headline_trgm_idx): curated articles of the
- * window whose headline has pg_trgm similarity >= `trgmThreshold` with the significant words of
- * `text` (trigramQuery: stop words dropped), best first. The threshold is set for this
- * transaction only.
+ * Headline candidates from the provenance headline index (table provenance_headlines, kept in step
+ * with articles by a trigger; migration 20261122T100000_provenance_headline_index): articles of
+ * the window whose candidate key has pg_trgm similarity >= `trgmThreshold` with the candidate key
+ * of `text`, best first. The candidate key (SQL provenance_headline_key) is the normalised
+ * headline (normalizeHeadline, ported to SQL) with each word cut to its first 4 characters: short,
+ * free of stop words and word forms, so the GIN scan and the recheck of each row are cheap and a
+ * rewording scores high. Only statuses approved, submitted and scheduled are indexed (sponsored
+ * posts never). The threshold is set for this transaction only.
  */
 export async function headlineCandidates(
   db: Db,
@@ -45,17 +49,30 @@ export async function headlineCandidates(
   since: Date,
   opts: { trgmThreshold: number; limit: number; statuses?: readonly string[] },
 ): Promise<ArticleHit[]> {
-  const q = trigramQuery(text);
   return db.transaction().execute(async (trx) => {
     await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(opts.trgmThreshold)}, true)`.execute(trx);
+    // provenance_headline_key(param) is IMMUTABLE: the planner folds it to a constant, so the GIN
+    // index condition sees a literal key.
     const { rows } = await sql<ArticleHit>`
-      SELECT id, headline, source, normalized_url, created_at AS seen_at
-      FROM articles
-      WHERE headline % ${q} AND status = ANY(${(opts.statuses ?? CURATED_STATUSES) as string[]}) AND sponsored IS NULL AND created_at >= ${since}
-      ORDER BY similarity(headline, ${q}) DESC, id DESC
-      LIMIT ${opts.limit}`.execute(trx);
+      SELECT a.id, a.headline, a.source, a.normalized_url, a.created_at AS seen_at
+      FROM (
+        SELECT article_id, similarity(headline_key, provenance_headline_key(${text})) AS sim
+        FROM provenance_headlines
+        WHERE headline_key % provenance_headline_key(${text})
+          AND status = ANY(${(opts.statuses ?? CURATED_STATUSES) as string[]}) AND created_at >= ${since}
+        ORDER BY sim DESC, article_id DESC
+        LIMIT ${opts.limit}
+      ) c
+      JOIN articles a ON a.id = c.article_id
+      ORDER BY c.sim DESC, c.article_id DESC`.execute(trx);
     return rows;
   });
+}
+
+/** Deletes provenance headline index rows of articles created before `before`; returns how many. */
+export async function pruneHeadlineIndex(db: Db, before: Date): Promise<number> {
+  const r = await db.deleteFrom('provenance_headlines').where('created_at', '<', before).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }
 
 export async function wireReceiptsFor(db: Db, normalizedUrls: string[], since: Date): Promise<ReceiptInput[]> {

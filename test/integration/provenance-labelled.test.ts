@@ -1,9 +1,11 @@
 /**
- * End-to-end recall of the text matcher (trigram candidates at PROVENANCE_TRGM_THRESHOLD, then
- * string-similarity at HEADLINE_MATCH_THRESHOLD) on the labelled headline pairs: each pair's first
- * headline is a curated article, the second is the query.
+ * End-to-end recall of the text matcher (trigram candidates from the provenance headline index at
+ * PROVENANCE_TRGM_THRESHOLD, then string-similarity at HEADLINE_MATCH_THRESHOLD) on the labelled
+ * headline pairs: each pair's first headline is a curated article, the second is the query. Every
+ * pair that string-similarity accepts must also be a trigram candidate.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/domain/headline-similarity.js';
 import { slugify } from '../../src/domain/slug.js';
 import { provenanceSettings } from '../../src/domain/provenance-settings.js';
 import { checkProvenance } from '../../src/queries/provenance.js';
@@ -34,6 +36,7 @@ it('finds most rewordings end to end and rarely matches a different story to its
   let falseMatches = 0;
   let negatives = 0;
   const missed: string[] = [];
+  const lostByIndex: string[] = [];
   for (const p of [...headlinePairs, ...heldOutHeadlinePairs]) {
     const r = await checkProvenance(deps.db, { text: p.b }, opts);
     const hit = r.matches.some((m) => m.news_id === idOf.get(p.a));
@@ -41,12 +44,19 @@ it('finds most rewordings end to end and rarely matches a different story to its
       positives++;
       if (hit) found++;
       else missed.push(p.b);
+      // Rewordings string-similarity would accept but the trigram candidates did not offer.
+      if (!hit && headlineSimilarity(p.a, p.b) >= HEADLINE_MATCH_THRESHOLD) lostByIndex.push(p.b);
     } else {
       negatives++;
       if (hit) falseMatches++;
     }
   }
   console.log({ positives, found, recall: found / positives, negatives, falseMatches, missed });
-  expect(found / positives).toBeGreaterThanOrEqual(0.8);
+  console.log({ lostByIndex });
+  expect(found / positives).toBeGreaterThanOrEqual(0.9);
+  // Known: 'Court rules in favor of Grayscale in SEC bitcoin ETF lawsuit' (key similarity 0.42, under
+  // the 0.45 candidate threshold; string-similarity would accept it). More would mean the index,
+  // not the scorer, is what loses rewordings.
+  expect(lostByIndex.length).toBeLessThanOrEqual(1);
   expect(falseMatches / negatives).toBeLessThanOrEqual(0.25);
 });

@@ -73,12 +73,3 @@ describe('headline similarity', () => {
     expect(isSameStory(headlineSimilarity('Ethereum Foundation sells 100 ETH for stablecoins', 'Ethereum Foundation sold 100 ether for stablecoins'))).toBe(true);
   });
 });
-
-describe('trigram query', () => {
-  it('keeps the significant words once, lower-case, and never returns an empty query', async () => {
-    const { trigramQuery } = await import('../../src/domain/headline-similarity.js');
-    expect(trigramQuery('The SEC sues Coinbase in the US for the first time')).toBe('sec sues coinbase us');
-    expect(trigramQuery('Bitcoin tops $100,000')).toBe('bitcoin tops $100 000');
-    expect(trigramQuery('the of')).toBe('the of');
-  });
-});
