@@ -207,6 +207,12 @@ export interface PaymentsTable {
   settled_at: Date | null;
 }
 
+export interface ProvenanceCommonWordsTable {
+  word: string;
+  articles: number;
+  refreshed_at: Generated<Date>;
+}
+
 export interface ProvenanceHeadlinesTable {
   article_id: number;
   status: string;
@@ -378,6 +384,7 @@ export interface Database {
   leaderboard_entries: LeaderboardEntriesTable;
   leaderboard_snapshots: LeaderboardSnapshotsTable;
   payments: PaymentsTable;
+  provenance_common_words: ProvenanceCommonWordsTable;
   provenance_headlines: ProvenanceHeadlinesTable;
   refresh_tokens: RefreshTokensTable;
   reward_allocations: RewardAllocationsTable;

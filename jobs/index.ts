@@ -16,7 +16,7 @@ import { job as telegramApplyTrust } from './telegram-apply-trust.js';
 import { job as pageTitle } from './page-title.js';
 import { job as hotScores } from './hot-scores.js';
 import { job as provenanceCheck } from './provenance-check.js';
-import { job as provenanceHeadlinesPrune } from './provenance-headlines-prune.js';
+import { job as provenanceHeadlinesMaintain } from './provenance-headlines-maintain.js';
 import { job as wireFetch } from './wire-fetch.js';
 import { job as wireFetchDue } from './wire-fetch-due.js';
 import { job as wirePromote } from './wire-promote.js';
@@ -38,7 +38,7 @@ export const jobs = {
   'page-title': pageTitle,
   'hot-scores': hotScores,
   'provenance-check': provenanceCheck,
-  'provenance-headlines-prune': provenanceHeadlinesPrune,
+  'provenance-headlines-maintain': provenanceHeadlinesMaintain,
   'wire-fetch': wireFetch,
   'wire-fetch-due': wireFetchDue,
   'wire-promote': wirePromote,

@@ -23,8 +23,8 @@ export const schedules: Schedule[] = [
   // Wire ingestion: fan out one wire-fetch per due source; score new wire items and promote the best.
   { id: 'wire-fetch-due', job: 'wire-fetch-due', payload: {}, everyMs: 60_000 },
   { id: 'wire-promote', job: 'wire-promote', payload: {}, everyMs: 60_000 },
-  // Provenance: drop headline-index rows older than the 30-day window (+1 day), keeping the trigram index small.
-  { id: 'provenance-headlines-prune', job: 'provenance-headlines-prune', payload: {}, everyMs: 3600_000 },
+  // Provenance: drop headline-index rows older than the 30-day window (+1 day) and recompute its common words.
+  { id: 'provenance-headlines-maintain', job: 'provenance-headlines-maintain', payload: {}, everyMs: 3600_000 },
   // Intel: refresh the default and recently requested trending/report parameter sets before their cache (INTEL_CACHE_TTL_S, 300 s) expires.
   { id: 'intel-trending', job: 'intel-trending', payload: {}, everyMs: 4 * 60_000 },
   { id: 'intel-report', job: 'intel-report', payload: {}, everyMs: 4 * 60_000 },

@@ -11,6 +11,7 @@ import * as m20261122T070000 from './20261122T070000_leaderboards_rewards.js';
 import * as m20261122T080000 from './20261122T080000_agent_chat.js';
 import * as m20261122T093000 from './20261122T093000_payments.js';
 import * as m20261122T100000 from './20261122T100000_provenance_headline_index.js';
+import * as m20261122T100500 from './20261122T100500_provenance_common_words.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '20261122T080000_agent_chat': m20261122T080000,
   '20261122T093000_payments': m20261122T093000,
   '20261122T100000_provenance_headline_index': m20261122T100000,
+  '20261122T100500_provenance_common_words': m20261122T100500,
 };

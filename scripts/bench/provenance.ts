@@ -37,7 +37,8 @@ import { provenanceSettings } from '../../src/domain/provenance-settings.js';
 import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { createLogger } from '../../src/logger.js';
 import { migrateToLatest } from '../../src/migrate.js';
-import { checkProvenance } from '../../src/queries/provenance.js';
+import { LOOKBACK_MS } from '../../src/domain/provenance-verdict.js';
+import { checkProvenance, refreshCommonWords } from '../../src/queries/provenance.js';
 import { addSource } from '../../src/queries/wire.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
@@ -163,12 +164,18 @@ try {
   u.pathname = `/${dbName}`;
   const databaseUrl = u.toString();
   const prefix = `benchprov${process.pid}`;
-  const childVars = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', JWT_SECRET: 'b'.repeat(40), OUTBOUND_ALLOW_PRIVATE: 'true', NODE_ENV: 'test' };
+  const childVars: Record<string, string> = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', JWT_SECRET: 'b'.repeat(40), OUTBOUND_ALLOW_PRIVATE: 'true', NODE_ENV: 'test' };
+  // PROVENANCE_TRGM_THRESHOLD from the environment applies to the worker and the in-process matcher alike.
+  if (process.env.PROVENANCE_TRGM_THRESHOLD) childVars.PROVENANCE_TRGM_THRESHOLD = process.env.PROVENANCE_TRGM_THRESHOLD;
   const config: Config = loadConfig({ ...childVars, TRUST_PROXY: 'true', JOB_WAIT_MS: '10000', ANON_DAILY_QUOTA: '100000000' });
 
   const db = createDb(databaseUrl, { max: 10, applicationName: 'bench' });
   await migrateToLatest(db);
   await seed(db);
+  // Steady state: the hourly provenance-headlines-maintain job has learnt the window's common words.
+  const tm = performance.now();
+  const commonWords = await refreshCommonWords(db, new Date(Date.now() - LOOKBACK_MS));
+  log(`provenance common words: ${commonWords} (refresh ${((performance.now() - tm) / 1000).toFixed(2)} s)`);
 
   worker = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], { env: childEnv(childVars), stdio: ['ignore', 'inherit', 'inherit'] });
   const redis = createRedis(redisUrl, 'command', 'bench');

@@ -41,7 +41,14 @@ export async function articlesByUrl(db: Db, normalizedUrl: string, since: Date, 
  * headline (normalizeHeadline, ported to SQL) with each word cut to its first 4 characters: short,
  * free of stop words and word forms, so the GIN scan and the recheck of each row are cheap and a
  * rewording scores high. Only statuses approved, submitted and scheduled are indexed (sponsored
- * posts never). The threshold is set for this transaction only.
+ * posts never). The thresholds are set for this transaction only.
+ *
+ * Distinctive words: when the query key mixes common words (provenance_common_words: in >= 1% of
+ * the window's headlines, refreshed hourly) with rarer ones, a candidate must also contain the
+ * rarer ones (pg_trgm word similarity >= DISTINCTIVE_WORD_SIMILARITY, checked by the same GIN
+ * index). Without it every headline that shares a stock phrase ("despite regulatory pressure") with
+ * the query passes the index and is rechecked one by one, which was the slowest part of the check;
+ * a rewording keeps its distinctive words (names, figures), so it is still found.
  */
 export async function headlineCandidates(
   db: Db,
@@ -49,16 +56,25 @@ export async function headlineCandidates(
   since: Date,
   opts: { trgmThreshold: number; limit: number; statuses?: readonly string[] },
 ): Promise<ArticleHit[]> {
+  const { rows: keyRows } = await sql<{ key: string; common: string[] }>`
+    SELECT k.key, coalesce(array_agg(c.word) FILTER (WHERE c.word IS NOT NULL), '{}') AS common
+    FROM (SELECT provenance_headline_key(${text}) AS key) k
+    LEFT JOIN provenance_common_words c ON c.word = ANY(string_to_array(k.key, ' '))
+    GROUP BY k.key`.execute(db);
+  const key = keyRows[0]?.key ?? '';
+  if (key === '') return [];
+  const common = new Set(keyRows[0].common);
+  const rare = key.split(' ').filter((w) => !common.has(w));
+  const distinctive = common.size > 0 && rare.length > 0 ? rare.join(' ') : null;
   return db.transaction().execute(async (trx) => {
-    await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(opts.trgmThreshold)}, true)`.execute(trx);
-    // provenance_headline_key(param) is IMMUTABLE: the planner folds it to a constant, so the GIN
-    // index condition sees a literal key.
+    await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(opts.trgmThreshold)}, true),
+                     set_config('pg_trgm.word_similarity_threshold', ${String(DISTINCTIVE_WORD_SIMILARITY)}, true)`.execute(trx);
     const { rows } = await sql<ArticleHit>`
       SELECT a.id, a.headline, a.source, a.normalized_url, a.created_at AS seen_at
       FROM (
-        SELECT article_id, similarity(headline_key, provenance_headline_key(${text})) AS sim
+        SELECT article_id, similarity(headline_key, ${key}) AS sim
         FROM provenance_headlines
-        WHERE headline_key % provenance_headline_key(${text})
+        WHERE headline_key % ${key} ${distinctive === null ? sql`` : sql`AND headline_key %> ${distinctive}`}
           AND status = ANY(${(opts.statuses ?? CURATED_STATUSES) as string[]}) AND created_at >= ${since}
         ORDER BY sim DESC, article_id DESC
         LIMIT ${opts.limit}
@@ -66,6 +82,31 @@ export async function headlineCandidates(
       JOIN articles a ON a.id = c.article_id
       ORDER BY c.sim DESC, c.article_id DESC`.execute(trx);
     return rows;
+  });
+}
+
+/**
+ * pg_trgm word similarity the query's distinctive words need with some run of a candidate's key:
+ * 0.3 lets a key that contains one of up to three distinctive words (or a typo of one) through.
+ */
+export const DISTINCTIVE_WORD_SIMILARITY = 0.3;
+
+/** A key word in at least this share of the window's indexed headlines (and COMMON_WORD_MIN_ARTICLES) is common. */
+export const COMMON_WORD_SHARE = 0.01;
+export const COMMON_WORD_MIN_ARTICLES = 50;
+
+/** Recomputes provenance_common_words from the index rows created since `since`; returns how many words are common. */
+export async function refreshCommonWords(db: Db, since: Date): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    await sql`DELETE FROM provenance_common_words`.execute(trx);
+    const r = await sql`
+      INSERT INTO provenance_common_words (word, articles)
+      SELECT w, count(*)::int
+      FROM provenance_headlines, unnest(string_to_array(headline_key, ' ')) w
+      WHERE created_at >= ${since}
+      GROUP BY w
+      HAVING count(*) >= greatest(${COMMON_WORD_MIN_ARTICLES}::int, ${COMMON_WORD_SHARE}::float8 * (SELECT count(*) FROM provenance_headlines WHERE created_at >= ${since}))`.execute(trx);
+    return Number(r.numAffectedRows ?? 0);
   });
 }
 

@@ -1,11 +1,12 @@
 /**
  * The provenance headline index (migration 20261122T100000_provenance_headline_index): its SQL
  * normalisation agrees with normalizeHeadline, it follows every article write (a trigger), and the
- * prune job drops rows older than the window.
+ * maintenance job drops rows older than the window and finds the common words that make a query's
+ * distinctive words.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { job as prune } from '../../jobs/provenance-headlines-prune.js';
+import { job as maintain } from '../../jobs/provenance-headlines-maintain.js';
 import { COVERED_STATUSES } from '../../jobs/wire-promote.js';
 import { normalizeHeadline } from '../../src/domain/headline-similarity.js';
 import { provenanceSettings } from '../../src/domain/provenance-settings.js';
@@ -106,14 +107,38 @@ describe('index follows article writes', () => {
   });
 });
 
-describe('provenance-headlines-prune', () => {
+const runMaintain = () =>
+  maintain.run({}, { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n as never, p as never, o) }, { attempt: 1, jobId: 't' });
+
+describe('provenance-headlines-maintain', () => {
   it('drops rows older than the window plus a day and keeps the rest', async () => {
     const old = await article('Ancient Vexmoor bridge exploit recap', { ageMs: 33 * D });
     const edge = await article('Vexmoor bridge exploit, 29 days on', { ageMs: 29 * D });
-    const r = await prune.run({}, { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n as never, p as never, o) }, { attempt: 1, jobId: 't' });
+    const r = await runMaintain();
     expect(r.deleted).toBeGreaterThanOrEqual(1);
     const left = await deps.db.selectFrom('provenance_headlines').select('article_id').where('article_id', 'in', [old, edge]).execute();
     expect(left.map((x) => x.article_id)).toEqual([edge]);
     expect(await found('Vexmoor bridge exploit, 29 days on', edge)).toBe(true);
+  });
+
+  it('learns the stock phrases of the window; a check still finds the rewording and nothing that only shares the phrase', async () => {
+    const target = await article('Quoxalis acquires Brindle wallet despite regulatory pressure');
+    const query = 'Quoxalis buys Brindle wallet despite regulatory pressure';
+    const before = (await check(query)).matches.map((m) => m.news_id);
+    // 60 headlines that share the stock phrase and nothing else with the query.
+    const subjects = ['Arlo', 'Bexo', 'Cyra', 'Dorn', 'Elvi', 'Fyra', 'Gorm', 'Hyla', 'Ivor', 'Jaro', 'Kyle', 'Lumo'];
+    const objects = ['bridge', 'stablecoin', 'mainnet', 'oracle', 'rollup'];
+    for (const s of subjects) for (const o of objects) await article(`${s}chain sells ${o} despite regulatory pressure`);
+    const r = await runMaintain();
+    expect(r.commonWords).toBeGreaterThanOrEqual(3);
+    const common = (await deps.db.selectFrom('provenance_common_words').select('word').execute()).map((x) => x.word);
+    expect(common).toEqual(expect.arrayContaining(['desp', 'pres', 'regu']));
+    const after = await check(query);
+    expect(after.matches.map((m) => m.news_id)).toEqual(before);
+    expect(after.matches.map((m) => m.news_id)).toContain(target);
+    // A typo in the distinctive word is still forgiven.
+    expect(await found('Quoxalis buys Brindel wallet despite regulatory pressure', target)).toBe(true);
+    // The phrase alone finds nothing.
+    expect((await check('Zentaro sells bridge despite regulatory pressure')).matches.map((m) => m.news_id)).not.toContain(target);
   });
 });

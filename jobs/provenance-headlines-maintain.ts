@@ -1,0 +1,36 @@
+/**
+ * provenance-headlines-maintain (hourly, jobs/schedules.ts): upkeep of the provenance headline index.
+ *
+ *  - Deletes rows (provenance_headlines) of articles older than the 30-day provenance window plus a
+ *    day of margin. The text check filters on created_at anyway; pruning keeps the trigram index
+ *    the size of the window, so the check does not slow down as the archive grows.
+ *  - Recomputes provenance_common_words (candidate-key words in >= 1% of the window's headlines),
+ *    which the check uses to find a query's distinctive words (src/queries/provenance.ts).
+ *
+ * Idempotent (a DELETE by age and a full recompute). Wire items are not pruned: the wire
+ * de-duplicates by normalised URL against wire_items, so a pruned item still listed by its feed
+ * would be ingested (and announced) again, and an item's newer receipts from other sources would
+ * go with it.
+ */
+import { z } from 'zod';
+import { LOOKBACK_MS } from '../src/domain/provenance-verdict.js';
+import { pruneHeadlineIndex, refreshCommonWords } from '../src/queries/provenance.js';
+import { defaultJobOptions, defineJob } from './define.js';
+
+/** Rows are kept this long: the lookback window plus a day, so a check never misses a row being pruned. */
+export const HEADLINE_INDEX_RETENTION_MS = LOOKBACK_MS + 24 * 3600 * 1000;
+
+export const payload = z.object({}).default({});
+
+export const job = defineJob({
+  name: 'provenance-headlines-maintain',
+  payload,
+  options: { ...defaultJobOptions, concurrency: 1 },
+  async run(_p, deps) {
+    const now = Date.now();
+    const deleted = await pruneHeadlineIndex(deps.db, new Date(now - HEADLINE_INDEX_RETENTION_MS));
+    const commonWords = await refreshCommonWords(deps.db, new Date(now - LOOKBACK_MS));
+    deps.log.info({ job: 'provenance-headlines-maintain', deleted, commonWords }, 'provenance headline index maintained');
+    return { deleted, commonWords };
+  },
+});
