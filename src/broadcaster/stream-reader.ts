@@ -12,7 +12,7 @@ import type { Logger } from '../logger.js';
 import type { Redis } from '../redis.js';
 import { itemFromEntry, type StreamItem } from './frames.js';
 import { judgeRead, needsInfo, parseStreamInfo, type ReaderPosition, type StreamInfo } from './reconcile.js';
-import { ZERO_ID } from './stream-id.js';
+import { compareIds, ZERO_ID } from './stream-id.js';
 
 export interface StreamReaderOptions {
   /** A dedicated connection (it spends its time blocked in XREAD). */
@@ -102,7 +102,7 @@ export class StreamReader {
       this.opts.log.warn({ after: from.id }, 'events may have been lost from the stream; clients reconcile');
       this.opts.onLoss();
     }
-    if (verdict.reposition) this.pos = await this.positionAtEnd();
+    if (verdict.reposition) this.pos = await this.positionAfterLoss(from);
     if (entries.length === 0) return;
 
     const items: StreamItem[] = [];
@@ -114,6 +114,22 @@ export class StreamReader {
     this.pos = { id: entries[entries.length - 1][0], anchored: true };
     this.counters.entries += entries.length;
     if (items.length > 0) this.opts.onItems(items);
+  }
+
+  /**
+   * A new position after a loss noticed with nothing read. Events may have arrived since the read:
+   * they are after `from` (trimming removes the oldest entries first), so the reader keeps reading
+   * after `from`, now unanchored, with the stream's entries-added counter minus the entries still in
+   * it as the baseline (what is in the stream now is unread). Only a stream that restarted behind
+   * `from` (or is gone) is followed from its end instead. Jumping to the end here would skip the
+   * events added between the read and this call.
+   */
+  private async positionAfterLoss(from: ReaderPosition): Promise<ReaderPosition> {
+    const res = (await this.opts.redis.multi().xinfo('STREAM', this.opts.streamKey).exec()) as PipelineResult;
+    if (!res) throw new Error('position read was discarded');
+    const info = infoFrom(res[0]);
+    if (!info || compareIds(info.lastGeneratedId, from.id) < 0) return this.positionAtEnd();
+    return { id: from.id, anchored: false, addedBefore: info.entriesAdded === null ? null : info.entriesAdded - info.length };
   }
 
   /** The stream's last entry, or its end when it has none (read atomically with its counters). */
