@@ -132,6 +132,20 @@ export interface ArticleEditsTable {
   created_at: Generated<Date>;
 }
 
+export interface ArticleHotScoresTable {
+  article_id: number;
+  status: string;
+  hot_score: Generated<number>;
+  votes: number | null;
+  yap_quality: number | null;
+  click_term: number | null;
+  engagement: number | null;
+  points: number | null;
+  age_hours: number | null;
+  decay: number | null;
+  hot_computed_at: Date | null;
+}
+
 export interface ArticlesTable {
   id: Generated<number>;
   slug: string;
@@ -159,9 +173,6 @@ export interface ArticlesTable {
   vote_count: Generated<number>;
   votes_cast: Generated<number>;
   yap_count: Generated<number>;
-  hot_score: Generated<number>;
-  hot_terms: ColumnType<unknown | null, string | null, string | null>;
-  hot_computed_at: Date | null;
   sponsored: ColumnType<unknown | null, string | null, string | null>;
 }
 
@@ -380,6 +391,7 @@ export interface Database {
   agent_trust_events: AgentTrustEventsTable;
   api_keys: ApiKeysTable;
   article_edits: ArticleEditsTable;
+  article_hot_scores: ArticleHotScoresTable;
   articles: ArticlesTable;
   leaderboard_entries: LeaderboardEntriesTable;
   leaderboard_snapshots: LeaderboardSnapshotsTable;

@@ -12,6 +12,7 @@ import * as m20261122T080000 from './20261122T080000_agent_chat.js';
 import * as m20261122T093000 from './20261122T093000_payments.js';
 import * as m20261122T100000 from './20261122T100000_provenance_headline_index.js';
 import * as m20261122T100500 from './20261122T100500_provenance_common_words.js';
+import * as m20261123T100000 from './20261123T100000_article_hot_scores.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '20261122T093000_payments': m20261122T093000,
   '20261122T100000_provenance_headline_index': m20261122T100000,
   '20261122T100500_provenance_common_words': m20261122T100500,
+  '20261123T100000_article_hot_scores': m20261123T100000,
 };

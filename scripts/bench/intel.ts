@@ -154,14 +154,13 @@ try {
   // ---- Data: 100,000 articles over the last 60 days, Zipf-ish tags and sources, 2,000,000 clicks.
   let t = performance.now();
   await sql`
-    INSERT INTO articles (slug, headline, url, normalized_url, source, status, tags, clicks, vote_count, votes_cast, yap_count, hot_score, published_at, created_at)
+    INSERT INTO articles (slug, headline, url, normalized_url, source, status, tags, clicks, vote_count, votes_cast, yap_count, published_at, created_at)
     SELECT 'a-' || g, 'Article ' || g, 'https://s' || s.src || '.example/a/' || g, 'https://s' || s.src || '.example/a/' || g,
            's' || s.src || '.example',
            CASE WHEN r.st < 0.90 THEN 'approved' WHEN r.st < 0.95 THEN 'submitted' WHEN r.st < 0.98 THEN 'killed' ELSE 'scheduled' END,
            ARRAY(SELECT DISTINCT 'tag-' || floor(200 * power(random(), 2))::int FROM generate_series(1, 1 + (g % 3)) WHERE g > 0),
            floor(-ln(1 - random()) * 20)::int,
            floor(random() * 30)::int - 5, floor(random() * 40)::int, floor(random() * 12)::int,
-           random() * 50,
            CASE WHEN r.st < 0.90 THEN now() - r.age ELSE NULL END,
            now() - r.age - interval '10 minutes'
     FROM generate_series(1, ${ARTICLES}) AS g
@@ -171,7 +170,10 @@ try {
   // Land exactly on 2,000,000 clicks: spread the difference over the first |diff| articles.
   const diff = CLICKS - sum;
   await sql`UPDATE articles SET clicks = greatest(0, clicks + ${Math.sign(diff)}) WHERE id <= ${Math.abs(diff)}`.execute(db);
+  // Hot scores live in article_hot_scores (a row per article, created by the insert trigger).
+  await sql`UPDATE article_hot_scores SET hot_score = random() * 50`.execute(db);
   await sql`ANALYZE articles`.execute(db);
+  await sql`VACUUM ANALYZE article_hot_scores`.execute(db);
   const totals = (await sql<{ n: number; c: number; a: number }>`SELECT count(*)::int AS n, sum(clicks)::int8 AS c, count(*) FILTER (WHERE status = 'approved')::int AS a FROM articles`.execute(db)).rows[0];
   console.log(`data: ${totals.n} articles (${totals.a} approved), ${totals.c} clicks, seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 

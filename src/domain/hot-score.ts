@@ -47,7 +47,7 @@ export interface HotInputs {
   ageHours: number;
 }
 
-/** The terms of an article's score, as stored in articles.hot_terms and shown in the full record. */
+/** The terms of an article's score, as stored in article_hot_scores (a column each) and shown in the full record. */
 export interface HotTerms {
   votes: number;
   yap_quality: number;

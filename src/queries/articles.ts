@@ -7,7 +7,7 @@ import type { Db } from '../db.js';
 import { diffEdit, slugFollowsHeadline, type Changes, type EditableFields } from '../domain/article-edit.js';
 import { canTransition, TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
 import { slugify } from '../domain/slug.js';
-import { recomputeHotScores } from './hot-scores.js';
+import { hotTermsJson, recomputeHotScores } from './hot-scores.js';
 
 /** A normalised URL submitted within this many days is a duplicate (any status). */
 export const DUPLICATE_WINDOW_DAYS = 30;
@@ -15,6 +15,7 @@ export const DUPLICATE_WINDOW_DAYS = 30;
 export type FeedStatus = 'approved' | 'submitted' | 'all';
 export type FeedSort = 'hot' | 'new' | 'top';
 
+/** Columns of a feed item, from `articles AS a` joined to `article_hot_scores AS h`. */
 const itemColumns = [
   'a.id',
   'a.slug',
@@ -35,7 +36,7 @@ const itemColumns = [
   'a.vote_count',
   'a.votes_cast',
   'a.yap_count',
-  'a.hot_score',
+  'h.hot_score',
   'a.sponsored',
 ] as const;
 
@@ -134,10 +135,11 @@ export interface FeedQuery {
   tokenAddress?: string;
 }
 
-function feedWhere(q: FeedQuery) {
+/** `status` is the column the filter reads: article_hot_scores' copy when the page is picked from its hot index. */
+function feedWhere(q: FeedQuery, status: 'a.status' | 'h.status' = 'a.status') {
   return (eb: any): Expression<SqlBool> => {
     const parts: Expression<SqlBool>[] = [];
-    if (q.status !== 'all') parts.push(eb('a.status', '=', q.status));
+    if (q.status !== 'all') parts.push(eb(status, '=', q.status));
     if (q.tokenAddress !== undefined) parts.push(sql<SqlBool>`a.token_addresses @> ARRAY[${q.tokenAddress}]::text[]`);
     return parts.length ? eb.and(parts) : sql<SqlBool>`true`;
   };
@@ -146,18 +148,27 @@ function feedWhere(q: FeedQuery) {
 /**
  * One page of the feed: picked from an index (status + sort key, or the token GIN index), then
  * top_tldr as a correlated LIMIT 1 probe per picked row only (no N+1 round trips).
- *   hot: hot_score desc;  new: published_at desc for approved (publication order), created_at desc
- *   otherwise;  top: vote_count desc. Ties: id desc.
+ *   hot: hot_score desc, from article_hot_scores' (status, hot_score, article_id) index, each picked
+ *   row joined to articles by primary key;  new: published_at desc for approved (publication order),
+ *   created_at desc otherwise;  top: vote_count desc. Ties: id desc.
  */
 export async function feedPage(db: Db, q: FeedQuery): Promise<ArticleItemRow[]> {
-  let page = db.selectFrom('articles as a').select([...itemColumns]).where(feedWhere(q));
-  const sortKey = q.sort === 'hot' ? 'a.hot_score' : q.sort === 'top' ? 'a.vote_count' : q.status === 'approved' ? 'a.published_at' : 'a.created_at';
-  page = page.orderBy(sortKey, 'desc').orderBy('a.id', 'desc').limit(q.perPage).offset((q.page - 1) * q.perPage);
+  const hot = q.sort === 'hot';
+  const column = hot ? 'hot_score' : q.sort === 'top' ? 'vote_count' : q.status === 'approved' ? 'published_at' : 'created_at';
+  const page = db
+    .selectFrom('articles as a')
+    .innerJoin('article_hot_scores as h', 'h.article_id', 'a.id')
+    .select([...itemColumns])
+    .where(feedWhere(q, hot ? 'h.status' : 'a.status'))
+    .orderBy(hot ? 'h.hot_score' : (`a.${column}` as 'a.vote_count'), 'desc')
+    .orderBy(hot ? 'h.article_id' : 'a.id', 'desc')
+    .limit(q.perPage)
+    .offset((q.page - 1) * q.perPage);
   const rows = await db
     .selectFrom(page.as('a'))
     .selectAll('a')
     .select(tldrJson.as('top_tldr'))
-    .orderBy(sortKey as never, 'desc')
+    .orderBy(`a.${column}` as never, 'desc')
     .orderBy('a.id', 'desc')
     .execute();
   return rows as unknown as ArticleItemRow[];
@@ -191,6 +202,7 @@ export interface ArticleRecordRow extends ArticleItemRow {
 export async function getArticleRecord(db: Db, id: number): Promise<ArticleRecordRow | undefined> {
   const row = await db
     .selectFrom('articles as a')
+    .innerJoin('article_hot_scores as h', 'h.article_id', 'a.id')
     .leftJoin('users as s', 's.id', 'a.submitted_by')
     .leftJoin('users as r', 'r.id', 'a.reviewed_by')
     .select([
@@ -200,8 +212,7 @@ export async function getArticleRecord(db: Db, id: number): Promise<ArticleRecor
       'a.updated_at',
       'a.scheduled_for',
       'a.reviewed_at',
-      'a.hot_terms',
-      'a.hot_computed_at',
+      'h.hot_computed_at',
       's.id as submitter_id',
       's.username as submitter_username',
       's.wallet_address as submitter_address',
@@ -209,6 +220,7 @@ export async function getArticleRecord(db: Db, id: number): Promise<ArticleRecor
       'r.username as reviewer_username',
     ])
     .select(tldrJson.as('top_tldr'))
+    .select(hotTermsJson.as('hot_terms'))
     .where('a.id', '=', id)
     .executeTakeFirst();
   return row as unknown as ArticleRecordRow | undefined;

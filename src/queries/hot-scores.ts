@@ -3,15 +3,17 @@
  * its terms for a set of articles. test/unit/hot-score.test.ts and the integration tests check that
  * the two agree term by term.
  *
- * Cost: every changed row is a non-HOT update (hot_score is indexed), so Postgres writes an entry
- * into each of the articles indexes; that write, not the arithmetic, is most of the time. Routine
- * runs therefore skip rows whose score moved by less than SKIP_RELATIVE_CHANGE while their
- * engagement is unchanged and their terms are less than an hour old (ordering error below 0.5 %);
- * `all` (backfill) writes every row.
+ * Scores and their terms live in the narrow side table article_hot_scores (one row per article,
+ * status copied from articles by a trigger; db/migrations/20261123T100000_article_hot_scores.ts),
+ * not in the wide articles table: a rewrite is a ~110-byte row and two index entries (primary key,
+ * feed index) instead of a wide row and an entry in each of the articles indexes. It is still not a
+ * HOT update when the score changes (hot_score is indexed), so routine runs skip rows whose score
+ * moved by less than SKIP_RELATIVE_CHANGE while their engagement is unchanged and their terms are
+ * less than an hour old (ordering error below 0.5 %); `all` (backfill) writes every row.
  */
 import { sql } from 'kysely';
 import type { Db } from '../db.js';
-import { HOT } from '../domain/hot-score.js';
+import { HOT, type HotTerms } from '../domain/hot-score.js';
 
 /** Routine runs leave a row alone when its score moved by less than this fraction (and nothing else changed). */
 export const SKIP_RELATIVE_CHANGE = 0.005;
@@ -38,10 +40,10 @@ export async function recomputeHotScores(db: Db, scope: RecomputeScope): Promise
   const changed =
     scope.all || scope.articleIds
       ? sql``
-      : sql`AND (a.hot_computed_at IS NULL
-             OR a.hot_computed_at < ${now} - interval '1 hour'
-             OR (a.hot_terms->>'engagement')::float8 IS DISTINCT FROM t.engagement
-             OR abs(a.hot_score - t.score) > ${SKIP_RELATIVE_CHANGE}::float8 * greatest(abs(a.hot_score), abs(t.score)))`;
+      : sql`AND (h.hot_computed_at IS NULL
+             OR h.hot_computed_at < ${now} - interval '1 hour'
+             OR h.engagement IS DISTINCT FROM t.engagement
+             OR abs(h.hot_score - t.score) > ${SKIP_RELATIVE_CHANGE}::float8 * greatest(abs(h.hot_score), abs(t.score)))`;
   const r = await sql`
     WITH best AS (
       -- Each non-submitter author's best yap score, only for articles in scope (one hash aggregate, no per-article probe).
@@ -53,12 +55,9 @@ export async function recomputeHotScores(db: Db, scope: RecomputeScope): Promise
       SELECT article_id, ${HOT.YAP_WEIGHT}::float8 * sum(least(greatest(best, 0), ${HOT.YAP_AUTHOR_CAP}::int))::float8 AS yap_quality
       FROM best GROUP BY article_id
     )
-    UPDATE articles a SET
-      hot_score = t.score,
-      hot_terms = jsonb_build_object(
-        'votes', t.votes, 'yap_quality', t.yap_quality, 'click_term', t.click_term, 'engagement', t.engagement,
-        'points', t.points, 'age_hours', round(t.age_hours::numeric, 3), 'decay', t.decay, 'score', t.score),
-      hot_computed_at = ${now}
+    UPDATE article_hot_scores h SET
+      hot_score = t.score, votes = t.votes, yap_quality = t.yap_quality, click_term = t.click_term, engagement = t.engagement,
+      points = t.points, age_hours = t.age_hours, decay = t.decay, hot_computed_at = ${now}
     FROM (
       SELECT e.*, ${HOT.SCALE}::float8 * e.points / e.decay AS score
       FROM (
@@ -67,15 +66,28 @@ export async function recomputeHotScores(db: Db, scope: RecomputeScope): Promise
         FROM (
           SELECT c.*, c.votes + c.yap_quality + c.click_term AS engagement
           FROM (
+            -- date_part, not extract: float8 arithmetic (extract returns numeric).
             SELECT b.id, b.vote_count AS votes, coalesce(yq.yap_quality, 0)::float8 AS yap_quality,
                    ${HOT.CLICK_WEIGHT}::float8 * ln(1 + b.clicks::float8) / ln(2::float8) AS click_term,
-                   greatest(0::float8, extract(epoch FROM ${now} - coalesce(b.published_at, b.created_at))::float8 / 3600) AS age_hours
+                   greatest(0::float8, date_part('epoch', ${now} - coalesce(b.published_at, b.created_at)) / 3600) AS age_hours
             FROM articles b LEFT JOIN yq ON yq.article_id = b.id
             WHERE ${scoped}
+            -- OFFSET 0 keeps each level a subquery: flattened, every term would be recomputed wherever it is used.
+            OFFSET 0
           ) c
+          OFFSET 0
         ) i
+        OFFSET 0
       ) e
     ) t
-    WHERE a.id = t.id ${changed}`.execute(db);
+    WHERE h.article_id = t.id ${changed}`.execute(db);
   return Number(r.numAffectedRows ?? 0);
 }
+
+/**
+ * The API's hot_terms object (HotTerms) built from the term columns of `article_hot_scores AS h`,
+ * NULL before the article's first recompute.
+ */
+export const hotTermsJson = sql<HotTerms | null>`CASE WHEN h.hot_computed_at IS NOT NULL THEN jsonb_build_object(
+  'votes', h.votes, 'yap_quality', h.yap_quality, 'click_term', h.click_term, 'engagement', h.engagement,
+  'points', h.points, 'age_hours', round(h.age_hours::numeric, 3), 'decay', h.decay, 'score', h.hot_score) END`;

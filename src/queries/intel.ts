@@ -1,7 +1,8 @@
 /**
  * Aggregates behind the intel endpoints. Article set everywhere: status approved, not sponsored,
- * published in the window (status, published_at) via articles_status_published_idx. The math on
- * top (velocity, posting signal) is in src/domain/intel.ts.
+ * published in the window (status, published_at) via articles_status_published_idx; hot scores joined
+ * from article_hot_scores by primary key. The math on top (velocity, posting signal) is in
+ * src/domain/intel.ts.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db.js';
@@ -15,11 +16,11 @@ export interface Window {
 /** Articles of the window, optionally only those carrying one of `topics`. */
 function windowArticles(w: Window, topics: string[]): RawBuilder<unknown> {
   return sql`
-    SELECT id, slug, headline, url, source, published_at, clicks, vote_count, votes_cast, yap_count, hot_score, tags
-    FROM articles
-    WHERE status = 'approved' AND sponsored IS NULL
-      AND published_at > ${w.from} AND published_at <= ${w.to}
-      ${topics.length ? sql`AND tags && ${topics}::text[]` : sql``}`;
+    SELECT a.id, a.slug, a.headline, a.url, a.source, a.published_at, a.clicks, a.vote_count, a.votes_cast, a.yap_count, h.hot_score, a.tags
+    FROM articles a JOIN article_hot_scores h ON h.article_id = a.id
+    WHERE a.status = 'approved' AND a.sponsored IS NULL
+      AND a.published_at > ${w.from} AND a.published_at <= ${w.to}
+      ${topics.length ? sql`AND a.tags && ${topics}::text[]` : sql``}`;
 }
 
 export interface TagRow {
@@ -113,8 +114,9 @@ export async function platformFigures(db: Db, w: Window): Promise<PlatformRow> {
       (SELECT count(*)::int FROM articles WHERE sponsored IS NULL AND created_at > ${w.from} AND created_at <= ${w.to}) AS submissions_in_window,
       (SELECT count(*)::int FROM articles WHERE status = 'submitted') AS review_queue_depth,
       (SELECT count(*)::int FROM articles WHERE status = 'scheduled') AS social_queue_depth
-    FROM (SELECT count(*)::int AS articles_in_window, avg(hot_score)::float8 AS avg_hot_score
-          FROM articles WHERE status = 'approved' AND sponsored IS NULL AND published_at > ${w.from} AND published_at <= ${w.to}) w`.execute(db);
+    FROM (SELECT count(*)::int AS articles_in_window, avg(h.hot_score)::float8 AS avg_hot_score
+          FROM articles a JOIN article_hot_scores h ON h.article_id = a.id
+          WHERE a.status = 'approved' AND a.sponsored IS NULL AND a.published_at > ${w.from} AND a.published_at <= ${w.to}) w`.execute(db);
   return rows[0];
 }
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { hotScore, type HotTerms } from '../../src/domain/hot-score.js';
 import { invalidateFeedCache } from '../../src/queries/feed-cache.js';
-import { recomputeHotScores } from '../../src/queries/hot-scores.js';
+import { hotTermsJson, recomputeHotScores } from '../../src/queries/hot-scores.js';
 import { startWorkers } from '../../src/worker-runtime.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
@@ -57,7 +57,11 @@ async function yap(articleId: number, userId: number, score: number) {
 }
 
 async function stored(id: number) {
-  return deps.db.selectFrom('articles').select(['hot_score', 'hot_terms', 'hot_computed_at']).where('id', '=', id).executeTakeFirstOrThrow();
+  return deps.db
+    .selectFrom('article_hot_scores as h')
+    .select(['h.hot_score', 'h.hot_computed_at', hotTermsJson.as('hot_terms')])
+    .where('h.article_id', '=', id)
+    .executeTakeFirstOrThrow();
 }
 
 describe('set-based recompute', () => {

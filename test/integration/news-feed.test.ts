@@ -32,7 +32,6 @@ async function insertArticle(key: string, v: { status: string; hot?: number; vot
       published_at: published,
       token_addresses: v.tokens ?? [],
       token_symbols: v.tokens ? ['UNI'] : [],
-      hot_score: v.hot ?? 0,
       vote_count: v.votes ?? 0,
       votes_cast: Math.abs(v.votes ?? 0),
       issuer_name: key === 'a1' ? 'Uniswap Foundation' : null,
@@ -43,6 +42,7 @@ async function insertArticle(key: string, v: { status: string; hot?: number; vot
     })
     .returning('id')
     .executeTakeFirstOrThrow();
+  await deps.db.updateTable('article_hot_scores').set({ hot_score: v.hot ?? 0 }).where('article_id', '=', row.id).execute();
   ids[key] = row.id;
 }
 
@@ -196,11 +196,15 @@ describe('GET /news/', () => {
   it('uses the indexes: hot page from the status/hot index, token filter from the GIN index, top_tldr from the partial index', async () => {
     // Enough rows that a sequential scan is not the cheap choice.
     await sql`
-      INSERT INTO articles (slug, headline, url, normalized_url, status, published_at, hot_score, token_addresses)
-      SELECT 'x', 'x ' || g, 'https://bulk.example/' || g, 'https://bulk.example/' || g, 'approved', now(), random(),
+      INSERT INTO articles (slug, headline, url, normalized_url, status, published_at, token_addresses)
+      SELECT 'x', 'x ' || g, 'https://bulk.example/' || g, 'https://bulk.example/' || g, 'approved', now(),
              CASE WHEN g % 100 = 0 THEN ARRAY['0x00000000000000000000000000000000000000aa'] ELSE '{}' END
       FROM generate_series(1, 5000) g`.execute(deps.db);
+    await sql`
+      UPDATE article_hot_scores h SET hot_score = random()
+      FROM articles a WHERE a.id = h.article_id AND a.url LIKE 'https://bulk.example/%'`.execute(deps.db);
     await sql`ANALYZE articles`.execute(deps.db);
+    await sql`ANALYZE article_hot_scores`.execute(deps.db);
     await sql`ANALYZE yaps`.execute(deps.db);
     await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX); // written behind the API's back
     const explain = async (q: { compile(): { sql: string; parameters: readonly unknown[] } }) => {
@@ -211,20 +215,23 @@ describe('GET /news/', () => {
     const hot = await explain(
       deps.db
         .selectFrom('articles as a')
+        .innerJoin('article_hot_scores as h', 'h.article_id', 'a.id')
         .select(['a.id'])
-        .where('a.status', '=', 'approved')
-        .orderBy('a.hot_score', 'desc')
-        .orderBy('a.id', 'desc')
+        .where('h.status', '=', 'approved')
+        .orderBy('h.hot_score', 'desc')
+        .orderBy('h.article_id', 'desc')
         .limit(20),
     );
-    expect(hot).toContain('articles_status_hot_idx');
+    expect(hot).toContain('article_hot_scores_status_hot_idx');
     const token = await explain(
       deps.db
         .selectFrom('articles as a')
+        .innerJoin('article_hot_scores as h', 'h.article_id', 'a.id')
         .select(['a.id'])
-        .where('a.status', '=', 'approved')
+        .where('h.status', '=', 'approved')
         .where(sql<boolean>`a.token_addresses @> ARRAY[${'0x00000000000000000000000000000000000000aa'}]::text[]`)
-        .orderBy('a.hot_score', 'desc')
+        .orderBy('h.hot_score', 'desc')
+        .orderBy('h.article_id', 'desc')
         .limit(20),
     );
     expect(token).toContain('articles_token_addresses_idx');
@@ -263,13 +270,11 @@ describe('feed cache', () => {
 
 describe('GET /news/:id/', () => {
   it('returns the full record with hot_terms; submitter and my_vote only for signed-in callers', async () => {
+    // The terms as a recompute stores them (score is the article's hot_score, 50).
     await deps.db
-      .updateTable('articles')
-      .set({
-        hot_terms: JSON.stringify({ votes: 3, yap_quality: 1, click_term: 0.93, engagement: 4.93, points: 5.93, age_hours: 5, decay: 33.6, score: 17.6 }),
-        hot_computed_at: new Date(),
-      })
-      .where('id', '=', ids.a1)
+      .updateTable('article_hot_scores')
+      .set({ votes: 3, yap_quality: 1, click_term: 0.93, engagement: 4.93, points: 5.93, age_hours: 5, decay: 33.6, hot_computed_at: new Date() })
+      .where('article_id', '=', ids.a1)
       .execute();
     const anon = await http.get(`/api/v1/news/${ids.a1}/`);
     expect(anon.status).toBe(200);
@@ -280,7 +285,7 @@ describe('GET /news/:id/', () => {
       headline_source: 'supplied',
       scheduled_for: null,
       reviewed_by: null,
-      hot_terms: { votes: 3, yap_quality: 1, engagement: 4.93, points: 5.93, score: 17.6, computed_at: expect.stringMatching(/Z$/), explanation: expect.stringContaining('votes 3') },
+      hot_terms: { votes: 3, yap_quality: 1, click_term: 0.93, engagement: 4.93, points: 5.93, age_hours: 5, decay: 33.6, score: 50, computed_at: expect.stringMatching(/Z$/), explanation: expect.stringContaining('votes 3') },
     });
     expect(anon.body).not.toHaveProperty('submitted_by');
     expect(anon.body).not.toHaveProperty('my_vote');

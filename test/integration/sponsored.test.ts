@@ -169,7 +169,7 @@ describe('editor review', () => {
       sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true },
     });
     expect((await adState(id)).published_at).not.toBeNull();
-    const hot = await deps.db.selectFrom('articles').select('hot_computed_at').where('id', '=', id).executeTakeFirstOrThrow();
+    const hot = await deps.db.selectFrom('article_hot_scores').select('hot_computed_at').where('article_id', '=', id).executeTakeFirstOrThrow();
     expect(hot.hot_computed_at).not.toBeNull();
 
     // ...and the approval retired that cache: marked in the public feed at once.

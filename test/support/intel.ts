@@ -52,7 +52,6 @@ export async function insertArticle(db: AppDeps['db'], a: ArticleSeed = {}): Pro
       votes_cast: a.votesCast ?? 0,
       vote_count: a.voteCount ?? 0,
       yap_count: a.yapCount ?? 0,
-      hot_score: a.hotScore ?? 0,
       published_at: published,
       created_at: a.createdAt ?? published ?? new Date(),
       sponsored: a.sponsored ? JSON.stringify(a.sponsored) : null,
@@ -60,6 +59,8 @@ export async function insertArticle(db: AppDeps['db'], a: ArticleSeed = {}): Pro
     })
     .returning('id')
     .executeTakeFirstOrThrow();
+  // The insert trigger has created its article_hot_scores row (hot_score 0).
+  if (a.hotScore !== undefined) await db.updateTable('article_hot_scores').set({ hot_score: a.hotScore }).where('article_id', '=', row.id).execute();
   return row.id;
 }
 
