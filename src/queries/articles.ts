@@ -135,43 +135,68 @@ export interface FeedQuery {
   tokenAddress?: string;
 }
 
-/** `status` is the column the filter reads: article_hot_scores' copy when the page is picked from its hot index. */
-function feedWhere(q: FeedQuery, status: 'a.status' | 'h.status' = 'a.status') {
+/**
+ * The feed filter, on `articles AS a`, or on `article_hot_scores AS h` (its copy of status; the token
+ * filter as a semi-join to articles, which the planner can start from the token GIN index).
+ */
+function feedWhere(q: FeedQuery, from: 'articles' | 'article_hot_scores' = 'articles') {
   return (eb: any): Expression<SqlBool> => {
     const parts: Expression<SqlBool>[] = [];
-    if (q.status !== 'all') parts.push(eb(status, '=', q.status));
-    if (q.tokenAddress !== undefined) parts.push(sql<SqlBool>`a.token_addresses @> ARRAY[${q.tokenAddress}]::text[]`);
+    if (q.status !== 'all') parts.push(eb(from === 'articles' ? 'a.status' : 'h.status', '=', q.status));
+    if (q.tokenAddress !== undefined) {
+      const token = sql<SqlBool>`a.token_addresses @> ARRAY[${q.tokenAddress}]::text[]`;
+      parts.push(from === 'articles' ? token : eb('h.article_id', 'in', eb.selectFrom('articles as a').select('a.id').where(token)));
+    }
     return parts.length ? eb.and(parts) : sql<SqlBool>`true`;
   };
 }
 
 /**
- * One page of the feed: picked from an index (status + sort key, or the token GIN index), then
- * top_tldr as a correlated LIMIT 1 probe per picked row only (no N+1 round trips).
- *   hot: hot_score desc, from article_hot_scores' (status, hot_score, article_id) index, each picked
- *   row joined to articles by primary key;  new: published_at desc for approved (publication order),
- *   created_at desc otherwise;  top: vote_count desc. Ties: id desc.
+ * One page of the feed in two steps. The page's ids are picked from one index (status + sort key, or
+ * the token GIN index), reading only what the filter and the sort need; then the picked rows are
+ * joined to articles and article_hot_scores by primary key, with top_tldr as a correlated LIMIT 1
+ * probe per picked row only (no N+1 round trips).
+ *   hot: hot_score desc, from article_hot_scores' (status, hot_score, article_id) index (its copy of
+ *   status);  new: published_at desc for approved (publication order), created_at desc otherwise;
+ *   top: vote_count desc. Ties: id desc.
  */
 export async function feedPage(db: Db, q: FeedQuery): Promise<ArticleItemRow[]> {
-  const hot = q.sort === 'hot';
-  const column = hot ? 'hot_score' : q.sort === 'top' ? 'vote_count' : q.status === 'approved' ? 'published_at' : 'created_at';
-  const page = db
-    .selectFrom('articles as a')
-    .innerJoin('article_hot_scores as h', 'h.article_id', 'a.id')
-    .select([...itemColumns])
-    .where(feedWhere(q, hot ? 'h.status' : 'a.status'))
-    .orderBy(hot ? 'h.hot_score' : (`a.${column}` as 'a.vote_count'), 'desc')
-    .orderBy(hot ? 'h.article_id' : 'a.id', 'desc')
-    .limit(q.perPage)
-    .offset((q.page - 1) * q.perPage);
   const rows = await db
-    .selectFrom(page.as('a'))
-    .selectAll('a')
+    .selectFrom(pickPage(db, q))
+    .innerJoin('articles as a', 'a.id', 'p.id')
+    .innerJoin('article_hot_scores as h', 'h.article_id', 'p.id')
+    .select([...itemColumns])
     .select(tldrJson.as('top_tldr'))
-    .orderBy(`a.${column}` as never, 'desc')
-    .orderBy('a.id', 'desc')
+    .orderBy('p.sort_key', 'desc')
+    .orderBy('p.id', 'desc')
     .execute();
   return rows as unknown as ArticleItemRow[];
+}
+
+/** The ids of one feed page and their sort key, in feed order (see feedPage). */
+function pickPage(db: Db, q: FeedQuery) {
+  const offset = (q.page - 1) * q.perPage;
+  if (q.sort === 'hot') {
+    return db
+      .selectFrom('article_hot_scores as h')
+      .select(['h.article_id as id', sql.ref<number | Date | null>('h.hot_score').as('sort_key')])
+      .where(feedWhere(q, 'article_hot_scores'))
+      .orderBy('h.hot_score', 'desc')
+      .orderBy('h.article_id', 'desc')
+      .limit(q.perPage)
+      .offset(offset)
+      .as('p');
+  }
+  const key = q.sort === 'top' ? 'a.vote_count' : q.status === 'approved' ? 'a.published_at' : 'a.created_at';
+  return db
+    .selectFrom('articles as a')
+    .select(['a.id', sql.ref<number | Date | null>(key).as('sort_key')])
+    .where(feedWhere(q))
+    .orderBy(key, 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(q.perPage)
+    .offset(offset)
+    .as('p');
 }
 
 /** Total number of articles matching the feed filter (status and token; sort and page do not matter). */

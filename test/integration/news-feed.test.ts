@@ -214,9 +214,8 @@ describe('GET /news/', () => {
     };
     const hot = await explain(
       deps.db
-        .selectFrom('articles as a')
-        .innerJoin('article_hot_scores as h', 'h.article_id', 'a.id')
-        .select(['a.id'])
+        .selectFrom('article_hot_scores as h')
+        .select(['h.article_id'])
         .where('h.status', '=', 'approved')
         .orderBy('h.hot_score', 'desc')
         .orderBy('h.article_id', 'desc')
@@ -225,11 +224,12 @@ describe('GET /news/', () => {
     expect(hot).toContain('article_hot_scores_status_hot_idx');
     const token = await explain(
       deps.db
-        .selectFrom('articles as a')
-        .innerJoin('article_hot_scores as h', 'h.article_id', 'a.id')
-        .select(['a.id'])
+        .selectFrom('article_hot_scores as h')
+        .select(['h.article_id'])
         .where('h.status', '=', 'approved')
-        .where(sql<boolean>`a.token_addresses @> ARRAY[${'0x00000000000000000000000000000000000000aa'}]::text[]`)
+        .where('h.article_id', 'in', (eb) =>
+          eb.selectFrom('articles as a').select('a.id').where(sql<boolean>`a.token_addresses @> ARRAY[${'0x00000000000000000000000000000000000000aa'}]::text[]`),
+        )
         .orderBy('h.hot_score', 'desc')
         .orderBy('h.article_id', 'desc')
         .limit(20),
