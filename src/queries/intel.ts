@@ -13,11 +13,15 @@ export interface Window {
   to: Date;
 }
 
-/** Articles of the window, optionally only those carrying one of `topics`. */
-function windowArticles(w: Window, topics: string[]): RawBuilder<unknown> {
+/**
+ * Articles of the window, optionally only those carrying one of `topics`; with their hot score
+ * only when asked (`withHot`): the join to article_hot_scores costs more than reading the window.
+ */
+function windowArticles(w: Window, topics: string[], withHot: boolean): RawBuilder<unknown> {
   return sql`
-    SELECT a.id, a.slug, a.headline, a.url, a.source, a.published_at, a.clicks, a.vote_count, a.votes_cast, a.yap_count, h.hot_score, a.tags
-    FROM articles a JOIN article_hot_scores h ON h.article_id = a.id
+    SELECT a.id, a.slug, a.headline, a.url, a.source, a.published_at, a.clicks, a.vote_count, a.votes_cast, a.yap_count, a.tags
+           ${withHot ? sql`, h.hot_score` : sql``}
+    FROM articles a ${withHot ? sql`JOIN article_hot_scores h ON h.article_id = a.id` : sql``}
     WHERE a.status = 'approved' AND a.sponsored IS NULL
       AND a.published_at > ${w.from} AND a.published_at <= ${w.to}
       ${topics.length ? sql`AND a.tags && ${topics}::text[]` : sql``}`;
@@ -47,7 +51,7 @@ export interface TagRow {
  */
 export async function tagStats(db: Db, w: Window, opts: { topics: string[]; limit: number; withTopArticle: boolean }): Promise<TagRow[]> {
   const { rows } = await sql<TagRow>`
-    WITH w AS MATERIALIZED (${windowArticles(w, opts.topics)}),
+    WITH w AS MATERIALIZED (${windowArticles(w, opts.topics, true)}),
     u AS (SELECT w.*, t.tag FROM w CROSS JOIN LATERAL unnest(w.tags) AS t(tag)
           ${opts.topics.length ? sql`WHERE t.tag = ANY(${opts.topics}::text[])` : sql``}),
     s AS (
@@ -170,7 +174,7 @@ export interface EngagementRow {
 }
 
 export async function contentPerformance(db: Db, w: Window, opts: { topics: string[]; limit: number }) {
-  const base = windowArticles(w, opts.topics);
+  const base = windowArticles(w, opts.topics, false);
   const [sources, articles, engagement] = await Promise.all([
     sql<SourceRow>`
       WITH w AS (${base})
@@ -179,7 +183,7 @@ export async function contentPerformance(db: Db, w: Window, opts: { topics: stri
       FROM w WHERE source <> ''
       GROUP BY source ORDER BY clicks DESC, article_count DESC, source LIMIT ${opts.limit}`.execute(db),
     sql<ArticleRow>`
-      WITH w AS (${base})
+      WITH w AS (${windowArticles(w, opts.topics, true)})
       SELECT * FROM w ORDER BY clicks DESC, hot_score DESC, id DESC LIMIT ${opts.limit}`.execute(db),
     sql<EngagementRow>`
       WITH w AS (${base})
