@@ -12,12 +12,13 @@ import { adminQueues, adminQueuesCsp } from './http/admin-queues.js';
 import { authenticate, csrfGuard, requireAuth } from './http/auth.js';
 import { Limits } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
-import { mountRoutes, type RouteDef } from './http/route.js';
+import { mountRoutes, staticRouteFastPath, type RouteDef } from './http/route.js';
 import { eventStreamKey } from './events.js';
 import { WebMetrics } from './metrics/web-metrics.js';
 import { allRoutes } from './routes/index.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): Koa {
   // Behind a proxy, the client IP is the last X-Forwarded-For hop (the one our proxy appended);
@@ -56,17 +57,17 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
   app.use(metrics.endpoint());
   app.use(authenticate({ db: deps.db, secret: deps.config.JWT_SECRET }));
   app.use(csrfGuard(deps.config.TRUSTED_ORIGIN));
-  app.use(
-    koaBody({
+  const bodyParser = koaBody({
       json: true,
       urlencoded: true,
       text: false,
       multipart: false,
       jsonLimit: deps.config.BODY_LIMIT_BYTES,
       formLimit: deps.config.BODY_LIMIT_BYTES,
-      parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
-    }),
-  );
+      parsedMethods: [...BODY_METHODS] as never,
+  });
+  // koa-body would check the content type of every GET too; skip it where it parses nothing.
+  app.use((ctx, next) => (BODY_METHODS.has(ctx.method) ? bodyParser(ctx, next) : next()));
 
   // Staff only; after csrfGuard (its POST actions) and the body parser; not metered.
   app.use(adminQueues({ db: deps.db, queue: deps.queue, log: deps.log }));
@@ -94,6 +95,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
     guards,
   );
   for (const r of [api, root]) {
+    app.use(staticRouteFastPath(r));
     app.use(r.routes());
     // Sets 405 + Allow (or 501); errorMiddleware renders the body.
     app.use(r.allowedMethods());

@@ -41,6 +41,8 @@ export function jobOptionsFor(name: JobName, payload: unknown, extra: { delayMs?
 export class QueueClient {
   private readonly queues = new Map<string, Queue>();
   private readonly events = new Map<string, QueueEvents>();
+  /** BullMQ's own connection when the one given auto-pipelines (see createRedis); else the one given. */
+  private ownConnection: Redis | null = null;
 
   constructor(
     private readonly connection: Redis,
@@ -48,10 +50,19 @@ export class QueueClient {
     readonly prefix: string,
   ) {}
 
+  private queueConnection(): Redis {
+    if (!this.connection.options.enableAutoPipelining) return this.connection;
+    if (!this.ownConnection) {
+      this.ownConnection = this.connection.duplicate({ enableAutoPipelining: false, connectionName: `${this.connection.options.connectionName ?? 'queue'}-bullmq` });
+      this.ownConnection.on('error', () => undefined);
+    }
+    return this.ownConnection;
+  }
+
   queue(name: JobName): Queue {
     let q = this.queues.get(name);
     if (!q) {
-      q = new Queue(name, { connection: this.connection, prefix: this.prefix });
+      q = new Queue(name, { connection: this.queueConnection(), prefix: this.prefix });
       q.on('error', () => undefined);
       this.queues.set(name, q);
     }
@@ -109,5 +120,6 @@ export class QueueClient {
   async close(): Promise<void> {
     await Promise.allSettled([...this.events.values()].map((e) => e.close()));
     await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    this.ownConnection?.disconnect();
   }
 }

@@ -8,7 +8,7 @@ import { boot, onShutdown } from './boot.js';
 
 const { config, log } = boot('web');
 const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX, applicationName: 'web' });
-const redis = createRedis(config.REDIS_URL, 'command', 'web');
+const redis = createRedis(config.REDIS_URL, 'command', 'web', { autoPipelining: true });
 const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
 const events = new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), config.EVENT_STREAM_MAXLEN);
 const app = createApp({ config, log, db, redis, queue, events });

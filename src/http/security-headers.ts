@@ -9,6 +9,9 @@ import type { Middleware } from 'koa';
 const CSP_HTML = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const CSP_API = "default-src 'none'; frame-ancestors 'none'";
 
+/** ctx.response.is('html') without type-is's parsing on every response. */
+const isHtml = (contentType: unknown) => typeof contentType === 'string' && /^\s*text\/html\s*(;|$)/i.test(contentType);
+
 export function securityHeaders(opts: { trustedOrigin: string; https: boolean }): Middleware {
   return async (ctx, next) => {
     const origin = ctx.get('origin');
@@ -36,7 +39,7 @@ export function securityHeaders(opts: { trustedOrigin: string; https: boolean })
       ctx.set('X-Frame-Options', 'DENY');
       ctx.set('Referrer-Policy', 'no-referrer');
       ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
-      ctx.set('Content-Security-Policy', ctx.response.is('html') ? CSP_HTML : CSP_API);
+      ctx.set('Content-Security-Policy', isHtml(ctx.response.get('Content-Type')) ? CSP_HTML : CSP_API);
       if (opts.https) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     }
   };

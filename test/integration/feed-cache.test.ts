@@ -1,0 +1,69 @@
+/**
+ * The feed cache's per-process copies (src/queries/feed-cache.ts): a web process serves hot pages
+ * from memory, but only while it has confirmed the cache generation within FEED_GEN_CHECK_MS, so a
+ * change announced by another process (a worker's hot-score run, another web process's edit)
+ * reaches its anonymous readers that fast, not after the 2 s TTL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { FEED_CACHE_TTL_MS, FEED_GEN_CHECK_MS } from '../../src/queries/feed-cache.js';
+import { sessionFor } from '../support/auth.js';
+import { createTestDeps, type TestDeps } from '../support/context.js';
+import request from '../support/request.js';
+
+let deps: TestDeps;
+let http: ReturnType<typeof request>;
+let articleId: number;
+const PATH = '/api/v1/news/?sort_type=new&per_page=1';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  deps = await createTestDeps();
+  http = request(createApp(deps));
+  const alice = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'alice' });
+  const row = await deps.db
+    .insertInto('articles')
+    .values({
+      slug: 'cache-probe',
+      headline: 'Before',
+      url: 'https://site.example/cache-probe',
+      normalized_url: 'https://site.example/cache-probe',
+      source: 'site.example',
+      status: 'approved',
+      submitted_by: alice.userId,
+      published_at: new Date(),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  articleId = row.id;
+});
+
+afterAll(async () => {
+  await deps?.close();
+});
+
+const headline = async () => (await http.get(PATH)).body.results[0].headline as string;
+const rename = (h: string) => deps.db.updateTable('articles').set({ headline: h }).where('id', '=', articleId).execute();
+
+describe('feed cache copies in the web process', () => {
+  it('serve anonymous readers until another process bumps the generation, then retire within FEED_GEN_CHECK_MS', async () => {
+    expect(await headline()).toBe('Before');
+    await rename('After');
+    expect(await headline()).toBe('Before'); // cached (the change was made behind the API's back)
+    // What invalidateFeedCache() does in a worker or another web process: only the Redis counter moves.
+    await deps.redis.incr(`${deps.config.QUEUE_PREFIX}:feed:gen`);
+    await sleep(FEED_GEN_CHECK_MS + 10);
+    expect(await headline()).toBe('After');
+    expect(FEED_GEN_CHECK_MS * 20).toBeLessThan(FEED_CACHE_TTL_MS);
+  });
+
+  it('never outlive the Redis entry when nothing is announced', async () => {
+    await rename('Third');
+    await deps.redis.incr(`${deps.config.QUEUE_PREFIX}:feed:gen`);
+    await sleep(FEED_GEN_CHECK_MS + 10);
+    expect(await headline()).toBe('Third');
+    await rename('Fourth');
+    // Nothing announced: the page may stay cached, but never past the entry's expiry.
+    await expect.poll(headline, { timeout: FEED_CACHE_TTL_MS + 1500, interval: 100 }).toBe('Fourth');
+  });
+});
