@@ -99,7 +99,7 @@ try {
   });
   const db = createDb(config.DATABASE_URL, { max: 10 });
   await migrateToLatest(db);
-  const redis = createRedis(config.REDIS_URL, 'command', 'bench');
+  const redis = createRedis(config.REDIS_URL, 'command', 'bench', { autoPipelining: true }); // as src/bin/web.ts
   const deps = {
     config,
     log: createLogger('bench', 'silent'),

@@ -183,7 +183,7 @@ try {
     { name: '168 h, top 50', p: { hours: 168, topics: [], top_n: 50 } },
     { name: '168 h, topics tag-1,tag-2,tag-3', p: { hours: 168, topics: ['tag-1', 'tag-2', 'tag-3'], top_n: 10 } },
   ];
-  const redis = createRedis(config.REDIS_URL, 'command', 'bench');
+  const redis = createRedis(config.REDIS_URL, 'command', 'bench', { autoPipelining: true }); // as src/bin/web.ts
   const basisCache = new IntelCache(redis, config.QUEUE_PREFIX, config.INTEL_CACHE_TTL_S);
   await computeReport(db, sets[0].p); // warm-up
   for (const s of sets) {

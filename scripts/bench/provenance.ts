@@ -178,7 +178,7 @@ try {
   log(`provenance common words: ${commonWords} (refresh ${((performance.now() - tm) / 1000).toFixed(2)} s)`);
 
   worker = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], { env: childEnv(childVars), stdio: ['ignore', 'inherit', 'inherit'] });
-  const redis = createRedis(redisUrl, 'command', 'bench');
+  const redis = createRedis(redisUrl, 'command', 'bench', { autoPipelining: true }); // as src/bin/web.ts
   const queue = new QueueClient(redis, redisUrl, prefix);
   const events = new EventPublisher(redis, eventStreamKey(prefix), config.EVENT_STREAM_MAXLEN);
   const deps: AppDeps = { config, log: createLogger('bench', 'silent'), db, redis, queue, events };
