@@ -75,13 +75,16 @@ export class Limits {
   dailyQuota(): Middleware {
     return async (ctx, next) => {
       const caller = this.callerOf(ctx);
-      // One counter per caller and UTC day, kept DAILY_KEY_TTL_S for the usage pages. INCR and
-      // EXPIRE NX leave in the same tick, so an auto-pipelining connection sends them in one write
-      // (with the other requests' commands), and Redis runs two plain commands instead of a script.
+      // One counter per caller and UTC day, kept DAILY_KEY_TTL_S for the usage pages: one INCR per
+      // request (on an auto-pipelining connection it shares a write with the other requests'
+      // commands); the day's first request also sets the expiry, and every 1,000th sets it again
+      // if it is missing (NX: an expiry already set is never pushed out), in case that first
+      // EXPIRE was lost to a Redis hiccup.
       const key = `${this.prefix}:quota:${caller.id}:${utcDay()}`;
       let consumed: number;
       try {
-        [consumed] = await Promise.all([this.redis.incr(key), this.redis.expire(key, DAILY_KEY_TTL_S, 'NX')]);
+        consumed = await this.redis.incr(key);
+        if (consumed === 1 || consumed % 1000 === 0) await this.redis.expire(key, DAILY_KEY_TTL_S, 'NX');
       } catch {
         throw unavailable();
       }

@@ -95,6 +95,29 @@ describe('per-IP route limits', () => {
   });
 });
 
+describe('daily quota counters', () => {
+  it('expire about 32 days after the day starts (usage pages read them), and a lost expiry is set again', async () => {
+    const s = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    const http = request(createApp(deps, [...allRoutes(deps), ...probes]));
+    const day = new Date().toISOString().slice(0, 10);
+    const key = `${deps.config.QUEUE_PREFIX}:quota:user:${s.userId}:${day}`;
+    const r = await http.get('/api/v1/__probe/editor', s.bearer); // 403 (not an editor), but metered
+    expect(r.status).toBe(403);
+    expect(await deps.redis.get(key)).toBe('1');
+    const ttl = await deps.redis.ttl(key);
+    expect(ttl).toBeGreaterThan(31 * 86_400);
+    expect(ttl).toBeLessThanOrEqual(32 * 86_400);
+    // The expiry went missing (say the EXPIRE after the day's first INCR failed): the 1,000th request restores it.
+    await deps.redis.set(key, '998');
+    expect(await deps.redis.ttl(key)).toBe(-1);
+    await http.get('/api/v1/__probe/editor', s.bearer);
+    expect(await deps.redis.ttl(key)).toBe(-1);
+    const thousandth = await http.get('/api/v1/__probe/editor', s.bearer);
+    expect(thousandth.headers.get('ratelimit-remaining')).toBe(String(deps.config.SESSION_DAILY_QUOTA - 1000));
+    expect(await deps.redis.ttl(key)).toBeGreaterThan(31 * 86_400);
+  });
+});
+
 describe('cross-site-request protection', () => {
   let http: ReturnType<typeof request>;
   beforeAll(() => {
