@@ -119,7 +119,7 @@ try {
   await sql`VACUUM ANALYZE article_hot_scores`.execute(db);
 
   // 2. Load.
-  const redis = createRedis(config.REDIS_URL, 'command', 'bench');
+  const redis = createRedis(config.REDIS_URL, 'command', 'bench', { autoPipelining: true }); // as src/bin/web.ts
   const deps = {
     config,
     log: createLogger('bench', config.LOG_LEVEL),
