@@ -94,8 +94,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
     routes.filter((r) => r.mount === 'root'),
     guards,
   );
+  app.use(staticRouteFastPath([api, root]));
   for (const r of [api, root]) {
-    app.use(staticRouteFastPath(r));
     app.use(r.routes());
     // Sets 405 + Allow (or 501); errorMiddleware renders the body.
     app.use(r.allowedMethods());

@@ -7,7 +7,8 @@
  *     bare Koa JSON route in the same run: requests per second and p99, 50 keep-alive connections
  *     from a separate load-generator process, 10 s per run, runs alternated, medians of 3. Both as
  *     served (anonymous pages from the 2 s Redis feed cache) and with the cache off (every request
- *     queries Postgres: page + count).
+ *     queries Postgres: page + count). Also the server's CPU time per request (this process's
+ *     CPU during a run / requests), a ratio that holds even when the load generator is the bottleneck.
  * The full app is the real createApp() (auth, daily quota in Redis, routing, validation) with
  * LOG_LEVEL=warn. Starts its own Postgres (shared_buffers 512MB: articles and its 12 indexes are
  * ~120 MB, article_hot_scores and its 2 indexes ~35 MB: all stay in memory) and Redis unless
@@ -168,19 +169,27 @@ try {
   const headersOf = (k: string): Record<string, string> => (k === 'hotSignedIn' ? { authorization: `Bearer ${token}` } : {});
   for (const [name, url] of Object.entries(targets)) await loadFromChild(url, 2, CONNECTIONS, headersOf(name)); // warm-up
   const results: Record<keyof typeof targets, LoadResult[]> = { bare: [], appFloor: [], hot: [], token: [], hotSignedIn: [], hotNoCache: [], tokenNoCache: [] };
+  const cpuPerRequest: Record<keyof typeof targets, number[]> = { bare: [], appFloor: [], hot: [], token: [], hotSignedIn: [], hotNoCache: [], tokenNoCache: [] };
   for (let i = 0; i < RUNS; i++) {
     for (const [name, url] of Object.entries(targets) as [keyof typeof targets, string][]) {
+      // The servers run in this process and the load generator in its own: this process's CPU time
+      // per request is the server's cost, whether or not the generator was the bottleneck.
+      const cpu0 = process.cpuUsage();
       const r = await loadFromChild(url, SECONDS, CONNECTIONS, headersOf(name));
+      const cpu = process.cpuUsage(cpu0);
       if (r.errors || (r.statuses['200'] ?? 0) !== r.requests) throw new Error(`${name}: ${JSON.stringify(r.statuses)} errors ${r.errors}`);
       results[name].push(r);
+      cpuPerRequest[name].push((cpu.user + cpu.system) / r.requests);
     }
   }
   const rps = (k: keyof typeof targets) => median(results[k].map((r) => r.rps));
   const p99 = (k: keyof typeof targets) => median(results[k].map((r) => r.p99));
+  const cpuUs = (k: keyof typeof targets) => median(cpuPerRequest[k]);
   const line = (label: string, k: keyof typeof targets) =>
-    `${label.padEnd(30)} ${rps(k).toFixed(0).padStart(6)} req/s  p99 ${p99(k).toFixed(1).padStart(6)} ms` +
-    (k === 'bare' ? '' : `   ratio vs bare: ${(rps(k) / rps('bare')).toFixed(2)}x req/s, ${(p99(k) / p99('bare')).toFixed(1)}x p99`);
+    `${label.padEnd(30)} ${rps(k).toFixed(0).padStart(6)} req/s  p99 ${p99(k).toFixed(1).padStart(6)} ms  server ${cpuUs(k).toFixed(0).padStart(5)} us CPU/req` +
+    (k === 'bare' ? '' : `   ratio vs bare: ${(rps(k) / rps('bare')).toFixed(2)}x req/s, ${(p99(k) / p99('bare')).toFixed(1)}x p99, ${(cpuUs('bare') / cpuUs(k)).toFixed(2)}x CPU cost`);
   console.log(`load: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per run, median of ${RUNS} alternated runs, ${os.cpus().length} CPUs shared by server, load generator, Postgres and Redis`);
+  console.log('(CPU cost ratio = bare CPU per request / this CPU per request: the req/s ratio the server alone would allow if it were the only bottleneck; Postgres and Redis CPU not included)');
   console.log(line('bare Koa JSON route', 'bare'));
   console.log(line('full app, trivial JSON route', 'appFloor'));
   console.log(line('GET /news/ (hot, page 1)', 'hot'));

@@ -110,60 +110,62 @@ export function mountRoutes(router: Router, defs: RouteDef[], guards: (def: Rout
 }
 
 /**
- * A front for `router.routes()`: a request whose method and exact path name a route without
- * parameters goes straight to that route's middleware, composed once at start-up, instead of the
+ * A front for the routers' `routes()`: a request whose method and exact path name a route without
+ * parameters goes straight to that route's middleware, composed once at start-up, instead of each
  * router testing every route's pattern and composing a chain per request (a few per cent of the
- * CPU of a cached feed request with ~80 routes). Only routes that are the router's single match
- * for their own path and method are taken, so the outcome is the router's own; everything else
- * (parameters, HEAD, a trailing-slash variant, 404/405) falls through to the router. Sets what the
- * router sets that the app reads: params, _matchedRoute (metrics label), _matchedRouteName.
+ * CPU of a cached feed request with ~80 routes). Only routes that are their router's single match
+ * for their own path and method, and that no earlier router matches at all, are taken, so the
+ * outcome is the routers' own; everything else (parameters, HEAD, a trailing-slash variant,
+ * 404/405) falls through. Mount it before the routers, which must be mounted in the order given.
+ * Sets what the router sets that the app reads: params, _matchedRoute (metrics label),
+ * _matchedRouteName.
  */
-export function staticRouteFastPath(router: Router): Middleware {
+export function staticRouteFastPath(routers: Router[]): Middleware {
   type LayerLike = { path: unknown; methods: string[]; paramNames: unknown[]; stack: Middleware[]; name?: string | null };
+  type MatchLike = { path: unknown[]; pathAndMethod: unknown[] };
   const table = new Map<string, Middleware>();
-  for (const layer of router.stack as unknown as LayerLike[]) {
-    if (typeof layer.path !== 'string' || layer.paramNames.length > 0 || !/^[A-Za-z0-9/_.-]+$/.test(layer.path)) continue;
-    const path = layer.path;
-    const name = layer.name ?? undefined;
-    const chain = composeChain(layer.stack);
-    for (const method of layer.methods) {
-      if (method === 'HEAD') continue;
-      const m = router.match(path, method) as unknown as { pathAndMethod: unknown[] };
-      if (m.pathAndMethod.length !== 1 || m.pathAndMethod[0] !== layer) continue;
-      table.set(`${method} ${path}`, (ctx, next) => {
-        const c = ctx as Context & { _matchedRoute?: string; _matchedRouteName?: string; routerPath?: string };
-        c.params = {};
-        (c.request as { params?: Record<string, string> }).params = c.params;
-        c._matchedRoute = path;
-        c.routerPath = path;
-        if (name) c._matchedRouteName = name;
-        return chain(ctx, next);
-      });
+  routers.forEach((router, i) => {
+    for (const layer of router.stack as unknown as LayerLike[]) {
+      if (typeof layer.path !== 'string' || layer.paramNames.length > 0 || !/^[A-Za-z0-9/_.-]+$/.test(layer.path)) continue;
+      const path = layer.path;
+      const name = layer.name ?? undefined;
+      const chain = composeChain(layer.stack);
+      for (const method of layer.methods) {
+        if (method === 'HEAD' || table.has(`${method} ${path}`)) continue;
+        const m = router.match(path, method) as unknown as MatchLike;
+        if (m.pathAndMethod.length !== 1 || m.pathAndMethod[0] !== layer) continue;
+        if (routers.slice(0, i).some((earlier) => (earlier.match(path, method) as unknown as MatchLike).path.length > 0)) continue;
+        table.set(`${method} ${path}`, (ctx, next) => {
+          const c = ctx as Context & { _matchedRoute?: string; _matchedRouteName?: string; routerPath?: string };
+          c.params = {};
+          (c.request as { params?: Record<string, string> }).params = c.params;
+          c._matchedRoute = path;
+          c.routerPath = path;
+          if (name) c._matchedRouteName = name;
+          return chain(ctx, next);
+        });
+      }
     }
-  }
+  });
   return (ctx, next) => {
-    const hit = table.size > 0 ? table.get(`${ctx.method} ${ctx.path}`) : undefined;
+    const hit = table.get(`${ctx.method} ${ctx.path}`);
     return hit ? hit(ctx, next) : next();
   };
 }
 
 /** koa-compose for a fixed chain: each middleware's next() runs the following one, the last one's runs `next`. */
 function composeChain(stack: Middleware[]): Middleware {
-  return (ctx, next) => {
-    let index = -1;
-    const dispatch = (i: number): Promise<unknown> => {
-      if (i <= index) return Promise.reject(new Error('next() called multiple times'));
-      index = i;
-      const fn = i === stack.length ? next : stack[i];
-      if (!fn) return Promise.resolve();
-      try {
-        return Promise.resolve(fn(ctx, () => dispatch(i + 1)));
-      } catch (err) {
-        return Promise.reject(err);
-      }
-    };
-    return dispatch(0);
-  };
+  return (ctx, next) => runFrom(stack, 0, ctx, next);
+}
+
+// A plain function and bind() rather than a closure per step: tsx (keepNames) wraps every closure it creates.
+function runFrom(stack: Middleware[], i: number, ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1]): Promise<unknown> {
+  if (i === stack.length) return next();
+  try {
+    return Promise.resolve(stack[i](ctx, runFrom.bind(null, stack, i + 1, ctx, next) as Parameters<Middleware>[1]));
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /** Query-string integer with bounds and default; accepts "5", rejects "5.5", "x", "". */

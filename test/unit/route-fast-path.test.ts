@@ -39,7 +39,7 @@ function appWith(fast: boolean) {
     ctx.body = { created: true };
   });
   const app = new Koa();
-  if (fast) app.use(staticRouteFastPath(router));
+  if (fast) app.use(staticRouteFastPath([router]));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return { app, seen, router };
@@ -66,6 +66,33 @@ describe('staticRouteFastPath', () => {
     expect(b.text).toBe(a.text);
     for (const h of ['allow', 'x-before', 'content-type']) expect(b.headers.get(h)).toBe(a.headers.get(h));
     expect(fast.seen).toEqual(plain.seen);
+  });
+
+  it('leaves a later router\'s static route to the routers when an earlier router matches its path', async () => {
+    const build = (fast: boolean) => {
+      const first = new Router();
+      first.get('/files/:name', (ctx) => {
+        ctx.body = { by: 'first', name: ctx.params.name };
+      });
+      const second = new Router();
+      second.get('/files/readme', (ctx) => {
+        ctx.body = { by: 'second' };
+      });
+      second.get('/other', (ctx) => {
+        ctx.body = { by: 'other' };
+      });
+      const app = new Koa();
+      if (fast) app.use(staticRouteFastPath([first, second]));
+      app.use(first.routes());
+      app.use(second.routes());
+      return { app, second };
+    };
+    expect((await request(build(false).app).get('/files/readme')).body).toEqual({ by: 'first', name: 'readme' });
+    expect((await request(build(true).app).get('/files/readme')).body).toEqual({ by: 'first', name: 'readme' });
+    // '/other' is matched by no earlier router: the fast path answers it even with its own router emptied.
+    const fast = build(true);
+    fast.second.stack.length = 0;
+    expect((await request(fast.app).get('/other')).body).toEqual({ by: 'other' });
   });
 
   it('takes the static route without the router when it is the single match', async () => {
