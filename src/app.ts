@@ -27,18 +27,22 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
   // Koa's own error event would print stacks to stderr; errorMiddleware logs what matters.
   app.silent = true;
 
+  // The per-request log line is info; below that level only failures (5xx) are built and logged.
+  const logEvery = deps.log.isLevelEnabled('info');
   app.use(async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     try {
       await next();
     } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const level = ctx.status >= 500 ? 'error' : 'info';
-      deps.log[level]({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      if (logEvery || ctx.status >= 500) {
+        const ms = performance.now() - started;
+        const level = ctx.status >= 500 ? 'error' : 'info';
+        deps.log[level]({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      }
     }
   });
   const metrics = new WebMetrics({
@@ -50,21 +54,20 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
     log: deps.log,
   });
   app.use(metrics.observe());
-  app.use(adminQueuesCsp());
-  app.use(securityHeaders({ trustedOrigin: deps.config.TRUSTED_ORIGIN, https: deps.config.PUBLIC_BASE_URL.startsWith('https:') }));
+  app.use(securityHeaders({ trustedOrigin: deps.config.TRUSTED_ORIGIN, https: deps.config.PUBLIC_BASE_URL.startsWith('https:'), cspOverride: adminQueuesCsp }));
   app.use(errorMiddleware(deps.log));
   // Before credential parsing: the scrape token is not a session token.
   app.use(metrics.endpoint());
   app.use(authenticate({ db: deps.db, secret: deps.config.JWT_SECRET }));
   app.use(csrfGuard(deps.config.TRUSTED_ORIGIN));
   const bodyParser = koaBody({
-      json: true,
-      urlencoded: true,
-      text: false,
-      multipart: false,
-      jsonLimit: deps.config.BODY_LIMIT_BYTES,
-      formLimit: deps.config.BODY_LIMIT_BYTES,
-      parsedMethods: [...BODY_METHODS] as never,
+    json: true,
+    urlencoded: true,
+    text: false,
+    multipart: false,
+    jsonLimit: deps.config.BODY_LIMIT_BYTES,
+    formLimit: deps.config.BODY_LIMIT_BYTES,
+    parsedMethods: [...BODY_METHODS] as never,
   });
   // koa-body would check the content type of every GET too; skip it where it parses nothing.
   app.use((ctx, next) => (BODY_METHODS.has(ctx.method) ? bodyParser(ctx, next) : next()));

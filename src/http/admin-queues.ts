@@ -8,12 +8,12 @@
  *    actions (retry, promote, clean, pause...) authenticated by cookie: the dashboard's own fetches
  *    carry Origin: TRUSTED_ORIGIN, a foreign page's do not.
  * The UI loads its scripts and styles from the same mount, so its pages get a CSP that allows
- * 'self' (adminQueuesCsp) instead of the API's default-src 'none'.
+ * 'self' (adminQueuesCsp, applied by securityHeaders) instead of the API's default-src 'none'.
  */
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { KoaAdapter } from '@bull-board/koa';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { jobNames } from '../../jobs/index.js';
 import type { Db } from '../db.js';
 import { AppError, errorBody, isBackendUnavailable } from '../errors.js';
@@ -29,11 +29,9 @@ const CSP_ADMIN =
 export const underAdminQueues = (path: string) => path === ADMIN_QUEUES_PATH || path.startsWith(`${ADMIN_QUEUES_PATH}/`);
 
 /** Mounted outside securityHeaders: replaces its CSP on dashboard responses (the rest stays). */
-export function adminQueuesCsp(): Middleware {
-  return async (ctx, next) => {
-    await next();
-    if (underAdminQueues(ctx.path) && ctx.status < 400) ctx.set('Content-Security-Policy', CSP_ADMIN);
-  };
+/** The CSP of the dashboard's own pages (given to securityHeaders as its override); undefined elsewhere. */
+export function adminQueuesCsp(ctx: Context): string | undefined {
+  return underAdminQueues(ctx.path) && ctx.status < 400 ? CSP_ADMIN : undefined;
 }
 
 export function adminQueues(deps: { db: Db; queue: QueueClient; log: Logger }): Middleware {

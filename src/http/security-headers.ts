@@ -4,7 +4,7 @@
  * other browser origins get none, so a foreign page can neither read responses nor send credentialed
  * writes (the cross-site check refuses those anyway). Non-browser clients are unaffected by CORS.
  */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 
 const CSP_HTML = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const CSP_API = "default-src 'none'; frame-ancestors 'none'";
@@ -12,7 +12,8 @@ const CSP_API = "default-src 'none'; frame-ancestors 'none'";
 /** ctx.response.is('html') without type-is's parsing on every response. */
 const isHtml = (contentType: unknown) => typeof contentType === 'string' && /^\s*text\/html\s*(;|$)/i.test(contentType);
 
-export function securityHeaders(opts: { trustedOrigin: string; https: boolean }): Middleware {
+/** `cspOverride`: a page's own Content-Security-Policy (the queue dashboard's), else the default. */
+export function securityHeaders(opts: { trustedOrigin: string; https: boolean; cspOverride?: (ctx: Context) => string | undefined }): Middleware {
   return async (ctx, next) => {
     const origin = ctx.get('origin');
     const corsOk = origin === opts.trustedOrigin;
@@ -39,7 +40,7 @@ export function securityHeaders(opts: { trustedOrigin: string; https: boolean })
       ctx.set('X-Frame-Options', 'DENY');
       ctx.set('Referrer-Policy', 'no-referrer');
       ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
-      ctx.set('Content-Security-Policy', isHtml(ctx.response.get('Content-Type')) ? CSP_HTML : CSP_API);
+      ctx.set('Content-Security-Policy', opts.cspOverride?.(ctx) ?? (isHtml(ctx.response.get('Content-Type')) ? CSP_HTML : CSP_API));
       if (opts.https) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     }
   };

@@ -74,6 +74,15 @@ describe('metrics endpoint', () => {
     expect(sample(text, 'squid_http_requests_total{method="GET",route="unmatched",status="404"}')).toBeGreaterThanOrEqual(1);
     expect(text).toMatch(/squid_http_requests_total\{method="OTHER",route="unmatched",status="\d+"\}/);
     expect(text).toMatch(/squid_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/v1\/news\/:id\/",status="404"\}/);
+    // The latency histogram of that series: cumulative buckets, +Inf equal to the count.
+    const series = 'method="GET",route="/api/v1/news/:id/",status="404"';
+    const buckets = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '+Inf'].map((le) => sample(text, `squid_http_request_duration_seconds_bucket{le="${le}",${series}}`)!);
+    expect(buckets.every((b, i) => i === 0 || b >= buckets[i - 1])).toBe(true);
+    expect(buckets.at(-1)).toBe(3);
+    expect(sample(text, `squid_http_request_duration_seconds_count{${series}}`)).toBe(3);
+    expect(sample(text, `squid_http_request_duration_seconds_sum{${series}}`)).toBeGreaterThan(0);
+    expect(sample(text, 'squid_http_requests_in_flight')).toBe(1); // the scrape itself
+    expect(text).toContain('# TYPE squid_http_request_duration_seconds histogram');
     expect(text).not.toContain('/api/v1/news/101/');
     expect(text).not.toContain('7f3a');
     // prom-client's default process metrics (memory of this process).
