@@ -15,8 +15,8 @@
  * Redis expiry, and served without a Redis round trip while this process has confirmed the current
  * generation within the last FEED_GEN_CHECK_MS. An invalidation made in this process retires the
  * local copies at once; one made by another process (a worker's hot-score run, another web
- * process's edit) is seen within FEED_GEN_CHECK_MS. At most LOCAL_MAX_ENTRIES entries are kept (the
- * oldest go first), so random query strings cannot grow the heap.
+ * process's edit) is seen within FEED_GEN_CHECK_MS. At most LOCAL_MAX_ENTRIES entries and
+ * LOCAL_MAX_BYTES of pages are kept (the oldest go first), so random query strings cannot grow the heap.
  */
 import type { Redis } from '../redis.js';
 
@@ -24,6 +24,7 @@ export const FEED_CACHE_TTL_MS = 2000;
 /** How long a process trusts the generation it last read from Redis before serving local copies again. */
 export const FEED_GEN_CHECK_MS = 25;
 const LOCAL_MAX_ENTRIES = 500;
+export const LOCAL_MAX_BYTES = 8 * 1024 * 1024;
 
 const genKey = (prefix: string) => `${prefix}:feed:gen`;
 
@@ -55,6 +56,7 @@ interface LocalEntry {
 export class FeedCache {
   private readonly inflight = new Map<string, Promise<Buffer>>();
   private readonly local = new Map<string, LocalEntry>();
+  private localBytes = 0;
   /** The generation last read from Redis, and when that read was issued (ms since epoch). */
   private gen = '';
   private genCheckedAt = 0;
@@ -65,6 +67,7 @@ export class FeedCache {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly ttlMs: number = FEED_CACHE_TTL_MS,
+    private readonly genCheckMs: number = FEED_GEN_CHECK_MS,
   ) {
     if (ttlMs > 0) {
       let set = instances.get(prefix);
@@ -75,7 +78,7 @@ export class FeedCache {
 
   /** Drop every local copy and distrust the known generation (an invalidation happened). */
   forgetLocal(): void {
-    this.local.clear();
+    this.clearLocal();
     this.genCheckedAt = 0;
     this.epoch++;
   }
@@ -90,8 +93,8 @@ export class FeedCache {
     const now = Date.now();
     const near = this.local.get(key);
     if (near) {
-      if (near.expiresAt > now && near.gen === this.gen && now - this.genCheckedAt < FEED_GEN_CHECK_MS) return near.value;
-      if (near.expiresAt <= now || near.gen !== this.gen) this.local.delete(key);
+      if (near.expiresAt > now && near.gen === this.gen && now - this.genCheckedAt < this.genCheckMs) return near.value;
+      if (near.expiresAt <= now || near.gen !== this.gen) this.dropLocal(key);
     }
     // One round trip: the current generation and the entry, which starts with "<generation> <expires-at-ms>\n".
     const entryKey = `${this.prefix}:feed:v:${key}`;
@@ -100,7 +103,7 @@ export class FeedCache {
     const [genRaw, entry] = await this.redis.mgetBuffer(genKey(this.prefix), entryKey);
     const gen = genRaw ? genRaw.toString() : '0';
     if (epoch === this.epoch) {
-      if (gen !== this.gen) this.local.clear();
+      if (gen !== this.gen) this.clearLocal();
       this.gen = gen;
       this.genCheckedAt = checkedAt;
     }
@@ -131,8 +134,22 @@ export class FeedCache {
   private keepLocal(key: string, gen: string, value: Buffer, expiresAt: number): void {
     // Only while the generation is still the one this process knows (an invalidation may have run meanwhile).
     if (!Number.isFinite(expiresAt) || gen !== this.gen || this.genCheckedAt === 0) return;
-    this.local.delete(key);
+    this.dropLocal(key);
     this.local.set(key, { gen, value, expiresAt });
-    if (this.local.size > LOCAL_MAX_ENTRIES) this.local.delete(this.local.keys().next().value!);
+    this.localBytes += value.length;
+    // Oldest first (a Map iterates in insertion order); a single page over the budget is not kept.
+    while (this.local.size > LOCAL_MAX_ENTRIES || this.localBytes > LOCAL_MAX_BYTES) this.dropLocal(this.local.keys().next().value!);
+  }
+
+  private dropLocal(key: string): void {
+    const e = this.local.get(key);
+    if (!e) return;
+    this.localBytes -= e.value.length;
+    this.local.delete(key);
+  }
+
+  private clearLocal(): void {
+    this.local.clear();
+    this.localBytes = 0;
   }
 }

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { FEED_CACHE_TTL_MS, FEED_GEN_CHECK_MS } from '../../src/queries/feed-cache.js';
+import { FEED_CACHE_TTL_MS, FEED_GEN_CHECK_MS, FeedCache, LOCAL_MAX_BYTES } from '../../src/queries/feed-cache.js';
 import { sessionFor } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
@@ -65,5 +65,21 @@ describe('feed cache copies in the web process', () => {
     await rename('Fourth');
     // Nothing announced: the page may stay cached, but never past the entry's expiry.
     await expect.poll(headline, { timeout: FEED_CACHE_TTL_MS + 1500, interval: 100 }).toBe('Fourth');
+  });
+
+  it('hold at most LOCAL_MAX_BYTES of pages in memory, dropping the oldest first', async () => {
+    const prefix = `${deps.config.QUEUE_PREFIX}:budget`;
+    // A long generation-check window so that only the byte budget decides what is served from memory.
+    const cache = new FeedCache(deps.redis, prefix, 60_000, 60_000);
+    const third = Math.floor(LOCAL_MAX_BYTES / 3) + 1;
+    const page = (c: string) => async () => Buffer.alloc(third, c);
+    for (const k of ['k0', 'k1', 'k2', 'k3']) await cache.getOrCompute(k, page(k.at(-1)!));
+    // Behind its back the shared entries vanish: a page still held in memory is served as it was,
+    // one the budget pushed out is computed again.
+    await deps.redis.del(...['k0', 'k1', 'k2', 'k3'].map((k) => `${prefix}:feed:v:${k}`));
+    const again = async (k: string) => (await cache.getOrCompute(k, async () => Buffer.from('recomputed'))).subarray(0, 10).toString();
+    expect(await again('k3')).toBe('3333333333');
+    expect(await again('k2')).toBe('2222222222');
+    expect(await again('k0')).toBe('recomputed');
   });
 });
