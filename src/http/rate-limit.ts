@@ -60,8 +60,7 @@ export class Limits {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly config: Config,
-  ) {
-  }
+  ) {}
 
   callerOf(ctx: Context): Caller {
     const key = ctx.state.apiKey as { id: string; tier: Tier } | undefined;

@@ -4,6 +4,7 @@
  */
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import compose from 'koa-compose';
 import { z } from 'zod';
 import { AppError, type FieldIssue } from '../errors.js';
 
@@ -129,7 +130,7 @@ export function staticRouteFastPath(routers: Router[]): Middleware {
       if (typeof layer.path !== 'string' || layer.paramNames.length > 0 || !/^[A-Za-z0-9/_.-]+$/.test(layer.path)) continue;
       const path = layer.path;
       const name = layer.name ?? undefined;
-      const chain = composeChain(layer.stack);
+      const chain = compose(layer.stack);
       for (const method of layer.methods) {
         if (method === 'HEAD' || table.has(`${method} ${path}`)) continue;
         const m = router.match(path, method) as unknown as MatchLike;
@@ -151,21 +152,6 @@ export function staticRouteFastPath(routers: Router[]): Middleware {
     const hit = table.get(`${ctx.method} ${ctx.path}`);
     return hit ? hit(ctx, next) : next();
   };
-}
-
-/** koa-compose for a fixed chain: each middleware's next() runs the following one, the last one's runs `next`. */
-function composeChain(stack: Middleware[]): Middleware {
-  return (ctx, next) => runFrom(stack, 0, ctx, next);
-}
-
-// A plain function and bind() rather than a closure per step: tsx (keepNames) wraps every closure it creates.
-function runFrom(stack: Middleware[], i: number, ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1]): Promise<unknown> {
-  if (i === stack.length) return next();
-  try {
-    return Promise.resolve(stack[i](ctx, runFrom.bind(null, stack, i + 1, ctx, next) as Parameters<Middleware>[1]));
-  } catch (err) {
-    return Promise.reject(err);
-  }
 }
 
 /** Query-string integer with bounds and default; accepts "5", rejects "5.5", "x", "". */
