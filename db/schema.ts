@@ -174,6 +174,28 @@ export interface ArticlesTable {
   votes_cast: Generated<number>;
   yap_count: Generated<number>;
   sponsored: ColumnType<unknown | null, string | null, string | null>;
+  page_title_sweeps: Generated<number>;
+  page_title_failure: string | null;
+}
+
+export interface EventLogTable {
+  event_id: number;
+  type: string;
+  article_id: number | null;
+  visibility: string;
+  payload: ColumnType<unknown, string, string>;
+  recorded_at: Generated<Date>;
+  txid: Generated<string>;
+}
+
+export interface EventLogStateTable {
+  id: Generated<boolean>;
+  pruned_through: Generated<number>;
+}
+
+export interface EventOutboxTable {
+  event_id: number;
+  article_id: number | null;
 }
 
 export interface LeaderboardEntriesTable {
@@ -393,6 +415,9 @@ export interface Database {
   article_edits: ArticleEditsTable;
   article_hot_scores: ArticleHotScoresTable;
   articles: ArticlesTable;
+  event_log: EventLogTable;
+  event_log_state: EventLogStateTable;
+  event_outbox: EventOutboxTable;
   leaderboard_entries: LeaderboardEntriesTable;
   leaderboard_snapshots: LeaderboardSnapshotsTable;
   payments: PaymentsTable;

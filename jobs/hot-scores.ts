@@ -9,8 +9,7 @@
  * Idempotent: running it twice computes the same values (up to the passing of time).
  */
 import { z } from 'zod';
-import { invalidateFeedCache } from '../src/queries/feed-cache.js';
-import { recomputeHotScores } from '../src/queries/hot-scores.js';
+import { recomputeAndRecord } from '../src/queries/hot-scores.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 export const payload = z
@@ -33,8 +32,7 @@ export const job = defineJob({
   options: { ...defaultJobOptions, attempts: 3, backoffMs: 1000, concurrency: 2 },
   async run(p, deps) {
     const started = Date.now();
-    const updated = await recomputeHotScores(deps.db, { articleIds: p.article_ids, windowHours: deps.config.HOT_SCORE_WINDOW_HOURS, all: p.all });
-    if (updated > 0) await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
+    const updated = await recomputeAndRecord(deps.db, { articleIds: p.article_ids, windowHours: deps.config.HOT_SCORE_WINDOW_HOURS, all: p.all });
     return { updated, ms: Date.now() - started };
   },
 });

@@ -23,6 +23,9 @@ import { job as wirePromote } from './wire-promote.js';
 import { job as intelTrending } from './intel-trending.js';
 import { job as intelReport } from './intel-report.js';
 import { job as settlePayment } from './settle-payment.js';
+import { job as relayEvents } from './relay-events.js';
+import { job as eventLogPrune } from './event-log-prune.js';
+import { job as pageTitleSweep } from './page-title-sweep.js';
 
 export const jobs = {
   ping,
@@ -45,6 +48,9 @@ export const jobs = {
   'intel-trending': intelTrending,
   'intel-report': intelReport,
   'settle-payment': settlePayment,
+  'relay-events': relayEvents,
+  'event-log-prune': eventLogPrune,
+  'page-title-sweep': pageTitleSweep,
 } as const;
 
 export type Jobs = typeof jobs;

@@ -15,8 +15,7 @@
 import { z } from 'zod';
 import { extractPageTitle } from '../src/domain/page-title.js';
 import { safeFetch, SafeFetchError, type SafeFetchOptions } from '../src/net/safe-fetch.js';
-import { applyPageTitle, getArticleForEvent } from '../src/queries/articles.js';
-import { invalidateFeedCache } from '../src/queries/feed-cache.js';
+import { applyPageTitle, getArticleForEvent, recordPageTitleFailure } from '../src/queries/articles.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
 export const payload = z.object({ article_id: z.number().int().positive() });
@@ -72,6 +71,7 @@ export const job = defineJob({
     const outcome = await fetchPageTitle(article.url, { allowPrivate: deps.config.OUTBOUND_ALLOW_PRIVATE });
     if (!outcome.ok) {
       deps.log.info({ job: 'page-title', articleId: p.article_id, reason: outcome.reason }, 'no page title');
+      await recordPageTitleFailure(deps.db, p.article_id, outcome.reason);
       return { status: 'failed' as const, reason: outcome.reason, headline: article.headline, updated: false };
     }
     const row = await applyPageTitle(deps.db, p.article_id, outcome.title);
@@ -79,7 +79,6 @@ export const job = defineJob({
       const now = await getArticleForEvent(deps.db, p.article_id);
       return { status: 'ok' as const, headline: now?.headline ?? outcome.title, updated: false };
     }
-    await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
     return { status: 'ok' as const, headline: row.headline, updated: true };
   },
 });

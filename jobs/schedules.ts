@@ -10,7 +10,15 @@ export interface Schedule<N extends JobName = JobName> {
   everyMs?: number;
 }
 
+/** The relay's sweep interval: the longest an event waits when its wake-up was lost. */
+export const RELAY_SWEEP_MS = 2000;
+
 export const schedules: Schedule[] = [
+  // Event log: relay whatever a lost wake-up left in the outbox; trim the log to EVENT_LOG_RETENTION_DAYS.
+  { id: 'relay-events-sweep', job: 'relay-events', payload: {}, everyMs: RELAY_SWEEP_MS },
+  { id: 'event-log-prune', job: 'event-log-prune', payload: {}, everyMs: 3600_000 },
+  // Submissions still on a provisional headline whose page-title job was lost or failed: enqueue it again (bounded).
+  { id: 'page-title-sweep', job: 'page-title-sweep', payload: {}, everyMs: 60_000 },
   { id: 'publish-due', job: 'publish-due', payload: {}, everyMs: 60_000 },
   // Leaderboard snapshots for the current month (and the previous one until it is frozen).
   { id: 'leaderboards', job: 'leaderboards', payload: {}, everyMs: 5 * 60_000 },

@@ -15,7 +15,6 @@
 import { FacilitatorTimeoutError, HTTPFacilitatorClient } from '@x402/core/http';
 import { SettleError, type PaymentPayload, type PaymentRequirements, type SettleResponse } from '@x402/core/types';
 import { z } from 'zod';
-import { articleEvent } from '../src/domain/article-event.js';
 import { ReplayGuard } from '../src/payments/replay.js';
 import { beginSettlement, markFailed, markSettled, orphanedPayments, recordSettleError, type PaymentRow } from '../src/queries/payments.js';
 import { failAdPayment, markAdPaid } from '../src/queries/sponsored.js';
@@ -49,12 +48,12 @@ export function classifySettle(res: SettleResponse | null, err: unknown, previou
 }
 
 async function finishFailed(deps: JobDeps, row: PaymentRow, reason: string, suspendPayer: boolean) {
-  await markFailed(deps.db, row.id, reason);
+  // The payment's failure and the ad's kill (with its news.killed event) commit together.
+  await deps.db.transaction().execute(async (trx) => {
+    await markFailed(trx, row.id, reason);
+    if (row.article_id !== null) await failAdPayment(trx, row.article_id);
+  });
   if (suspendPayer) await new ReplayGuard(deps.redis, deps.config.QUEUE_PREFIX).suspend(row.payer);
-  if (row.article_id !== null) {
-    const killed = await failAdPayment(deps.db, row.article_id);
-    if (killed) await deps.events.publish(articleEvent('news.killed', killed, 'submitted'));
-  }
   deps.log.warn({ paymentId: row.id, reason }, 'payment settlement failed');
 }
 
@@ -92,8 +91,10 @@ export const job = defineJob({
     const previous = row.last_error ?? (row.settle_attempts > 1 ? `${INDETERMINATE}previous attempt ended without an answer` : null);
     const outcome = classifySettle(res, error, previous);
     if (outcome.kind === 'settled') {
-      await markSettled(deps.db, row.id, outcome.transaction);
-      if (row.article_id !== null) await markAdPaid(deps.db, row.article_id);
+      await deps.db.transaction().execute(async (trx) => {
+        await markSettled(trx, row.id, outcome.transaction);
+        if (row.article_id !== null) await markAdPaid(trx, row.article_id);
+      });
       deps.log.info({ paymentId: row.id, transaction: outcome.transaction, attempt: ctx.attempt }, 'payment settled');
       return { state: 'settled' as const, transaction: outcome.transaction };
     }

@@ -6,7 +6,7 @@
  *   with WIRE_FETCH_TIMEOUT_MS and WIRE_FETCH_MAX_BYTES.
  * - RSS 2.0 / RSS 1.0 / Atom / JSON Feed (src/net/feed-parse.ts); items are keyed by normalised
  *   URL, so a re-run or a concurrent run of the same or another source never stores an item twice.
- * - Each item created by this run is announced with a `news.tsunami` event (after commit). Its `id`
+ * - Each item created by this run gets a `news.tsunami` event, recorded in the transaction that stores it. Its `id`
  *   is the wire item id (their own id space, not an article id), `status` is `ingested`,
  *   `origin` is `tsunami`, `date_posted` our ingest time.
  * - Failures (network, timeout, HTTP error, malformed feed) are logged and recorded on the source,
@@ -16,14 +16,12 @@
  *   source's failure never affects another source: each has its own job.
  */
 import { z } from 'zod';
-import { articleEvent } from '../src/domain/article-event.js';
 import { provenanceSettings } from '../src/domain/provenance-settings.js';
-import { slugify } from '../src/domain/slug.js';
 import { normalizeUrl } from '../src/domain/url-normalize.js';
 import { FeedParseError, parseFeed } from '../src/net/feed-parse.js';
 import { safeFetch, SafeFetchError } from '../src/net/safe-fetch.js';
 import { findSource, ingestItems, recordFetchFailure, recordFetchNotModified, recordFetchSuccess, type IncomingItem } from '../src/queries/wire.js';
-import { defineJob, PermanentJobError, type JobDeps } from './define.js';
+import { defineJob, PermanentJobError } from './define.js';
 
 export const payload = z.object({ source_id: z.number().int().positive() });
 
@@ -55,29 +53,6 @@ export function toIncoming(items: { url: string; title: string; summary: string 
     out.push({ normalizedUrl: n, url: it.url, title: it.title, summary: it.summary, guid: it.guid, publishedAt: it.publishedAt });
   }
   return out;
-}
-
-const PUBLISH_BATCH = 500;
-
-async function publishTsunami(deps: JobDeps, created: { id: number; title: string; ingested_at: Date }[]) {
-  for (let i = 0; i < created.length; i += PUBLISH_BATCH) {
-    await Promise.all(
-      created.slice(i, i + PUBLISH_BATCH).map((w) =>
-        deps.events.publish(
-          articleEvent('news.tsunami', {
-            id: w.id,
-            slug: slugify(w.title),
-            status: 'ingested',
-            headline: w.title,
-            origin: 'tsunami',
-            created_at: w.ingested_at,
-            published_at: null,
-            sponsored: null,
-          }),
-        ),
-      ),
-    );
-  }
 }
 
 export const job = defineJob({
@@ -151,7 +126,6 @@ export const job = defineJob({
       created: created.length,
       nextFetchAt,
     });
-    await publishTsunami(deps, created);
     log.info({ format: feed.format, items: feed.items.length, skipped: feed.skipped, created: created.length, receipts }, 'wire source fetched');
     return { source_id: source.id, status: res.status, format: feed.format, items: incoming.length, skipped: feed.skipped, created: created.length, receipts };
   },

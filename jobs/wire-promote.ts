@@ -13,7 +13,6 @@
  * that tell the same story are promoted once.
  */
 import { z } from 'zod';
-import { articleEvent } from '../src/domain/article-event.js';
 import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../src/domain/headline-similarity.js';
 import { provenanceSettings } from '../src/domain/provenance-settings.js';
 import { LOOKBACK_MS } from '../src/domain/provenance-verdict.js';
@@ -69,8 +68,6 @@ export const job = defineJob({
         if (r.outcome !== 'promoted') continue;
         titles.push(c.title);
         promoted.push({ wire_item_id: r.wireItemId, article_id: r.article.id });
-        await deps.events.publish(articleEvent('news.tsunami_promoted', r.article));
-        await deps.events.publish(articleEvent('news.submitted', r.article));
       }
     }
     deps.log.info({ job: 'wire-promote', scored: claimed.length, promoted: promoted.length }, 'wire items scored');

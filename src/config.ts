@@ -74,6 +74,8 @@ export const envSchema = z.object({
   QUEUE_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/).default('squid'),
   /** Approximate length the lifecycle-event stream is trimmed to (bounds WebSocket resume history). */
   EVENT_STREAM_MAXLEN: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
+  /** Event log: events older than this many days are deleted by the hourly event-log-prune job (GET /events/ answers 410 events_expired for older cursors). */
+  EVENT_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** ws process: connection caps (over either, the socket is accepted and closed with 4003). */
   WS_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(500),
   WS_MAX_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(5),

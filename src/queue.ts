@@ -24,11 +24,23 @@ export class JobFailedError extends Error {
   }
 }
 
-export function jobOptionsFor(name: JobName, payload: unknown, extra: { delayMs?: number; jobId?: string } = {}): JobsOptions {
+export interface EnqueueOptions {
+  delayMs?: number;
+  jobId?: string;
+  /**
+   * Deduplication id: while a job with this id waits, another add is dropped; while one is active,
+   * the add is kept as one follow-up run after it (BullMQ keepLastIfActive), so a wake-up that
+   * arrives during a run is never lost.
+   */
+  dedupeId?: string;
+}
+
+export function jobOptionsFor(name: JobName, payload: unknown, extra: EnqueueOptions = {}): JobsOptions {
   const def = jobs[name];
   const jobId = extra.jobId ?? def.options.jobId?.(payload);
   return {
     jobId,
+    ...(extra.dedupeId ? { deduplication: { id: extra.dedupeId, keepLastIfActive: true } } : {}),
     delay: extra.delayMs,
     attempts: def.options.attempts,
     backoff: { type: 'exponential', delay: def.options.backoffMs },
@@ -70,14 +82,14 @@ export class QueueClient {
   }
 
   /** Enqueue a job; returns its id. A deterministic job id makes a repeat add a no-op. */
-  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, opts: { delayMs?: number; jobId?: string } = {}): Promise<string> {
+  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, opts: EnqueueOptions = {}): Promise<string> {
     const parsed = jobs[name].payload.parse(payload);
     const job = await this.queue(name).add(name, parsed, jobOptionsFor(name, parsed, opts));
     return job.id!;
   }
 
   /** Untyped entry for jobs that enqueue follow-ups by name (validated all the same). */
-  async enqueueByName(name: string, payload: unknown, opts: { delayMs?: number; jobId?: string } = {}): Promise<string> {
+  async enqueueByName(name: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string> {
     if (!(name in jobs)) throw new Error(`unknown job ${name}`);
     return this.enqueue(name as JobName, payload as never, opts);
   }

@@ -13,6 +13,7 @@ import * as m20261122T093000 from './20261122T093000_payments.js';
 import * as m20261122T100000 from './20261122T100000_provenance_headline_index.js';
 import * as m20261122T100500 from './20261122T100500_provenance_common_words.js';
 import * as m20261123T100000 from './20261123T100000_article_hot_scores.js';
+import * as m20261124T100000 from './20261124T100000_event_log.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '20261122T100000_provenance_headline_index': m20261122T100000,
   '20261122T100500_provenance_common_words': m20261122T100500,
   '20261123T100000_article_hot_scores': m20261123T100000,
+  '20261124T100000_event_log': m20261124T100000,
 };

@@ -19,6 +19,8 @@ const scalar: Record<string, string> = {
   int2: 'number',
   int4: 'number',
   int8: 'number',
+  // Transaction ids (pg returns them as text; they exceed 2^53 in principle).
+  xid8: 'string',
   float4: 'number',
   float8: 'number',
   numeric: 'number',

@@ -2,7 +2,9 @@ import { createDb } from '../db.js';
 import { EventPublisher, eventStreamKey } from '../events.js';
 import { QueueClient } from '../queue.js';
 import { createRedis } from '../redis.js';
+import { RelayWaker } from '../relay/waker.js';
 import { startWorkers } from '../worker-runtime.js';
+import { RELAY_WAKE_ID } from '../../jobs/relay-events.js';
 import { boot, onShutdown } from './boot.js';
 
 const { config, log } = boot('worker');
@@ -16,10 +18,13 @@ const workers = startWorkers(
   { redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, lockDurationMs: config.JOB_LOCK_MS, concurrencyCap: config.WORKER_CONCURRENCY },
 );
 log.info({ queues: workers.map((w) => w.name) }, 'workers started');
+// Wakes relay-events at each commit that recorded events (LISTEN event_outbox).
+const waker = new RelayWaker({ databaseUrl: config.DATABASE_URL, log, wake: () => queue.enqueue('relay-events', {}, { dedupeId: RELAY_WAKE_ID }) });
 
 onShutdown(config, log, async () => {
   // worker.close() waits for running jobs to finish; jobs it cannot finish in time are recovered
   // as stalled by another worker once their lock expires.
+  await waker.close();
   await Promise.all(workers.map((w) => w.close()));
   await queue.close();
   await redis.quit().catch(() => undefined);

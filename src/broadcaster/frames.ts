@@ -45,7 +45,7 @@ const knownTypes = new Set<string>(eventTypes);
 
 /**
  * The item for a stream entry written by EventPublisher (field `e` holds the event JSON), or null
- * when the entry is not a well-formed event. Only the spec's fields are passed on.
+ * when the entry is not a well-formed event. Only the spec's fields (and event_id) are passed on.
  */
 export function itemFromEntry(id: StreamId, fields: readonly string[]): StreamItem | null {
   let raw: string | undefined;
@@ -69,6 +69,8 @@ export function itemFromEntry(id: StreamId, fields: readonly string[]): StreamIt
   };
   if (e.previous_status !== undefined) event.previous_status = e.previous_status;
   event.sponsored = e.sponsored ?? null;
+  // Additive: the event log's id, by which a client drops the duplicates of at-least-once delivery.
+  if (typeof e.event_id === 'number' && Number.isSafeInteger(e.event_id)) event.event_id = e.event_id;
   return {
     id,
     type: e.type,

@@ -1,4 +1,5 @@
 import type { EventType, NewsEvent, SponsoredInfo } from '../events.js';
+import { slugify } from './slug.js';
 
 export interface ArticleEventSource {
   id: number;
@@ -25,4 +26,18 @@ export function articleEvent(type: EventType, a: ArticleEventSource, previousSta
   };
   if (previousStatus !== undefined && previousStatus !== a.status) event.previous_status = previousStatus;
   return event;
+}
+
+/** news.tsunami for a newly ingested wire item: `id` is the wire item's id, status `ingested`. */
+export function tsunamiEvent(w: { id: number; title: string; ingested_at: Date }): NewsEvent {
+  return articleEvent('news.tsunami', {
+    id: w.id,
+    slug: slugify(w.title),
+    status: 'ingested',
+    headline: w.title,
+    origin: 'tsunami',
+    created_at: w.ingested_at,
+    published_at: null,
+    sponsored: null,
+  });
 }

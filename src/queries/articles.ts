@@ -5,8 +5,10 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../db.js';
 import { diffEdit, slugFollowsHeadline, type Changes, type EditableFields } from '../domain/article-edit.js';
+import { articleEvent } from '../domain/article-event.js';
 import { canTransition, TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
 import { slugify } from '../domain/slug.js';
+import { internalEvent, newsEvent, recordEvents } from './event-log.js';
 import { hotTermsJson, recomputeHotScores } from './hot-scores.js';
 
 /** A normalised URL submitted within this many days is a duplicate (any status). */
@@ -280,8 +282,10 @@ export interface DuplicateInfo {
 
 /**
  * Insert a `submitted` article unless its normalised URL was submitted in the last
- * DUPLICATE_WINDOW_DAYS days. A transaction-scoped advisory lock on the normalised URL makes the
- * check-then-insert atomic: two concurrent submissions of one URL create one article.
+ * DUPLICATE_WINDOW_DAYS days, and record its news.submitted event (with the headline it has now:
+ * the supplied one or the provisional one) in the same transaction. A transaction-scoped advisory
+ * lock on the normalised URL makes the check-then-insert atomic: two concurrent submissions of one
+ * URL create one article.
  */
 export async function insertSubmission(db: Db, input: SubmissionInput) {
   return db.transaction().execute(async (trx) => {
@@ -310,24 +314,64 @@ export async function insertSubmission(db: Db, input: SubmissionInput) {
       })
       .returning([...eventColumns])
       .executeTakeFirstOrThrow();
+    await recordEvents(trx, [newsEvent(articleEvent('news.submitted', created))]);
     return { created } as const;
   });
 }
 
-/** Fill in the page title of a submission that still has its provisional headline (never overwrites an editor's or submitter's). */
+/**
+ * Fill in the page title of a submission that still has its provisional headline (never overwrites
+ * an editor's or submitter's); the internal article.edited event retires the feed cache.
+ */
 export async function applyPageTitle(db: Db, id: number, headline: string) {
-  return db
-    .updateTable('articles')
-    .set({
-      headline,
-      headline_source: 'page_title',
-      slug: sql`CASE WHEN published_at IS NULL THEN ${slugify(headline)} ELSE slug END`,
-      updated_at: sql`now()`,
-    })
-    .where('id', '=', id)
-    .where('headline_source', '=', 'provisional')
-    .returning([...eventColumns])
-    .executeTakeFirst();
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('articles')
+      .set({
+        headline,
+        headline_source: 'page_title',
+        page_title_failure: null,
+        slug: sql`CASE WHEN published_at IS NULL THEN ${slugify(headline)} ELSE slug END`,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', id)
+      .where('headline_source', '=', 'provisional')
+      .returning([...eventColumns])
+      .executeTakeFirst();
+    if (row) await recordEvents(trx, [internalEvent('article.edited', id, { reason: 'page_title' })]);
+    return row;
+  });
+}
+
+/** The page cannot give a title (a reason no retry fixes): the page-title sweep leaves the article alone. */
+export async function recordPageTitleFailure(db: Db, id: number, reason: string): Promise<void> {
+  await db.updateTable('articles').set({ page_title_failure: reason.slice(0, 200) }).where('id', '=', id).where('headline_source', '=', 'provisional').execute();
+}
+
+/**
+ * Submissions still on their provisional headline whose page-title job was lost or failed after its
+ * retries: created between 24 hours and 2 minutes ago (beyond the job's own retry schedule), no
+ * permanent failure recorded, and fewer than `maxSweeps` sweeps so far, the n-th sweep waiting until
+ * the article is 2^(n+1) minutes old (2, 4, 8 minutes for three sweeps). Each returned article has
+ * its sweep counted in the same statement (so two sweeps running at once do not both take it).
+ */
+export async function claimPageTitleSweep(db: Db, opts: { maxSweeps: number; limit: number }) {
+  const r = await sql<{ id: number; page_title_sweeps: number }>`
+    UPDATE articles a SET page_title_sweeps = a.page_title_sweeps + 1
+    FROM (
+      SELECT id FROM articles
+      WHERE headline_source = 'provisional'
+        AND page_title_failure IS NULL
+        AND page_title_sweeps < ${opts.maxSweeps}
+        AND created_at > now() - interval '24 hours'
+        AND created_at < now() - make_interval(mins => 2 * power(2, page_title_sweeps)::int)
+      ORDER BY created_at
+      LIMIT ${opts.limit}
+      FOR UPDATE SKIP LOCKED
+    ) due
+    WHERE a.id = due.id
+    RETURNING a.id, a.page_title_sweeps`.execute(db);
+  return r.rows;
 }
 
 export async function getArticleForEvent(db: Db, id: number) {
@@ -390,8 +434,8 @@ export type TransitionOutcome =
 
 /**
  * Move an article along the state machine (src/domain/article-state.ts) under a row lock, record the
- * change in article_edits, and (approve) compute its hot score at once so it enters the hot feed
- * ranked. The caller publishes the event after commit.
+ * change in article_edits, (approve) compute its hot score at once so it enters the hot feed
+ * ranked, and record the transition's event, all in one transaction.
  */
 export async function transitionArticle(
   db: Db,
@@ -428,7 +472,30 @@ export async function transitionArticle(
     if (fromTime !== toTime) changes.scheduled_for = { from: fromTime, to: toTime };
     await trx.insertInto('article_edits').values({ article_id: input.id, editor_id: input.editorId, changes: JSON.stringify(changes) }).execute();
     if (input.action === 'approve') await recomputeHotScores(trx as unknown as Db, { articleIds: [input.id], windowHours: 1, all: true });
+    await recordEvents(trx, [newsEvent(articleEvent(t.event, article, cur.status))]);
     return { ok: true, article, previousStatus: cur.status, changes } as const;
+  });
+}
+
+/**
+ * Publish a scheduled article whose time has come (scheduled -> approved), rank it, and record
+ * news.approved (previous_status scheduled), in one transaction. False when it is not scheduled or
+ * not yet due (a retry, a re-scheduled article, a second job): nothing changes, nothing is recorded.
+ */
+export async function publishIfDue(db: Db, id: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('articles')
+      .set({ status: 'approved', published_at: sql`now()`, updated_at: sql`now()`, scheduled_for: null })
+      .where('id', '=', id)
+      .where('status', '=', 'scheduled')
+      .where('scheduled_for', '<=', sql<Date>`now() + interval '1 second'`)
+      .returning([...eventColumns])
+      .executeTakeFirst();
+    if (!row) return false;
+    await recomputeHotScores(trx as unknown as Db, { articleIds: [row.id], windowHours: 1, all: true });
+    await recordEvents(trx, [newsEvent(articleEvent('news.approved', row, 'scheduled'))]);
+    return true;
   });
 }
 
@@ -454,6 +521,7 @@ export async function editArticle(db: Db, input: { id: number; editorId: number;
     }
     await trx.updateTable('articles').set(set as never).where('id', '=', input.id).execute();
     await trx.insertInto('article_edits').values({ article_id: input.id, editor_id: input.editorId, changes: JSON.stringify(changes) }).execute();
+    await recordEvents(trx, [internalEvent('article.edited', input.id, { reason: 'edit', fields: Object.keys(changes) })]);
     return { ok: true, changes } as const;
   });
 }

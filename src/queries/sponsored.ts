@@ -9,7 +9,10 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../db.js';
+import { articleEvent } from '../domain/article-event.js';
 import { slugify } from '../domain/slug.js';
+import { newsEvent, recordEvents } from './event-log.js';
+import { recomputeHotScores } from './hot-scores.js';
 
 export const AD_STATUSES = ['sponsored_pending', 'sponsored_approved', 'sponsored_rejected', 'sponsored_payment_failed'] as const;
 export type AdStatus = (typeof AD_STATUSES)[number];
@@ -101,9 +104,12 @@ export async function markAdPaid(db: Db | Transaction<Database>, articleId: numb
 
 const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'] as const;
 
-/** The settlement failed for good: a pending ad is killed and marked sponsored_payment_failed. */
-export async function failAdPayment(db: Db | Transaction<Database>, articleId: number) {
-  return db
+/**
+ * The settlement failed for good: a pending ad is killed and marked sponsored_payment_failed, and its
+ * news.killed event is recorded in the caller's transaction (the one that marks the payment failed).
+ */
+export async function failAdPayment(trx: Transaction<Database>, articleId: number) {
+  const killed = await trx
     .updateTable('articles')
     .set({
       status: 'killed',
@@ -114,6 +120,8 @@ export async function failAdPayment(db: Db | Transaction<Database>, articleId: n
     .where(sql`sponsored ->> 'ad_status'`, '=', 'sponsored_pending')
     .returning(eventColumns)
     .executeTakeFirst();
+  if (killed) await recordEvents(trx, [newsEvent(articleEvent('news.killed', killed, 'submitted'))]);
+  return killed;
 }
 
 export type AdDecision =
@@ -124,10 +132,11 @@ export type AdDecision =
 
 /**
  * An editor's decision under a row lock. approve: sponsored_pending and paid -> article approved
- * (published now), ad_status sponsored_approved. reject: sponsored_pending -> article killed,
- * ad_status sponsored_rejected. The caller publishes the event after commit.
+ * (published now, ranked in the hot feed at once), ad_status sponsored_approved, event
+ * news.sponsored. reject: sponsored_pending -> article killed, ad_status sponsored_rejected, event
+ * news.killed. The event is recorded in the same transaction.
  */
-export async function decideAd(db: Db, input: { id: number; editorId: number; action: 'approve' | 'reject' }): Promise<AdDecision> {
+export async function decideAd(db: Db, input: { id: number; editorId: number; action: 'approve' | 'reject'; hotScoreWindowHours: number }): Promise<AdDecision> {
   return db.transaction().execute(async (trx) => {
     const cur = await trx.selectFrom('articles').select(['id', 'sponsored']).where('id', '=', input.id).forUpdate().executeTakeFirst();
     const info = (cur?.sponsored ?? null) as SponsoredInfo | null;
@@ -149,6 +158,8 @@ export async function decideAd(db: Db, input: { id: number; editorId: number; ac
       .where('id', '=', input.id)
       .returning(eventColumns)
       .executeTakeFirstOrThrow();
+    if (approve) await recomputeHotScores(trx as unknown as Db, { articleIds: [input.id], windowHours: input.hotScoreWindowHours });
+    await recordEvents(trx, [newsEvent(articleEvent(approve ? 'news.sponsored' : 'news.killed', article, 'submitted'))]);
     return { ok: true, article } as const;
   });
 }

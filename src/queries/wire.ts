@@ -3,7 +3,9 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../db.js';
+import { articleEvent, tsunamiEvent } from '../domain/article-event.js';
 import { slugify } from '../domain/slug.js';
+import { newsEvent, recordEvents } from './event-log.js';
 
 // ---------------------------------------------------------------------------------------------
 // Sources
@@ -159,6 +161,8 @@ export async function ingestItems(
         ON CONFLICT (normalized_url) DO NOTHING
         RETURNING id, title, ingested_at`.execute(trx);
       created.push(...ins.rows);
+      // Exactly the items this call created get a news.tsunami event, committed with them.
+      await recordEvents(trx, ins.rows.map((w) => newsEvent(tsunamiEvent(w))));
       const rec = await sql`
         INSERT INTO wire_receipts (wire_item_id, source_id, source_name, source_url, item_url, publisher_claimed_at, ingested_at)
         SELECT w.id, ${source.id}, ${source.name}, ${source.url}, x.url, x.claimed, ${now}
@@ -317,6 +321,7 @@ export async function promoteWireItem(db: Db, itemId: number, opts: { promotedBy
       .set({ promoted_article_id: article.id, promoted_at: opts.now, promoted_by: opts.promotedBy })
       .where('id', '=', item.id)
       .execute();
+    await recordEvents(trx, [newsEvent(articleEvent('news.tsunami_promoted', article)), newsEvent(articleEvent('news.submitted', article))]);
     return { outcome: 'promoted' as const, article, wireItemId: item.id };
   });
 }

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db.js';
 import { OPEN_STATUSES } from '../domain/article-state.js';
 import { baseScoreFor } from '../domain/yap.js';
+import { internalEvent, recordEvents } from './event-log.js';
 
 export type YapSort = 'top' | 'new' | 'old';
 
@@ -45,6 +46,8 @@ export async function insertYap(db: Db, input: { articleId: number; userId: numb
       .values({ article_id: input.articleId, user_id: input.userId, text: input.text, tags: input.tags, base_score: baseScoreFor(author.account_type) })
       .returning(['id', 'article_id', 'text', 'tags', 'base_score', 'vote_score', 'score', 'created_at', 'user_id'])
       .executeTakeFirstOrThrow();
+    // The relay retires the feed cache (yap_count, top_tldr) and schedules the article's hot-score recompute.
+    await recordEvents(trx, [internalEvent('article.yap_posted', input.articleId, { yap_id: y.id })]);
     return { ok: true, yap: { ...y, score: y.score ?? y.base_score + y.vote_score, username: author.username, wallet_address: author.wallet_address, account_type: author.account_type } } as const;
   });
 }

@@ -1,19 +1,18 @@
 /**
  * Editorial workflow (editor role): approve, kill, schedule, retract, edit, and the edit history.
  * Transitions follow src/domain/article-state.ts; every transition and edit is recorded in
- * article_edits ({field: {from, to}}) and each transition publishes its event after commit.
+ * article_edits ({field: {from, to}}) and each transition records its event in the same transaction
+ * (src/queries/event-log.ts); the relay publishes it.
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import type { EditableFields } from '../domain/article-edit.js';
-import { articleEvent } from '../domain/article-event.js';
 import { TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
 import { AppError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { editArticle, getArticleRecord, listEdits, transitionArticle } from '../queries/articles.js';
-import { invalidateFeedCache } from '../queries/feed-cache.js';
 import { articleNotFound, toArticleRecord } from './news-common.js';
 import { articleTags, editHistorySchema, editorialResult, headlineInput, idParam, tokenAddress } from './news-schemas.js';
 
@@ -80,14 +79,8 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
         allowed_from: TRANSITIONS[action].from,
       });
     }
-    if (action === 'schedule') {
-      const at = r.article.scheduled_for!.getTime();
-      // The id carries the time: a re-schedule adds a new delayed job; the old one finds the article
-      // not yet due (or no longer scheduled) and does nothing. publish-due re-enqueues lost ones.
-      await deps.queue.enqueue('publish-scheduled', { article_id: id }, { jobId: `publish-scheduled-${id}-${at}`, delayMs: Math.max(0, at - Date.now()) });
-    }
-    await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
-    await deps.events.publish(articleEvent(TRANSITIONS[action].event, r.article, r.previousStatus));
+    // The event was recorded with the transition; the relay publishes it, retires the feed cache and
+    // (schedule) enqueues the delayed publish-scheduled job.
     await respondWithRecord(deps, ctx, id, r.changes);
   }
 
@@ -159,7 +152,6 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
         if (body.content_type !== undefined) patch.content_type = body.content_type;
         const r = await editArticle(deps.db, { id: params.id, editorId: ctx.state.user!.id, patch });
         if (!r.ok) throw articleNotFound(params.id);
-        if (Object.keys(r.changes).length > 0) await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
         await respondWithRecord(deps, ctx, params.id, r.changes);
       },
     }),

@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { articleEvent } from '../domain/article-event.js';
 import { provisionalHeadline } from '../domain/page-title.js';
 import { normalizeUrl } from '../domain/url-normalize.js';
 import { AppError } from '../errors.js';
@@ -25,7 +24,7 @@ import {
   insertSubmission,
   toArticleItem,
 } from '../queries/articles.js';
-import { FEED_CACHE_TTL_MS, FeedCache, invalidateFeedCache } from '../queries/feed-cache.js';
+import { FEED_CACHE_TTL_MS, FeedCache } from '../queries/feed-cache.js';
 import { castArticleVote, myArticleVote } from '../queries/votes.js';
 import {
   articleNotFound,
@@ -124,8 +123,6 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
           }
           article = (await getArticleForEvent(deps.db, article.id)) ?? article;
         }
-        await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
-        await deps.events.publish(articleEvent('news.submitted', article));
         const headlineSource = (article as { headline_source?: string }).headline_source ?? (supplied ? 'supplied' : 'provisional');
         ctx.status = 201;
         ctx.body = {

@@ -11,15 +11,12 @@
  */
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { articleEvent } from '../domain/article-event.js';
 import { hostOf, normalizeUrl } from '../domain/url-normalize.js';
 import { AppError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { Paywall } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
-import { invalidateFeedCache } from '../queries/feed-cache.js';
-import { recomputeHotScores } from '../queries/hot-scores.js';
 import { AD_STATUSES, AD_TIERS, decideAd, getAd, insertSponsoredArticle, listAds, type AdRow } from '../queries/sponsored.js';
 
 export const sponsoredErrorCodes = {
@@ -128,17 +125,12 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
   });
 
   async function decide(id: number, editorId: number, action: 'approve' | 'reject') {
-    const out = await decideAd(deps.db, { id, editorId, action });
+    const out = await decideAd(deps.db, { id, editorId, action, hotScoreWindowHours: deps.config.HOT_SCORE_WINDOW_HOURS });
     if (!out.ok) {
       if (out.reason === 'not_found') throw new AppError(404, 'ad_not_found', `no sponsored post ${id}`);
       if (out.reason === 'unpaid') throw new AppError(409, 'ad_not_paid', 'the payment for this ad has not settled yet; approve it once it has');
       throw new AppError(409, 'ad_not_pending', `the ad is ${out.adStatus}; only sponsored_pending ads can be decided`, { ad_status: out.adStatus });
     }
-    // Ranked in the hot feed at once, as the editorial approve does for other articles.
-    if (action === 'approve') await recomputeHotScores(deps.db, { articleIds: [id], windowHours: deps.config.HOT_SCORE_WINDOW_HOURS });
-    // Live at once for anonymous readers too (not after the feed cache's TTL).
-    await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
-    await deps.events.publish(articleEvent(action === 'approve' ? 'news.sponsored' : 'news.killed', out.article, 'submitted'));
     return toAd((await getAd(deps.db, id))!);
   }
 

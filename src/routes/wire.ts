@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { articleEvent } from '../domain/article-event.js';
 import { AppError } from '../errors.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { listItems, promoteWireItem } from '../queries/wire.js';
@@ -106,8 +105,6 @@ export function wireRoutes(deps: AppDeps): RouteDef[] {
         if (r.outcome === 'not_found') throw new AppError(404, 'wire_item_not_found', `wire item ${params.id} not found`);
         if (r.outcome === 'already_promoted') throw new AppError(409, 'wire_item_already_promoted', `wire item ${params.id} was already promoted`, { article_id: r.articleId });
         if (r.outcome === 'duplicate_url') throw new AppError(409, 'wire_item_duplicate', `an article with this URL exists (${r.articleId})`, { article_id: r.articleId });
-        await deps.events.publish(articleEvent('news.tsunami_promoted', r.article));
-        await deps.events.publish(articleEvent('news.submitted', r.article));
         ctx.status = 201;
         ctx.body = { article_id: r.article.id, wire_item_id: r.wireItemId, status: 'submitted', origin: 'tsunami', headline: r.article.headline };
       },

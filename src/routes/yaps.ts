@@ -9,7 +9,6 @@ import { COMMON_YAP_TAGS, MAX_YAP_LENGTH } from '../domain/yap.js';
 import { AppError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
-import { invalidateFeedCache } from '../queries/feed-cache.js';
 import { castYapVote, insertYap, listYaps, myYapVotes, type YapRow } from '../queries/yaps.js';
 import { articleNotFound, pageLinks, scheduleHotScore, visibleStatus } from './news-common.js';
 import { DEFAULT_PER_PAGE, idParam, MAX_PAGE, MAX_PER_PAGE, weight, yapPageSchema, yapSchema, yapTags, yapVoteResult } from './news-schemas.js';
@@ -62,8 +61,6 @@ export function yapRoutes(deps: AppDeps): RouteDef[] {
         const r = await insertYap(deps.db, { articleId: params.id, userId: ctx.state.user!.id, text: body.text, tags: body.tags ?? [] });
         if (!r.ok && r.reason === 'not_found') throw articleNotFound(params.id);
         if (!r.ok) throw closed(params.id, r.status);
-        await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
-        await scheduleHotScore(deps, params.id);
         ctx.status = 201;
         ctx.body = { success: true, ...toYap(r.yap) };
       },

@@ -15,6 +15,9 @@ import { sessionFor, signIn } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';
 import request from '../support/request.js';
+import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
+
+let relay: RunningRelay;
 
 let deps: TestDeps;
 let http: ReturnType<typeof request>;
@@ -25,6 +28,7 @@ let wsUrl: string;
 
 beforeAll(async () => {
   deps = await createTestDeps({ OUTBOUND_ALLOW_PRIVATE: 'true', JOB_WAIT_MS: '4000' });
+  relay = await startRelay(deps);
   http = request(createApp(deps));
   pages = await startPageServer();
   workers = startWorkers(
@@ -44,6 +48,7 @@ beforeAll(async () => {
   wsUrl = `ws://127.0.0.1:${(broadcaster.server.address() as AddressInfo).port}${WS_PATH}`;
 });
 afterAll(async () => {
+  await relay.close();
   await broadcaster.close();
   await Promise.all(workers.map((w) => w.close()));
   await pages.close();
@@ -90,6 +95,7 @@ it('submit without a headline, approve, and see it in the hot feed, the event st
   expect(feed.body.results[0]).toMatchObject({ id, headline: 'Lido ships withdrawals on Arbitrum', status: 'approved', url, source: '127.0.0.1' });
   expect(feed.body.results[0].hot_score).toBeGreaterThan(0);
 
+  await relayed(deps);
   const stream = ((await deps.redis.xrange(deps.events.streamKey, '-', '+')) as [string, string[]][]).map(([, f]) => JSON.parse(f[1]));
   const mine = stream.filter((e) => e.id === id);
   expect(mine.map((e) => e.type)).toEqual(['news.submitted', 'news.approved']);

@@ -5,6 +5,9 @@ import { startWorkers } from '../../src/worker-runtime.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
+import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
+
+let relay: RunningRelay;
 
 let deps: TestDeps;
 let http: ReturnType<typeof request>;
@@ -17,6 +20,7 @@ const UNI = '0x1f9840a85d5af5bf1d1762f925bdaddc4201f984';
 
 beforeAll(async () => {
   deps = await createTestDeps();
+  relay = await startRelay(deps);
   http = request(createApp(deps));
   workers = startWorkers(
     { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
@@ -27,6 +31,7 @@ beforeAll(async () => {
   staff = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['staff'] });
 });
 afterAll(async () => {
+  await relay.close();
   await Promise.all(workers.map((w) => w.close()));
   await http.close();
   await deps.close();
@@ -40,6 +45,7 @@ async function submit(headline = `Story ${++n}`): Promise<number> {
 }
 
 async function eventsFor(id: number) {
+  await relayed(deps);
   const entries = (await deps.redis.xrange(deps.events.streamKey, '-', '+')) as [string, string[]][];
   return entries.map(([, f]) => JSON.parse(f[1])).filter((e) => e.id === id);
 }
@@ -135,7 +141,9 @@ describe('editorial transitions', () => {
       expect(Date.now()).toBeLessThan(until);
       await new Promise((r) => setTimeout(r, 50));
     }
-    // Published: in the anonymous hot feed at once (the job retired the cache), ranked by a score computed at publication.
+    // Published: in the anonymous hot feed as soon as the relay has relayed news.approved (it retires
+    // the cache), ranked by a score computed at publication.
+    await relayed(deps);
     expect(await anonFeedIds()).toContain(id);
     const published = (await http.get(`/api/v1/news/${id}/`)).body;
     expect(published.hot_score).toBeGreaterThan(0);

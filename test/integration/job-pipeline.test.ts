@@ -4,14 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startWorkers } from '../../src/worker-runtime.js';
 import type { Worker } from 'bullmq';
+import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
+
+let relay: RunningRelay;
 
 let deps: TestDeps;
 let workers: Worker[] = [];
 
 beforeAll(async () => {
   deps = await createTestDeps({ JOB_LOCK_MS: '1500' });
+  relay = await startRelay(deps);
 });
 afterAll(async () => {
+  await relay.close();
   await Promise.all(workers.map((w) => w.close()));
   await deps.close();
 });
@@ -61,6 +66,7 @@ describe('job pipeline', () => {
       .values({ slug: 's', headline: 'Scheduled one', url: 'https://e.com/a', normalized_url: 'https://e.com/a', status: 'scheduled', scheduled_for: new Date(Date.now() - 1000) })
       .returning('id')
       .executeTakeFirstOrThrow();
+    await relayed(deps);
     const before = await deps.redis.xlen(deps.events.streamKey);
     const id1 = await deps.queue.enqueue('publish-scheduled', { article_id: a.id });
     const id2 = await deps.queue.enqueue('publish-scheduled', { article_id: a.id });
@@ -71,7 +77,9 @@ describe('job pipeline', () => {
     // Running the job again by hand changes nothing and publishes nothing.
     const again = await deps.queue.enqueueAndWait('publish-scheduled', { article_id: a.id }, 5000, { jobId: 'manual-rerun' });
     expect(again.state === 'completed' && again.result).toEqual({ published: false });
+    await relayed(deps);
     expect((await deps.redis.xlen(deps.events.streamKey)) - before).toBe(1);
+    await relayed(deps);
     const [entry] = (await deps.redis.xrevrange(deps.events.streamKey, '+', '-', 'COUNT', 1)) as [string, string[]][];
     const event = JSON.parse(entry[1][1]);
     expect(event).toMatchObject({ type: 'news.approved', id: a.id, status: 'approved', previous_status: 'scheduled', headline: 'Scheduled one' });

@@ -6,6 +6,9 @@ import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';
 import request from '../support/request.js';
+import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
+
+let relay: RunningRelay;
 
 let deps: TestDeps;
 let http: ReturnType<typeof request>;
@@ -17,6 +20,7 @@ const ORIGIN = 'http://127.0.0.1:8000';
 
 beforeAll(async () => {
   deps = await createTestDeps({ JOB_WAIT_MS: '1500', OUTBOUND_ALLOW_PRIVATE: 'true' });
+  relay = await startRelay(deps);
   http = request(createApp(deps));
   pages = await startPageServer();
   workers = startWorkers(
@@ -28,6 +32,7 @@ beforeAll(async () => {
   bob = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'bob' });
 });
 afterAll(async () => {
+  await relay.close();
   await Promise.all(workers.map((w) => w.close()));
   await pages.close();
   await http.close();
@@ -35,6 +40,7 @@ afterAll(async () => {
 });
 
 async function lastEvent() {
+  await relayed(deps);
   const [entry] = (await deps.redis.xrevrange(deps.events.streamKey, '+', '-', 'COUNT', 1)) as [string, string[]][];
   return entry ? JSON.parse(entry[1][1]) : null;
 }
@@ -66,8 +72,11 @@ describe('POST /news/post', () => {
     expect(r.body.headline).toBe('Aave & Uniswap "merge" rumours');
     expect(r.body.headline_source).toBe('page_title');
     expect(r.body.warnings).toEqual([]);
-    // The staff event carries the real headline, not the provisional one.
-    expect((await lastEvent()).headline).toBe('Aave & Uniswap "merge" rumours');
+    // news.submitted is recorded with the article, before the page is read: it carries the headline
+    // the article had then (the provisional one); the page title arrives in the record.
+    const ev = await lastEvent();
+    expect(ev).toMatchObject({ type: 'news.submitted', id: r.body.article_id, headline: '127.0.0.1/article', event_id: expect.any(Number) });
+    expect((await http.get(`/api/v1/news/${r.body.article_id}/`, alice.bearer)).body.headline).toBe('Aave & Uniswap "merge" rumours');
   });
 
   it('falls back to <title> with entities decoded and whitespace folded', async () => {

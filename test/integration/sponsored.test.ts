@@ -14,6 +14,9 @@ import { apiKeyOfTier, startTestWorkers } from '../support/intel.js';
 import { MAINNET_USDC, startJsonRpc, type JsonRpcServer } from '../support/jsonrpc-server.js';
 import request from '../support/request.js';
 import { officialClient, payFor, paymentResponseOf, requiredOf } from '../support/x402.js';
+import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
+
+let relay: RunningRelay;
 
 const PAY_TO = getAddress('0x6000000000000000000000000000000000000006');
 const PRICE = 25_000_000n;
@@ -36,12 +39,14 @@ beforeAll(async () => {
     SPONSORED_PRICE_ATOMIC: String(PRICE),
   });
   workers = startTestWorkers(deps, ['settle-payment']);
+  relay = await startRelay(deps);
   http = request(createApp(deps));
   editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] });
   reader = await sessionFor(deps.db, deps.config.JWT_SECRET);
 });
 
 afterAll(async () => {
+  await relay.close();
   await Promise.all(workers.map((w) => w.close()));
   await http.close();
   await deps.close();
@@ -67,6 +72,7 @@ async function settlementsIdle() {
 }
 
 async function lastEvent() {
+  await relayed(deps);
   const [entry] = (await deps.redis.xrevrange(deps.events.streamKey, '+', '-', 'COUNT', 1)) as [string, string[]][];
   return JSON.parse(entry[1][1]);
 }

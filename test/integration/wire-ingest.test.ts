@@ -8,6 +8,9 @@ import type { Config } from '../../src/config.js';
 import { addSource, setSourceEnabled } from '../../src/queries/wire.js';
 import { startWorkers } from '../../src/worker-runtime.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
+import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
+
+let relay: RunningRelay;
 
 let deps: TestDeps;
 let workers: Worker[] = [];
@@ -92,6 +95,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   deps = await createTestDeps();
+  relay = await startRelay(deps);
   const log = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
   const config = { ...deps.config, OUTBOUND_ALLOW_PRIVATE: true, WIRE_FETCH_TIMEOUT_MS: 300, WIRE_BACKOFF_MAX_S: 3600 } as Config;
   const jobDeps: JobDeps = { config, db: deps.db, redis: deps.redis, events: deps.events, log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) };
@@ -99,6 +103,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await relay.close();
   await Promise.all(workers.map((w) => w.close()));
   await deps.close();
   server.closeAllConnections();
@@ -118,6 +123,7 @@ async function fetchNow(sourceId: number, jobId?: string) {
 }
 
 async function events(type?: string) {
+  await relayed(deps);
   const entries = (await deps.redis.xrange(deps.events.streamKey, '-', '+')) as [string, string[]][];
   return entries.map(([, f]) => JSON.parse(f[1])).filter((e) => !type || e.type === type);
 }

@@ -9,6 +9,9 @@ import { startWorkers } from '../../src/worker-runtime.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
+import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
+
+let relay: RunningRelay;
 
 let deps: TestDeps;
 let http: ReturnType<typeof request>;
@@ -43,12 +46,14 @@ async function promoteRun() {
 }
 
 async function streamEvents(type: string) {
+  await relayed(deps);
   const entries = (await deps.redis.xrange(deps.events.streamKey, '-', '+')) as [string, string[]][];
   return entries.map(([, f]) => JSON.parse(f[1])).filter((e) => e.type === type);
 }
 
 beforeAll(async () => {
   deps = await createTestDeps();
+  relay = await startRelay(deps);
   http = request(createApp(deps));
   const config = { ...deps.config, WIRE_PROMOTE_MIN_SCORE: 0.6, WIRE_PROMOTE_MAX_PER_RUN: 2 } as Config;
   workers = startWorkers(
@@ -76,6 +81,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await relay.close();
   await Promise.all(workers.map((w) => w.close()));
   await http.close();
   await deps.close();

@@ -1,0 +1,31 @@
+/**
+ * event-log-prune: hourly retention of the event log. Deletes relayed events older than
+ * EVENT_LOG_RETENTION_DAYS in batches of PRUNE_BATCH, each in its own short transaction (so it never
+ * holds locks on the log for long), and records the highest id deleted (GET /events/ answers 410
+ * events_expired to a cursor below it). Events still waiting in the outbox are never deleted.
+ */
+import { z } from 'zod';
+import { pruneEvents } from '../src/queries/event-log.js';
+import { defaultJobOptions, defineJob } from './define.js';
+
+export const payload = z.object({}).default({});
+
+export const PRUNE_BATCH = 5000;
+/** One run stops after this many batches (the next hourly run continues). */
+const MAX_BATCHES = 200;
+
+export const job = defineJob({
+  name: 'event-log-prune',
+  payload,
+  options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
+  async run(_p, deps) {
+    const cutoff = new Date(Date.now() - deps.config.EVENT_LOG_RETENTION_DAYS * 86_400_000);
+    let deleted = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const n = await pruneEvents(deps.db, cutoff, PRUNE_BATCH);
+      deleted += n;
+      if (n < PRUNE_BATCH) break;
+    }
+    return { deleted, cutoff: cutoff.toISOString() };
+  },
+});

@@ -1,0 +1,28 @@
+/**
+ * relay-events: relay the event log's unrelayed events to the Redis stream and perform their side
+ * effects (src/relay/relay.ts), until the outbox is empty.
+ *  - Woken right after each commit that recorded events: PostgreSQL delivers the outbox's NOTIFY at
+ *    commit and the worker's waker (src/relay/waker.ts) enqueues this job, deduplicated so that at
+ *    most one woken run is active and one waits (a wake-up during a run is never lost).
+ *  - Swept by the clock every RELAY_SWEEP_MS (jobs/schedules.ts), so nothing waits on a lost wake-up
+ *    (Redis down at commit, a worker restarting, a connection pooler that drops NOTIFY).
+ * Several runs may overlap (a sweep and a woken run, several worker processes): the relay's
+ * SKIP LOCKED claim shares the work and keeps each article's events in order.
+ */
+import { z } from 'zod';
+import { relayUntilEmpty } from '../src/relay/relay.js';
+import { defineJob } from './define.js';
+
+export const payload = z.object({}).default({});
+
+/** The deduplication id of woken runs. */
+export const RELAY_WAKE_ID = 'relay-events-wake';
+
+export const job = defineJob({
+  name: 'relay-events',
+  payload,
+  options: { attempts: 3, backoffMs: 500, concurrency: 2 },
+  async run(_p, deps) {
+    return relayUntilEmpty(deps, { budgetMs: 20_000 });
+  },
+});

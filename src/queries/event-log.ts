@@ -1,0 +1,190 @@
+/**
+ * The durable event log (db/migrations/20261124T100000_event_log.ts): recording events inside the
+ * caller's transaction, the relay's claim of unrelayed events, the pull endpoint's reads, retention.
+ *
+ * recordEvents is the one function every write path calls to report a change. Invariants:
+ *  - It runs inside the transaction of the change (it refuses a plain connection), so the event
+ *    commits with the change or not at all.
+ *  - It takes a transaction-scoped advisory lock before drawing ids: event ids become visible in
+ *    increasing order (a poller reading `event_id > after` never skips a late commit). Call it after
+ *    the change's own row locks (last, or nearly last, in the transaction): it holds the lock until
+ *    commit, so no other event-writing transaction commits in between.
+ *  - Events of one article are in order: the change's UPDATE holds the article's row lock, so two
+ *    transactions that change one article draw their ids in the order they commit.
+ */
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Db } from '../db.js';
+import { visibilityOf, type AnyEventType, type InternalEventType, type NewsEvent, type Visibility } from '../events.js';
+
+/** The advisory lock key that orders event ids with commits (any constant unused elsewhere). */
+const EVENT_ORDER_LOCK = 0x53515549_44n; // "SQUID"
+
+export interface EventInput {
+  type: AnyEventType;
+  /** The article the event is about (ordering key of the relay); null for wire items and feed-wide events. */
+  articleId: number | null;
+  /** The event object clients receive (without event_id, which is added here). */
+  payload: Record<string, unknown>;
+}
+
+/** A client-visible lifecycle event. news.tsunami is about a wire item: its `id` is not an article id. */
+export function newsEvent(e: NewsEvent): EventInput {
+  return { type: e.type, articleId: e.type === 'news.tsunami' ? null : e.id, payload: e as unknown as Record<string, unknown> };
+}
+
+/** An internal event: the relay performs its side effects; clients never see it. */
+export function internalEvent(type: InternalEventType, articleId: number | null, data: Record<string, unknown> = {}): EventInput {
+  return { type, articleId, payload: { type, article_id: articleId, ...data } };
+}
+
+/** Append events to the log and the outbox in the caller's transaction; returns their event ids, in order. */
+export async function recordEvents(trx: Transaction<Database>, events: readonly EventInput[]): Promise<number[]> {
+  if (events.length === 0) return [];
+  if (!trx.isTransaction) throw new Error('recordEvents must run inside the transaction of the change it reports');
+  const types = events.map((e) => e.type);
+  const articleIds = events.map((e) => e.articleId);
+  const visibilities = events.map((e) => visibilityOf(e.type));
+  const payloads = events.map((e) => {
+    const { event_id: _drop, ...rest } = e.payload as { event_id?: unknown };
+    return JSON.stringify(rest);
+  });
+  // One round trip: lock, draw ids in input order, insert into the log (payload + event_id as its
+  // last key) and the outbox (whose statement trigger NOTIFYs the relay at commit).
+  const r = await sql<{ event_id: number }>`
+    WITH ordered AS (
+      SELECT nextval('event_log_event_id_seq') AS event_id, s.type, s.article_id, s.visibility, s.payload
+      FROM (
+        SELECT x.*
+        FROM (SELECT pg_advisory_xact_lock(${EVENT_ORDER_LOCK.toString()}::bigint)) AS l,
+             unnest(${types}::text[], ${articleIds}::int[], ${visibilities}::text[], ${payloads}::text[]) WITH ORDINALITY
+               AS x(type, article_id, visibility, payload, ord)
+        ORDER BY x.ord
+      ) s
+    ), logged AS (
+      INSERT INTO event_log (event_id, type, article_id, visibility, payload)
+      SELECT event_id, type, article_id, visibility, (left(payload, -1) || CASE WHEN payload = '{}' THEN '' ELSE ',' END || '"event_id":' || event_id || '}')::json
+      FROM ordered
+      RETURNING event_id, article_id
+    )
+    INSERT INTO event_outbox (event_id, article_id)
+    SELECT event_id, article_id FROM logged ORDER BY event_id
+    RETURNING event_id`.execute(trx);
+  return r.rows.map((x) => Number(x.event_id)).sort((a, b) => a - b);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Relay
+
+export interface OutboxRow {
+  event_id: number;
+  article_id: number | null;
+  type: AnyEventType;
+  visibility: Visibility;
+  /** The event as JSON text, exactly as clients receive it. */
+  payload: string;
+}
+
+/**
+ * Lock up to `limit` unrelayed events, oldest first, skipping those another relay holds, and drop
+ * from them the events of articles whose earlier event another relay holds (they wait for it, so
+ * one article's events reach the stream in order). Returns the claimed rows (in event_id order) and
+ * how many were deferred.
+ */
+export async function claimOutbox(trx: Transaction<Database>, limit: number): Promise<{ rows: OutboxRow[]; deferred: number }> {
+  const r = await sql<OutboxRow>`
+    SELECT o.event_id, o.article_id, l.type, l.visibility, l.payload::text AS payload
+    FROM (SELECT event_id, article_id FROM event_outbox ORDER BY event_id LIMIT ${limit} FOR UPDATE SKIP LOCKED) o
+    JOIN event_log l ON l.event_id = o.event_id
+    ORDER BY o.event_id`.execute(trx);
+  const rows = r.rows.map((x) => ({ ...x, event_id: Number(x.event_id) }));
+  const firstMine = new Map<number, number>();
+  for (const row of rows) if (row.article_id !== null && !firstMine.has(row.article_id)) firstMine.set(row.article_id, row.event_id);
+  if (firstMine.size === 0) return { rows, deferred: 0 };
+  // Earlier pending events of these articles that this batch does not hold are held by another relay.
+  const oldest = await sql<{ article_id: number; first: number }>`
+    SELECT article_id, min(event_id) AS first FROM event_outbox
+    WHERE article_id = ANY(${[...firstMine.keys()]}::int[])
+    GROUP BY article_id`.execute(trx);
+  const blocked = new Set<number>();
+  for (const o of oldest.rows) if (Number(o.first) < firstMine.get(o.article_id)!) blocked.add(o.article_id);
+  if (blocked.size === 0) return { rows, deferred: 0 };
+  const mine = rows.filter((x) => x.article_id === null || !blocked.has(x.article_id));
+  return { rows: mine, deferred: rows.length - mine.length };
+}
+
+/** The events are relayed: they leave the outbox (the log keeps them). */
+export async function markRelayed(trx: Transaction<Database>, eventIds: readonly number[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await sql`DELETE FROM event_outbox WHERE event_id = ANY(${eventIds as number[]}::bigint[])`.execute(trx);
+}
+
+export async function outboxDepth(db: Db): Promise<{ pending: number; oldestAgeS: number | null }> {
+  const r = await sql<{ n: number; oldest: Date | null }>`
+    SELECT count(*)::int AS n, min(l.recorded_at) AS oldest
+    FROM event_outbox o JOIN event_log l ON l.event_id = o.event_id`.execute(db);
+  const row = r.rows[0];
+  return { pending: Number(row?.n ?? 0), oldestAgeS: row?.oldest ? Math.max(0, (Date.now() - row.oldest.getTime()) / 1000) : null };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pull endpoint
+
+export interface LoggedEventRow {
+  event_id: number;
+  /** JSON text of the event object, event_id included. */
+  payload: string;
+}
+
+/**
+ * Client-visible events after `after`, ascending, at most `limit`, of the given types and
+ * visibilities. Reads the log only (works while Redis is down).
+ */
+export async function listEvents(db: Db, q: { after: number; limit: number; types: readonly string[]; visibilities: readonly Visibility[] }): Promise<LoggedEventRow[]> {
+  const r = await sql<LoggedEventRow>`
+    SELECT event_id, payload::text AS payload FROM event_log
+    WHERE event_id > ${q.after}
+      AND type = ANY(${q.types as string[]}::text[])
+      AND visibility = ANY(${q.visibilities as string[]}::text[])
+    ORDER BY event_id
+    LIMIT ${q.limit}`.execute(db);
+  return r.rows.map((x) => ({ event_id: Number(x.event_id), payload: x.payload }));
+}
+
+/** The highest event id retention has deleted (0 when nothing was ever pruned). */
+export async function prunedThrough(db: Db): Promise<number> {
+  const r = await db.selectFrom('event_log_state').select('pruned_through').executeTakeFirst();
+  return Number(r?.pruned_through ?? 0);
+}
+
+/** The oldest event id still in the log, or null when it is empty. */
+export async function oldestEventId(db: Db): Promise<number | null> {
+  const r = await sql<{ id: number | null }>`SELECT min(event_id) AS id FROM event_log`.execute(db);
+  return r.rows[0]?.id == null ? null : Number(r.rows[0].id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retention
+
+/**
+ * Delete up to `batch` events recorded before `cutoff` that are already relayed, oldest first, in
+ * one short transaction, and raise pruned_through to the highest id deleted. Returns how many went.
+ */
+export async function pruneEvents(db: Db, cutoff: Date, batch: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const r = await sql<{ n: number; top: number | null }>`
+      WITH doomed AS (
+        SELECT l.event_id FROM event_log l
+        WHERE l.recorded_at < ${cutoff}
+          AND NOT EXISTS (SELECT 1 FROM event_outbox o WHERE o.event_id = l.event_id)
+        ORDER BY l.event_id
+        LIMIT ${batch}
+      ), gone AS (
+        DELETE FROM event_log l USING doomed d WHERE l.event_id = d.event_id RETURNING l.event_id
+      )
+      SELECT count(*)::int AS n, max(event_id) AS top FROM gone`.execute(trx);
+    const { n, top } = r.rows[0];
+    if (top != null) await sql`UPDATE event_log_state SET pruned_through = greatest(pruned_through, ${Number(top)})`.execute(trx);
+    return Number(n);
+  });
+}

@@ -1,0 +1,99 @@
+/**
+ * The relay: moves events from the PostgreSQL event log to the Redis stream and performs their
+ * derived side effects, at least once.
+ *
+ * One pass (relayBatch) runs in one transaction: claim up to `limit` unrelayed events in event_id
+ * order with FOR UPDATE SKIP LOCKED (several relays share the work; one article's events wait while
+ * another relay holds an earlier one, so they reach the stream in order), XADD the client-visible
+ * ones in one pipeline, perform the batch's side effects once, delete them from the outbox, commit.
+ * A crash or a Redis error anywhere before the commit leaves them in the outbox: the next pass
+ * sends them again (a duplicate on the stream with the same event_id), never loses them.
+ *
+ * Side effects, once per batch:
+ *  - the feed cache is retired when any event changes what the feed shows (all but news.tsunami);
+ *  - news.scheduled: the article's delayed publish-scheduled job is enqueued for its time;
+ *  - article.yap_posted: the article's debounced hot-score recompute is enqueued.
+ */
+import { debouncedHotScoreJob } from '../../jobs/hot-scores.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db.js';
+import type { EventPublisher } from '../events.js';
+import type { Logger } from '../logger.js';
+import { claimOutbox, markRelayed, type OutboxRow } from '../queries/event-log.js';
+import { invalidateFeedCache } from '../queries/feed-cache.js';
+import type { Redis } from '../redis.js';
+
+export interface RelayDeps {
+  config: Pick<Config, 'QUEUE_PREFIX' | 'HOT_SCORE_DEBOUNCE_MS'>;
+  db: Db;
+  redis: Redis;
+  events: EventPublisher;
+  log: Logger;
+  enqueue: (name: string, payload: unknown, opts?: { delayMs?: number; jobId?: string }) => Promise<string>;
+}
+
+/** Events per pass. */
+export const RELAY_BATCH = 500;
+
+export interface PassResult {
+  relayed: number;
+  /** Claimed but left for later: another relay holds an earlier event of the same article. */
+  deferred: number;
+}
+
+/** Event types whose relay does not touch the feed cache (wire items are not on the article feed). */
+const FEED_NEUTRAL = new Set<string>(['news.tsunami']);
+
+export async function relayBatch(deps: RelayDeps, limit = RELAY_BATCH): Promise<PassResult> {
+  return deps.db.transaction().execute(async (trx) => {
+    const { rows, deferred } = await claimOutbox(trx, limit);
+    if (rows.length === 0) return { relayed: 0, deferred };
+    await deps.events.publishJson(rows.filter((r) => r.visibility !== 'internal').map((r) => r.payload));
+    await sideEffects(deps, trx as unknown as Db, rows);
+    await markRelayed(
+      trx,
+      rows.map((r) => r.event_id),
+    );
+    return { relayed: rows.length, deferred };
+  });
+}
+
+async function sideEffects(deps: RelayDeps, trx: Db, rows: readonly OutboxRow[]): Promise<void> {
+  if (rows.some((r) => !FEED_NEUTRAL.has(r.type))) await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
+
+  const scheduled = [...new Set(rows.filter((r) => r.type === 'news.scheduled' && r.article_id !== null).map((r) => r.article_id!))];
+  if (scheduled.length > 0) {
+    const due = await trx.selectFrom('articles').select(['id', 'scheduled_for']).where('id', 'in', scheduled).where('status', '=', 'scheduled').execute();
+    for (const a of due) {
+      const at = a.scheduled_for!.getTime();
+      // The id carries the time: a re-schedule adds a new delayed job; the old one finds the article
+      // not yet due (or no longer scheduled) and does nothing. publish-due re-enqueues lost ones.
+      await deps.enqueue('publish-scheduled', { article_id: a.id }, { jobId: `publish-scheduled-${a.id}-${at}`, delayMs: Math.max(0, at - Date.now()) });
+    }
+  }
+
+  const yapped = [...new Set(rows.filter((r) => r.type === 'article.yap_posted' && r.article_id !== null).map((r) => r.article_id!))];
+  for (const id of yapped) {
+    const { jobId, delayMs } = debouncedHotScoreJob(id, Date.now(), deps.config.HOT_SCORE_DEBOUNCE_MS);
+    await deps.enqueue('hot-scores', { article_ids: [id], all: false }, { jobId, delayMs });
+  }
+}
+
+/**
+ * Relay until the outbox is empty (or `budgetMs` has passed). Deferred events wait briefly for the
+ * relay that holds their article's earlier event.
+ */
+export async function relayUntilEmpty(deps: RelayDeps, opts: { budgetMs?: number; limit?: number } = {}): Promise<{ relayed: number; passes: number }> {
+  const until = Date.now() + (opts.budgetMs ?? 10_000);
+  let relayed = 0;
+  let passes = 0;
+  while (Date.now() < until) {
+    const r = await relayBatch(deps, opts.limit ?? RELAY_BATCH);
+    passes++;
+    relayed += r.relayed;
+    // A short pass emptied the outbox (anything committed since woke another run).
+    if (r.deferred === 0 && r.relayed < (opts.limit ?? RELAY_BATCH)) break;
+    if (r.relayed === 0) await new Promise((res) => setTimeout(res, 10));
+  }
+  return { relayed, passes };
+}
