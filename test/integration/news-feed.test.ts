@@ -6,6 +6,9 @@ import { invalidateFeedCache } from '../../src/queries/feed-cache.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
+import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
+
+let relay: RunningRelay;
 
 let deps: TestDeps;
 let http: ReturnType<typeof request>;
@@ -48,6 +51,7 @@ async function insertArticle(key: string, v: { status: string; hot?: number; vot
 
 beforeAll(async () => {
   deps = await createTestDeps({ PUBLIC_BASE_URL: BASE });
+  relay = await startRelay(deps);
   http = request(createApp(deps));
   alice = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'alice' });
   editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'], username: 'ed' });
@@ -73,6 +77,7 @@ beforeAll(async () => {
     .execute();
 });
 afterAll(async () => {
+  await relay.close();
   await http.close();
   await deps.close();
 });
@@ -258,9 +263,10 @@ describe('feed cache', () => {
     expect(cached.text).toBe(first.text);
     const fresh = await http.get(path, alice.bearer);
     expect(fresh.body.results[0].headline).toBe('Changed behind the API');
-    // An editor's edit retires the cached pages at once.
+    // An editor's edit retires the cached pages as soon as the relay has relayed its event.
     const e = await http.request('PATCH', `/api/v1/news/${ids.a2}/`, { headline: 'Edited by an editor' }, editor.bearer);
     expect(e.status).toBe(200);
+    await relayed(deps);
     expect((await http.get(path)).body.results[0].headline).toBe('Edited by an editor');
     // And entries expire on their own.
     await deps.db.updateTable('articles').set({ headline: 'Headline a2' }).where('id', '=', ids.a2).execute();
