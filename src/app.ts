@@ -15,6 +15,7 @@ import { securityHeaders } from './http/security-headers.js';
 import { mountRoutes, staticRouteFastPath, type RouteDef } from './http/route.js';
 import { eventStreamKey } from './events.js';
 import { WebMetrics } from './metrics/web-metrics.js';
+import { outboxDepth } from './queries/event-log.js';
 import { allRoutes } from './routes/index.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
     streamKey: eventStreamKey(deps.config.QUEUE_PREFIX),
     token: deps.config.METRICS_TOKEN,
     log: deps.log,
+    outbox: () => outboxDepth(deps.db),
   });
   app.use(metrics.observe());
   app.use(securityHeaders({ trustedOrigin: deps.config.TRUSTED_ORIGIN, https: deps.config.PUBLIC_BASE_URL.startsWith('https:'), cspOverride: adminQueuesCsp }));

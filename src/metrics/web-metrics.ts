@@ -49,6 +49,8 @@ export interface WebMetricsDeps {
   streamKey: string;
   token: string | undefined;
   log: Logger;
+  /** The event log's unrelayed events (PostgreSQL), read at scrape time. */
+  outbox?: () => Promise<{ pending: number; oldestAgeS: number | null }>;
 }
 
 /** One HTTP series (method, route pattern, status): a count, a sum and per-bucket counts (not cumulative; the last is +Inf). */
@@ -134,7 +136,7 @@ export class WebMetrics {
       if (check === 'unauthorized') {
         throw new AppError(401, 'metrics_token_invalid', 'send Authorization: Bearer <METRICS_TOKEN>', null, { 'WWW-Authenticate': 'Bearer realm="metrics"' });
       }
-      const shared = await this.sharedMetrics();
+      const shared = [...(await this.sharedMetrics()), ...(await this.outboxMetrics())];
       ctx.set('Cache-Control', 'no-store');
       ctx.type = this.registry.contentType;
       ctx.body = (await this.registry.metrics()) + renderMetrics([...this.httpMetrics(), ...shared]);
@@ -149,6 +151,21 @@ export class WebMetrics {
     } catch (err) {
       this.deps.log.warn({ err: (err as Error).message }, 'metrics: Redis read failed');
       return [gauge('squid_metrics_redis_up', 'Whether Redis answered the metrics read (1) or not (0).', [{ value: 0 }])];
+    }
+  }
+
+  /** The relay's backlog: events committed but not yet on the stream (a growing age means the relay is stuck). */
+  async outboxMetrics(): Promise<MetricObject[]> {
+    if (!this.deps.outbox) return [];
+    try {
+      const o = await withTimeout(this.deps.outbox(), SCRAPE_REDIS_TIMEOUT_MS);
+      return [
+        gauge('squid_event_outbox_pending', 'Events recorded in the event log and not yet relayed to the stream.', [{ value: o.pending }]),
+        gauge('squid_event_outbox_oldest_age_seconds', 'Age of the oldest unrelayed event (absent: nothing waiting).', o.oldestAgeS === null ? [] : [{ value: o.oldestAgeS }]),
+      ];
+    } catch (err) {
+      this.deps.log.warn({ err: (err as Error).message }, 'metrics: event outbox read failed');
+      return [];
     }
   }
 

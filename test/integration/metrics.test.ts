@@ -8,12 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { startWorkers } from '../../src/worker-runtime.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
+import { sessionFor, type Session } from '../support/auth.js';
 import request from '../support/request.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 let deps: TestDeps;
 let http: ReturnType<typeof request>;
 let workers: Worker[] = [];
+let user: Session;
 
 const scrape = () => http.get('/metrics', { authorization: `Bearer ${TOKEN}` });
 
@@ -26,6 +28,7 @@ function sample(text: string, series: string): number | undefined {
 beforeAll(async () => {
   deps = await createTestDeps({ METRICS_TOKEN: TOKEN });
   http = request(createApp(deps));
+  user = await sessionFor(deps.db, deps.config.JWT_SECRET);
 });
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
@@ -128,5 +131,16 @@ describe('metrics endpoint', () => {
     const after = (await scrape()).text;
     expect(sample(after, 'squid_event_stream_length')).toBe(1);
     expect(sample(after, 'squid_event_stream_last_event_age_seconds')).toBeLessThan(5);
+  });
+
+  it("exports the relay's backlog: events committed to the log and not yet on the stream", async () => {
+    const before = (await scrape()).text;
+    const pending0 = sample(before, 'squid_event_outbox_pending')!;
+    // A submission records news.submitted in its transaction; no relay runs in this file, so it waits.
+    const r = await http.post('/api/v1/news/post', { url: `https://metrics.example/outbox-${Date.now()}`, headline: 'Outbox gauge' }, user.bearer);
+    expect(r.status).toBe(201);
+    const after = (await scrape()).text;
+    expect(sample(after, 'squid_event_outbox_pending')).toBe(pending0 + 1);
+    expect(sample(after, 'squid_event_outbox_oldest_age_seconds')).toBeLessThan(60);
   });
 });
