@@ -60,6 +60,13 @@ describe('frames', () => {
     expect(itemFromEntry('1-0', ['e', JSON.stringify({ type: 'news.killed', id: 2 })])!.staffOnly).toBe(true);
   });
 
+  it("passes the event log's event_id on (an integer only), so clients can drop duplicates", () => {
+    const withId = itemFromEntry('1-0', ['e', JSON.stringify({ type: 'news.approved', id: 1, slug: 's', status: 'approved', headline: 'h', date_posted: 'd', origin: 'manual', sponsored: null, event_id: 42 })])!;
+    expect(JSON.parse(withId.json)).toMatchObject({ id: 1, event_id: 42 });
+    const bogus = itemFromEntry('1-0', ['e', JSON.stringify({ type: 'news.approved', id: 1, event_id: '42; drop' })])!;
+    expect(JSON.parse(bogus.json)).not.toHaveProperty('event_id');
+  });
+
   it('builds {events, t, cursor}', () => {
     const items = [itemFromEntry('1-0', ['e', JSON.stringify({ type: 'news.sponsored', id: 3, sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } })])!];
     const f = batchFrame(items, { upTo: '1-0', also: [] }, 1700000000);
