@@ -161,8 +161,6 @@ export async function ingestItems(
         ON CONFLICT (normalized_url) DO NOTHING
         RETURNING id, title, ingested_at`.execute(trx);
       created.push(...ins.rows);
-      // Exactly the items this call created get a news.tsunami event, committed with them.
-      await recordEvents(trx, ins.rows.map((w) => newsEvent(tsunamiEvent(w))));
       const rec = await sql`
         INSERT INTO wire_receipts (wire_item_id, source_id, source_name, source_url, item_url, publisher_claimed_at, ingested_at)
         SELECT w.id, ${source.id}, ${source.name}, ${source.url}, x.url, x.claimed, ${now}
@@ -170,6 +168,9 @@ export async function ingestItems(
         JOIN wire_items w ON w.normalized_url = x.nurl
         ON CONFLICT (wire_item_id, source_url) DO NOTHING`.execute(trx);
       receipts += Number(rec.numAffectedRows ?? 0);
+      // Exactly the items this call created get a news.tsunami event, committed with them (last:
+      // recordEvents holds the event-order lock until commit).
+      await recordEvents(trx, ins.rows.map((w) => newsEvent(tsunamiEvent(w))));
     });
   }
   return { created, receipts };
