@@ -79,10 +79,11 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
 
   const limits = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);
   const quota = limits.dailyQuota();
+  const quotaFailOpen = limits.dailyQuota({ failOpen: true });
   // Order per route: daily quota (API routes), per-IP route limit, then auth level.
   const guards = (def: RouteDef) => {
     const g = [];
-    if ((def.mount ?? 'api') === 'api' && !def.unmetered) g.push(quota);
+    if ((def.mount ?? 'api') === 'api' && !def.unmetered) g.push(def.quotaFailOpen ? quotaFailOpen : quota);
     if (def.rateLimit) g.push(limits.perIp(def.rateLimit));
     if (def.auth && def.auth !== 'public') g.push(requireAuth(def.auth, deps.db));
     return g;

@@ -70,8 +70,11 @@ export class Limits {
     return { kind: 'anonymous', id: `ip:${ctx.ip}`, limit: this.config.ANON_DAILY_QUOTA };
   }
 
-  /** Count one request against the caller's daily quota. */
-  dailyQuota(): Middleware {
+  /**
+   * Count one request against the caller's daily quota. When Redis does not answer: 503, or with
+   * `failOpen` the request goes on uncounted (routes that must work while Redis is down).
+   */
+  dailyQuota(opts: { failOpen?: boolean } = {}): Middleware {
     return async (ctx, next) => {
       const caller = this.callerOf(ctx);
       // One counter per caller and UTC day, kept DAILY_KEY_TTL_S for the usage pages: one INCR per
@@ -85,6 +88,7 @@ export class Limits {
         consumed = await this.redis.incr(key);
         if (consumed === 1 || consumed % 1000 === 0) await this.redis.expire(key, DAILY_KEY_TTL_S, 'NX');
       } catch {
+        if (opts.failOpen) return next();
         throw unavailable();
       }
       const resetS = secondsUntilUtcMidnight();

@@ -51,6 +51,11 @@ export interface RouteDef<P = any, Q = any, B = any> {
   rateLimit?: { key: string; points: number; durationS: number };
   /** Not counted against the daily quota (e.g. the OpenAPI document). */
   unmetered?: boolean;
+  /**
+   * The route needs only PostgreSQL (e.g. GET /events/, which must work while Redis is down): when
+   * Redis cannot count the daily quota, the request goes through uncounted instead of 503.
+   */
+  quotaFailOpen?: boolean;
   /** Middlewares run after auth and rate limits, before validation. */
   before?: Middleware[];
   handler: (ctx: Context, input: RouteInput<P, Q, B>) => Promise<void> | void;

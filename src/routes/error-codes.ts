@@ -6,6 +6,7 @@ import { uploadErrorCodes } from '../media/profile-upload.js';
 import { paymentErrorCodes } from '../payments/errors.js';
 import { httpErrorCodes } from '../errors.js';
 import { agentChatErrorCodes } from './agent-chat.js';
+import { eventErrorCodes } from './events.js';
 import { intelErrorCodes } from './intel.js';
 import { newsErrorCodes } from './news-common.js';
 import { profileErrorCodes } from './profile.js';
@@ -44,6 +45,7 @@ export const errorCodesByArea: Record<string, Record<string, string>> = {
   'HTTP conventions': httpErrorCodes,
   'Identity and access': identityErrorCodes,
   Articles: newsErrorCodes,
+  Events: eventErrorCodes,
   Profiles: { ...profileErrorCodes, ...uploadErrorCodes },
   Rewards: rewardErrorCodes,
   Provenance: provenanceErrorCodes,

@@ -6,6 +6,7 @@ import type { RouteDef } from '../http/route.js';
 import { agentChatRoutes } from './agent-chat.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { editorialRoutes } from './editorial.js';
+import { eventRoutes } from './events.js';
 import { healthRoutes } from './health.js';
 import { leaderboardRoutes } from './leaderboards.js';
 import { metaRoutes } from './meta.js';
@@ -33,6 +34,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...newsRoutes(deps),
     ...yapRoutes(deps),
     ...editorialRoutes(deps),
+    ...eventRoutes(deps),
     ...agentChatRoutes(deps),
     ...telegramWebhookRoutes(deps),
     ...provenanceRoutes(deps),
