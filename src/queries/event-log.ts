@@ -87,9 +87,15 @@ export interface OutboxRow {
 
 /**
  * Lock up to `limit` unrelayed events, oldest first, skipping those another relay holds, and drop
- * from them the events of articles whose earlier event another relay holds (they wait for it, so
- * one article's events reach the stream in order). Returns the claimed rows (in event_id order) and
- * how many were deferred.
+ * from them each article's events that come after an event of that article this batch does not
+ * hold (another relay holds it, or released it after this scan): they wait for it, so one article's
+ * events reach the stream in order. Returns the claimed rows (in event_id order) and how many were
+ * deferred.
+ *
+ * Why "after any event not held" and not "the article's oldest pending event is not mine": claims
+ * interleave (a relay's deferred rows are released at its commit, behind rows another relay still
+ * holds), so a batch can hold an article's events 250 and 470 while another relay holds its 300.
+ * Relaying 470 then would put it on the stream before 300; 250 alone is safe.
  */
 export async function claimOutbox(trx: Transaction<Database>, limit: number): Promise<{ rows: OutboxRow[]; deferred: number }> {
   const r = await sql<OutboxRow>`
@@ -98,18 +104,20 @@ export async function claimOutbox(trx: Transaction<Database>, limit: number): Pr
     JOIN event_log l ON l.event_id = o.event_id
     ORDER BY o.event_id`.execute(trx);
   const rows = r.rows.map((x) => ({ ...x, event_id: Number(x.event_id) }));
-  const firstMine = new Map<number, number>();
-  for (const row of rows) if (row.article_id !== null && !firstMine.has(row.article_id)) firstMine.set(row.article_id, row.event_id);
-  if (firstMine.size === 0) return { rows, deferred: 0 };
-  // Earlier pending events of these articles that this batch does not hold are held by another relay.
-  const oldest = await sql<{ article_id: number; first: number }>`
-    SELECT article_id, min(event_id) AS first FROM event_outbox
-    WHERE article_id = ANY(${[...firstMine.keys()]}::int[])
-    GROUP BY article_id`.execute(trx);
-  const blocked = new Set<number>();
-  for (const o of oldest.rows) if (Number(o.first) < firstMine.get(o.article_id)!) blocked.add(o.article_id);
-  if (blocked.size === 0) return { rows, deferred: 0 };
-  const mine = rows.filter((x) => x.article_id === null || !blocked.has(x.article_id));
+  const lastMine = new Map<number, number>();
+  for (const row of rows) if (row.article_id !== null) lastMine.set(row.article_id, row.event_id);
+  if (lastMine.size === 0) return { rows, deferred: 0 };
+  // The oldest pending event of each of these articles, below this batch's last one, that this batch does not hold.
+  const foreign = await sql<{ article_id: number; first: number }>`
+    SELECT o.article_id, min(o.event_id) AS first
+    FROM event_outbox o
+    JOIN unnest(${[...lastMine.keys()]}::int[], ${[...lastMine.values()]}::bigint[]) AS m(article_id, last_mine)
+      ON o.article_id = m.article_id AND o.event_id < m.last_mine
+    WHERE o.event_id <> ALL(${rows.map((x) => x.event_id)}::bigint[])
+    GROUP BY o.article_id`.execute(trx);
+  if (foreign.rows.length === 0) return { rows, deferred: 0 };
+  const waitFor = new Map(foreign.rows.map((o) => [o.article_id, Number(o.first)]));
+  const mine = rows.filter((x) => x.article_id === null || x.event_id < (waitFor.get(x.article_id) ?? Infinity));
   return { rows: mine, deferred: rows.length - mine.length };
 }
 

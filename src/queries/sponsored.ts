@@ -66,8 +66,10 @@ export async function insertSponsoredArticle(
       tags: a.tags,
       sponsored: JSON.stringify(sponsored),
     })
-    .returning('id')
+    .returning(eventColumns)
     .executeTakeFirstOrThrow();
+  // A new submission in the editors' queue, like any other: staff get news.submitted, committed with the purchase.
+  await recordEvents(trx, [newsEvent(articleEvent('news.submitted', row))]);
   return row.id;
 }
 

@@ -142,7 +142,7 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Buy a sponsored post (tier express) over x402 or a mainnet stablecoin transfer',
       description: [
         `Price: ${deps.config.SPONSORED_PRICE_ATOMIC} atomic units of the x402 asset (${deps.config.SPONSORED_PRICE_ATOMIC / 1e6} USDC). The payment flow is the one of GET /intel/report/: 402 with PAYMENT-REQUIRED, then the same request with PAYMENT-SIGNATURE (or X-Payment-Tx + X-Payment-From). API keys do not pay for ads.`,
-        'The body is validated before payment (a bad body is 400 and costs nothing). On success the article is created with status submitted, origin x402_ad and sponsored {tier, ad_status: sponsored_pending, is_paid}; an editor approves or rejects it. Anyone may buy; a signed-in buyer is recorded as the submitter.',
+        'The body is validated before payment (a bad body is 400 and costs nothing). On success the article is created with status submitted, origin x402_ad and sponsored {tier, ad_status: sponsored_pending, is_paid}; an editor approves or rejects it. The staff-only event news.submitted is recorded with it. Anyone may buy; a signed-in buyer is recorded as the submitter.',
         AD_STATES_DOC,
       ].join('\n\n'),
       tags: ['sponsored'],

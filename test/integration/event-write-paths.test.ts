@@ -1,0 +1,329 @@
+/**
+ * No write path bypasses the event log. A trigger in this file's own database audits every change of
+ * an article's status (and every new wire item) with its transaction id; each code path that makes
+ * such a change is driven through the real code, and every audited change must have its event in
+ * event_log from the same transaction (event_log.txid defaults to pg_current_xact_id()). A static
+ * scan then pins the set of status-writing statements, so a new one fails here until it is covered.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobDeps } from '../../jobs/define.js';
+import { job as publishScheduled } from '../../jobs/publish-scheduled.js';
+import { createApp } from '../../src/app.js';
+import { internalEvent, recordEvents } from '../../src/queries/event-log.js';
+import { insertPayment, markFailed, newPaymentId } from '../../src/queries/payments.js';
+import { decideAd, failAdPayment, insertSponsoredArticle } from '../../src/queries/sponsored.js';
+import { addSource, ingestItems, promoteWireItem } from '../../src/queries/wire.js';
+import { sessionFor, type Session } from '../support/auth.js';
+import { createTestDeps, type TestDeps } from '../support/context.js';
+import request from '../support/request.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+let deps: TestDeps;
+let http: ReturnType<typeof request>;
+let user: Session;
+let editor: Session;
+
+beforeAll(async () => {
+  deps = await createTestDeps();
+  http = request(createApp(deps));
+  user = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'writer' });
+  editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'], username: 'ed' });
+  await sql`
+    CREATE TABLE status_audit (
+      id bigserial PRIMARY KEY, article_id integer NOT NULL, op text NOT NULL, old_status text, new_status text NOT NULL,
+      txid xid8 NOT NULL DEFAULT pg_current_xact_id())`.execute(deps.db);
+  await sql`
+    CREATE FUNCTION status_audit() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+      INSERT INTO status_audit (article_id, op, old_status, new_status)
+      VALUES (NEW.id, TG_OP, CASE WHEN TG_OP = 'UPDATE' THEN OLD.status END, NEW.status);
+      RETURN NULL;
+    END
+    $fn$`.execute(deps.db);
+  await sql`CREATE TRIGGER status_audit AFTER INSERT OR UPDATE OF status ON articles FOR EACH ROW EXECUTE FUNCTION status_audit()`.execute(deps.db);
+  await sql`CREATE TABLE wire_audit (wire_item_id integer NOT NULL, txid xid8 NOT NULL DEFAULT pg_current_xact_id())`.execute(deps.db);
+  await sql`
+    CREATE FUNCTION wire_audit() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+      INSERT INTO wire_audit (wire_item_id) VALUES (NEW.id);
+      RETURN NULL;
+    END
+    $fn$`.execute(deps.db);
+  await sql`CREATE TRIGGER wire_audit AFTER INSERT ON wire_items FOR EACH ROW EXECUTE FUNCTION wire_audit()`.execute(deps.db);
+});
+afterAll(async () => {
+  await http.close();
+  await deps.close();
+});
+
+interface Step {
+  articleId: number;
+  op: 'INSERT' | 'UPDATE';
+  from: string | null;
+  to: string;
+  /** The events the change must have recorded in its own transaction, in order. */
+  types: string[];
+  /** The code path (for failure messages and the coverage check). */
+  path: string;
+}
+const steps: Step[] = [];
+const step = (articleId: number, path: string, from: string | null, to: string, ...types: string[]) =>
+  steps.push({ articleId, op: from === null ? 'INSERT' : 'UPDATE', from, to, types, path });
+
+const jobDeps = (): JobDeps => ({ config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) });
+
+let n = 0;
+async function submit(): Promise<number> {
+  const r = await http.post('/api/v1/news/post', { url: `https://paths.example/${++n}`, headline: `Story ${n}` }, user.bearer);
+  expect(r.status).toBe(201);
+  step(r.body.article_id, 'news.post', null, 'submitted', 'news.submitted');
+  return r.body.article_id;
+}
+
+async function act(id: number, action: string, from: string, to: string, type: string, body?: unknown) {
+  const r = await http.post(`/api/v1/news/${id}/${action}`, body, editor.bearer);
+  expect(r.status, `${action} ${id}: ${r.text}`).toBe(200);
+  expect(r.body.article.status).toBe(to);
+  step(id, `editorial.${action}`, from, to, type);
+}
+
+async function buyAd(isPaid: boolean): Promise<{ id: number; paymentId: string }> {
+  const paymentId = newPaymentId();
+  const id = await deps.db.transaction().execute(async (trx) => {
+    await insertPayment(trx, {
+      id: paymentId,
+      method: 'x402',
+      purpose: 'sponsored_post',
+      replayKey: `test:${paymentId}`,
+      network: 'eip155:84532',
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      payer: '0x1111111111111111111111111111111111111111',
+      payTo: '0x2222222222222222222222222222222222222222',
+      amountAtomic: '25000000',
+      state: 'verified',
+      validBefore: new Date(Date.now() + 600_000),
+      payload: null,
+      transactionHash: null,
+      resource: 'POST /api/v1/sponsored/',
+    });
+    const articleId = await insertSponsoredArticle(trx, {
+      url: `https://ads.example/${++n}`,
+      normalizedUrl: `https://ads.example/${n}`,
+      headline: `Ad ${n}`,
+      source: 'ads.example',
+      tags: [],
+      tier: 'express',
+      isPaid,
+      submittedBy: null,
+    });
+    await trx.updateTable('payments').set({ article_id: articleId }).where('id', '=', paymentId).execute();
+    return articleId;
+  });
+  step(id, 'sponsored.buy', null, 'submitted', 'news.submitted');
+  return { id, paymentId };
+}
+
+describe('every status change records its event in its own transaction', () => {
+  it('drives every status-changing path and finds each change\'s event in the same transaction', async () => {
+    // Submission and the editorial transitions (src/routes/editorial.ts -> transitionArticle).
+    const a = await submit();
+    await act(a, 'approve', 'submitted', 'approved', 'news.approved');
+    await act(a, 'retract', 'approved', 'retracted', 'news.retracted');
+    const b = await submit();
+    await act(b, 'kill', 'submitted', 'killed', 'news.killed');
+    await act(b, 'approve', 'killed', 'approved', 'news.approved');
+    const c = await submit();
+    const far = new Date(Date.now() + 7200_000).toISOString();
+    await act(c, 'schedule', 'submitted', 'scheduled', 'news.scheduled', { publish_at: far });
+    await act(c, 'schedule', 'scheduled', 'scheduled', 'news.scheduled', { publish_at: new Date(Date.now() + 3600_000).toISOString() });
+    await act(c, 'approve', 'scheduled', 'approved', 'news.approved');
+
+    // The publish-scheduled job (publishIfDue) for a scheduled article that is due. Moving
+    // scheduled_for alone does not touch status: the audit must not see it.
+    const d = await submit();
+    await act(d, 'schedule', 'submitted', 'scheduled', 'news.scheduled', { publish_at: far });
+    await sql`UPDATE articles SET scheduled_for = now() - interval '1 minute' WHERE id = ${d}`.execute(deps.db);
+    expect(await publishScheduled.run({ article_id: d }, jobDeps(), { attempt: 1, jobId: 't' })).toEqual({ published: true });
+    step(d, 'publishIfDue', 'scheduled', 'approved', 'news.approved');
+    expect(await publishScheduled.run({ article_id: d }, jobDeps(), { attempt: 2, jobId: 't' })).toEqual({ published: false });
+
+    // Sponsored posts: bought (insertSponsoredArticle), decided by an editor (decideAd), or killed
+    // by a settlement that failed for good (failAdPayment, as jobs/settle-payment.ts does it).
+    const approved = await buyAd(true);
+    expect((await decideAd(deps.db, { id: approved.id, editorId: editor.userId, action: 'approve', hotScoreWindowHours: 48 })).ok).toBe(true);
+    step(approved.id, 'decideAd.approve', 'submitted', 'approved', 'news.sponsored');
+    const rejected = await buyAd(true);
+    expect((await decideAd(deps.db, { id: rejected.id, editorId: editor.userId, action: 'reject', hotScoreWindowHours: 48 })).ok).toBe(true);
+    step(rejected.id, 'decideAd.reject', 'submitted', 'killed', 'news.killed');
+    const unpaid = await buyAd(false);
+    await deps.db.transaction().execute(async (trx) => {
+      await markFailed(trx, unpaid.paymentId, 'refused');
+      expect(await failAdPayment(trx, unpaid.id)).toMatchObject({ status: 'killed' });
+    });
+    step(unpaid.id, 'failAdPayment', 'submitted', 'killed', 'news.killed');
+
+    // The wire: ingestion (news.tsunami about wire items) and promotion into the editors' queue.
+    const source = await addSource(deps.db, { name: 'Paths Wire', url: 'https://wire.paths.example/feed' });
+    const { created } = await ingestItems(
+      deps.db,
+      { id: source.id, name: source.name, url: source.url },
+      [1, 2].map((i) => ({ normalizedUrl: `https://wire.paths.example/${i}`, url: `https://wire.paths.example/${i}`, title: `Wire story ${i}`, summary: null, guid: null, publishedAt: null })),
+      new Date(),
+    );
+    expect(created).toHaveLength(2);
+    const promoted = await promoteWireItem(deps.db, created[0].id, { promotedBy: editor.userId, now: new Date() });
+    expect(promoted.outcome).toBe('promoted');
+    if (promoted.outcome === 'promoted') step(promoted.article.id, 'promoteWireItem', null, 'submitted', 'news.tsunami_promoted', 'news.submitted');
+
+    // Every audited change, in order, is one of the steps driven above...
+    const audit = await sql<{ id: number; article_id: number; op: string; old_status: string | null; new_status: string; types: string[]; statuses: string[]; previous: (string | null)[] }>`
+      SELECT a.id, a.article_id, a.op, a.old_status, a.new_status,
+             coalesce(array_agg(e.type ORDER BY e.event_id) FILTER (WHERE e.event_id IS NOT NULL), '{}') AS types,
+             coalesce(array_agg(e.payload->>'status' ORDER BY e.event_id) FILTER (WHERE e.event_id IS NOT NULL), '{}') AS statuses,
+             coalesce(array_agg(e.payload->>'previous_status' ORDER BY e.event_id) FILTER (WHERE e.event_id IS NOT NULL), '{}') AS previous
+      FROM status_audit a
+      LEFT JOIN event_log e ON e.article_id = a.article_id AND e.txid = a.txid
+      GROUP BY a.id ORDER BY a.id`.execute(deps.db);
+    expect(audit.rows.map((r) => ({ articleId: r.article_id, op: r.op, from: r.old_status, to: r.new_status }))).toEqual(
+      steps.map((s) => ({ articleId: s.articleId, op: s.op, from: s.from, to: s.to })),
+    );
+    // ...and has exactly its events, recorded in the same transaction, reporting the new status.
+    audit.rows.forEach((r, i) => {
+      const s = steps[i];
+      expect(r.types, `${s.path} on article ${s.articleId}`).toEqual(s.types);
+      expect(r.statuses.every((x) => x === s.to)).toBe(true);
+      if (s.from !== null && s.from !== s.to) expect(r.previous).toEqual(s.types.map(() => s.from));
+    });
+
+    // Conversely, no lifecycle event of an article was recorded outside a status change.
+    const orphans = await sql<{ event_id: number; type: string }>`
+      SELECT e.event_id, e.type FROM event_log e
+      WHERE e.article_id IS NOT NULL AND e.visibility <> 'internal'
+        AND NOT EXISTS (SELECT 1 FROM status_audit a WHERE a.article_id = e.article_id AND a.txid = e.txid)`.execute(deps.db);
+    expect(orphans.rows).toEqual([]);
+
+    // Each new wire item has its news.tsunami (about the item, no article) in the transaction that created it.
+    const wire = await sql<{ wire_item_id: number; types: string[]; ids: number[] }>`
+      SELECT w.wire_item_id,
+             coalesce(array_agg(e.type) FILTER (WHERE e.event_id IS NOT NULL), '{}') AS types,
+             coalesce(array_agg((e.payload->>'id')::int) FILTER (WHERE e.event_id IS NOT NULL), '{}') AS ids
+      FROM wire_audit w
+      LEFT JOIN event_log e ON e.txid = w.txid AND e.type = 'news.tsunami' AND (e.payload->>'id')::int = w.wire_item_id AND e.article_id IS NULL
+      GROUP BY w.wire_item_id ORDER BY w.wire_item_id`.execute(deps.db);
+    expect(wire.rows).toEqual(created.map((w) => ({ wire_item_id: w.id, types: ['news.tsunami'], ids: [w.id] })));
+  });
+
+  it('recordEvents refuses to run outside a transaction', async () => {
+    const before = await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(deps.db);
+    await expect(recordEvents(deps.db as never, [internalEvent('article.edited', 1)])).rejects.toThrow(/inside the transaction/);
+    const after = await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(deps.db);
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+
+  it('event_log is append-only: an UPDATE raises', async () => {
+    const [id] = await deps.db.transaction().execute((trx) => recordEvents(trx, [internalEvent('article.edited', 1)]));
+    await expect(sql`UPDATE event_log SET type = 'news.approved' WHERE event_id = ${id}`.execute(deps.db)).rejects.toThrow(/append-only/);
+    await expect(sql`UPDATE event_log SET recorded_at = now() - interval '1 year'`.execute(deps.db)).rejects.toThrow(/append-only/);
+    const row = await deps.db.selectFrom('event_log').select('type').where('event_id', '=', id).executeTakeFirstOrThrow();
+    expect(row.type).toBe('article.edited');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Static check
+
+function sourceFiles(dir: string): string[] {
+  const abs = path.join(ROOT, dir);
+  if (statSync(abs).isFile()) return [dir];
+  return readdirSync(abs).flatMap((f) => {
+    const rel = path.join(dir, f);
+    return statSync(path.join(ROOT, rel)).isDirectory() ? sourceFiles(rel) : rel.endsWith('.ts') ? [rel] : [];
+  });
+}
+
+/** Source without comments (block comments, and line comments that start a line or follow whitespace: not `https://`). */
+const code = (file: string) =>
+  readFileSync(path.join(ROOT, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|\s)\/\/.*$/gm, '$1');
+
+/** Statements that write articles.status: Kysely builders setting a `status` key, and raw SQL. Also builders with a computed `.set(obj)`. */
+function statusWrites(text: string): { status: number; computedSet: number } {
+  let status = 0;
+  let computedSet = 0;
+  for (const m of text.matchAll(/\.(updateTable|insertInto)\(\s*(['"`])articles(?:\s+as\s+\w+)?\2\s*\)/g)) {
+    const rest = text.slice(m.index + m[0].length);
+    const end = rest.search(/\.execute(?:TakeFirst(?:OrThrow)?)?\(/);
+    const chain = end === -1 ? rest : rest.slice(0, end);
+    if (/(?<![\w.])status\s*:|\.set\(\s*['"`]status['"`]/.test(chain)) status++;
+    else if (/\.set\(\s*[A-Za-z_$]/.test(chain)) computedSet++;
+  }
+  for (const m of text.matchAll(/\bUPDATE\s+articles\b(?:\s+(?:AS\s+)?(?!SET\b)\w+)?\s+SET\b([\s\S]*?)(?:\bWHERE\b|\bFROM\b|\bRETURNING\b|`|;)/gi)) {
+    if (/(?:^|[\s,])status\s*=/i.test(m[1])) status++;
+  }
+  for (const m of text.matchAll(/\bINSERT\s+INTO\s+articles\s*\(([^)]*)\)/gi)) {
+    if (/\bstatus\b/i.test(m[1])) status++;
+  }
+  return { status, computedSet };
+}
+
+describe('static check', () => {
+  const files = [...sourceFiles('src'), ...sourceFiles('jobs')];
+
+  it('the statements that write articles.status are exactly the ones the test above drives', () => {
+    const found: Record<string, number> = {};
+    const computed: Record<string, number> = {};
+    for (const f of files) {
+      const w = statusWrites(code(f));
+      if (w.status) found[f] = w.status;
+      if (w.computedSet) computed[f] = w.computedSet;
+    }
+    // file -> number of status-writing statements, each covered above:
+    expect(found).toEqual({
+      // insertSubmission (news.post), transitionArticle (editorial.*), publishIfDue
+      'src/queries/articles.ts': 3,
+      // insertSponsoredArticle (sponsored.buy), failAdPayment, decideAd
+      'src/queries/sponsored.ts': 3,
+      // promoteWireItem
+      'src/queries/wire.ts': 1,
+    });
+    // Builders whose SET object is computed cannot be read here; each was reviewed not to set status:
+    expect(computed).toEqual({
+      // editArticle: the keys of diffEdit() over EditableFields (headline, tags, tokens, issuer, content_type)
+      'src/queries/articles.ts': 1,
+    });
+    const driven = new Set(steps.map((s) => s.path.split('.')[0]));
+    for (const p of ['news', 'editorial', 'publishIfDue', 'sponsored', 'decideAd', 'failAdPayment', 'promoteWireItem']) expect(driven, p).toContain(p);
+  });
+
+  it('the detector sees the forms it is meant to see', () => {
+    expect(statusWrites(`db.updateTable('articles').set({ status: 'x' }).where('id', '=', 1).execute()`).status).toBe(1);
+    expect(statusWrites(`db.updateTable('articles as a').set((eb) => ({ headline: 'h', status: eb.ref('x') })).execute()`).status).toBe(1);
+    expect(statusWrites(`trx.insertInto('articles').values({ slug, status: 'submitted' }).returning('id').executeTakeFirst()`).status).toBe(1);
+    expect(statusWrites('sql`UPDATE articles a SET headline = 1, status = $1 WHERE id = 2`').status).toBe(1);
+    expect(statusWrites('sql`INSERT INTO articles (slug, status) VALUES (1, 2)`').status).toBe(1);
+    expect(statusWrites(`db.updateTable('articles').set({ clicks: 1 }).where('status', '=', 'approved').execute()`).status).toBe(0);
+    expect(statusWrites(`db.updateTable('articles').set({ sponsored: sql\`jsonb_set(sponsored, '{ad_status}', 'x')\` }).execute()`).status).toBe(0);
+    expect(statusWrites('sql`UPDATE articles a SET page_title_sweeps = 1 FROM (SELECT id FROM articles WHERE status = 1) d`').status).toBe(0);
+    expect(statusWrites(`trx.updateTable('articles').set(patch as never).where('id', '=', 1).execute()`)).toEqual({ status: 0, computedSet: 1 });
+  });
+
+  it('only the relay publishes to the stream or retires the feed cache', () => {
+    const scanned = [...files, ...sourceFiles('scripts/cli'), 'scripts/cli.ts'];
+    const offenders = scanned.filter((f) => {
+      if (f.startsWith('src/relay/')) return false;
+      const text = code(f);
+      const publishes = /\bevents\.publish(?:Json)?\(|\.xadd\(/i.test(text) && f !== 'src/events.ts';
+      const retires = /(?<!function\s+)\binvalidateFeedCache\(/.test(text);
+      return publishes || retires;
+    });
+    expect(offenders).toEqual([]);
+    // The relay does both (so the scan would see them).
+    expect(code('src/relay/relay.ts')).toMatch(/events\.publishJson\(/);
+    expect(code('src/relay/relay.ts')).toMatch(/invalidateFeedCache\(/);
+  });
+});
