@@ -186,6 +186,7 @@ export interface EventLogTable {
   payload: ColumnType<unknown, string, string>;
   recorded_at: Generated<Date>;
   txid: Generated<string>;
+  attrs: ColumnType<unknown | null, string | null, string | null>;
 }
 
 export interface EventLogStateTable {

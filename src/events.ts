@@ -75,11 +75,18 @@ export class EventPublisher {
     return id as string;
   }
 
-  /** Append events given as JSON text, in order, in one pipeline (the relay). Throws when any XADD failed. */
-  async publishJson(events: readonly string[]): Promise<void> {
+  /**
+   * Append events given as JSON text, in order, in one pipeline (the relay). Field `e` is the event
+   * clients receive; `a`, when given, its subscription attributes ({tags, token_addresses,
+   * token_symbols}), which the ws process filters on and never sends. Throws when any XADD failed.
+   */
+  async publishJson(events: readonly (string | { e: string; a: string | null })[]): Promise<void> {
     if (events.length === 0) return;
     const pipe = this.redis.pipeline();
-    for (const e of events) pipe.xadd(this.streamKey, 'MAXLEN', '~', String(this.maxLen), '*', 'e', e);
+    for (const ev of events) {
+      if (typeof ev === 'string' || ev.a === null) pipe.xadd(this.streamKey, 'MAXLEN', '~', String(this.maxLen), '*', 'e', typeof ev === 'string' ? ev : ev.e);
+      else pipe.xadd(this.streamKey, 'MAXLEN', '~', String(this.maxLen), '*', 'e', ev.e, 'a', ev.a);
+    }
     const results = await pipe.exec();
     const failed = results?.find(([err]) => err);
     if (!results || failed) throw failed?.[0] ?? new Error('XADD pipeline returned nothing');

@@ -62,9 +62,13 @@ export async function recordEvents(trx: Transaction<Database>, events: readonly 
         ORDER BY x.ord
       ) s
     ), logged AS (
-      INSERT INTO event_log (event_id, type, article_id, visibility, payload)
-      SELECT event_id, type, article_id, visibility, (left(payload, -1) || CASE WHEN payload = '{}' THEN '' ELSE ',' END || '"event_id":' || event_id || '}')::json
-      FROM ordered
+      INSERT INTO event_log (event_id, type, article_id, visibility, payload, attrs)
+      SELECT o.event_id, o.type, o.article_id, o.visibility,
+             (left(o.payload, -1) || CASE WHEN o.payload = '{}' THEN '' ELSE ',' END || '"event_id":' || o.event_id || '}')::json,
+             -- What subscriptions filter on, as the article is in this transaction.
+             CASE WHEN o.visibility <> 'internal' AND a.id IS NOT NULL
+                  THEN json_build_object('tags', a.tags, 'token_addresses', a.token_addresses, 'token_symbols', a.token_symbols) END
+      FROM ordered o LEFT JOIN articles a ON a.id = o.article_id
       RETURNING event_id, article_id
     )
     INSERT INTO event_outbox (event_id, article_id)
@@ -83,6 +87,8 @@ export interface OutboxRow {
   visibility: Visibility;
   /** The event as JSON text, exactly as clients receive it. */
   payload: string;
+  /** JSON text of {tags, token_addresses, token_symbols} at the event's commit (subscription filters), or null. */
+  attrs: string | null;
 }
 
 /**
@@ -99,7 +105,7 @@ export interface OutboxRow {
  */
 export async function claimOutbox(trx: Transaction<Database>, limit: number): Promise<{ rows: OutboxRow[]; deferred: number }> {
   const r = await sql<OutboxRow>`
-    SELECT o.event_id, o.article_id, l.type, l.visibility, l.payload::text AS payload
+    SELECT o.event_id, o.article_id, l.type, l.visibility, l.payload::text AS payload, l.attrs::text AS attrs
     FROM (SELECT event_id, article_id FROM event_outbox ORDER BY event_id LIMIT ${limit} FOR UPDATE SKIP LOCKED) o
     JOIN event_log l ON l.event_id = o.event_id
     ORDER BY o.event_id`.execute(trx);

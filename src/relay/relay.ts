@@ -48,7 +48,7 @@ export async function relayBatch(deps: RelayDeps, limit = RELAY_BATCH): Promise<
   return deps.db.transaction().execute(async (trx) => {
     const { rows, deferred } = await claimOutbox(trx, limit);
     if (rows.length === 0) return { relayed: 0, deferred };
-    await deps.events.publishJson(rows.filter((r) => r.visibility !== 'internal').map((r) => r.payload));
+    await deps.events.publishJson(rows.filter((r) => r.visibility !== 'internal').map((r) => ({ e: r.payload, a: r.attrs })));
     await sideEffects(deps, trx as unknown as Db, rows);
     await markRelayed(
       trx,
