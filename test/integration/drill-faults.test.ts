@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRestartDrill } from '../../scripts/drills/backing-restart.js';
+import { runEventOutageDrill } from '../../scripts/drills/event-outage.js';
 import { runPaymentKillDrill } from '../../scripts/drills/payment-kill.js';
+import { runRelayKillDrill } from '../../scripts/drills/relay-kill.js';
 import { runSigtermDrill } from '../../scripts/drills/sigterm.js';
 import { runSlowClientDrill } from '../../scripts/drills/slow-client.js';
 import { runWorkerKillDrill } from '../../scripts/drills/worker-kill.js';
@@ -65,4 +67,26 @@ describe('fault drills', () => {
     expect(r.lost).toEqual([]);
     expect(r.slow.reconciles).toContain('backlog');
   }, 180_000);
+
+  it('Redis down between commit and relay: every committed event reaches a staff stream client and GET /events/, in order per article', async () => {
+    const r = await runEventOutageDrill({ beforeS: 2, downS: 3, afterS: 3, editors: 2, eventsEndpoint: 'require', stack: { databaseUrl: env.databaseUrl }, log: quiet });
+    expect(r.problems).toEqual([]);
+    expect(r.outage.committedWhileDown).toBeGreaterThan(0);
+    expect(r.committed).toBeGreaterThan(0);
+    expect(r.lost).toBe(0);
+    expect(r.delivered).toBe(r.committed);
+    expect(r.endpoint).toMatchObject({ checked: true, missing: 0 });
+    expect(r.order.violations).toEqual([]);
+    expect(r.duplicateMismatches).toEqual([]);
+  }, 120_000);
+
+  it('SIGKILL of a worker mid-relay (after XADD, before commit): the next worker re-sends, nothing lost, duplicates keep their event_id', async () => {
+    const r = await runRelayKillDrill({ events: 4000, lockMs: 2000, stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: `${env.prefix}rk` }, log: quiet });
+    expect(r.problems).toEqual([]);
+    expect(r.inFlightAtKill).toBeGreaterThan(0);
+    expect(r.lost).toBe(0);
+    expect(r.delivered).toBe(r.committed);
+    expect(r.committed).toBe(4000);
+    expect(r.duplicateMismatches).toEqual([]);
+  }, 120_000);
 });
