@@ -189,6 +189,15 @@ export interface EventLogTable {
   attrs: ColumnType<unknown | null, string | null, string | null>;
 }
 
+export interface EventLogStagedTable {
+  seq: Generated<number>;
+  txid: Generated<string>;
+  type: string;
+  article_id: number | null;
+  visibility: string;
+  payload: string;
+}
+
 export interface EventLogStateTable {
   id: Generated<boolean>;
   pruned_through: Generated<number>;
@@ -417,6 +426,7 @@ export interface Database {
   article_hot_scores: ArticleHotScoresTable;
   articles: ArticlesTable;
   event_log: EventLogTable;
+  event_log_staged: EventLogStagedTable;
   event_log_state: EventLogStateTable;
   event_outbox: EventOutboxTable;
   leaderboard_entries: LeaderboardEntriesTable;

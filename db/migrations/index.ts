@@ -15,6 +15,7 @@ import * as m20261122T100500 from './20261122T100500_provenance_common_words.js'
 import * as m20261123T100000 from './20261123T100000_article_hot_scores.js';
 import * as m20261124T100000 from './20261124T100000_event_log.js';
 import * as m20261124T120000 from './20261124T120000_event_log_attrs.js';
+import * as m20261124T130000 from './20261124T130000_event_log_commit_order.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T100000_article_hot_scores': m20261123T100000,
   '20261124T100000_event_log': m20261124T100000,
   '20261124T120000_event_log_attrs': m20261124T120000,
+  '20261124T130000_event_log_commit_order': m20261124T130000,
 };

@@ -5,20 +5,17 @@
  * recordEvents is the one function every write path calls to report a change. Invariants:
  *  - It runs inside the transaction of the change (it refuses a plain connection), so the event
  *    commits with the change or not at all.
- *  - It takes a transaction-scoped advisory lock before drawing ids: event ids become visible in
- *    increasing order (a poller reading `event_id > after` never skips a late commit). Call it after
- *    the change's own row locks (last, or nearly last, in the transaction): it holds the lock until
- *    commit, so no other event-writing transaction commits in between.
- *  - Events of one article are in order: the change's UPDATE holds the article's row lock, so two
- *    transactions that change one article draw their ids in the order they commit.
+ *  - Ids are drawn at COMMIT, under a transaction-scoped advisory lock held to the end of the commit
+ *    (a deferred trigger inside PostgreSQL, no round trip to the application): event ids become
+ *    visible in increasing order, so a poller reading `event_id > after` never skips a late commit.
+ *  - Events of one article are in order: the change's UPDATE holds the article's row lock until its
+ *    commit, so two transactions that change one article draw their ids in the order they commit.
+ *  - attrs (what subscriptions filter on) are the article's tags and tokens as of that commit.
  */
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../db.js';
 import { visibilityOf, type AnyEventType, type InternalEventType, type NewsEvent, type Visibility } from '../events.js';
-
-/** The advisory lock key that orders event ids with commits (any constant unused elsewhere). */
-const EVENT_ORDER_LOCK = 0x53515549_44n; // "SQUID"
 
 export interface EventInput {
   type: AnyEventType;
@@ -38,9 +35,14 @@ export function internalEvent(type: InternalEventType, articleId: number | null,
   return { type, articleId, payload: { type, article_id: articleId, ...data } };
 }
 
-/** Append events to the log and the outbox in the caller's transaction; returns their event ids, in order. */
-export async function recordEvents(trx: Transaction<Database>, events: readonly EventInput[]): Promise<number[]> {
-  if (events.length === 0) return [];
+/**
+ * Record events in the caller's transaction. They are staged now and written to the log at COMMIT
+ * (db/migrations/20261124T130000_event_log_commit_order.ts): their ids are drawn then, in the order
+ * given here, after the ids of every event committed before. A rolled-back transaction records
+ * nothing and draws no id.
+ */
+export async function recordEvents(trx: Transaction<Database>, events: readonly EventInput[]): Promise<void> {
+  if (events.length === 0) return;
   if (!trx.isTransaction) throw new Error('recordEvents must run inside the transaction of the change it reports');
   const types = events.map((e) => e.type);
   const articleIds = events.map((e) => e.articleId);
@@ -49,32 +51,22 @@ export async function recordEvents(trx: Transaction<Database>, events: readonly 
     const { event_id: _drop, ...rest } = e.payload as { event_id?: unknown };
     return JSON.stringify(rest);
   });
-  // One round trip: lock, draw ids in input order, insert into the log (payload + event_id as its
-  // last key) and the outbox (whose statement trigger NOTIFYs the relay at commit).
-  const r = await sql<{ event_id: number }>`
-    WITH ordered AS (
-      SELECT nextval('event_log_event_id_seq') AS event_id, s.type, s.article_id, s.visibility, s.payload
-      FROM (
-        SELECT x.*
-        FROM (SELECT pg_advisory_xact_lock(${EVENT_ORDER_LOCK.toString()}::bigint)) AS l,
-             unnest(${types}::text[], ${articleIds}::int[], ${visibilities}::text[], ${payloads}::text[]) WITH ORDINALITY
-               AS x(type, article_id, visibility, payload, ord)
-        ORDER BY x.ord
-      ) s
-    ), logged AS (
-      INSERT INTO event_log (event_id, type, article_id, visibility, payload, attrs)
-      SELECT o.event_id, o.type, o.article_id, o.visibility,
-             (left(o.payload, -1) || CASE WHEN o.payload = '{}' THEN '' ELSE ',' END || '"event_id":' || o.event_id || '}')::json,
-             -- What subscriptions filter on, as the article is in this transaction.
-             CASE WHEN o.visibility <> 'internal' AND a.id IS NOT NULL
-                  THEN json_build_object('tags', a.tags, 'token_addresses', a.token_addresses, 'token_symbols', a.token_symbols) END
-      FROM ordered o LEFT JOIN articles a ON a.id = o.article_id
-      RETURNING event_id, article_id
-    )
-    INSERT INTO event_outbox (event_id, article_id)
-    SELECT event_id, article_id FROM logged ORDER BY event_id
-    RETURNING event_id`.execute(trx);
-  return r.rows.map((x) => Number(x.event_id)).sort((a, b) => a - b);
+  // A function call: its plan is cached per connection (the statement text stays tiny).
+  await sql`SELECT event_log_stage(${types}::text[], ${articleIds}::int[], ${visibilities}::text[], ${payloads}::text[])`.execute(trx);
+}
+
+/**
+ * Record events in a transaction of their own and return their ids once committed (tests, benches,
+ * drills: the write paths record inside the transaction of their change with recordEvents).
+ */
+export async function recordEventsCommitted(db: Db, events: readonly EventInput[]): Promise<number[]> {
+  if (events.length === 0) return [];
+  const txid = await db.transaction().execute(async (trx) => {
+    await recordEvents(trx, events);
+    return (await sql<{ txid: string }>`SELECT pg_current_xact_id()::text AS txid`.execute(trx)).rows[0].txid;
+  });
+  const r = await sql<{ event_id: number }>`SELECT event_id FROM event_log WHERE txid = ${txid}::xid8 ORDER BY event_id`.execute(db);
+  return r.rows.map((x) => Number(x.event_id));
 }
 
 // ---------------------------------------------------------------------------------------------

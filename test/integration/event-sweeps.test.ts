@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDeps } from '../../jobs/define.js';
 import { job as prune, PRUNE_BATCH } from '../../jobs/event-log-prune.js';
 import { job as sweep, MAX_SWEEPS } from '../../jobs/page-title-sweep.js';
-import { internalEvent, markRelayed, prunedThrough, recordEvents } from '../../src/queries/event-log.js';
+import { internalEvent, markRelayed, prunedThrough, recordEvents, recordEventsCommitted } from '../../src/queries/event-log.js';
 import { startWorkers } from '../../src/worker-runtime.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';
@@ -144,7 +144,7 @@ describe('event-log-prune', () => {
     const stuck = oldIds.filter((_, i) => i % 1000 === 999);
     await sql`INSERT INTO event_outbox (event_id, article_id) SELECT event_id, article_id FROM event_log WHERE event_id = ANY(${stuck}::bigint[])`.execute(deps.db);
     // Recent events, relayed and not.
-    const recent = await deps.db.transaction().execute((trx) => recordEvents(trx, Array.from({ length: 10 }, (_, i) => internalEvent('article.edited', 100 + i))));
+    const recent = await recordEventsCommitted(deps.db, Array.from({ length: 10 }, (_, i) => internalEvent('article.edited', 100 + i)));
     await deps.db.transaction().execute((trx) => markRelayed(trx, recent.slice(0, 5)));
     const totalBefore = Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(deps.db)).rows[0].n);
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDeps } from '../../jobs/define.js';
 import { job as publishScheduled } from '../../jobs/publish-scheduled.js';
 import { createApp } from '../../src/app.js';
-import { internalEvent, recordEvents } from '../../src/queries/event-log.js';
+import { internalEvent, recordEvents, recordEventsCommitted } from '../../src/queries/event-log.js';
 import { insertPayment, markFailed, newPaymentId } from '../../src/queries/payments.js';
 import { decideAd, failAdPayment, insertSponsoredArticle } from '../../src/queries/sponsored.js';
 import { addSource, ingestItems, promoteWireItem } from '../../src/queries/wire.js';
@@ -225,7 +225,7 @@ describe('every status change records its event in its own transaction', () => {
   });
 
   it('event_log is append-only: an UPDATE raises', async () => {
-    const [id] = await deps.db.transaction().execute((trx) => recordEvents(trx, [internalEvent('article.edited', 1)]));
+    const [id] = await recordEventsCommitted(deps.db, [internalEvent('article.edited', 1)]);
     await expect(sql`UPDATE event_log SET type = 'news.approved' WHERE event_id = ${id}`.execute(deps.db)).rejects.toThrow(/append-only/);
     await expect(sql`UPDATE event_log SET recorded_at = now() - interval '1 year'`.execute(deps.db)).rejects.toThrow(/append-only/);
     const row = await deps.db.selectFrom('event_log').select('type').where('event_id', '=', id).executeTakeFirstOrThrow();
