@@ -7,7 +7,19 @@
  *
  *   npx tsx scripts/bench/ws-fanout.ts [--connections 10000] [--rate 100] [--seconds 30]
  *       [--warmup 3] [--workers 2] [--measure-every 20] [--addresses 40] [--raw-read-ms 1000]
- *       [--only ws|baseline]
+ *       [--only ws|baseline|ws-filtered|ws-nomatch] [--filters none|mixed] [--rounds 1]
+ *
+ * `--filters mixed` (issue 16) compares, in one run, the unfiltered broadcast (`ws`) with the same
+ * number of connections each holding one of MIXED_FILTERS (`ws-filtered`: token symbols, tags,
+ * types, an address, combinations; 20 distinct filters, so 25 connections share each at 500), on
+ * the same events (each with tags and tokens in field `a`, as the relay writes them). The figure
+ * that matters is the server's CPU per event delivered to one client (goal: filtered <= 1.5x
+ * unfiltered). Filtered deliveries are counted from the filters (every connection's matching
+ * events); the measuring clients check that they received exactly those. A third phase
+ * (`ws-nomatch`: 20 filters that match nothing) measures what the events cost the process with no
+ * delivery at all (reading, parsing, grouping, timers), so that the report can also give the
+ * marginal CPU per delivered event of each phase. `--rounds` alternates the phases and reports
+ * medians.
  *
  * How it measures
  * - Each event's headline carries its sequence number and its *planned* publish time (the
@@ -34,7 +46,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import WebSocket, { WebSocketServer } from 'ws';
 import { childEnv } from '../../src/config.js';
-import { EventPublisher, type NewsEvent } from '../../src/events.js';
+import { matchesEventFilter, normalizeAttrs } from '../../src/domain/event-filter.js';
+import { parseStreamFilter } from '../../src/broadcaster/filter.js';
+import { EventPublisher, type EventType, type NewsEvent } from '../../src/events.js';
 import { createRedis } from '../../src/redis.js';
 import { freePort, startRedis } from '../lib/services.js';
 
@@ -47,9 +61,57 @@ const BUCKETS = 600_000; // 0.1 ms resolution up to 60 s; later ones land in the
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function benchEvent(seq: number, plannedMs: number): NewsEvent {
+const SYMBOLS = ['BTC', 'ETH', 'SOL', 'USDC', 'ARB', 'OP', 'DOGE', 'LINK'];
+const ADDRESSES = SYMBOLS.map((_, i) => `0x${String(i + 1).repeat(40)}`);
+const TAGS = ['defi', 'nft', 'l2', 'regulation', 'security', 'gaming'];
+
+/** The filters of `--filters mixed`, as query strings; connection n holds MIXED_FILTERS[n % 20]. */
+const MIXED_FILTERS = [
+  ...SYMBOLS.map((s) => `token_symbol=${s.toLowerCase()}`),
+  ...TAGS.map((t) => `tag=${t}`),
+  'types=news.approved',
+  'types=news.tsunami,news.tsunami_promoted',
+  'token_symbol=BTC,ETH',
+  'tag=defi&token_symbol=ETH',
+  `token_address=${ADDRESSES[2]}`,
+  'types=news.approved&tag=defi,nft',
+];
+
+/** 20 filters (as many groups as MIXED_FILTERS) that no bench event matches. */
+const NOMATCH_FILTERS = MIXED_FILTERS.map((_, i) => `tag=no-such-tag-${i}`);
+
+/** Event i's type (i counts from 0 in each phase): 80% approved, 10% promoted wire items, 10% wire items. */
+function benchType(i: number): EventType {
+  return i % 10 === 9 ? 'news.tsunami' : i % 10 === 8 ? 'news.tsunami_promoted' : 'news.approved';
+}
+
+/** Event i's filter attributes (stream field `a`): one or two tokens and tags; null for a wire item. */
+function benchAttrs(i: number): { tags: string[]; token_addresses: string[]; token_symbols: string[] } | null {
+  if (benchType(i) === 'news.tsunami') return null;
+  const tokens = i % 3 === 0 ? [i % 8, (i >> 3) % 8] : [i % 8];
+  const tags = i % 2 === 0 ? [i % 6, (i >> 2) % 6] : [i % 6];
   return {
-    type: 'news.approved',
+    tags: [...new Set(tags.map((t) => TAGS[t]))],
+    token_addresses: [...new Set(tokens.map((t) => ADDRESSES[t]))],
+    token_symbols: [...new Set(tokens.map((t) => SYMBOLS[t]))],
+  };
+}
+
+/** How many of events 0..n-1 each filter (query string) matches, by the server's own rule. */
+function matchCounts(filters: string[], from: number, to: number): number[] {
+  return filters.map((qs) => {
+    const parsed = parseStreamFilter(new URLSearchParams(qs));
+    if (!parsed.ok) throw new Error(`bad bench filter ${qs}`);
+    const f = parsed.filter;
+    let n = 0;
+    for (let i = from; i < to; i++) if (f === null || matchesEventFilter(f, benchType(i), normalizeAttrs(benchAttrs(i)))) n++;
+    return n;
+  });
+}
+
+function benchEvent(seq: number, plannedMs: number, i = 0): NewsEvent {
+  return {
+    type: benchType(i),
     id: 1_000_000 + seq,
     slug: `bench-${seq}`,
     status: 'approved',
@@ -72,6 +134,8 @@ interface ConnectCmd {
   measureEvery: number;
   addresses: number;
   rawReadMs: number;
+  /** Query strings; connection n uses filters[n % length] (none: unfiltered). */
+  filters: string[];
 }
 
 async function clientWorker() {
@@ -81,6 +145,7 @@ async function clientWorker() {
   let window = { from: Infinity, to: -Infinity };
   let windowEvents = 0;
   let allEvents = 0;
+  let frames = 0;
   let rawBytes = 0;
   let closes = 0;
   let reconciles = 0;
@@ -99,13 +164,16 @@ async function clientWorker() {
     }
   };
 
-  const connectMeasured = (url: string, localAddress: string) =>
+  const connectMeasured = (url: URL, localAddress: string) =>
     new Promise<void>((resolve, reject) => {
       const ws = new WebSocket(url, { origin: ORIGIN, localAddress, perMessageDeflate: false });
       ws.on('message', (data) => {
         const text = String(data);
         if (text.startsWith('{"type":"reconcile"')) reconciles++;
-        else record(text, now());
+        else if (text.startsWith('{"events"')) {
+          frames++;
+          record(text, now());
+        }
       });
       ws.once('open', () => {
         measured.push(ws);
@@ -135,7 +203,7 @@ async function clientWorker() {
       sock.on('data', onHead);
       sock.once('connect', () => {
         sock.write(
-          `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
             `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\nOrigin: ${ORIGIN}\r\n\r\n`,
         );
       });
@@ -161,7 +229,6 @@ async function clientWorker() {
       const c = msg as ConnectCmd;
       rawReadMs = c.rawReadMs;
       if (rawReadMs > 0) setInterval(readRaw, rawReadMs).unref();
-      const url = new URL(c.url);
       const t0 = Date.now();
       let failed = 0;
       let next = 0;
@@ -169,8 +236,10 @@ async function clientWorker() {
         for (let i = next++; i < c.count; i = next++) {
           const n = c.from + i;
           const localAddress = `127.0.0.${2 + (n % c.addresses)}`;
+          const url = new URL(c.url);
+          if (c.filters.length > 0) url.search = c.filters[n % c.filters.length];
           try {
-            if (n % c.measureEvery === 0) await connectMeasured(c.url, localAddress);
+            if (n % c.measureEvery === 0) await connectMeasured(url, localAddress);
             else await connectRaw(url, localAddress);
           } catch {
             failed++;
@@ -184,7 +253,7 @@ async function clientWorker() {
     } else if (msg.cmd === 'report') {
       const sparse: [number, number][] = [];
       for (let i = 0; i < BUCKETS; i++) if (hist[i]) sparse.push([i, hist[i]]);
-      process.send!({ type: 'report', sparse, windowEvents, allEvents, measured: measured.length, rawBytes, closes, reconciles, maxLatency });
+      process.send!({ type: 'report', sparse, windowEvents, allEvents, frames, measured: measured.length, rawBytes, closes, reconciles, maxLatency });
     } else if (msg.cmd === 'close') {
       for (const ws of measured) ws.terminate();
       for (const s of raw) s.destroy();
@@ -244,10 +313,19 @@ interface PhaseResult {
   max: number;
   delivered: number;
   expected: number;
+  /** Events written to all clients over the run (counted by the measuring clients, or from the filters). */
+  deliveries: number;
+  /** Events per batch frame at the measuring clients. */
+  eventsPerFrame: number;
   closes: number;
   /** Reconcile frames the measuring clients got (backlog: the server judged them slow). */
   reconciles: number;
   cpuMicrosPerDelivery: number;
+  /** Server CPU over the run (publishing and the 2 s after). */
+  cpuRunSeconds: number;
+  /** Server CPU in the measurement window (after the warm-up), and the events it wrote to clients. */
+  cpuWindowSeconds: number;
+  windowDeliveries: number;
   /** Events produced in the run, and the rate actually achieved. */
   sent: number;
   achievedRate: number;
@@ -308,6 +386,8 @@ async function main() {
       'raw-read-ms': { type: 'string', default: '1000' },
       addresses: { type: 'string', default: '40' },
       only: { type: 'string' },
+      filters: { type: 'string', default: 'none' },
+      rounds: { type: 'string', default: '1' },
     },
   });
   if (values.role === 'clients') return clientWorker();
@@ -321,32 +401,41 @@ async function main() {
   const measureEvery = Number(values['measure-every']);
   const addresses = Number(values.addresses);
   const rawReadMs = Number(values['raw-read-ms']);
+  const mixed = values.filters === 'mixed';
+  if (!mixed && values.filters !== 'none') throw new Error('--filters is none or mixed');
+  const rounds = Number(values.rounds);
   const log = (l: string) => process.stderr.write(`[bench] ${l}\n`);
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-ws-bench-'));
   const redis = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
   const results: PhaseResult[] = [];
   try {
-    const phases: ('ws' | 'baseline')[] = values.only ? [values.only as 'ws' | 'baseline'] : ['ws', 'baseline'];
-    for (const phase of phases) {
-      results.push(await runPhase(phase, { N, rate, seconds, warmup, W, measureEvery, addresses, rawReadMs, redisUrl: redis.url, tmp, log }));
+    const one: Phase[] = values.only ? [values.only as Phase] : mixed ? ['ws', 'ws-filtered', 'ws-nomatch'] : ['ws', 'baseline'];
+    for (let round = 1; round <= rounds; round++) {
+      for (const phase of one) {
+        const r = await runPhase(phase, { N, rate, seconds, warmup, W, measureEvery, addresses, rawReadMs, redisUrl: redis.url, tmp, log });
+        results.push(rounds > 1 ? { ...r, name: `${r.name} #${round}` } : r);
+      }
     }
   } finally {
     await redis.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
-  report(results, { N, rate, seconds, measureEvery });
+  report(results, { N, rate, seconds, measureEvery, mixed });
   process.exit(0);
 }
 
+type Phase = 'ws' | 'ws-filtered' | 'ws-nomatch' | 'baseline';
+
 async function runPhase(
-  phase: 'ws' | 'baseline',
+  phase: Phase,
   o: { N: number; rate: number; seconds: number; warmup: number; W: number; measureEvery: number; addresses: number; rawReadMs: number; redisUrl: string; tmp: string; log: (l: string) => void },
 ): Promise<PhaseResult> {
   const port = await freePort();
   let server: ChildProcess;
-  const seqBase = phase === 'ws' ? 0 : 10_000_000;
-  if (phase === 'ws') {
+  const seqBase = phase === 'baseline' ? 10_000_000 : 0;
+  const filters = phase === 'ws-filtered' ? MIXED_FILTERS : phase === 'ws-nomatch' ? NOMATCH_FILTERS : [];
+  if (phase !== 'baseline') {
     o.log(`starting src/bin/ws.ts on port ${port}`);
     server = spawn(process.execPath, ['--import', 'tsx', 'src/bin/ws.ts'], {
       cwd: root,
@@ -397,7 +486,7 @@ async function runPhase(
     workers.map((w, i) => {
       const from = i * per;
       const count = Math.max(0, Math.min(per, o.N - from));
-      w.send({ cmd: 'connect', url: `ws://127.0.0.1:${port}/ws/news/`, from, count, measureEvery: o.measureEvery, addresses: o.addresses, rawReadMs: o.rawReadMs } satisfies ConnectCmd);
+      w.send({ cmd: 'connect', url: `ws://127.0.0.1:${port}/ws/news/`, from, count, measureEvery: o.measureEvery, addresses: o.addresses, rawReadMs: o.rawReadMs, filters } satisfies ConnectCmd);
       return once<{ ok: number; failed: number; measured: number }>(w, 'connected', 300_000);
     }),
   );
@@ -426,7 +515,7 @@ async function runPhase(
   const cpuRun0 = cpuTicks(server.pid!);
   let sent = 0;
   let elapsedMs = 0;
-  if (phase === 'ws') {
+  if (phase !== 'baseline') {
     const r = createRedis(o.redisUrl, 'command', 'bench-publisher');
     const pub = new EventPublisher(r, 'bench:events:news', 100_000);
     const start = now() + 20;
@@ -434,7 +523,9 @@ async function runPhase(
       const planned = start + (i * 1000) / o.rate;
       const wait = planned - now();
       if (wait > 0) await sleep(wait);
-      await pub.publish(benchEvent(seqBase + i, planned));
+      // As the relay writes them: the event, and its filter attributes beside it.
+      const attrs = benchAttrs(i);
+      await pub.publishJson([{ e: JSON.stringify(benchEvent(seqBase + i, planned, i)), a: attrs && JSON.stringify(attrs) }]);
       sent++;
     }
     elapsedMs = now() - start;
@@ -448,6 +539,7 @@ async function runPhase(
   }
   if (sent < warmCount + measureCount) o.log(`${phase}: could not keep up; produced ${sent} of ${warmCount + measureCount} events before the deadline`);
   clearTimeout(startCpuAt);
+  const cpuWindowSeconds = (cpuTicks(server.pid!) - cpu0) / 100;
   const cpuPercent = ((cpuTicks(server.pid!) - cpu0) / 100 / ((Date.now() - cpuT0) / 1000)) * 100;
   const sysPercent = ((cpuTicks(server.pid!, 'system') - sys0) / 100 / ((Date.now() - cpuT0) / 1000)) * 100;
   const clientCpuPercent = ((workers.reduce((a, w) => a + cpuTicks(w.pid!), 0) - clientCpu0) / 100 / ((Date.now() - cpuT0) / 1000)) * 100;
@@ -457,13 +549,35 @@ async function runPhase(
   const reports = await Promise.all(
     workers.map((w) => {
       w.send({ cmd: 'report' });
-      return once<{ sparse: [number, number][]; windowEvents: number; allEvents: number; closes: number; reconciles: number; maxLatency: number }>(w, 'report');
+      return once<{ sparse: [number, number][]; windowEvents: number; allEvents: number; frames: number; closes: number; reconciles: number; maxLatency: number }>(w, 'report');
     }),
   );
   for (const w of workers) w.send({ cmd: 'close' });
   await Promise.all(workers.map((w) => waitExit(w)));
   server.kill('SIGTERM');
   await waitExit(server);
+
+  // Events each measuring client should have received in the window, and events written to all
+  // clients over the run: every event for an unfiltered connection, its filter's matches otherwise.
+  const windowTo = Math.min(warmCount + measureCount, sent);
+  let expected = measuredClients * Math.max(0, windowTo - warmCount);
+  const allEvents = reports.reduce((s, r) => s + r.allEvents, 0);
+  let deliveries = (allEvents / Math.max(1, measuredClients)) * ok;
+  let windowDeliveries = ok * Math.max(0, windowTo - warmCount);
+  if (filters.length > 0) {
+    const inWindow = matchCounts(filters, warmCount, windowTo);
+    const inRun = matchCounts(filters, 0, sent);
+    expected = 0;
+    deliveries = 0;
+    windowDeliveries = 0;
+    for (let n = 0; n < o.N; n++) {
+      deliveries += inRun[n % filters.length];
+      windowDeliveries += inWindow[n % filters.length];
+      if (n % o.measureEvery === 0) expected += inWindow[n % filters.length];
+    }
+    deliveries *= ok / o.N;
+    windowDeliveries *= ok / o.N;
+  }
 
   const hist = new Map<number, number>();
   for (const r of reports) for (const [b, n] of r.sparse) hist.set(b, (hist.get(b) ?? 0) + n);
@@ -495,17 +609,22 @@ async function runPhase(
     p999: pct(0.999),
     max: Math.max(...reports.map((r) => r.maxLatency)),
     delivered: total,
-    expected: measuredClients * Math.max(0, Math.min(measureCount, sent - warmCount)),
+    expected,
+    deliveries,
+    eventsPerFrame: allEvents / Math.max(1, reports.reduce((s, r) => s + r.frames, 0)),
     closes: reports.reduce((s, r) => s + r.closes, 0),
     reconciles: reports.reduce((s, r) => s + r.reconciles, 0),
     // Server CPU per event written to one client, over the whole run (robust to CPU starvation).
-    cpuMicrosPerDelivery: (cpuRunSeconds * 1e6) / ((reports.reduce((s, r) => s + r.allEvents, 0) / Math.max(1, measuredClients)) * ok),
+    cpuMicrosPerDelivery: (cpuRunSeconds * 1e6) / deliveries,
+    cpuRunSeconds,
+    cpuWindowSeconds,
+    windowDeliveries,
     sent,
     achievedRate: sent / (elapsedMs / 1000),
   };
 }
 
-function report(results: PhaseResult[], o: { N: number; rate: number; seconds: number; measureEvery: number }) {
+function report(results: PhaseResult[], o: { N: number; rate: number; seconds: number; measureEvery: number; mixed: boolean }) {
   const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
   const ms = (n: number) => (n >= BUCKETS * BUCKET_MS ? `> ${f(BUCKETS * BUCKET_MS, 0)} ms` : `${f(n)} ms`);
   const lines = [
@@ -523,14 +642,47 @@ function report(results: PhaseResult[], o: { N: number; rate: number; seconds: n
     `| latency max | ${results.map((r) => `${f(r.max)} ms`).join(' | ')} |`,
     `| events delivered / expected (measured clients) | ${results.map((r) => `${r.delivered} / ${r.expected}`).join(' | ')} |`,
     `| events produced, achieved rate | ${results.map((r) => `${r.sent}, ${f(r.achievedRate)}/s`).join(' | ')} |`,
+    `| events written to all clients in the run | ${results.map((r) => f(r.deliveries, 0)).join(' | ')} |`,
+    `| events per batch frame (measuring clients) | ${results.map((r) => f(r.eventsPerFrame, 2)).join(' | ')} |`,
     `| reconcile frames (measuring clients) | ${results.map((r) => r.reconciles).join(' | ')} |`,
     `| unexpected closes | ${results.map((r) => r.closes).join(' | ')} |`,
     `| server RSS idle -> connected | ${results.map((r) => `${f(r.rssIdleMiB)} -> ${f(r.rssConnectedMiB)} MiB`).join(' | ')} |`,
     `| memory per connection | ${results.map((r) => `${f(r.bytesPerConn / 1024)} KiB`).join(' | ')} |`,
+    `| server CPU over the run | ${results.map((r) => `${f(r.cpuRunSeconds, 2)} s`).join(' | ')} |`,
+    `| server CPU in the measurement window, per event delivered | ${results.map((r) => `${f(r.cpuWindowSeconds, 2)} s, ${f((r.cpuWindowSeconds * 1e6) / r.windowDeliveries, 2)} µs`).join(' | ')} |`,
     `| server CPU per event delivered to one client | ${results.map((r) => `${f(r.cpuMicrosPerDelivery, 2)} µs`).join(' | ')} |`,
+    `| server CPU per frame written (frames: deliveries / events per frame) | ${results.map((r) => `${f(r.cpuMicrosPerDelivery * r.eventsPerFrame, 1)} µs`).join(' | ')} |`,
     `| server CPU during measurement (of it in the kernel) | ${results.map((r) => `${f(r.cpuPercent)} % (${f(r.sysPercent)} %)`).join(' | ')} |`,
     `| client processes' CPU during measurement | ${results.map((r) => `${f(r.clientCpuPercent)} %`).join(' | ')} |`,
   ];
+  if (o.mixed) {
+    const median = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    };
+    const of = (name: string) => results.filter((r) => r.name.split(' ')[0] === name);
+    // In the measurement window (after the warm-up): a fresh process spends its first seconds
+    // compiling and collecting startup garbage, which would weigh most on the phase with the fewest
+    // deliveries.
+    const cpu = (name: string) => median(of(name).map((r) => (r.cpuWindowSeconds * 1e6) / r.windowDeliveries));
+    const plain = cpu('ws');
+    const filtered = cpu('ws-filtered');
+    const ratio = filtered / plain;
+    // CPU above the no-delivery phase, per delivered event.
+    const idle = median(of('ws-nomatch').map((r) => r.cpuWindowSeconds));
+    const marginal = (name: string) => median(of(name).map((r) => ((r.cpuWindowSeconds - idle) * 1e6) / r.windowDeliveries));
+    lines.push(
+      '',
+      `filters (${MIXED_FILTERS.length}, connection n holds the (n mod ${MIXED_FILTERS.length})th): ${MIXED_FILTERS.join(' | ')}`,
+      `server CPU per delivered event in the measurement window (median of rounds): unfiltered ${f(plain, 2)} µs, mixed filters ${f(filtered, 2)} µs: ratio ${f(ratio, 2)}x; goal <= 1.5x: ${ratio <= 1.5 ? 'met' : 'NOT met'}`,
+      ...(of('ws-nomatch').length
+        ? [
+            `the same events with no delivery (20 groups, nothing matches): ${f(idle, 2)} s of server CPU in the window; above that, per delivered event: unfiltered ${f(marginal('ws'), 2)} µs, mixed filters ${f(marginal('ws-filtered'), 2)} µs (${f(marginal('ws-filtered') / marginal('ws'), 2)}x)`,
+          ]
+        : []),
+      `events per frame (median): unfiltered ${f(median(of('ws').map((r) => r.eventsPerFrame)), 2)}, mixed filters ${f(median(of('ws-filtered').map((r) => r.eventsPerFrame)), 2)} (a socket write costs about the same whatever the frame holds; a filter's events fill its 200 ms / 10-event batches only at high rates)`,
+    );
+  }
   const ws = results.find((r) => r.name === 'ws');
   const base = results.find((r) => r.name === 'baseline');
   if (ws && base) {

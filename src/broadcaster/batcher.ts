@@ -1,12 +1,15 @@
 /**
- * Batching (spec Events, Frames rules 1 and 2) for one visibility class: one Batcher holds the
- * public events for anonymous connections, another every event for staff connections. Every
- * connection of a class gets the same frames, so a batch is built once and not once per socket.
+ * Batching (spec Events, Frames rules 1 and 2) for one group of connections that see the same
+ * events: a visibility class (public, staff) and a filter (none, or one canonical filter; see
+ * fan-out.ts). Every connection of a group gets the same frames, so a batch is built once and not
+ * once per socket.
  *
  * - Normal events are held until `batchMs` after the first of them, or until `batchMax` are held.
  * - A sponsored event is emitted at once in its own frame, ahead of the pending batch.
- * - Each frame carries the cursor of the class's position after it (see cursor.ts). While a batch
+ * - Each frame carries the cursor of the group's position after it (see cursor.ts). While a batch
  *   is pending, "every event before the pending batch, plus the sponsored events sent ahead of it".
+ *   A filtered group also `advance`s over the events it does not want, so that its cursors keep up
+ *   with the stream even when few events match.
  */
 import { MAX_CURSOR_ALSO, type Cursor } from './cursor.js';
 import { unixSeconds, type StreamItem } from './frames.js';
@@ -38,6 +41,14 @@ export class Batcher {
     this.last = item.id;
     if (this.pending.length >= this.opts.batchMax) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.opts.batchMs);
+  }
+
+  /**
+   * An event the group does not want, in stream order: the next frame's cursor may move past it
+   * (the clients hold every event they want up to it once the pending batch is sent).
+   */
+  advance(id: StreamId): void {
+    this.last = id;
   }
 
   /** Emit the pending batch now (on its timer, at batchMax, before a reconcile, on shutdown). */

@@ -5,7 +5,8 @@
  * - sends `Origin` (the server refuses a handshake without the trusted origin with HTTP 403) and,
  *   when given an access token, the `access_token` cookie (staff see pre-publication events);
  * - reconnects after any close it did not ask for: 1001 (server going away), 4003 (over capacity),
- *   a cut without a close frame (transport loss), a refused handshake; waits an exponentially
+ *   a cut without a close frame (transport loss), a refused handshake (except 400: a bad filter
+ *   stays bad, so it stops and reports the server's message); waits an exponentially
  *   growing, fully jittered delay first (after 4003 at least the fourth step), and starts over
  *   once a connection delivered a frame;
  * - treats 90 s without any frame as a dead stream (the server sends a heartbeat about every
@@ -16,9 +17,12 @@
  *   GET /api/v1/news/; `fetchNewsFeed` does that), and after a reconnect without a cursor, when
  *   nothing can tell what was missed.
  *
+ * Filters (`types`, `token_address`, `token_symbol`, `tag`) go in the url's query string; they are
+ * kept on every reconnect.
+ *
  * ```ts
  * const stream = new NewsStream({
- *   url: 'ws://127.0.0.1:8001/ws/news/',
+ *   url: 'ws://127.0.0.1:8001/ws/news/?token_symbol=ETH&tag=defi',
  *   origin: 'http://127.0.0.1:8000',
  *   onEvents: (events) => render(events),
  *   repoll: async () => render(await fetchNewsFeed('http://127.0.0.1:8000')),
@@ -166,6 +170,26 @@ export class NewsStream {
       }
     });
     ws.on('unexpected-response', (_req, res) => {
+      if (res.statusCode === 400) {
+        // A refused filter: reconnecting would be refused the same way.
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d));
+        res.once('close', () => {
+          if (this.ws !== ws) return;
+          this.ws = null;
+          this.stopped = true;
+          this.clearDeadTimer();
+          ws.terminate();
+          let reason = 'bad request';
+          try {
+            reason = String((JSON.parse(body) as { error?: { message?: string } }).error?.message ?? reason);
+          } catch {
+            // not the API's error shape
+          }
+          this.opts.onState?.('stopped', { code: 400, reason });
+        });
+        return;
+      }
       res.resume();
       ws.terminate();
       this.scheduleReconnect(ws, res.statusCode ?? 0, 'handshake refused');

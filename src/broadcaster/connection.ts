@@ -12,17 +12,19 @@
  * waiting frames are released without the events the history already covered (see `admit`).
  */
 import type { Cursor } from './cursor.js';
-import { batchFrame, heartbeatFrame, reconcileFrame, type BatchFrame, type OutFrame, type ReconcileReason } from './frames.js';
+import { filterMatches, type StreamFilter } from './filter.js';
+import { batchFrame, heartbeatFrame, reconcileFrame, type BatchFrame, type OutFrame, type ReconcileReason, type StreamItem } from './frames.js';
 import { compareIds, maxId, type StreamId } from './stream-id.js';
 
-/** What a Connection needs of a socket (a ws WebSocket behind a thin adapter). */
+/** What a Connection needs of a socket (a ws WebSocket, or an SSE response, behind a thin adapter). */
 export interface ConnectionSocket {
   readonly bufferedAmount: number;
   /** False once the socket is closing or closed. */
   isOpen(): boolean;
-  /** Send one text frame (`frame.data` is its payload; `wireOf(frame)` its bytes on the wire). */
+  /** Send one frame (`frame.data` is its payload; `wireOf(frame)` / `sseOf(frame)` its bytes on the wire). */
   send(frame: OutFrame): void;
-  ping(): void;
+  /** A protocol ping answered by `Connection.pong()`; absent (SSE) when the protocol has none. */
+  ping?(): void;
   terminate(): void;
 }
 
@@ -55,6 +57,8 @@ export class Connection {
   mode: ConnectionMode;
   /** Whether staff-only events are visible (cleared when a staff token expires). */
   staff: boolean;
+  /** The events it asked for; null: all it may see. */
+  readonly filter: StreamFilter | null;
   /** Called when the queue overflowed (a catch-up in progress stops). */
   onBacklog: (() => void) | null = null;
   readonly counters = { backlogs: 0, framesSent: 0 };
@@ -70,10 +74,16 @@ export class Connection {
   constructor(
     private readonly socket: ConnectionSocket,
     private readonly opts: ConnectionOptions,
-    init: { staff: boolean; mode: ConnectionMode },
+    init: { staff: boolean; mode: ConnectionMode; filter?: StreamFilter | null },
   ) {
     this.staff = init.staff;
     this.mode = init.mode;
+    this.filter = init.filter ?? null;
+  }
+
+  /** Whether this connection is to receive the event (visibility and filter): the rule history replays apply. */
+  wants(item: StreamItem): boolean {
+    return (this.staff || !item.staffOnly) && (this.filter === null || filterMatches(this.filter, item));
   }
 
   /** A frame (or skip mark) for this connection, in stream order. */
@@ -145,17 +155,19 @@ export class Connection {
 
   /**
    * Heartbeat tick: a socket that did not answer the previous ping is dead (half-open TCP, frozen
-   * client) and is terminated; otherwise ping it and send the spec's heartbeat frame.
+   * client) and is terminated; otherwise ping it and send the spec's heartbeat frame. A socket
+   * without pings (SSE) only gets the heartbeat; TCP notices a dead peer there.
    */
   heartbeat(): 'alive' | 'dead' {
     if (this.closed) return 'dead';
-    if (this.awaitingPong) {
+    const pings = this.socket.ping !== undefined;
+    if (pings && this.awaitingPong) {
       this.socket.terminate();
       return 'dead';
     }
-    this.awaitingPong = true;
+    this.awaitingPong = pings;
     if (!this.socket.isOpen()) return 'alive';
-    this.socket.ping();
+    this.socket.ping?.();
     this.socket.send(heartbeatFrame);
     return 'alive';
   }

@@ -1,10 +1,13 @@
 /**
  * The frames of the spec's Events section, built once and shared by every connection that gets
- * them: an event is serialised once when it is read from the stream, a batch once per flush, and
- * the same Buffer is written to each socket. `wireOf` adds the WebSocket framing once per frame as
- * well (server frames are unmasked, so the bytes are the same for every client): a fan-out to N
- * sockets is N `socket.write` calls of one shared Buffer, with no per-client framing work.
+ * them: an event is serialised once when it is read from the stream, a batch once per flush (per
+ * class and filter), and the same Buffer is written to each socket. `wireOf` adds the WebSocket
+ * framing once per frame as well (server frames are unmasked, so the bytes are the same for every
+ * client): a fan-out to N sockets is N `socket.write` calls of one shared Buffer, with no
+ * per-client framing work. `sseOf` is the same frame as Server-Sent Events messages, also built
+ * once per frame.
  */
+import { normalizeAttrs, type EventAttrs } from '../domain/event-filter.js';
 import { eventTypes, isStaffOnly, type EventType, type NewsEvent } from '../events.js';
 import { encodeCursor, type Cursor } from './cursor.js';
 import type { StreamId } from './stream-id.js';
@@ -18,6 +21,10 @@ export interface StreamItem {
   staffOnly: boolean;
   /** Sent at once in its own frame, ahead of a pending batch. */
   sponsored: boolean;
+  /** The event log's id (the SSE `id:`), null for an entry without one. */
+  eventId: number | null;
+  /** What filters match on (stream field `a`, never sent to clients); null for events not about an article. */
+  attrs: EventAttrs | null;
 }
 
 export type ReconcileReason = 'backlog' | 'resubscribed';
@@ -28,6 +35,8 @@ export interface BatchFrame {
   data: Buffer;
   /** The payload framed as one unmasked WebSocket text frame (set by wireOf, once). */
   wire?: Buffer;
+  /** The events as Server-Sent Events messages (set by sseOf, once). */
+  sse?: Buffer;
   items: readonly StreamItem[];
   cursor: Cursor;
   t: number;
@@ -37,6 +46,8 @@ export interface ControlFrame {
   kind: 'control';
   data: Buffer;
   wire?: Buffer;
+  /** The frame on an SSE stream. */
+  sse: Buffer;
 }
 
 export type OutFrame = BatchFrame | ControlFrame;
@@ -44,12 +55,17 @@ export type OutFrame = BatchFrame | ControlFrame;
 const knownTypes = new Set<string>(eventTypes);
 
 /**
- * The item for a stream entry written by EventPublisher (field `e` holds the event JSON), or null
- * when the entry is not a well-formed event. Only the spec's fields (and event_id) are passed on.
+ * The item for a stream entry written by EventPublisher (field `e` holds the event JSON, `a` its
+ * filter attributes), or null when the entry is not a well-formed event. Only the spec's fields
+ * (and event_id) are passed on; `a` is parsed here, once per entry, and never sent.
  */
 export function itemFromEntry(id: StreamId, fields: readonly string[]): StreamItem | null {
   let raw: string | undefined;
-  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 'e') raw = fields[i + 1];
+  let rawAttrs: string | undefined;
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i] === 'e') raw = fields[i + 1];
+    else if (fields[i] === 'a') rawAttrs = fields[i + 1];
+  }
   if (raw === undefined) return null;
   let e: Partial<NewsEvent>;
   try {
@@ -70,13 +86,24 @@ export function itemFromEntry(id: StreamId, fields: readonly string[]): StreamIt
   if (e.previous_status !== undefined) event.previous_status = e.previous_status;
   event.sponsored = e.sponsored ?? null;
   // Additive: the event log's id, by which a client drops the duplicates of at-least-once delivery.
-  if (typeof e.event_id === 'number' && Number.isSafeInteger(e.event_id)) event.event_id = e.event_id;
+  const eventId = typeof e.event_id === 'number' && Number.isSafeInteger(e.event_id) ? e.event_id : null;
+  if (eventId !== null) event.event_id = eventId;
+  let attrs: EventAttrs | null = null;
+  if (rawAttrs !== undefined) {
+    try {
+      attrs = normalizeAttrs(JSON.parse(rawAttrs));
+    } catch {
+      attrs = null; // unreadable attributes: the event matches only filters without attribute kinds
+    }
+  }
   return {
     id,
     type: e.type,
     json: JSON.stringify(event),
     staffOnly: isStaffOnly(e.type),
     sponsored: e.type === 'news.sponsored',
+    eventId,
+    attrs,
   };
 }
 
@@ -92,11 +119,18 @@ export function batchFrame(items: readonly StreamItem[], cursor: Cursor, t: numb
   return { kind: 'batch', data: Buffer.from(body), items, cursor, t };
 }
 
-export const heartbeatFrame: ControlFrame = { kind: 'control', data: Buffer.from('{"type":"heartbeat"}') };
+/** On SSE a heartbeat is a comment line: EventSource ignores it, proxies see traffic. */
+export const heartbeatFrame: ControlFrame = { kind: 'control', data: Buffer.from('{"type":"heartbeat"}'), sse: Buffer.from(': hb\n\n') };
+
+/** On SSE a reconcile is a named event (`event: reconcile`) with the WebSocket frame's JSON as data, and no `id:`. */
+function reconcileControl(reason: ReconcileReason): ControlFrame {
+  const json = `{"type":"reconcile","reason":"${reason}"}`;
+  return { kind: 'control', data: Buffer.from(json), sse: Buffer.from(`event: reconcile\ndata: ${json}\n\n`) };
+}
 
 const reconcileFrames: Record<ReconcileReason, ControlFrame> = {
-  backlog: { kind: 'control', data: Buffer.from('{"type":"reconcile","reason":"backlog"}') },
-  resubscribed: { kind: 'control', data: Buffer.from('{"type":"reconcile","reason":"resubscribed"}') },
+  backlog: reconcileControl('backlog'),
+  resubscribed: reconcileControl('resubscribed'),
 };
 
 export function reconcileFrame(reason: ReconcileReason): ControlFrame {
@@ -126,4 +160,18 @@ export function wireOf(frame: OutFrame): Buffer {
   frame.data.copy(wire, headerLen);
   frame.wire = wire;
   return wire;
+}
+
+/**
+ * The frame as Server-Sent Events: one message per event, `id: <event_id>` and `data: <event JSON>`
+ * (the default `message` type; the event's own `type` is in the data). JSON text never holds a raw
+ * line break, so each event is one data line. Computed once and cached on the frame.
+ */
+export function sseOf(frame: OutFrame): Buffer {
+  if (frame.kind === 'control') return frame.sse;
+  if (frame.sse) return frame.sse;
+  let text = '';
+  for (const item of frame.items) text += `${item.eventId === null ? '' : `id: ${item.eventId}\n`}data: ${item.json}\n\n`;
+  frame.sse = Buffer.from(text);
+  return frame.sse;
 }

@@ -1,7 +1,7 @@
 /**
- * The HTTP side of the WebSocket handshake: the path, the Origin check (spec: a missing or other
- * Origin is refused with HTTP 403 before the upgrade), the client address used by the per-IP cap,
- * and the resume cursor in the query string.
+ * The HTTP side of the WebSocket handshake (and of the SSE request, sse.ts): the path, the Origin
+ * check (spec: a missing or other Origin is refused with HTTP 403 before the upgrade), the client
+ * address used by the per-IP cap, and the query string (resume cursor, filters: filter.ts).
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -12,11 +12,18 @@ export interface UpgradeTarget {
   path: string;
   /** The raw `cursor` query parameter, if any (validated by the resume code). */
   cursor: string | null;
+  query: URLSearchParams;
 }
 
 export function parseUpgradeUrl(url: string | undefined): UpgradeTarget {
-  const u = new URL(url ?? '/', 'http://ws.invalid');
-  return { path: u.pathname, cursor: u.searchParams.get('cursor') };
+  let u: URL;
+  try {
+    u = new URL(url ?? '/', 'http://ws.invalid');
+  } catch {
+    // An absolute request target with an invalid host: no path of ours.
+    return { path: '', cursor: null, query: new URLSearchParams() };
+  }
+  return { path: u.pathname, cursor: u.searchParams.get('cursor'), query: u.searchParams };
 }
 
 export function originAllowed(origin: string | undefined, trustedOrigin: string): boolean {
@@ -45,8 +52,8 @@ function normaliseIp(ip: string): string {
 }
 
 /** Answer the upgrade request with a plain HTTP error in the API's error shape, then close. */
-export function rejectHandshake(socket: Duplex, status: number, code: string, message: string): void {
-  const body = JSON.stringify({ error: { code, message, details: null } });
+export function rejectHandshake(socket: Duplex, status: number, code: string, message: string, details: unknown = null): void {
+  const body = JSON.stringify({ error: { code, message, details } });
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

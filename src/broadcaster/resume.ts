@@ -11,6 +11,10 @@
  *
  * When the history no longer reaches back to the cursor (trimmed, or the stream was lost) the
  * client gets `{type: "reconcile", reason: "resubscribed"}` instead, then live events.
+ *
+ * Only the events the connection wants (visibility and filter, Connection.wants) are replayed. An
+ * SSE client resumes by event id instead of a cursor: `resumeFromEventId` finds the stream entry
+ * that carried that event, which is the cursor.
  */
 import type { Redis } from '../redis.js';
 import type { Connection } from './connection.js';
@@ -73,7 +77,7 @@ export async function resume(conn: Connection, cursor: Cursor | null, opts: Resu
     const items: StreamItem[] = [];
     for (const [id, fields] of entries) {
       const item = itemFromEntry(id, fields);
-      if (!item || (item.staffOnly && !conn.staff) || cursorHolds(cursor, id)) continue;
+      if (!item || !conn.wants(item) || cursorHolds(cursor, id)) continue;
       items.push(item);
     }
     for (let i = 0; i < items.length; i += opts.batchMax) {
@@ -114,4 +118,78 @@ async function writable(conn: Connection, maxMs: number): Promise<boolean> {
     await new Promise((r) => setTimeout(r, 20));
   }
   return !conn.isClosed() && conn.mode === 'catching_up';
+}
+
+export interface EventIdLookupOptions {
+  redis: Redis;
+  streamKey: string;
+  /** Entries read per round trip. */
+  pageSize?: number;
+  /** Most entries looked at, newest first, before the event counts as gone. */
+  maxScan?: number;
+  /** After the newest copy of the event is found, how many older entries are searched for an earlier copy. */
+  duplicateWindow?: number;
+}
+
+/** The positive integer in `text` (an SSE Last-Event-ID), or null. */
+export function parseEventId(text: string | null | undefined): number | null {
+  if (!text || !/^[1-9]\d{0,15}$/.test(text.trim())) return null;
+  const n = Number(text.trim());
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** The event_id of a stream entry, read without parsing the whole event (the relay writes it as the event's last key). */
+function entryEventId(fields: readonly string[]): number | null {
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i] !== 'e') continue;
+    const e = fields[i + 1];
+    const at = e.lastIndexOf('"event_id":');
+    if (at < 0) return null;
+    const m = /^\d+/.exec(e.slice(at + 11, at + 30));
+    return m ? Number(m[0]) : null;
+  }
+  return null;
+}
+
+/**
+ * The stream id of the entry that carried event `eventId`, scanning back from the stream's end; null
+ * when it is not among the newest `maxScan` entries. Event ids mostly grow along the stream, but a
+ * relay retry can add an event again later (at-least-once): the oldest copy found within
+ * `duplicateWindow` entries of the newest one is taken, so that what came between the copies is
+ * replayed (possibly twice) rather than skipped.
+ */
+export async function findEventEntry(eventId: number, opts: EventIdLookupOptions): Promise<StreamId | null> {
+  const pageSize = opts.pageSize ?? 500;
+  const maxScan = opts.maxScan ?? 10_000;
+  const window = opts.duplicateWindow ?? 1000;
+  let end = '+';
+  let scanned = 0;
+  let found: StreamId | null = null;
+  let scannedAtFind = 0;
+  while (scanned < maxScan) {
+    const page = (await opts.redis.xrevrange(opts.streamKey, end, '-', 'COUNT', pageSize)) as Entry[];
+    for (const [id, fields] of page) {
+      scanned++;
+      if (found !== null && scanned - scannedAtFind > window) return found;
+      if (entryEventId(fields) === eventId) {
+        if (found === null) scannedAtFind = scanned;
+        found = id;
+      }
+    }
+    if (page.length < pageSize) break;
+    end = `(${page[page.length - 1][0]}`;
+  }
+  return found;
+}
+
+/**
+ * Replay to a connection that last received event `eventId` (SSE Last-Event-ID): from the entry
+ * that carried it, as a cursor resume. An unknown, malformed or too old id gets the
+ * `resubscribed` reconcile, then live events.
+ */
+export async function resumeFromEventId(conn: Connection, eventIdText: string, opts: ResumeOptions & EventIdLookupOptions): Promise<ResumeOutcome> {
+  const eventId = parseEventId(eventIdText);
+  const at = eventId === null ? null : await findEventEntry(eventId, opts);
+  if (conn.isClosed() || conn.mode !== 'catching_up') return 'abandoned';
+  return resume(conn, at === null ? null : { upTo: at, also: [] }, opts);
 }

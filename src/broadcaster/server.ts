@@ -1,35 +1,40 @@
 /**
- * The WebSocket broadcaster at /ws/news/ (spec: Events). It reads the lifecycle-event stream from
- * Redis (never Postgres) and relays events to its clients:
+ * The WebSocket broadcaster at /ws/news/ (spec: Events) and its Server-Sent Events twin at
+ * /sse/news/ (sse.ts). It reads the lifecycle-event stream from Redis (never Postgres) and relays
+ * events to its clients:
  *
  * - handshake: Origin must equal TRUSTED_ORIGIN, else HTTP 403 before the upgrade (handshake.ts);
- * - caps: global and per-IP, taken synchronously at upgrade time; over a cap the socket is accepted
- *   and closed with 4003 and a reason (caps.ts);
+ *   a bad filter (`types`, `token_address`, `token_symbol`, `tag`: filter.ts) is HTTP 400;
+ * - caps: global and per-IP, one pool for both transports, taken synchronously at upgrade time;
+ *   over a cap the socket is accepted and closed with 4003 and a reason (caps.ts);
  * - visibility: public events to everyone, staff-only events to connections with a staff
  *   access-token cookie, until that token expires (viewer.ts);
- * - frames: `{events, t, cursor}` batches per visibility class (batcher.ts), sponsored events at
- *   once, heartbeats (heartbeat.ts), a bounded queue per connection with `reconcile/backlog`
- *   (connection.ts), `reconcile/resubscribed` when the reader lost events (stream-reader.ts,
- *   reconcile.ts);
- * - resume by `?cursor=` (resume.ts); close code 1001 for every connection on close().
+ * - frames: `{events, t, cursor}` batches per visibility class and filter (fan-out.ts,
+ *   batcher.ts), sponsored events at once, heartbeats (heartbeat.ts), a bounded queue per
+ *   connection with `reconcile/backlog` (connection.ts), `reconcile/resubscribed` when the reader
+ *   lost events (stream-reader.ts, reconcile.ts);
+ * - resume by `?cursor=` or, on SSE, by event id (resume.ts); on close(), code 1001 for every
+ *   WebSocket and the end of every SSE response.
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.js';
 import { createRedis, type Redis } from '../redis.js';
-import { Batcher } from './batcher.js';
 import { ConnectionCaps } from './caps.js';
 import { Connection, type ConnectionSocket } from './connection.js';
-import { decodeCursor, type Cursor } from './cursor.js';
-import { batchFrame, reconcileFrame, unixSeconds, wireOf, type StreamItem } from './frames.js';
-import { clientIp, originAllowed, parseUpgradeUrl, rejectHandshake, WS_PATH } from './handshake.js';
+import { decodeCursor } from './cursor.js';
+import { FanOut } from './fan-out.js';
+import { filterRejection, parseStreamFilter, type StreamFilter } from './filter.js';
+import { reconcileFrame, wireOf } from './frames.js';
+import { clientIp, originAllowed, parseUpgradeUrl, rejectHandshake, WS_PATH, type UpgradeTarget } from './handshake.js';
 import { startHeartbeat } from './heartbeat.js';
-import { resume } from './resume.js';
+import { resume, resumeFromEventId, type ResumeOutcome } from './resume.js';
+import { handleSse, SSE_PATH, type ResumeFrom } from './sse.js';
 import { StreamReader } from './stream-reader.js';
 import { anonymous, viewerFromRequest, type Viewer } from './viewer.js';
 
-export { WS_PATH };
+export { SSE_PATH, WS_PATH };
 
 export interface BroadcasterOptions {
   redisUrl: string;
@@ -51,8 +56,14 @@ export interface BroadcasterOptions {
   sendBufferLimit?: number;
   /** Longest blocking XREAD; also bounds how late a lost stream with no new events is noticed. */
   readBlockMs?: number;
+  /** Pause after a read that returned events (stream-reader.ts); default a tenth of batchMs, at most 20 ms. */
+  readLingerMs?: number;
   /** Most events replayed to one resuming client before it is told to re-poll instead. */
   resumeMaxEvents?: number;
+  /** Most stream entries an SSE resume looks back through for its Last-Event-ID (newest first). */
+  resumeScanMax?: number;
+  /** Base of the SSE `retry:` advice in ms (each stream gets between it and twice it). */
+  sseRetryMs?: number;
   /** Who a connection is; defaults to the access-token cookie checked with jwtSecret. */
   resolveViewer?: (req: http.IncomingMessage) => Promise<Viewer>;
   /** Plain HTTP requests other than /healthz go here first (the ws process's /metrics); true when answered. */
@@ -60,8 +71,13 @@ export interface BroadcasterOptions {
 }
 
 export interface BroadcasterStats {
+  /** WebSocket and SSE. */
   connections: number;
+  sseConnections: number;
   staffConnections: number;
+  /** Connections with a filter, and the groups (class x filter) frames are built for. */
+  filteredConnections: number;
+  groups: number;
   catchingUp: number;
   backlogs: number;
   /** Frames written to sockets since start (closed connections included). */
@@ -123,21 +139,13 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
   const resolveViewer = opts.resolveViewer ?? ((req) => viewerFromRequest(req, opts.jwtSecret));
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096, perMessageDeflate: false, clientTracking: false });
 
-  const sockets = new Map<Connection, WebSocket>();
-  const publicConns = new Set<Connection>();
-  const staffConns = new Set<Connection>();
-  const resumes = { resumed: 0, reconciled: 0, abandoned: 0 };
+  /** Every open connection, and how to end its transport (close 1001 / end the SSE response). */
+  const transports = new Map<Connection, { sse: boolean; end(): void; kill(): void }>();
+  const fanOut = new FanOut(batchOpts);
+  const resumes: Record<ResumeOutcome, number> = { resumed: 0, reconciled: 0, abandoned: 0 };
   let backlogsOfClosed = 0;
   let framesSentOfClosed = 0;
   let closing = false;
-
-  const fanOut = (members: Set<Connection>) => (items: readonly StreamItem[], cursor: Cursor, t: number) => {
-    if (members.size === 0) return;
-    const frame = batchFrame(items, cursor, t);
-    for (const c of members) c.deliver(frame);
-  };
-  const publicBatcher = new Batcher(batchOpts, fanOut(publicConns));
-  const staffBatcher = new Batcher(batchOpts, fanOut(staffConns));
 
   const clientName = `ws-reader-${process.pid}-${++instances}`;
   const readerRedis: Redis = createRedis(opts.redisUrl, 'blocking', clientName);
@@ -147,32 +155,83 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
     streamKey: opts.streamKey,
     log,
     blockMs: opts.readBlockMs,
-    onItems(items) {
-      for (const item of items) {
-        staffBatcher.push(item);
-        if (!item.staffOnly) publicBatcher.push(item);
-      }
-    },
+    lingerMs: opts.readLingerMs ?? Math.min(20, Math.floor(batchOpts.batchMs / 10)),
+    onItems: (items) => fanOut.push(items),
     onLoss() {
       // What was read before the gap goes out first, then the reconcile, then what follows.
-      publicBatcher.flush();
-      staffBatcher.flush();
+      fanOut.flush();
       const frame = reconcileFrame('resubscribed');
-      for (const c of sockets.keys()) c.deliver(frame);
+      for (const c of transports.keys()) c.deliver(frame);
     },
   });
 
-  const heartbeat = startHeartbeat(opts.heartbeatMs ?? 25_000, () => sockets.keys());
+  const heartbeat = startHeartbeat(opts.heartbeatMs ?? 25_000, () => transports.keys());
+  const historyOpts = {
+    redis: historyRedis,
+    streamKey: opts.streamKey,
+    batchMax: batchOpts.batchMax,
+    maxEvents: opts.resumeMaxEvents,
+    maxScan: opts.resumeScanMax,
+  };
+
+  /**
+   * A new connection (either transport): it joins its group at once (before any history read,
+   * resume.ts) and, with `from`, catches up. `dispose` when the transport has closed.
+   */
+  function open(socket: ConnectionSocket, viewer: Viewer, filter: StreamFilter | null, from: ResumeFrom | null, transport: { sse: boolean; end(): void; kill(): void }) {
+    const conn = new Connection(socket, connOpts, { staff: viewer.staff, filter, mode: from === null ? 'live' : 'catching_up' });
+    transports.set(conn, transport);
+    fanOut.join(conn);
+    let expiry: NodeJS.Timeout | null = null;
+    if (viewer.staff && viewer.staffUntilMs !== null) {
+      expiry = setTimeout(() => fanOut.downgrade(conn), Math.min(Math.max(0, viewer.staffUntilMs - Date.now()), 2 ** 31 - 1));
+    }
+    if (from !== null) {
+      const replay = 'cursor' in from ? resume(conn, decodeCursor(from.cursor), historyOpts) : resumeFromEventId(conn, from.eventId, historyOpts);
+      replay.then(
+        (outcome) => resumes[outcome]++,
+        (err) => {
+          log.warn({ err: (err as Error).message }, 'resume failed; client told to reconcile');
+          resumes.reconciled++;
+          conn.finishCatchUp(null, 'resubscribed');
+        },
+      );
+    }
+    const dispose = () => {
+      if (!transports.delete(conn)) return;
+      if (expiry) clearTimeout(expiry);
+      backlogsOfClosed += conn.counters.backlogs;
+      framesSentOfClosed += conn.counters.framesSent;
+      conn.close();
+      fanOut.leave(conn);
+    };
+    return { conn, dispose };
+  }
+
+  const sseDeps = {
+    trustedOrigin: opts.trustedOrigin,
+    trustProxy: opts.trustProxy ?? false,
+    caps,
+    retryMs: opts.sseRetryMs ?? 2000,
+    isClosing: () => closing,
+    resolveViewer,
+    open: (socket: ConnectionSocket, viewer: Viewer, filter: StreamFilter | null, from: ResumeFrom | null, t: { end(): void; kill(): void }) =>
+      open(socket, viewer, filter, from, { sse: true, ...t }),
+  };
 
   const server = http.createServer((req, res) => {
     if (req.url === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ status: 'ok', connections: sockets.size }));
+      res.end(JSON.stringify({ status: 'ok', connections: transports.size }));
       return;
     }
+    const target = parseUpgradeUrl(req.url);
+    if (target.path === SSE_PATH) return handleSse(req, res, target, sseDeps);
     if (opts.httpHandler?.(req, res)) return;
     res.writeHead(426, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { code: 'upgrade_required', message: `connect with WebSocket to ${WS_PATH}`, details: null } }));
+    res.end(
+      JSON.stringify({ error: { code: 'upgrade_required', message: `connect with WebSocket to ${WS_PATH}, or with EventSource to ${SSE_PATH}`, details: null } }),
+    );
   });
 
   server.on('upgrade', (req: http.IncomingMessage, socket, head) => {
@@ -183,6 +242,11 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
       return rejectHandshake(socket, 403, 'origin_not_allowed', `Origin must be ${opts.trustedOrigin}`);
     }
     if (closing) return rejectHandshake(socket, 503, 'unavailable', 'server going away');
+    const parsed = parseStreamFilter(target.query);
+    if (!parsed.ok) {
+      const r = filterRejection(parsed.issues);
+      return rejectHandshake(socket, 400, r.code, r.message, r.details);
+    }
     // Synchronous from here to acquire(): no other upgrade can run in between.
     const slot = caps.acquire(clientIp(req, opts.trustProxy ?? false));
     if (!slot.ok) {
@@ -197,11 +261,11 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
     resolveViewer(req)
       .catch(() => anonymous)
       .then((viewer) => {
-        wss.handleUpgrade(req, socket, head, (ws) => attach(ws, socket, viewer, target.cursor));
+        wss.handleUpgrade(req, socket, head, (ws) => attach(ws, socket, viewer, parsed.filter, target));
       });
   });
 
-  function attach(ws: WebSocket, socket: Duplex, viewer: Viewer, cursorText: string | null) {
+  function attach(ws: WebSocket, socket: Duplex, viewer: Viewer, filter: StreamFilter | null, target: UpgradeTarget) {
     ws.on('error', () => undefined);
     if (closing) {
       ws.close(1001, 'server going away');
@@ -220,72 +284,39 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
       ping: () => ws.ping(),
       terminate: () => ws.terminate(),
     };
-    const conn = new Connection(adapter, connOpts, { staff: viewer.staff, mode: cursorText === null ? 'live' : 'catching_up' });
-    sockets.set(conn, ws);
-    // Join the class before any history read (resume.ts explains why).
-    (viewer.staff ? staffConns : publicConns).add(conn);
-
-    let expiry: NodeJS.Timeout | null = null;
-    if (viewer.staff && viewer.staffUntilMs !== null) {
-      expiry = setTimeout(() => downgrade(conn), Math.min(Math.max(0, viewer.staffUntilMs - Date.now()), 2 ** 31 - 1));
-    }
-    ws.on('pong', () => conn.pong());
-    ws.on('close', () => {
-      if (expiry) clearTimeout(expiry);
-      backlogsOfClosed += conn.counters.backlogs;
-      framesSentOfClosed += conn.counters.framesSent;
-      conn.close();
-      sockets.delete(conn);
-      publicConns.delete(conn);
-      staffConns.delete(conn);
+    const { conn, dispose } = open(adapter, viewer, filter, target.cursor === null ? null : { cursor: target.cursor }, {
+      sse: false,
+      end: () => ws.close(1001, 'server going away'),
+      kill: () => ws.terminate(),
     });
-
-    if (cursorText !== null) {
-      resume(conn, decodeCursor(cursorText), {
-        redis: historyRedis,
-        streamKey: opts.streamKey,
-        batchMax: batchOpts.batchMax,
-        maxEvents: opts.resumeMaxEvents,
-      }).then(
-        (outcome) => resumes[outcome]++,
-        (err) => {
-          log.warn({ err: (err as Error).message }, 'resume failed; client told to reconcile');
-          resumes.reconciled++;
-          conn.finishCatchUp(null, 'resubscribed');
-        },
-      );
-    }
-  }
-
-  /** A staff token expired on an open connection: it continues as a public one (viewer.ts). */
-  function downgrade(conn: Connection) {
-    if (!staffConns.delete(conn)) return;
-    conn.downgrade();
-    // Public events the staff class holds for its next batch would otherwise never reach it.
-    const pending = staffBatcher.pendingItems().filter((i) => !i.staffOnly);
-    const last = staffBatcher.lastId();
-    if (pending.length > 0 && last) conn.deliver(batchFrame(pending, { upTo: last, also: [] }, unixSeconds()));
-    // ...and the public class's frames must not repeat what it already got as staff.
-    if (last) conn.deliver({ kind: 'skip', through: last });
-    publicConns.add(conn);
+    ws.on('pong', () => conn.pong());
+    ws.on('close', dispose);
   }
 
   return {
     server,
     ready: reader.ready,
-    connections: () => sockets.size,
+    connections: () => transports.size,
     stats() {
       let catchingUp = 0;
       let backlogs = backlogsOfClosed;
       let framesSent = framesSentOfClosed;
-      for (const c of sockets.keys()) {
+      let staff = 0;
+      let sse = 0;
+      for (const [c, t] of transports) {
         if (c.mode === 'catching_up') catchingUp++;
+        if (c.staff) staff++;
+        if (t.sse) sse++;
         backlogs += c.counters.backlogs;
         framesSent += c.counters.framesSent;
       }
+      const groups = fanOut.stats();
       return {
-        connections: sockets.size,
-        staffConnections: staffConns.size,
+        connections: transports.size,
+        sseConnections: sse,
+        staffConnections: staff,
+        filteredConnections: groups.filteredConnections,
+        groups: groups.groups,
         catchingUp,
         backlogs,
         framesSent,
@@ -298,16 +329,15 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
       closing = true;
       heartbeat.stop();
       await reader.stop();
-      publicBatcher.flush();
-      staffBatcher.flush();
-      publicBatcher.close();
-      staffBatcher.close();
-      for (const ws of sockets.values()) ws.close(1001, 'server going away');
+      fanOut.flush();
+      fanOut.close();
+      for (const t of transports.values()) t.end();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Give clients a moment to answer the close frame, then drop the rest.
       const until = Date.now() + 1000;
-      while (sockets.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-      for (const ws of sockets.values()) ws.terminate();
+      while (transports.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      for (const t of transports.values()) t.kill();
+      server.closeAllConnections();
       historyRedis.disconnect();
       await closed;
     },

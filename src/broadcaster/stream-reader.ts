@@ -23,6 +23,14 @@ export interface StreamReaderOptions {
   blockMs?: number;
   /** Entries per read. */
   count?: number;
+  /**
+   * Pause after a read that returned entries (fewer than `count`), so that a steady flow of events
+   * is read several at a time instead of one Redis round trip per event: on the 2-core VM of the
+   * benchmarks a read costs 0.4-0.8 ms of CPU (mostly the write that wakes Redis), as much as
+   * writing a frame to 40-70 clients. An event arriving on a quiet stream is read at once; one
+   * following another within this pause waits at most this long (next to a 200 ms batch window).
+   */
+  lingerMs?: number;
   /** Events read, in stream order. */
   onItems(items: StreamItem[]): void;
   /** Events were or may have been lost before the next onItems. */
@@ -68,14 +76,17 @@ export class StreamReader {
     this.markReady();
     while (this.running) {
       try {
-        await this.readOnce();
+        const read = await this.readOnce();
+        // A full page means more is waiting: read on at once.
+        if (read > 0 && read < (this.opts.count ?? 500) && (this.opts.lingerMs ?? 0) > 0) await new Promise((r) => setTimeout(r, this.opts.lingerMs));
       } catch (err) {
         await this.pause(err, 'event stream read failed; retrying');
       }
     }
   }
 
-  private async readOnce(): Promise<void> {
+  /** One XREAD (blocking while the stream is quiet); the number of entries it returned. */
+  private async readOnce(): Promise<number> {
     const { redis, streamKey } = this.opts;
     const from = this.pos;
     const pipe = redis.pipeline();
@@ -83,7 +94,7 @@ export class StreamReader {
     if (from.anchored) pipe.xrange(streamKey, from.id, from.id);
     else pipe.xinfo('STREAM', streamKey);
     const res = (await pipe.exec()) as PipelineResult;
-    if (!this.running || !res) return;
+    if (!this.running || !res) return 0;
     const [readErr, readReply] = res[0];
     if (readErr) throw readErr;
     this.counters.reads++;
@@ -103,7 +114,7 @@ export class StreamReader {
       this.opts.onLoss();
     }
     if (verdict.reposition) this.pos = await this.positionAfterLoss(from);
-    if (entries.length === 0) return;
+    if (entries.length === 0) return 0;
 
     const items: StreamItem[] = [];
     for (const [id, fields] of entries) {
@@ -114,6 +125,7 @@ export class StreamReader {
     this.pos = { id: entries[entries.length - 1][0], anchored: true };
     this.counters.entries += entries.length;
     if (items.length > 0) this.opts.onItems(items);
+    return entries.length;
   }
 
   /**

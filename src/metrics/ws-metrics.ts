@@ -56,10 +56,13 @@ export class WsMetrics {
   async render(): Promise<string> {
     const s = this.deps.stats();
     const custom: MetricObject[] = [
-      gauge('squid_ws_connections', 'Open WebSocket connections by visibility class.', [
+      gauge('squid_ws_connections', 'Open stream connections (WebSocket and SSE) by visibility class.', [
         { labels: { class: 'public' }, value: s.connections - s.staffConnections },
         { labels: { class: 'staff' }, value: s.staffConnections },
       ]),
+      gauge('squid_ws_sse_connections', 'Open connections at /sse/news/ (included in squid_ws_connections).', [{ value: s.sseConnections }]),
+      gauge('squid_ws_filtered_connections', 'Open connections with a filter (types, token_address, token_symbol, tag).', [{ value: s.filteredConnections }]),
+      gauge('squid_ws_fanout_groups', 'Groups (visibility class x filter) that batches are built for, the two unfiltered ones included.', [{ value: s.groups }]),
       gauge('squid_ws_connections_catching_up', 'Connections replaying history after a ?cursor= resume.', [{ value: s.catchingUp }]),
       counter('squid_ws_frames_sent_total', 'Frames written to client sockets (batches, heartbeats, reconciles).', [{ value: s.framesSent }]),
       counter('squid_ws_backlog_reconciles_total', 'Slow clients told to reconcile (reason backlog) because their queue overflowed.', [{ value: s.backlogs }]),

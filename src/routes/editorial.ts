@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import type { EditableFields } from '../domain/article-edit.js';
 import { TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
+import { TOKEN_SYMBOL_PATTERN } from '../domain/event-filter.js';
 import { AppError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
@@ -30,7 +31,7 @@ const editBody = z
     tags: articleTags.optional(),
     token_addresses: z.array(tokenAddress).max(20, 'at most 20 addresses').transform(dedupe).optional(),
     token_symbols: z
-      .array(z.string().trim().regex(/^[A-Za-z0-9$._-]{1,20}$/, 'must be 1 to 20 of A-Z a-z 0-9 $ . _ -'))
+      .array(z.string().trim().regex(TOKEN_SYMBOL_PATTERN, 'must be 1 to 20 of A-Z a-z 0-9 $ . _ -'))
       .max(20, 'at most 20 symbols')
       .transform(dedupe)
       .optional(),

@@ -3,6 +3,7 @@
  * OpenAPI components come from the same definitions).
  */
 import { z } from 'zod';
+import { TOKEN_ADDRESS_PATTERNS } from '../domain/event-filter.js';
 import { normalizeUrl } from '../domain/url-normalize.js';
 import { MAX_HEADLINE_LENGTH } from '../domain/page-title.js';
 import { MAX_YAP_LENGTH, MAX_YAP_TAG_LENGTH, MAX_YAP_TAGS, YAP_TAG_PATTERN } from '../domain/yap.js';
@@ -47,7 +48,7 @@ export const articleTags = z.array(slugTag).max(10, 'at most 10 tags').transform
 export const tokenAddress = z
   .string()
   .trim()
-  .refine((v) => /^0x[0-9a-fA-F]{40}$/.test(v) || /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(v), 'must be a token contract address (0x + 40 hex digits, or a base58 address)')
+  .refine((v) => TOKEN_ADDRESS_PATTERNS.some((re) => re.test(v)), 'must be a token contract address (0x + 40 hex digits, or a base58 address)')
   .transform((v) => v.toLowerCase());
 
 export const weight = z.union([z.literal(1), z.literal(-1), z.literal(0)], { error: 'must be the integer 1, -1 or 0' });

@@ -119,6 +119,38 @@ describe('reference client', () => {
     await second.close();
   });
 
+  it('keeps its filter across a reconnect, and stops for good when the server refuses the filter', async () => {
+    const first = await h.start({ batchMs: 20 });
+    const port = first.port;
+    const c = collect(`${first.url}/ws/news/?tag=defi`);
+    c.stream.start();
+    await waitUntil(() => first.b.connections() === 1, 'the client to connect');
+    await h.publishArticles([
+      [makeEvent('news.approved', 50), { tags: ['defi'] }],
+      [makeEvent('news.approved', 51), { tags: ['nft'] }],
+    ]);
+    await waitUntil(() => c.events.length === 1, 'the matching event');
+    await first.close();
+    await h.publishArticles([
+      [makeEvent('news.approved', 52), { tags: ['nft'] }],
+      [makeEvent('news.approved', 53), { tags: ['defi'] }],
+    ]);
+    const second = await h.start({ batchMs: 20 }, port);
+    await waitUntil(() => c.events.length === 2, 'the missed matching event');
+    await sleep(100);
+    expect(c.events.map((e) => e.id)).toEqual([50, 53]);
+    await c.stream.stop();
+
+    const stopped: string[] = [];
+    const bad = collect(`${second.url}/ws/news/?tag=Not!A!Tag`, { onState: (state, d) => void (state === 'stopped' && stopped.push(`${d?.code} ${d?.reason}`)) });
+    bad.stream.start();
+    await waitUntil(() => stopped.length === 1, 'the client to give up');
+    expect(stopped[0]).toMatch(/^400 invalid stream filter: query.tag/);
+    await sleep(100);
+    expect(second.b.connections()).toBe(0);
+    await second.close();
+  });
+
   it('fetchNewsFeed reads GET /api/v1/news/', async () => {
     const server = http.createServer((req, res) => {
       res.writeHead(req.url === '/api/v1/news/' ? 200 : 404, { 'content-type': 'application/json' });

@@ -96,6 +96,8 @@ export interface ConnectOptions {
   cookie?: string;
   headers?: Record<string, string>;
   cursor?: string;
+  /** Query parameters (filters); an array repeats the parameter. */
+  query?: Record<string, string | string[]>;
   path?: string;
   localAddress?: string;
   autoPong?: boolean;
@@ -106,6 +108,7 @@ export function connect(base: string, o: ConnectOptions = {}): TestClient {
   if (o.cookie) headers.cookie = o.cookie;
   const url = new URL(o.path ?? '/ws/news/', base);
   if (o.cursor !== undefined) url.searchParams.set('cursor', o.cursor);
+  for (const [k, v] of Object.entries(o.query ?? {})) for (const x of [v].flat()) url.searchParams.append(k, x);
   const origin = o.origin === undefined ? ORIGIN : o.origin;
   const ws = new WebSocket(url, {
     headers,
@@ -138,9 +141,18 @@ export function makeEvent(type: EventType, id: number, extra: Partial<NewsEvent>
   };
 }
 
+/** event_log.attrs as the relay passes it (kinds left out are empty). */
+export interface ArticleAttrs {
+  tags?: string[];
+  token_addresses?: string[];
+  token_symbols?: string[];
+}
+
 export interface RunningBroadcaster {
   b: Broadcaster;
   url: string;
+  /** http://127.0.0.1:<port> (SSE and plain HTTP). */
+  http: string;
   port: number;
   close(): Promise<void>;
 }
@@ -189,6 +201,7 @@ export class BroadcasterHarness {
       b,
       port: actual,
       url: `ws://127.0.0.1:${actual}`,
+      http: `http://127.0.0.1:${actual}`,
       close: async () => {
         this.running.delete(r);
         await b.close();
@@ -200,6 +213,14 @@ export class BroadcasterHarness {
 
   publish(event: NewsEvent): Promise<string> {
     return this.publisher.publish(event);
+  }
+
+  /**
+   * Publish events as the relay does (EventPublisher.publishJson): field `e` and, for events about
+   * an article, field `a` with its filter attributes. One pipeline, in order.
+   */
+  publishArticles(events: [NewsEvent, ArticleAttrs | null][]): Promise<void> {
+    return this.publisher.publishJson(events.map(([e, a]) => ({ e: JSON.stringify(e), a: a === null ? null : JSON.stringify({ tags: [], token_addresses: [], token_symbols: [], ...a }) })));
   }
 
   async publishMany(events: NewsEvent[]): Promise<string[]> {

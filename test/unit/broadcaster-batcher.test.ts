@@ -9,6 +9,8 @@ const item = (n: number, sponsored = false): StreamItem => ({
   json: `{"id":${n}}`,
   staffOnly: false,
   sponsored,
+  eventId: null,
+  attrs: null,
 });
 
 let emitted: { ids: string[]; cursor: Cursor; at: number }[];

@@ -29,6 +29,8 @@ const item = (n: number, staffOnly = false): StreamItem => ({
   json: JSON.stringify({ id: n }),
   staffOnly,
   sponsored: false,
+  eventId: null,
+  attrs: null,
 });
 const frame = (...ns: (number | [number, 'staff'])[]) => {
   const items = ns.map((n) => (Array.isArray(n) ? item(n[0], true) : item(n)));

@@ -44,8 +44,11 @@ describe('handshake', () => {
   });
 
   it('reads the path and cursor', () => {
-    expect(parseUpgradeUrl('/ws/news/?cursor=1-2')).toEqual({ path: '/ws/news/', cursor: '1-2' });
-    expect(parseUpgradeUrl('/ws/news/')).toEqual({ path: '/ws/news/', cursor: null });
+    expect(parseUpgradeUrl('/ws/news/?cursor=1-2')).toMatchObject({ path: '/ws/news/', cursor: '1-2' });
+    expect(parseUpgradeUrl('/ws/news/')).toMatchObject({ path: '/ws/news/', cursor: null });
+    expect(parseUpgradeUrl('/sse/news/?tag=a&tag=b').query.getAll('tag')).toEqual(['a', 'b']);
+    // An absolute target with a host URL cannot parse is no path of ours (not a crash).
+    expect(parseUpgradeUrl('http://[/ws/news/').path).toBe('');
   });
 });
 
@@ -84,7 +87,7 @@ describe('wireOf (one framing shared by every client)', () => {
   const payloads = [125, 126, 65_535, 65_536, 200_000].map((n) => `{"events":[],"pad":"${'x'.repeat(n - 23)}"}`);
 
   it.each(payloads.map((p) => [p.length, p]))('frames a %i-byte payload exactly as ws does, and ws parses it back', async (_n, payload) => {
-    const items = [{ id: '1-0', type: 'news.approved' as const, json: '{}', staffOnly: false, sponsored: false }];
+    const items = [{ id: '1-0', type: 'news.approved' as const, json: '{}', staffOnly: false, sponsored: false, eventId: null, attrs: null }];
     const frame = { ...batchFrame(items, { upTo: '1-0', also: [] }, 1), data: Buffer.from(payload) };
     const wire = wireOf(frame);
     const ours = Buffer.concat(Sender.frame(frame.data, { fin: true, rsv1: false, opcode: 1, mask: false, readOnly: false }));

@@ -1,0 +1,101 @@
+/**
+ * Subscription filters over lifecycle events (issue 16: filtered streams, webhook filters). Pure.
+ *
+ * An event matches a filter when its type is one of `types` (when given) and, for each attribute
+ * kind the filter lists, the article has at least one of the listed values: AND across kinds, OR
+ * within a kind. Attributes are the article's as of the event's commit (event_log.attrs). An event
+ * without attributes (news.tsunami: a wire item, not an article) matches only filters that list no
+ * attribute kind.
+ *
+ * Values compare normalised: token addresses and tags lower-case, token symbols upper-case (symbols
+ * are stored as the editor typed them, so `eth` matches an article tagged `ETH`).
+ */
+import { MAX_YAP_TAG_LENGTH, YAP_TAG_PATTERN } from './yap.js';
+
+/** An EVM address (0x + 40 hex digits) or a base58 (Solana-style) address, as articles accept them. */
+export const TOKEN_ADDRESS_PATTERNS = [/^0x[0-9a-fA-F]{40}$/, /^[1-9A-HJ-NP-Za-km-z]{32,44}$/] as const;
+/** Token symbols as articles accept them. */
+export const TOKEN_SYMBOL_PATTERN = /^[A-Za-z0-9$._-]{1,20}$/;
+
+/** The attribute kinds a filter can list, by their names in event_log.attrs. */
+export const attributeKinds = ['token_addresses', 'token_symbols', 'tags'] as const;
+export type AttributeKind = (typeof attributeKinds)[number];
+
+/** An event's attributes, normalised (see normalizeAttrs). */
+export type EventAttrs = Record<AttributeKind, readonly string[]>;
+
+export interface EventFilter<T extends string = string> {
+  /** null: every type. */
+  types: ReadonlySet<T> | null;
+  /** Per kind, null: the kind is not filtered on. Values normalised. */
+  token_addresses: ReadonlySet<string> | null;
+  token_symbols: ReadonlySet<string> | null;
+  tags: ReadonlySet<string> | null;
+}
+
+/** The normalised value, or null when `v` is not a valid value of the kind. */
+export function normalizeFilterValue(kind: AttributeKind, v: string): string | null {
+  const s = v.trim();
+  switch (kind) {
+    case 'token_addresses':
+      return TOKEN_ADDRESS_PATTERNS.some((re) => re.test(s)) ? s.toLowerCase() : null;
+    case 'token_symbols':
+      return TOKEN_SYMBOL_PATTERN.test(s) ? s.toUpperCase() : null;
+    case 'tags': {
+      const t = s.toLowerCase();
+      return t.length <= MAX_YAP_TAG_LENGTH && YAP_TAG_PATTERN.test(t) ? t : null;
+    }
+  }
+}
+
+/** What each kind accepts, for error messages. */
+export const filterValueRules: Record<AttributeKind, string> = {
+  token_addresses: 'a token contract address (0x + 40 hex digits, or a base58 address)',
+  token_symbols: 'a token symbol: 1 to 20 of A-Z a-z 0-9 $ . _ -',
+  tags: `a tag: a slug of lower-case letters, digits and single hyphens, at most ${MAX_YAP_TAG_LENGTH} characters`,
+};
+
+/**
+ * event_log.attrs as the relay passes it ({tags, token_addresses, token_symbols}, JSON-parsed),
+ * normalised for matching; null when absent or not an object. Missing or malformed kinds are empty.
+ */
+export function normalizeAttrs(raw: unknown): EventAttrs | null {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  const r = raw as Record<string, unknown>;
+  const list = (v: unknown, norm: (s: string) => string): string[] =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').map(norm) : [];
+  return {
+    token_addresses: list(r.token_addresses, (s) => s.toLowerCase()),
+    token_symbols: list(r.token_symbols, (s) => s.toUpperCase()),
+    tags: list(r.tags, (s) => s.toLowerCase()),
+  };
+}
+
+/** True when a filter lists no type and no attribute kind (it matches everything). */
+export function isEmptyFilter(f: EventFilter): boolean {
+  return f.types === null && attributeKinds.every((k) => f[k] === null);
+}
+
+export function matchesEventFilter<T extends string>(f: EventFilter<T>, type: T, attrs: EventAttrs | null): boolean {
+  if (f.types !== null && !f.types.has(type)) return false;
+  for (const kind of attributeKinds) {
+    const wanted = f[kind];
+    if (wanted === null) continue;
+    if (attrs === null) return false;
+    let hit = false;
+    for (const v of attrs[kind]) {
+      if (wanted.has(v)) {
+        hit = true;
+        break;
+      }
+    }
+    if (!hit) return false;
+  }
+  return true;
+}
+
+/** A canonical text of the filter: equal filters (whatever the order or case of their values) give equal keys. */
+export function eventFilterKey(f: EventFilter): string {
+  const part = (s: ReadonlySet<string> | null) => (s === null ? null : [...s].sort());
+  return JSON.stringify([part(f.types), part(f.token_addresses), part(f.token_symbols), part(f.tags)]);
+}
