@@ -339,6 +339,51 @@ export interface VotesTable {
   updated_at: Generated<Date>;
 }
 
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  endpoint_id: number;
+  event_id: number | null;
+  event_type: string;
+  payload: ColumnType<unknown | null, string | null, string | null>;
+  state: Generated<string>;
+  attempts: Generated<number>;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  last_status: number | null;
+  last_error: string | null;
+  last_latency_ms: number | null;
+  last_response_excerpt: string | null;
+  created_at: Generated<Date>;
+  completed_at: Date | null;
+}
+
+export interface WebhookEndpointStateTable {
+  id: Generated<boolean>;
+  version: Generated<number>;
+}
+
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  user_id: number | null;
+  api_key_id: string | null;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  filter_tags: string[] | null;
+  filter_token_addresses: string[] | null;
+  filter_token_symbols: string[] | null;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_expires_at: Date | null;
+  secret_rotated_at: Date | null;
+  enabled: Generated<boolean>;
+  disabled_reason: string | null;
+  disabled_at: Date | null;
+  failing_since: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface WireItemsTable {
   id: Generated<number>;
   normalized_url: string;
@@ -441,6 +486,9 @@ export interface Database {
   telegram_updates: TelegramUpdatesTable;
   users: UsersTable;
   votes: VotesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_endpoint_state: WebhookEndpointStateTable;
+  webhook_endpoints: WebhookEndpointsTable;
   wire_items: WireItemsTable;
   wire_receipts: WireReceiptsTable;
   wire_sources: WireSourcesTable;

@@ -16,8 +16,8 @@ export interface JobDeps {
   redis: Redis;
   events: EventPublisher;
   log: Logger;
-  /** Enqueue a follow-up job (same registry as the web process uses). */
-  enqueue: (name: string, payload: unknown, opts?: { delayMs?: number; jobId?: string }) => Promise<string>;
+  /** Enqueue a follow-up job (same registry as the web process uses); `dedupeId` as in src/queue.ts EnqueueOptions. */
+  enqueue: (name: string, payload: unknown, opts?: { delayMs?: number; jobId?: string; dedupeId?: string }) => Promise<string>;
 }
 
 export interface JobOptions {
@@ -25,6 +25,12 @@ export interface JobOptions {
   attempts: number;
   backoffMs: number;
   concurrency: number;
+  /**
+   * Concurrency read from the configuration instead: not bounded by WORKER_CONCURRENCY (for jobs that
+   * mostly wait on the network, such as webhook deliveries, where one slot per hanging endpoint must
+   * not starve the others).
+   */
+  concurrencyFromConfig?: (config: Config) => number;
   /** A deterministic id makes enqueueing idempotent: BullMQ ignores a second add with the same id. */
   jobId?: (payload: any) => string;
 }

@@ -26,6 +26,9 @@ import { job as settlePayment } from './settle-payment.js';
 import { job as relayEvents } from './relay-events.js';
 import { job as eventLogPrune } from './event-log-prune.js';
 import { job as pageTitleSweep } from './page-title-sweep.js';
+import { job as webhookDeliver } from './webhook-deliver.js';
+import { job as webhookSweep } from './webhook-sweep.js';
+import { job as webhookPrune } from './webhook-prune.js';
 
 export const jobs = {
   ping,
@@ -51,6 +54,9 @@ export const jobs = {
   'relay-events': relayEvents,
   'event-log-prune': eventLogPrune,
   'page-title-sweep': pageTitleSweep,
+  'webhook-deliver': webhookDeliver,
+  'webhook-sweep': webhookSweep,
+  'webhook-prune': webhookPrune,
 } as const;
 
 export type Jobs = typeof jobs;

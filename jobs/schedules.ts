@@ -13,10 +13,16 @@ export interface Schedule<N extends JobName = JobName> {
 /** The relay's sweep interval: the longest an event waits when its wake-up was lost. */
 export const RELAY_SWEEP_MS = 2000;
 
+/** The webhook sweep's interval: how late a retry can start after its time, and the longest a lost wake-up delays a delivery. */
+export const WEBHOOK_SWEEP_MS = 1000;
+
 export const schedules: Schedule[] = [
   // Event log: relay whatever a lost wake-up left in the outbox; trim the log to EVENT_LOG_RETENTION_DAYS.
   { id: 'relay-events-sweep', job: 'relay-events', payload: {}, everyMs: RELAY_SWEEP_MS },
   { id: 'event-log-prune', job: 'event-log-prune', payload: {}, everyMs: 3600_000 },
+  // Webhooks: wake endpoints with due deliveries (retries, lost wake-ups, leases of dead workers); trim old deliveries.
+  { id: 'webhook-sweep', job: 'webhook-sweep', payload: {}, everyMs: WEBHOOK_SWEEP_MS },
+  { id: 'webhook-prune', job: 'webhook-prune', payload: {}, everyMs: 3600_000 },
   // Submissions still on a provisional headline whose page-title job was lost or failed: enqueue it again (bounded).
   { id: 'page-title-sweep', job: 'page-title-sweep', payload: {}, everyMs: 60_000 },
   { id: 'publish-due', job: 'publish-due', payload: {}, everyMs: 60_000 },

@@ -76,6 +76,19 @@ export const envSchema = z.object({
   EVENT_STREAM_MAXLEN: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
   /** Event log: events older than this many days are deleted by the hourly event-log-prune job (GET /events/ answers 410 events_expired for older cursors). */
   EVENT_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Webhooks: AES-256-GCM key (base64 of 32 random bytes: `openssl rand -base64 32`) that encrypts endpoint signing secrets at rest. Unset: in production the webhook endpoints answer 503 webhooks_not_configured; elsewhere a fixed, public development key is used (logged as a warning). */
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .refine((v) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32, 'must be base64 of exactly 32 bytes (openssl rand -base64 32)')
+    .optional(),
+  /** Webhooks: deadline of one delivery attempt (connect, request, response headers and body); slower is a failure, retried. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Webhooks: first retry delay; later ones grow x4 up to 8 h (x5760), 10 attempts over ~23.6 h at the default 5000 (README: Webhooks). */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  /** Webhooks: requests in flight to one endpoint at most (across all workers, while one delivery run per endpoint is active). */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Webhooks: endpoints one worker process delivers to at once (keep it above the number of endpoints that may hang at the same time). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(5000).default(500),
   /** ws process: connection caps (over either, the socket is accepted and closed with 4003). */
   WS_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(500),
   WS_MAX_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(5),

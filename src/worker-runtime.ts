@@ -10,7 +10,7 @@
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
 import { sql } from 'kysely';
 import { jobs, jobNames, type JobName } from '../jobs/index.js';
-import { PermanentJobError, type JobDeps } from '../jobs/define.js';
+import { PermanentJobError, type JobDeps, type JobOptions } from '../jobs/define.js';
 import type { Db } from './db.js';
 import { isBackendUnavailable } from './errors.js';
 import { JobMetricsRecorder } from './metrics/job-metrics.js';
@@ -69,7 +69,7 @@ export function startWorkers(deps: JobDeps, opts: WorkerRuntimeOptions): Worker[
       {
         connection: redisOptionsFromUrl(opts.redisUrl),
         prefix: opts.prefix,
-        concurrency: Math.min(def.options.concurrency, opts.concurrencyCap),
+        concurrency: (def.options as JobOptions).concurrencyFromConfig?.(deps.config) ?? Math.min(def.options.concurrency, opts.concurrencyCap),
         lockDuration: opts.lockDurationMs,
         stalledInterval: Math.max(500, Math.floor(opts.lockDurationMs / 2)),
         maxStalledCount: 2,

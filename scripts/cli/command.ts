@@ -2,6 +2,7 @@
  * The shape of an admin CLI command. Commands come in groups (`role`, later `apikey`, `wire`,
  * `rewards`); each group is one file exporting a CommandGroup, listed in scripts/cli/index.ts.
  */
+import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db.js';
 
 /** A failure to report as `error: <message>` with a non-zero exit (1 unless told otherwise). */
@@ -24,6 +25,8 @@ export class UsageError extends CliError {
 export interface CliContext {
   /** The service's database (DATABASE_URL, validated by loadConfig), opened on first use. */
   db(): Db;
+  /** The validated configuration (the same environment as db()). */
+  config(): Config;
   out(line: string): void;
 }
 

@@ -9,9 +9,10 @@ import { apiKeyCommands } from './apikey.js';
 import { CliError, UsageError, type CliContext, type CommandGroup } from './command.js';
 import { rewardCommands } from './rewards.js';
 import { roleCommands } from './role.js';
+import { webhookCommands } from './webhooks.js';
 import { wireCommands } from './wire.js';
 
-export const commandGroups: CommandGroup[] = [roleCommands, apiKeyCommands, rewardCommands, agentCommands, telegramCommands, wireCommands];
+export const commandGroups: CommandGroup[] = [roleCommands, apiKeyCommands, rewardCommands, agentCommands, telegramCommands, wireCommands, webhookCommands];
 
 const PROG = 'npm run cli --';
 
@@ -64,6 +65,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       db ??= createDb(loadConfig(io.env).DATABASE_URL, { max: 1, applicationName: 'cli' });
       return db;
     },
+    config: () => loadConfig(io.env),
     out: io.out,
   };
   const [groupName, commandName, ...args] = argv;

@@ -4,9 +4,12 @@ import { createDb } from '../db.js';
 import { EventPublisher, eventStreamKey } from '../events.js';
 import { QueueClient } from '../queue.js';
 import { createRedis } from '../redis.js';
+import { webhookKeyWarning } from '../webhooks/secrets.js';
 import { boot, onShutdown } from './boot.js';
 
 const { config, log } = boot('web');
+const webhookWarning = webhookKeyWarning(config);
+if (webhookWarning) log.warn(webhookWarning);
 const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX, applicationName: 'web' });
 const redis = createRedis(config.REDIS_URL, 'command', 'web', { autoPipelining: true });
 const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);

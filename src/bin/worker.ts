@@ -4,10 +4,13 @@ import { QueueClient } from '../queue.js';
 import { createRedis } from '../redis.js';
 import { RelayWaker } from '../relay/waker.js';
 import { startWorkers } from '../worker-runtime.js';
+import { webhookKeyWarning } from '../webhooks/secrets.js';
 import { RELAY_WAKE_ID } from '../../jobs/relay-events.js';
 import { boot, onShutdown } from './boot.js';
 
 const { config, log } = boot('worker');
+const webhookWarning = webhookKeyWarning(config);
+if (webhookWarning) log.warn(webhookWarning);
 const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX, applicationName: 'worker' });
 const redis = createRedis(config.REDIS_URL, 'command', 'worker');
 const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);

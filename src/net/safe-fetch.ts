@@ -13,6 +13,10 @@
  *
  * Non-2xx statuses are returned, not thrown (a 304 of a conditional GET is a normal answer).
  * Failures throw SafeFetchError with a stable `code`.
+ *
+ * Webhook deliveries use it too: POST with a body, `maxRedirects: 0` (a 3xx is returned, never
+ * followed), `truncateBody` (keep the first bytes of a response, drop the rest, no error) and
+ * keep-alive `agents` (a reused socket is one whose address was checked when it connected).
  */
 import { promises as dns } from 'node:dns';
 import http from 'node:http';
@@ -44,8 +48,14 @@ export class SafeFetchError extends Error {
 }
 
 export interface SafeFetchOptions {
-  method?: 'GET' | 'HEAD';
+  method?: 'GET' | 'HEAD' | 'POST';
   headers?: Record<string, string>;
+  /** Request body (POST); Content-Length is set from it. */
+  body?: string | Buffer;
+  /** Read at most `maxBytes` of the body and return them instead of failing with too_large. */
+  truncateBody?: boolean;
+  /** Keep-alive agents to reuse connections (default: a new connection per request). */
+  agents?: { http?: http.Agent; https?: https.Agent };
   /** Deadline for the whole exchange, redirects and body included. Default 10 s. */
   timeoutMs?: number;
   /** Cap on the decoded body. Default 5 MiB. */
@@ -249,6 +259,8 @@ interface Hop {
 function requestOnce(u: URL, addresses: string[], opts: SafeFetchOptions, signal: AbortSignal): Promise<Hop> {
   return new Promise((resolve, reject) => {
     const mod = u.protocol === 'https:' ? https : http;
+    const agent = (u.protocol === 'https:' ? opts.agents?.https : opts.agents?.http) ?? false;
+    const body = opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body);
     const req = mod.request(
       {
         protocol: u.protocol,
@@ -260,16 +272,17 @@ function requestOnce(u: URL, addresses: string[], opts: SafeFetchOptions, signal
           'user-agent': opts.userAgent ?? 'squid-news/1.0',
           accept: '*/*',
           'accept-encoding': 'gzip, deflate, br',
+          ...(body ? { 'content-length': String(body.length) } : {}),
           ...(opts.headers ?? {}),
         },
-        agent: false,
+        agent,
         lookup: pinnedLookup(addresses) as never,
         signal,
       },
       (res) => resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), stream: res }),
     );
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -281,13 +294,17 @@ function decoded(hop: Hop): Readable {
   return hop.stream;
 }
 
-async function readCapped(stream: Readable, maxBytes: number, url: string): Promise<Buffer> {
+async function readCapped(stream: Readable, maxBytes: number, url: string, truncate = false): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream) {
     total += (chunk as Buffer).length;
     if (total > maxBytes) {
       stream.destroy();
+      if (truncate) {
+        chunks.push((chunk as Buffer).subarray(0, (chunk as Buffer).length - (total - maxBytes)));
+        break;
+      }
       throw new SafeFetchError('too_large', `response body exceeds ${maxBytes} bytes`, url);
     }
     chunks.push(chunk as Buffer);
@@ -344,13 +361,13 @@ export async function safeFetch(rawUrl: string, opts: SafeFetchOptions = {}): Pr
         throw new SafeFetchError('bad_content_type', `content type ${mediaType ?? '(none)'} is not accepted`, current.href);
       }
       const declared = Number(hop.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBytes) {
+      if (Number.isFinite(declared) && declared > maxBytes && !opts.truncateBody) {
         hop.stream.destroy();
         throw new SafeFetchError('too_large', `response body of ${declared} bytes exceeds ${maxBytes}`, current.href);
       }
       let body: Buffer;
       try {
-        body = opts.method === 'HEAD' ? Buffer.alloc(0) : await readCapped(decoded(hop), maxBytes, current.href);
+        body = opts.method === 'HEAD' ? Buffer.alloc(0) : await readCapped(decoded(hop), maxBytes, current.href, opts.truncateBody);
       } catch (err) {
         hop.stream.destroy();
         throw asSafeError(err, current.href, controller.signal, timeoutMs);

@@ -12,7 +12,10 @@
  * Side effects, once per batch:
  *  - the feed cache is retired when any event changes what the feed shows (all but news.tsunami);
  *  - news.scheduled: the article's delayed publish-scheduled job is enqueued for its time;
- *  - article.yap_posted: the article's debounced hot-score recompute is enqueued.
+ *  - article.yap_posted: the article's debounced hot-score recompute is enqueued;
+ *  - webhooks: the public events are matched against the active endpoints and their delivery rows
+ *    inserted in this transaction (src/webhooks/fanout.ts); after the commit, the delivery run of
+ *    each endpoint that got one is woken (a lost wake-up is found by the webhook-sweep job).
  */
 import { debouncedHotScoreJob } from '../../jobs/hot-scores.js';
 import type { Config } from '../config.js';
@@ -22,6 +25,8 @@ import type { Logger } from '../logger.js';
 import { claimOutbox, markRelayed, type OutboxRow } from '../queries/event-log.js';
 import { invalidateFeedCache } from '../queries/feed-cache.js';
 import type { Redis } from '../redis.js';
+import { wakeEndpoint } from '../webhooks/deliver.js';
+import { fanOutWebhooks } from '../webhooks/fanout.js';
 
 export interface RelayDeps {
   config: Pick<Config, 'QUEUE_PREFIX' | 'HOT_SCORE_DEBOUNCE_MS'>;
@@ -29,7 +34,7 @@ export interface RelayDeps {
   redis: Redis;
   events: EventPublisher;
   log: Logger;
-  enqueue: (name: string, payload: unknown, opts?: { delayMs?: number; jobId?: string }) => Promise<string>;
+  enqueue: (name: string, payload: unknown, opts?: { delayMs?: number; jobId?: string; dedupeId?: string }) => Promise<string>;
 }
 
 /** Events per pass. */
@@ -45,17 +50,25 @@ export interface PassResult {
 const FEED_NEUTRAL = new Set<string>(['news.tsunami']);
 
 export async function relayBatch(deps: RelayDeps, limit = RELAY_BATCH): Promise<PassResult> {
-  return deps.db.transaction().execute(async (trx) => {
+  const { result, webhookEndpoints } = await deps.db.transaction().execute(async (trx) => {
     const { rows, deferred } = await claimOutbox(trx, limit);
-    if (rows.length === 0) return { relayed: 0, deferred };
+    if (rows.length === 0) return { result: { relayed: 0, deferred }, webhookEndpoints: [] };
     await deps.events.publishJson(rows.filter((r) => r.visibility !== 'internal').map((r) => ({ e: r.payload, a: r.attrs })));
     await sideEffects(deps, trx as unknown as Db, rows);
+    const webhookEndpoints = await fanOutWebhooks(deps.db, trx, rows);
     await markRelayed(
       trx,
       rows.map((r) => r.event_id),
     );
-    return { relayed: rows.length, deferred };
+    return { result: { relayed: rows.length, deferred }, webhookEndpoints };
   });
+  // After the commit, so that the run finds its deliveries; never fails the pass (the sweep catches up).
+  if (webhookEndpoints.length > 0) {
+    await Promise.all(webhookEndpoints.map((id) => wakeEndpoint(deps.enqueue, id))).catch((err: unknown) =>
+      deps.log.warn({ err: (err as Error).message, endpoints: webhookEndpoints.length }, 'relay: webhook runs not woken (the webhook sweep will find them)'),
+    );
+  }
+  return result;
 }
 
 async function sideEffects(deps: RelayDeps, trx: Db, rows: readonly OutboxRow[]): Promise<void> {

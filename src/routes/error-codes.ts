@@ -14,6 +14,7 @@ import { provenanceErrorCodes } from './provenance.js';
 import { rewardErrorCodes } from './rewards.js';
 import { sponsoredErrorCodes } from './sponsored.js';
 import { authErrors } from './wallet-auth.js';
+import { webhookErrorCodes } from './webhooks.js';
 import { wireErrorCodes } from './wire.js';
 
 export const identityErrorCodes = {
@@ -54,6 +55,7 @@ export const errorCodesByArea: Record<string, Record<string, string>> = {
   Intel: intelErrorCodes,
   Payments: paymentErrorCodes,
   Sponsored: sponsoredErrorCodes,
+  Webhooks: webhookErrorCodes,
 };
 
 export const allErrorCodes: Record<string, string> = Object.assign({}, ...Object.values(errorCodesByArea));

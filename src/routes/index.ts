@@ -21,6 +21,7 @@ import { wireRoutes } from './wire.js';
 import { intelRoutes } from './intel.js';
 import { paymentRoutes } from './payments.js';
 import { sponsoredRoutes } from './sponsored.js';
+import { webhookRoutes } from './webhooks.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -42,6 +43,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...intelRoutes(deps),
     ...sponsoredRoutes(deps),
     ...paymentRoutes(deps),
+    ...webhookRoutes(deps),
   ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));

@@ -1,0 +1,160 @@
+/**
+ * Webhook tests: local HTTP receivers on 127.0.0.1 that record every request and answer as told
+ * (status, delay, hang, redirect), the worker side as the worker process runs it (relay woken by
+ * NOTIFY, webhook-deliver and webhook-sweep as BullMQ workers, the sweep driven like the clock's
+ * schedule), and a way to publish real events: an article with attributes, approved by an editor.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Worker } from 'bullmq';
+import { RELAY_WAKE_ID } from '../../jobs/relay-events.js';
+import { job as sweepJob } from '../../jobs/webhook-sweep.js';
+import type { AppDeps } from '../../src/deps.js';
+import { transitionArticle } from '../../src/queries/articles.js';
+import { RelayWaker } from '../../src/relay/waker.js';
+import { startWorkers } from '../../src/worker-runtime.js';
+
+export interface ReceivedRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+
+export interface Answer {
+  status?: number;
+  delayMs?: number;
+  /** Never answer (the sender's timeout ends it). */
+  hang?: boolean;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface Receiver {
+  base: string;
+  url(path: string): string;
+  requests: ReceivedRequest[];
+  /** Requests currently open, by path (hanging or delayed ones). */
+  open: Map<string, number>;
+  maxOpen: Map<string, number>;
+  answer: (req: ReceivedRequest) => Answer;
+  byPath(path: string): ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startReceiver(answer: (req: ReceivedRequest) => Answer = () => ({ status: 200 })): Promise<Receiver> {
+  const sockets = new Set<import('node:net').Socket>();
+  const r: Receiver = {
+    base: '',
+    url: (path) => `${r.base}${path}`,
+    requests: [],
+    open: new Map(),
+    maxOpen: new Map(),
+    answer,
+    byPath: (path) => r.requests.filter((q) => q.path === path),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((res) => server.close(() => res()));
+    },
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const rec: ReceivedRequest = { path, headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      r.requests.push(rec);
+      const n = (r.open.get(path) ?? 0) + 1;
+      r.open.set(path, n);
+      r.maxOpen.set(path, Math.max(r.maxOpen.get(path) ?? 0, n));
+      const done = () => r.open.set(path, (r.open.get(path) ?? 1) - 1);
+      res.on('close', done);
+      const a = r.answer(rec);
+      if (a.hang) return;
+      setTimeout(() => {
+        res.writeHead(a.status ?? 200, { 'content-type': 'text/plain', ...(a.headers ?? {}) });
+        res.end(a.body ?? 'ok');
+      }, a.delayMs ?? 0);
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((res) => server.listen(0, '127.0.0.1', () => res()));
+  r.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return r;
+}
+
+export interface WebhookWorkers {
+  workers: Worker[];
+  close(): Promise<void>;
+}
+
+/** Relay + webhook-deliver + webhook-sweep workers on the test's deps; the sweep runs every `sweepMs` (the clock's schedule). */
+export async function startWebhookWorkers(deps: AppDeps, opts: { sweepMs?: number } = {}): Promise<WebhookWorkers> {
+  const jobDeps = { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n: string, p: unknown, o?: object) => deps.queue.enqueueByName(n, p, o) };
+  const workers = startWorkers(jobDeps, {
+    redisUrl: deps.config.REDIS_URL,
+    prefix: deps.config.QUEUE_PREFIX,
+    lockDurationMs: 5000,
+    concurrencyCap: 2,
+    only: ['relay-events', 'webhook-deliver'],
+  });
+  const waker = new RelayWaker({ databaseUrl: deps.config.DATABASE_URL, log: deps.log, wake: () => deps.queue.enqueue('relay-events', {}, { dedupeId: RELAY_WAKE_ID }) });
+  await waker.ready;
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  let stopped = false;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    if (stopped) return;
+    sweeping = sweepJob.run({}, jobDeps, { attempt: 1, jobId: 'test-sweep' }).catch(() => undefined);
+  }, opts.sweepMs ?? 250);
+  return {
+    workers,
+    async close() {
+      stopped = true;
+      clearInterval(timer);
+      await sweeping;
+      await waker.close();
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
+}
+
+let articleSeq = 0;
+
+/** Insert an article with these attributes and approve it: news.approved (public) is recorded with its attrs. Returns the article id. */
+export async function approveArticle(deps: Pick<AppDeps, 'db'>, editorId: number, attrs: { tags?: string[]; token_addresses?: string[]; token_symbols?: string[] } = {}): Promise<number> {
+  const n = ++articleSeq;
+  const url = `https://webhooks.example/${process.pid}/${n}-${Date.now()}`;
+  const a = await deps.db
+    .insertInto('articles')
+    .values({
+      slug: `wh-${process.pid}-${n}-${Date.now()}`,
+      headline: `Webhook story ${n}`,
+      url,
+      normalized_url: url,
+      status: 'submitted',
+      submitted_by: editorId,
+      tags: attrs.tags ?? [],
+      token_addresses: attrs.token_addresses ?? [],
+      token_symbols: attrs.token_symbols ?? [],
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const r = await transitionArticle(deps.db as never, { id: a.id, action: 'approve', editorId });
+  if (!r.ok) throw new Error(`approve failed: ${JSON.stringify(r)}`);
+  return a.id;
+}
+
+/** Poll until `fn` is truthy. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000, everyMs = 25): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
