@@ -85,7 +85,7 @@ export const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Webhooks: first retry delay; later ones grow x4 up to 8 h (x5760), 10 attempts over ~23.6 h at the default 5000 (README: Webhooks). */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
-  /** Webhooks: requests in flight to one endpoint at most (across all workers, while one delivery run per endpoint is active). */
+  /** Webhooks: requests in flight to one endpoint at most (one delivery run per endpoint at a time, across all workers). */
   WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Webhooks: endpoints one worker process delivers to at once (keep it above the number of endpoints that may hang at the same time). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(5000).default(500),
