@@ -9,6 +9,23 @@ import type { Db } from '../src/db.js';
 import type { EventPublisher } from '../src/events.js';
 import type { Logger } from '../src/logger.js';
 import type { Redis } from '../src/redis.js';
+import type { JobName, JobPayload } from './index.js';
+
+export interface EnqueueOptions {
+  delayMs?: number;
+  /**
+   * Deduplication id: while a job with this id waits, another add is dropped; while one is active,
+   * the add is kept as one follow-up run after it (BullMQ keepLastIfActive), so a wake-up that
+   * arrives during a run is never lost.
+   */
+  dedupeId?: string;
+}
+
+/**
+ * Enqueue a job by name, its payload type-checked against that job's schema. The job id is not an
+ * option: each job derives it from its payload with its own `options.jobId` (one scheme per job).
+ */
+export type Enqueue = <N extends JobName>(name: N, payload: JobPayload<N>, opts?: EnqueueOptions) => Promise<string>;
 
 export interface JobDeps {
   config: Config;
@@ -16,11 +33,11 @@ export interface JobDeps {
   redis: Redis;
   events: EventPublisher;
   log: Logger;
-  /** Enqueue a follow-up job (same registry as the web process uses); `dedupeId` as in src/queue.ts EnqueueOptions. */
-  enqueue: (name: string, payload: unknown, opts?: { delayMs?: number; jobId?: string; dedupeId?: string }) => Promise<string>;
+  /** Enqueue a follow-up job (same registry and typing as the web process's QueueClient.enqueue). */
+  enqueue: Enqueue;
 }
 
-export interface JobOptions {
+export interface JobOptions<P = any> {
   /** Total tries including the first (exponential backoff between them). */
   attempts: number;
   backoffMs: number;
@@ -31,14 +48,17 @@ export interface JobOptions {
    * not starve the others).
    */
   concurrencyFromConfig?: (config: Config) => number;
-  /** A deterministic id makes enqueueing idempotent: BullMQ ignores a second add with the same id. */
-  jobId?: (payload: any) => string;
+  /**
+   * The job's one id scheme, from its (parsed) payload. A deterministic id makes enqueueing
+   * idempotent: BullMQ ignores a second add with the same id. Undefined: BullMQ numbers the job.
+   */
+  jobId?: (payload: P) => string | undefined;
 }
 
 export interface JobDefinition<S extends z.ZodType = z.ZodType, R = unknown> {
   name: string;
   payload: S;
-  options: JobOptions;
+  options: JobOptions<z.output<S>>;
   run(payload: z.output<S>, deps: JobDeps, ctx: { attempt: number; jobId: string }): Promise<R>;
 }
 

@@ -16,20 +16,27 @@ export const payload = z
   .object({
     article_ids: z.array(z.number().int().positive()).min(1).max(1000).optional(),
     all: z.boolean().default(false),
+    /** Debounce window number of a one-article recompute: one job per article and window. */
+    window: z.number().int().nonnegative().optional(),
   })
   .default({ all: false });
 
-/** Job id and delay of the debounced recompute for an article (pure). */
-export function debouncedHotScoreJob(articleId: number, nowMs: number, windowMs: number): { jobId: string; delayMs: number } {
-  if (windowMs <= 0) return { jobId: `hot-scores-a${articleId}-t${nowMs}-${Math.random().toString(36).slice(2, 8)}`, delayMs: 0 };
-  const bucket = Math.floor(nowMs / windowMs);
-  return { jobId: `hot-scores-a${articleId}-w${bucket}`, delayMs: (bucket + 1) * windowMs - nowMs };
+/** Payload and delay of the debounced recompute for an article (pure). */
+export function debouncedHotScoreJob(articleId: number, nowMs: number, windowMs: number): { payload: z.input<typeof payload>; delayMs: number } {
+  if (windowMs <= 0) return { payload: { article_ids: [articleId], all: false }, delayMs: 0 };
+  const window = Math.floor(nowMs / windowMs);
+  return { payload: { article_ids: [articleId], all: false, window }, delayMs: (window + 1) * windowMs - nowMs };
+}
+
+/** The job's id scheme: a debounced recompute is one job per article and window; others are numbered by BullMQ. */
+export function hotScoresJobId(p: z.output<typeof payload>): string | undefined {
+  return p.window !== undefined && p.article_ids?.length === 1 ? `hot-scores-a${p.article_ids[0]}-w${p.window}` : undefined;
 }
 
 export const job = defineJob({
   name: 'hot-scores',
   payload,
-  options: { ...defaultJobOptions, attempts: 3, backoffMs: 1000, concurrency: 2 },
+  options: { ...defaultJobOptions, attempts: 3, backoffMs: 1000, concurrency: 2, jobId: hotScoresJobId },
   async run(p, deps) {
     const started = Date.now();
     const updated = await recomputeAndRecord(deps.db, { articleIds: p.article_ids, windowHours: deps.config.HOT_SCORE_WINDOW_HOURS, all: p.all });

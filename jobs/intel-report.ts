@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_HOURS, HOURS_RANGE, MAX_TOPIC_LENGTH, MAX_TOPICS, REPORT_TOP_N, TOPIC_PATTERN, type ReportParams } from '../src/domain/intel.js';
-import { IntelCache } from '../src/intel/cache.js';
+import { IntelCache, intelJobId } from '../src/intel/cache.js';
 import { computeReport, type IntelReport } from '../src/intel/compute.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
@@ -18,14 +18,27 @@ const params = z.object({
   top_n: z.number().int().min(REPORT_TOP_N.min).max(REPORT_TOP_N.max),
 });
 
-export const payload = params.partial().default({});
+export const payload = params
+  .extend({
+    /** Cache window of an on-demand computation (IntelCache.window): concurrent misses share one job. */
+    window: z.number().int().nonnegative(),
+  })
+  .partial()
+  .default({});
 
 export const DEFAULT_REPORT: ReportParams = { hours: DEFAULT_HOURS, topics: [], top_n: REPORT_TOP_N.default };
 
 export const job = defineJob({
   name: 'intel-report',
   payload,
-  options: { ...defaultJobOptions, attempts: 2, backoffMs: 500, concurrency: 4 },
+  options: {
+    ...defaultJobOptions,
+    attempts: 2,
+    backoffMs: 500,
+    concurrency: 4,
+    jobId: (p) =>
+      p.window !== undefined && p.hours !== undefined && p.top_n !== undefined ? intelJobId('report', { hours: p.hours, top_n: p.top_n, topics: p.topics ?? [] }, p.window) : undefined,
+  },
   async run(p, deps): Promise<{ result: IntelReport | null; refreshed: number }> {
     const cache = new IntelCache(deps.redis, deps.config.QUEUE_PREFIX, deps.config.INTEL_CACHE_TTL_S);
     const one = async (set: ReportParams) => {

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_HOURS, HOURS_RANGE, TRENDING_TOP_N, type TrendingParams } from '../src/domain/intel.js';
-import { IntelCache } from '../src/intel/cache.js';
+import { IntelCache, intelJobId } from '../src/intel/cache.js';
 import { computeTrending, type TrendingResult } from '../src/intel/compute.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
@@ -16,6 +16,8 @@ export const payload = z
   .object({
     hours: z.number().int().min(HOURS_RANGE.min).max(HOURS_RANGE.max),
     top_n: z.number().int().min(TRENDING_TOP_N.min).max(TRENDING_TOP_N.max),
+    /** Cache window of an on-demand computation (IntelCache.window): concurrent misses share one job. */
+    window: z.number().int().nonnegative(),
   })
   .partial()
   .default({});
@@ -25,7 +27,13 @@ export const DEFAULT_TRENDING: TrendingParams = { hours: DEFAULT_HOURS, top_n: T
 export const job = defineJob({
   name: 'intel-trending',
   payload,
-  options: { ...defaultJobOptions, attempts: 2, backoffMs: 500, concurrency: 4 },
+  options: {
+    ...defaultJobOptions,
+    attempts: 2,
+    backoffMs: 500,
+    concurrency: 4,
+    jobId: (p) => (p.window !== undefined && p.hours !== undefined && p.top_n !== undefined ? intelJobId('trending', { hours: p.hours, top_n: p.top_n }, p.window) : undefined),
+  },
   async run(p, deps): Promise<{ result: TrendingResult | null; refreshed: number }> {
     const cache = new IntelCache(deps.redis, deps.config.QUEUE_PREFIX, deps.config.INTEL_CACHE_TTL_S);
     const one = async (params: TrendingParams) => {
@@ -36,7 +44,7 @@ export const job = defineJob({
     if (p.hours !== undefined && p.top_n !== undefined) return { result: await one({ hours: p.hours, top_n: p.top_n }), refreshed: 1 };
     const sets = new Map<string, TrendingParams>([[cache.key('trending', DEFAULT_TRENDING), DEFAULT_TRENDING]]);
     for (const s of await cache.recentRequests<TrendingParams>('trending')) {
-      if (payload.safeParse(s).success) sets.set(cache.key('trending', s), s);
+      if (payload.safeParse(s).success && s.hours !== undefined) sets.set(cache.key('trending', s), s);
     }
     for (const s of sets.values()) await one(s);
     return { result: null, refreshed: sets.size };

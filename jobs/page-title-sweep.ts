@@ -23,7 +23,7 @@ export const job = defineJob({
   async run(_p, deps) {
     const due = await claimPageTitleSweep(deps.db, { maxSweeps: MAX_SWEEPS, limit: PER_RUN });
     for (const a of due) {
-      await deps.enqueue('page-title', { article_id: a.id }, { jobId: `page-title-${a.id}-sweep-${a.page_title_sweeps}` });
+      await deps.enqueue('page-title', { article_id: a.id, sweep: a.page_title_sweeps });
     }
     return { enqueued: due.map((a) => a.id) };
   },

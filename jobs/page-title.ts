@@ -18,7 +18,11 @@ import { safeFetch, SafeFetchError, type SafeFetchOptions } from '../src/net/saf
 import { applyPageTitle, getArticleForEvent, recordPageTitleFailure } from '../src/queries/articles.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
-export const payload = z.object({ article_id: z.number().int().positive() });
+export const payload = z.object({
+  article_id: z.number().int().positive(),
+  /** Set by page-title-sweep (its nth retry of a lost or failed job): a new job id for each sweep. */
+  sweep: z.number().int().positive().optional(),
+});
 
 export const PAGE_TIMEOUT_MS = 8000;
 export const PAGE_MAX_BYTES = 2 * 1024 * 1024;
@@ -63,7 +67,7 @@ export async function fetchPageTitle(
 export const job = defineJob({
   name: 'page-title',
   payload,
-  options: { ...defaultJobOptions, attempts: 3, backoffMs: 2000, concurrency: 8, jobId: (p: { article_id: number }) => `page-title-${p.article_id}` },
+  options: { ...defaultJobOptions, attempts: 3, backoffMs: 2000, concurrency: 8, jobId: (p) => (p.sweep ? `page-title-${p.article_id}-sweep-${p.sweep}` : `page-title-${p.article_id}`) },
   async run(p, deps) {
     const article = await getArticleForEvent(deps.db, p.article_id);
     if (!article) throw new PermanentJobError(`article ${p.article_id} does not exist`);

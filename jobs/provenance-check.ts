@@ -4,6 +4,7 @@
  * after that the client polls GET /api/v1/provenance/check/<job_id> (results are kept 1 hour).
  * Read-only, so retrying is always safe.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { provenanceSettings } from '../src/domain/provenance-settings.js';
 import { normalizeUrl } from '../src/domain/url-normalize.js';
@@ -24,7 +25,8 @@ export const payload = z
 export const job = defineJob({
   name: 'provenance-check',
   payload,
-  options: { attempts: 2, backoffMs: 200, concurrency: 16 },
+  // A random id: it is the poll URL's token (GET /provenance/check/<job_id>/), so it must not be guessable.
+  options: { attempts: 2, backoffMs: 200, concurrency: 16, jobId: () => randomUUID() },
   async run(p, deps) {
     return checkProvenance(deps.db, p, { now: new Date(), trgmThreshold: provenanceSettings(deps.config).trgmThreshold });
   },

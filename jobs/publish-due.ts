@@ -1,9 +1,11 @@
 /**
  * publish-due: the clock's safety net for scheduled articles. Each scheduled article has its own
- * delayed publish-scheduled job; if that job was lost (Redis restored from an old snapshot, say),
- * this sweep enqueues it again. The deterministic job id keeps the two from publishing twice.
+ * delayed publish-scheduled job; if that job was lost (Redis restored from an old snapshot, say) or
+ * failed for good, this sweep publishes the article itself. publishIfDue is idempotent (a guarded
+ * transition with its event in one transaction), so the job and the sweep never publish twice.
  */
 import { z } from 'zod';
+import { publishIfDue } from '../src/queries/articles.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 export const payload = z.object({}).default({});
@@ -20,9 +22,8 @@ export const job = defineJob({
       .where('scheduled_for', '<=', new Date())
       .limit(1000)
       .execute();
-    for (const { id } of due) {
-      await deps.enqueue('publish-scheduled', { article_id: id }, { jobId: `publish-scheduled-${id}-due-${Date.now()}` });
-    }
-    return { enqueued: due.length };
+    let published = 0;
+    for (const { id } of due) if (await publishIfDue(deps.db, id)) published++;
+    return { due: due.length, published };
   },
 });

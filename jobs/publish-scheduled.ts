@@ -11,12 +11,16 @@ import { z } from 'zod';
 import { publishIfDue } from '../src/queries/articles.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({ article_id: z.number().int().positive() });
+export const payload = z.object({
+  article_id: z.number().int().positive(),
+  /** The scheduled time (ms) the job was queued for: a re-schedule queues a new job, the old one finds the article not due. */
+  publish_at: z.number().int().nonnegative().optional(),
+});
 
 export const job = defineJob({
   name: 'publish-scheduled',
   payload,
-  options: { ...defaultJobOptions, jobId: (p: { article_id: number }) => `publish-scheduled-${p.article_id}` },
+  options: { ...defaultJobOptions, jobId: (p) => `publish-scheduled-${p.article_id}-${p.publish_at ?? 'now'}` },
   async run(p, deps) {
     const published = await publishIfDue(deps.db, p.article_id);
     return { published };

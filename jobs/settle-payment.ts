@@ -60,11 +60,11 @@ async function finishFailed(deps: JobDeps, row: PaymentRow, reason: string, susp
 export const job = defineJob({
   name: 'settle-payment',
   payload,
-  options: { ...defaultJobOptions, attempts: ATTEMPTS, backoffMs: 1000, concurrency: 8 },
+  options: { ...defaultJobOptions, attempts: ATTEMPTS, backoffMs: 1000, concurrency: 8, jobId: (p) => (p.payment_id ? `settle-${p.payment_id}` : undefined) },
   async run(p, deps, ctx) {
     if (!p.payment_id) {
       const ids = await orphanedPayments(deps.db, SWEEP_AFTER_S);
-      for (const id of ids) await deps.enqueue('settle-payment', { payment_id: id }, { jobId: `settle-${id}` });
+      for (const id of ids) await deps.enqueue('settle-payment', { payment_id: id });
       return { swept: ids.length };
     }
     const row = await beginSettlement(deps.db, p.payment_id);

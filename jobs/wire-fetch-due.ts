@@ -17,7 +17,7 @@ export const job = defineJob({
   async run(_p, deps) {
     const due = await dueSources(deps.db, new Date());
     for (const s of due) {
-      await deps.enqueue('wire-fetch', { source_id: s.id }, { jobId: `wire-fetch-${s.id}-${s.next_fetch_at.getTime()}` });
+      await deps.enqueue('wire-fetch', { source_id: s.id, due_at: s.next_fetch_at.getTime() });
     }
     return { enqueued: due.length };
   },

@@ -23,7 +23,11 @@ import { safeFetch, SafeFetchError } from '../src/net/safe-fetch.js';
 import { findSource, ingestItems, recordFetchFailure, recordFetchNotModified, recordFetchSuccess, type IncomingItem } from '../src/queries/wire.js';
 import { defineJob, PermanentJobError } from './define.js';
 
-export const payload = z.object({ source_id: z.number().int().positive() });
+export const payload = z.object({
+  source_id: z.number().int().positive(),
+  /** The source's next_fetch_at (ms) when the clock's wire-fetch-due queued it: one job per source and due time. */
+  due_at: z.number().int().nonnegative().optional(),
+});
 
 const FEED_TYPES = [
   'application/rss+xml',
@@ -58,7 +62,7 @@ export function toIncoming(items: { url: string; title: string; summary: string 
 export const job = defineJob({
   name: 'wire-fetch',
   payload,
-  options: { attempts: 3, backoffMs: 1000, concurrency: 8 },
+  options: { attempts: 3, backoffMs: 1000, concurrency: 8, jobId: (p) => (p.due_at !== undefined ? `wire-fetch-${p.source_id}-${p.due_at}` : undefined) },
   async run(p, deps) {
     const settings = provenanceSettings(deps.config);
     const source = await findSource(deps.db, p.source_id);

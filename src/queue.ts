@@ -4,7 +4,10 @@
  * bug fails at the call site, and again at the worker boundary, because jobs outlive deploys.
  */
 import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import type { EnqueueOptions } from '../jobs/define.js';
 import { jobs, type JobName, type JobPayload, type JobResult } from '../jobs/index.js';
+
+export type { EnqueueOptions } from '../jobs/define.js';
 import type { Redis } from './redis.js';
 
 /** Connection options for the connections BullMQ opens itself (workers, queue events): blocking, retry forever. */
@@ -24,20 +27,9 @@ export class JobFailedError extends Error {
   }
 }
 
-export interface EnqueueOptions {
-  delayMs?: number;
-  jobId?: string;
-  /**
-   * Deduplication id: while a job with this id waits, another add is dropped; while one is active,
-   * the add is kept as one follow-up run after it (BullMQ keepLastIfActive), so a wake-up that
-   * arrives during a run is never lost.
-   */
-  dedupeId?: string;
-}
-
 export function jobOptionsFor(name: JobName, payload: unknown, extra: EnqueueOptions = {}): JobsOptions {
   const def = jobs[name];
-  const jobId = extra.jobId ?? def.options.jobId?.(payload);
+  const jobId = (def.options.jobId as ((p: unknown) => string | undefined) | undefined)?.(payload);
   return {
     jobId,
     ...(extra.dedupeId ? { deduplication: { id: extra.dedupeId, keepLastIfActive: true } } : {}),
@@ -81,18 +73,15 @@ export class QueueClient {
     return q;
   }
 
-  /** Enqueue a job; returns its id. A deterministic job id makes a repeat add a no-op. */
+  /** Enqueue a job; returns its id. A deterministic job id (the job's own scheme) makes a repeat add a no-op. */
   async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, opts: EnqueueOptions = {}): Promise<string> {
     const parsed = jobs[name].payload.parse(payload);
     const job = await this.queue(name).add(name, parsed, jobOptionsFor(name, parsed, opts));
     return job.id!;
   }
 
-  /** Untyped entry for jobs that enqueue follow-ups by name (validated all the same). */
-  async enqueueByName(name: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string> {
-    if (!(name in jobs)) throw new Error(`unknown job ${name}`);
-    return this.enqueue(name as JobName, payload as never, opts);
-  }
+  /** `enqueue` bound to this client, as jobs get it (JobDeps.enqueue). */
+  readonly enqueuer = <N extends JobName>(name: N, payload: JobPayload<N>, opts?: EnqueueOptions): Promise<string> => this.enqueue(name, payload, opts);
 
   private queueEvents(name: JobName): QueueEvents {
     let qe = this.events.get(name);
@@ -112,12 +101,11 @@ export class QueueClient {
     name: N,
     payload: JobPayload<N>,
     timeoutMs: number,
-    opts: { jobId?: string } = {},
   ): Promise<WaitOutcome<JobResult<N>>> {
     const qe = this.queueEvents(name);
     await qe.waitUntilReady();
     const parsed = jobs[name].payload.parse(payload);
-    const job = await this.queue(name).add(name, parsed, jobOptionsFor(name, parsed, opts));
+    const job = await this.queue(name).add(name, parsed, jobOptionsFor(name, parsed));
     if (timeoutMs <= 0) return { state: 'pending', jobId: job.id! };
     try {
       const result = (await job.waitUntilFinished(qe, timeoutMs)) as JobResult<N>;

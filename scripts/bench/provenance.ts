@@ -304,7 +304,7 @@ try {
   const ti = performance.now();
   const result = (await wireFetch.run(
     { source_id: source.id },
-    { config: ingestConfig, db, redis, events, log: deps.log, enqueue: (n, p, o) => queue.enqueueByName(n, p, o) },
+    { config: ingestConfig, db, redis, events, log: deps.log, enqueue: queue.enqueuer },
     { attempt: 1, jobId: 'bench' },
   )) as { created?: number };
   const ingestMs = performance.now() - ti;
@@ -312,7 +312,7 @@ try {
     `ingest: ${FEED} items (${(feedBody.length / 1024 / 1024).toFixed(1)} MiB RSS from a local feed; fetch, parse, normalise, store with receipts, ${result.created} news.tsunami events) in ${(ingestMs / 1000).toFixed(2)} s = ${Math.round((FEED / ingestMs) * 1000)} items/s`,
   );
   const tr = performance.now();
-  const rerun = (await wireFetch.run({ source_id: source.id }, { config: ingestConfig, db, redis, events, log: deps.log, enqueue: (n, p, o) => queue.enqueueByName(n, p, o) }, { attempt: 1, jobId: 'bench2' })) as { created?: number };
+  const rerun = (await wireFetch.run({ source_id: source.id }, { config: ingestConfig, db, redis, events, log: deps.log, enqueue: queue.enqueuer }, { attempt: 1, jobId: 'bench2' })) as { created?: number };
   console.log(`re-run of the same feed (no validators, everything seen): ${rerun.created} new in ${((performance.now() - tr) / 1000).toFixed(2)} s`);
   console.log(`load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 

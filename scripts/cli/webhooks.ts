@@ -122,7 +122,7 @@ export const webhookCommands: CommandGroup = {
         let woke = true;
         try {
           await Promise.race([
-            wakeEndpoint((n, p, o) => queue.enqueueByName(n, p, o), d.endpoint_id),
+            wakeEndpoint(queue.enqueuer, d.endpoint_id),
             new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer')), 5000)),
           ]);
         } catch {

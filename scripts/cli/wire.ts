@@ -164,12 +164,12 @@ export const wireCommands: CommandGroup = {
           if (flags.has('inline')) {
             const log = createLogger('cli', 'silent');
             try {
-              result = await wireFetch.run({ source_id: s.id }, { config, db: ctx.db(), redis, events, log, enqueue: (n, p, o) => queue.enqueueByName(n, p, o) }, { attempt: 1, jobId: 'cli-inline' });
+              result = await wireFetch.run({ source_id: s.id }, { config, db: ctx.db(), redis, events, log, enqueue: queue.enqueuer }, { attempt: 1, jobId: 'cli-inline' });
             } catch (err) {
               throw new CliError(`fetch of "${s.name}" failed: ${(err as Error).message}`);
             }
           } else {
-            const r = await queue.enqueueAndWait('wire-fetch', { source_id: s.id }, 15_000, { jobId: `wire-fetch-${s.id}-cli-${Date.now()}` }).catch((err: Error) => {
+            const r = await queue.enqueueAndWait('wire-fetch', { source_id: s.id }, 15_000).catch((err: Error) => {
               throw new CliError(`fetch of "${s.name}" failed: ${err.message}`);
             });
             if (r.state === 'pending') return ctx.out(`queued wire-fetch job ${r.jobId} for "${s.name}"; no result within 15 s (is a worker running?)`);

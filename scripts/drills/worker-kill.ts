@@ -149,7 +149,7 @@ export async function runWorkerKillDrill(opts: { articles?: number; checks?: num
       await released;
     });
     await held;
-    await queue.enqueue('monthly-distribution', { month }, { jobId: `drill-distribution-${month}` });
+    await queue.enqueue('monthly-distribution', { month });
     await until('distribution job active', async () => (await queue.queue('monthly-distribution').getActiveCount()) === 1, 20_000);
     const blocked = await until(
       'job waiting for the month lock',
@@ -170,7 +170,7 @@ export async function runWorkerKillDrill(opts: { articles?: number; checks?: num
     const recovery3 = Date.now() - killed3;
     const dist = await sql<{ n: number; total: string; recipients: number }>`SELECT count(*)::int AS n, max(total_distributed)::text AS total, max(recipients)::int AS recipients FROM reward_distributions WHERE month = ${month}`.execute(stack.db);
     const drops = await sql<{ n: number; sum: string; distinct_addr: number }>`SELECT count(*)::int AS n, coalesce(sum(amount), 0)::text AS sum, count(DISTINCT address)::int AS distinct_addr FROM reward_drops WHERE month = ${month}`.execute(stack.db);
-    const again = await queue.enqueueAndWait('monthly-distribution', { month }, 20_000, { jobId: `drill-distribution-${month}-again` });
+    const again = await queue.enqueueAndWait('monthly-distribution', { month }, 20_000);
     const d = dist.rows[0];
     const dr = drops.rows[0];
     const distribution = {

@@ -17,7 +17,7 @@ const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
 const events = new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), config.EVENT_STREAM_MAXLEN);
 
 const workers = startWorkers(
-  { config, db, redis, events, log, enqueue: (name, payload, opts) => queue.enqueueByName(name, payload, opts) },
+  { config, db, redis, events, log, enqueue: queue.enqueuer },
   { redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, lockDurationMs: config.JOB_LOCK_MS, concurrencyCap: config.WORKER_CONCURRENCY },
 );
 log.info({ queues: workers.map((w) => w.name) }, 'workers started');

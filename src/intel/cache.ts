@@ -8,6 +8,14 @@ import type { Redis } from '../redis.js';
 
 export type IntelKind = 'trending' | 'report';
 
+/** The intel jobs' id scheme for an on-demand computation of one parameter set in one cache window. */
+export function intelJobId(kind: 'trending', p: TrendingParams, window: number): string;
+export function intelJobId(kind: 'report', p: ReportParams, window: number): string;
+export function intelJobId(kind: IntelKind, p: TrendingParams | ReportParams, window: number): string {
+  const id = kind === 'report' ? reportParamsId(p as ReportParams) : trendingParamsId(p as TrendingParams);
+  return `intel-${kind}-${id}-b${window}`;
+}
+
 /** A parameter set asked for within this many seconds is refreshed by the schedule. */
 export const REQUESTED_WINDOW_S = 3600;
 /** At most this many non-default parameter sets per kind are refreshed per scheduled run. */
@@ -27,10 +35,9 @@ export class IntelCache {
     return `${this.prefix}:intel:${kind}:${id}`;
   }
 
-  /** Job id for computing one parameter set, the same for every caller within one TTL bucket (so concurrent misses share one job). */
-  jobId(kind: IntelKind, p: TrendingParams | ReportParams, nowMs = Date.now()): string {
-    const id = kind === 'report' ? reportParamsId(p as ReportParams) : trendingParamsId(p as TrendingParams);
-    return `intel-${kind}-${id}-b${Math.floor(nowMs / (this.ttlS * 1000))}`;
+  /** The TTL window now: on-demand jobs of one parameter set share an id within it (intelJobId), so concurrent misses share one job. */
+  window(nowMs = Date.now()): number {
+    return Math.floor(nowMs / (this.ttlS * 1000));
   }
 
   async get(key: string): Promise<string | null> {

@@ -205,7 +205,7 @@ export class Paywall {
           userId: ctx.state.user?.id ?? null,
         }, attach);
         try {
-          await this.deps.queue.enqueue('settle-payment', { payment_id: paymentId }, { jobId: `settle-${paymentId}` });
+          await this.deps.queue.enqueue('settle-payment', { payment_id: paymentId });
         } catch (err) {
           // Recorded as verified: the scheduled sweep of settle-payment picks it up.
           this.deps.log.warn({ paymentId, err: (err as Error).message }, 'settle-payment enqueue failed; left to the sweep');

@@ -17,6 +17,7 @@
  *    inserted in this transaction (src/webhooks/fanout.ts); after the commit, the delivery run of
  *    each endpoint that got one is woken (a lost wake-up is found by the webhook-sweep job).
  */
+import type { Enqueue } from '../../jobs/define.js';
 import { debouncedHotScoreJob } from '../../jobs/hot-scores.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db.js';
@@ -34,7 +35,7 @@ export interface RelayDeps {
   redis: Redis;
   events: EventPublisher;
   log: Logger;
-  enqueue: (name: string, payload: unknown, opts?: { delayMs?: number; jobId?: string; dedupeId?: string }) => Promise<string>;
+  enqueue: Enqueue;
 }
 
 /** Events per pass. */
@@ -81,14 +82,14 @@ async function sideEffects(deps: RelayDeps, trx: Db, rows: readonly OutboxRow[])
       const at = a.scheduled_for!.getTime();
       // The id carries the time: a re-schedule adds a new delayed job; the old one finds the article
       // not yet due (or no longer scheduled) and does nothing. publish-due re-enqueues lost ones.
-      await deps.enqueue('publish-scheduled', { article_id: a.id }, { jobId: `publish-scheduled-${a.id}-${at}`, delayMs: Math.max(0, at - Date.now()) });
+      await deps.enqueue('publish-scheduled', { article_id: a.id, publish_at: at }, { delayMs: Math.max(0, at - Date.now()) });
     }
   }
 
   const yapped = [...new Set(rows.filter((r) => r.type === 'article.yap_posted' && r.article_id !== null).map((r) => r.article_id!))];
   for (const id of yapped) {
-    const { jobId, delayMs } = debouncedHotScoreJob(id, Date.now(), deps.config.HOT_SCORE_DEBOUNCE_MS);
-    await deps.enqueue('hot-scores', { article_ids: [id], all: false }, { jobId, delayMs });
+    const { payload, delayMs } = debouncedHotScoreJob(id, Date.now(), deps.config.HOT_SCORE_DEBOUNCE_MS);
+    await deps.enqueue('hot-scores', payload, { delayMs });
   }
 }
 

@@ -73,30 +73,19 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
     new AppError(503, 'intel_pending', 'the result for these parameters is being computed; retry shortly', { job_id: jobId }, { 'Retry-After': '2' });
   const failed = () => new AppError(503, 'intel_unavailable', 'computing the result failed; retry later', null, { 'Retry-After': '30' });
 
-  async function trending(p: TrendingParams): Promise<{ json: string; hit: boolean }> {
-    const key = cache.key('trending', p);
+  /** Serve one parameter set from the cache, or compute it in the worker (waiting at most JOB_WAIT_MS). */
+  async function cachedOrComputed(kind: 'trending', p: TrendingParams): Promise<{ json: string; hit: boolean }>;
+  async function cachedOrComputed(kind: 'report', p: ReportParams): Promise<{ json: string; hit: boolean }>;
+  async function cachedOrComputed(kind: 'trending' | 'report', p: TrendingParams | ReportParams): Promise<{ json: string; hit: boolean }> {
+    const key = kind === 'report' ? cache.key('report', p as ReportParams) : cache.key('trending', p as TrendingParams);
     const hit = await cache.get(key);
     if (hit) return { json: hit, hit: true };
     let out;
     try {
-      out = await deps.queue.enqueueAndWait('intel-trending', p, deps.config.JOB_WAIT_MS, { jobId: cache.jobId('trending', p) });
-    } catch (err) {
-      if (err instanceof JobFailedError) throw failed();
-      throw err;
-    }
-    if (out.state === 'pending') throw pending(out.jobId);
-    const json = out.result.result ? JSON.stringify(out.result.result) : await cache.get(key);
-    if (!json) throw pending(out.jobId);
-    return { json, hit: false };
-  }
-
-  async function report(p: ReportParams): Promise<{ json: string; hit: boolean }> {
-    const key = cache.key('report', p);
-    const hit = await cache.get(key);
-    if (hit) return { json: hit, hit: true };
-    let out;
-    try {
-      out = await deps.queue.enqueueAndWait('intel-report', p, deps.config.JOB_WAIT_MS, { jobId: cache.jobId('report', p) });
+      out =
+        kind === 'report'
+          ? await deps.queue.enqueueAndWait('intel-report', { ...(p as ReportParams), window: cache.window() }, deps.config.JOB_WAIT_MS)
+          : await deps.queue.enqueueAndWait('intel-trending', { ...(p as TrendingParams), window: cache.window() }, deps.config.JOB_WAIT_MS);
     } catch (err) {
       if (err instanceof JobFailedError) throw failed();
       throw err;
@@ -135,7 +124,7 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
       async handler(ctx, { query }) {
         const p: TrendingParams = { hours: query.hours ?? DEFAULT_HOURS, top_n: query.top_n ?? TRENDING_TOP_N.default };
         if (p.hours !== DEFAULT_HOURS || p.top_n !== TRENDING_TOP_N.default) await cache.noteRequest('trending', p);
-        send(ctx, await trending(p));
+        send(ctx, await cachedOrComputed('trending', p));
       },
     }),
     defineRoute({
@@ -178,7 +167,7 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
         const p: ReportParams = { hours: query.hours ?? DEFAULT_HOURS, topics: query.topics, top_n: query.top_n ?? REPORT_TOP_N.default };
         const grant = await paywall.authorize(ctx, offer, { apiKeyTiers: ['builder', 'enterprise'] });
         if (p.hours !== DEFAULT_HOURS || p.top_n !== REPORT_TOP_N.default || p.topics.length) await cache.noteRequest('report', p);
-        const r = await report(p);
+        const r = await cachedOrComputed('report', p);
         if (grant.kind === 'payment') await grant.commit();
         ctx.set('Cache-Control', 'private, no-store');
         send(ctx, r);

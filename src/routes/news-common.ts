@@ -99,9 +99,9 @@ export function toArticleRecord(r: ArticleRecordRow, opts: { signedIn: boolean; 
  * logged, not raised: the vote or yap is already stored and the scheduled recompute catches up.
  */
 export async function scheduleHotScore(deps: AppDeps, articleId: number): Promise<void> {
-  const { jobId, delayMs } = debouncedHotScoreJob(articleId, Date.now(), deps.config.HOT_SCORE_DEBOUNCE_MS);
+  const { payload, delayMs } = debouncedHotScoreJob(articleId, Date.now(), deps.config.HOT_SCORE_DEBOUNCE_MS);
   try {
-    await deps.queue.enqueue('hot-scores', { article_ids: [articleId], all: false }, { jobId, delayMs });
+    await deps.queue.enqueue('hot-scores', payload, { delayMs });
   } catch (err) {
     deps.log.warn({ articleId, err: (err as Error).message }, 'could not enqueue hot-score recompute');
   }

@@ -111,7 +111,7 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
         const warnings: { code: string; message: string }[] = [];
         if (!supplied) {
           try {
-            const w = await deps.queue.enqueueAndWait('page-title', { article_id: article.id }, deps.config.JOB_WAIT_MS, { jobId: `page-title-${article.id}` });
+            const w = await deps.queue.enqueueAndWait('page-title', { article_id: article.id }, deps.config.JOB_WAIT_MS);
             if (w.state === 'pending') {
               warnings.push({ code: 'headline_pending', message: 'the page title did not arrive in time; the headline is provisional and will be replaced by the page title shortly' });
             } else if (w.result.status === 'failed') {

@@ -3,7 +3,6 @@
  * web process waits up to JOB_WAIT_MS and answers 200 with the result, or 202 with a job id that
  * the client polls at GET /provenance/check/<job_id> (results are kept for 1 hour).
  */
-import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { MAX_CHECK_TEXT_LENGTH, MAX_CHECK_URL_LENGTH } from '../../jobs/provenance-check.js';
@@ -137,12 +136,11 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
         503: { description: 'provenance_check_failed' },
       },
       async handler(ctx, { body }) {
-        const jobId = randomUUID();
         let outcome;
         try {
-          outcome = await deps.queue.enqueueAndWait('provenance-check', { url: body.url, text: body.text }, deps.config.JOB_WAIT_MS, { jobId });
+          outcome = await deps.queue.enqueueAndWait('provenance-check', { url: body.url, text: body.text }, deps.config.JOB_WAIT_MS);
         } catch (err) {
-          if (err instanceof JobFailedError) throw checkFailed(jobId);
+          if (err instanceof JobFailedError) throw checkFailed(err.jobId);
           throw err;
         }
         if (outcome.state === 'pending') return respondPending(ctx, outcome.jobId);

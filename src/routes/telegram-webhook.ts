@@ -65,8 +65,7 @@ export function telegramWebhookRoutes(deps: AppDeps): RouteDef[] {
             : `/register was not recorded: ${r.reason}.`;
           await deps.queue.enqueue(
             'telegram-send-message',
-            { text, reply_to_message_id: r.message_id, ...(r.topic_id !== null ? { message_thread_id: r.topic_id } : {}) },
-            { jobId: `telegram-register-ack-${chatId}-${r.message_id}` },
+            { text, reply_to_message_id: r.message_id, ...(r.topic_id !== null ? { message_thread_id: r.topic_id } : {}), once_key: `register-ack-${chatId}-${r.message_id}` },
           );
         }
         ctx.body = { ok: true, duplicate: out.duplicate };

@@ -224,7 +224,7 @@ const deliveryIdParam = z.object({
 
 export function webhookRoutes(deps: AppDeps): RouteDef[] {
   const key = webhookKey(deps.config);
-  const enqueue = (n: string, p: unknown, o?: { dedupeId?: string }) => deps.queue.enqueueByName(n, p, o);
+  const enqueue = deps.queue.enqueuer;
   const userGuard = requireAuth('user', deps.db);
   // API keys (linked or not) and sessions; a session's account must still exist (requireAuth).
   const caller: Middleware = async (ctx, next) => {

@@ -32,7 +32,7 @@ beforeAll(async () => {
   http = request(createApp(deps));
   pages = await startPageServer();
   workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
     { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['page-title', 'hot-scores'] },
   );
   await Promise.all(workers.map((w) => w.waitUntilReady()));

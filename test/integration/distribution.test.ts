@@ -162,14 +162,14 @@ describe('monthly distribution', () => {
     const current = `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
     expect((await distributeMonth(deps.db, current)).status).toBe('month_not_over');
     workers = startWorkers(
-      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (nm, p, o) => deps.queue.enqueueByName(nm, p, o) },
+      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
       { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 2, only: ['monthly-distribution', 'leaderboards'] },
     );
-    const first = await deps.queue.enqueueAndWait('monthly-distribution', { month: '2025-12' }, 15_000, { jobId: 'dist-2025-12-a' });
+    const first = await deps.queue.enqueueAndWait('monthly-distribution', { month: '2025-12' }, 15_000);
     expect(first.state === 'completed' && first.result.status).toBe('distributed');
-    const second = await deps.queue.enqueueAndWait('monthly-distribution', { month: '2025-12' }, 15_000, { jobId: 'dist-2025-12-b' });
+    const second = await deps.queue.enqueueAndWait('monthly-distribution', { month: '2025-12' }, 15_000);
     expect(second.state === 'completed' && second.result).toMatchObject({ status: 'already_distributed', merkle_root: first.state === 'completed' ? first.result.merkle_root : '' });
-    await expect(deps.queue.enqueueAndWait('monthly-distribution', { month: current }, 15_000, { jobId: 'dist-current' })).rejects.toThrow(/not over/);
+    await expect(deps.queue.enqueueAndWait('monthly-distribution', { month: current }, 15_000)).rejects.toThrow(/not over/);
   });
 
   it('a month without any activity is recorded with no root and no drops', async () => {

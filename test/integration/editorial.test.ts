@@ -23,7 +23,7 @@ beforeAll(async () => {
   relay = await startRelay(deps);
   http = request(createApp(deps));
   workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
     { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['publish-scheduled'] },
   );
   user = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'writer' });

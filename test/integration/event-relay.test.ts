@@ -36,7 +36,7 @@ function relayDeps(over: Partial<RelayDeps> = {}): RelayDeps {
     redis: deps.redis,
     events: new EventPublisher(deps.redis, streamKey('default'), deps.config.EVENT_STREAM_MAXLEN),
     log: deps.log,
-    enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o),
+    enqueue: deps.queue.enqueuer,
     ...over,
   };
 }
@@ -314,7 +314,7 @@ describe('the woken relay (LISTEN/NOTIFY -> relay-events job)', () => {
     const mine = jobs.filter((j) => (j.data.article_ids as number[] | undefined)?.includes(id));
     expect(mine).toHaveLength(1);
     expect(mine[0].id).toMatch(new RegExp(`^hot-scores-a${id}-w\\d+$`));
-    expect(mine[0].data).toEqual({ article_ids: [id], all: false });
+    expect(mine[0].data).toEqual({ article_ids: [id], all: false, window: expect.any(Number) });
     // article.yap_posted is internal: it never reaches the stream.
     expect((await readStream(deps.events.streamKey)).filter((e) => e.id === id).map((e) => e.type)).toEqual(['news.submitted']);
   });

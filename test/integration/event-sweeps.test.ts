@@ -27,7 +27,7 @@ afterAll(async () => {
   await deps.close();
 });
 
-const jobDeps = (): JobDeps => ({ config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) });
+const jobDeps = (): JobDeps => ({ config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer });
 const ctx = { attempt: 1, jobId: 'test' };
 const runSweep = async () => (await sweep.run({}, jobDeps(), ctx)).enqueued.sort((a, b) => a - b);
 
@@ -62,7 +62,7 @@ describe('page-title-sweep', () => {
 
     expect(await runSweep()).toEqual([id]);
     const job = await titles.getJob(`page-title-${id}-sweep-1`);
-    expect(job?.data).toEqual({ article_id: id });
+    expect(job?.data).toEqual({ article_id: id, sweep: 1 });
     expect((await deps.db.selectFrom('articles').select('page_title_sweeps').where('id', '=', id).executeTakeFirstOrThrow()).page_title_sweeps).toBe(1);
     // Counted: the next run leaves it alone (its second sweep waits until it is 4 minutes old).
     expect(await runSweep()).toEqual([]);
@@ -97,9 +97,9 @@ describe('page-title-sweep', () => {
 
     expect(await runSweep()).toEqual(due);
     const titles = deps.queue.queue('page-title');
-    expect((await titles.getJob(`page-title-${first}-sweep-1`))?.data).toEqual({ article_id: first });
-    expect((await titles.getJob(`page-title-${second}-sweep-2`))?.data).toEqual({ article_id: second });
-    expect((await titles.getJob(`page-title-${third}-sweep-3`))?.data).toEqual({ article_id: third });
+    expect((await titles.getJob(`page-title-${first}-sweep-1`))?.data).toEqual({ article_id: first, sweep: 1 });
+    expect((await titles.getJob(`page-title-${second}-sweep-2`))?.data).toEqual({ article_id: second, sweep: 2 });
+    expect((await titles.getJob(`page-title-${third}-sweep-3`))?.data).toEqual({ article_id: third, sweep: 3 });
     for (const id of skipped) {
       const jobs = await Promise.all([1, 2, 3, 4].map((k) => titles.getJob(`page-title-${id}-sweep-${k}`)));
       expect(jobs.filter(Boolean), `article ${id}`).toEqual([]);

@@ -74,7 +74,7 @@ const steps: Step[] = [];
 const step = (articleId: number, path: string, from: string | null, to: string, ...types: string[]) =>
   steps.push({ articleId, op: from === null ? 'INSERT' : 'UPDATE', from, to, types, path });
 
-const jobDeps = (): JobDeps => ({ config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) });
+const jobDeps = (): JobDeps => ({ config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer });
 
 let n = 0;
 async function submit(): Promise<number> {

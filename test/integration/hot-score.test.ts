@@ -145,7 +145,7 @@ describe('set-based recompute', () => {
 describe('jobs', () => {
   it('votes, yaps and clicks trigger a debounced recompute that the worker runs; the record shows the terms', async () => {
     workers = startWorkers(
-      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
       { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['hot-scores'] },
     );
     const id = (await http.post('/api/v1/news/post', { url: 'https://hot.example/live', headline: 'Live scoring' }, submitter.bearer)).body.article_id;

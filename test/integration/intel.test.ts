@@ -101,7 +101,7 @@ describe('GET /intel/trending/', () => {
   it('the scheduled run refreshes the default set and the sets clients asked for', async () => {
     await http.get('/api/v1/intel/trending/?hours=36&top_n=7');
     await deps.redis.del(`${deps.config.QUEUE_PREFIX}:intel:trending:h36-n7`, `${deps.config.QUEUE_PREFIX}:intel:trending:h24-n20`);
-    const run = await deps.queue.enqueueAndWait('intel-trending', {}, 5000, { jobId: 'scheduled-test' });
+    const run = await deps.queue.enqueueAndWait('intel-trending', {}, 5000);
     expect(run.state === 'completed' && run.result.refreshed).toBeGreaterThanOrEqual(2);
     expect(await deps.redis.exists(`${deps.config.QUEUE_PREFIX}:intel:trending:h36-n7`, `${deps.config.QUEUE_PREFIX}:intel:trending:h24-n20`)).toBe(2);
   });

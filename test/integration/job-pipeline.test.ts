@@ -23,7 +23,7 @@ afterAll(async () => {
 
 function startInProcessWorkers() {
   workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
     { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 1500, concurrencyCap: 8 },
   );
 }
@@ -75,7 +75,7 @@ describe('job pipeline', () => {
       .poll(async () => (await deps.db.selectFrom('articles').select('status').where('id', '=', a.id).executeTakeFirstOrThrow()).status, { timeout: 5000 })
       .toBe('approved');
     // Running the job again by hand changes nothing and publishes nothing.
-    const again = await deps.queue.enqueueAndWait('publish-scheduled', { article_id: a.id }, 5000, { jobId: 'manual-rerun' });
+    const again = await deps.queue.enqueueAndWait('publish-scheduled', { article_id: a.id, publish_at: Date.now() }, 5000);
     expect(again.state === 'completed' && again.result).toEqual({ published: false });
     await relayed(deps);
     expect((await deps.redis.xlen(deps.events.streamKey)) - before).toBe(1);

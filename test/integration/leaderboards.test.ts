@@ -233,7 +233,7 @@ describe('snapshot lifecycle', () => {
 
   it('runs as the registered `leaderboards` job on a worker', async () => {
     workers = startWorkers(
-      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (nm, p, o) => deps.queue.enqueueByName(nm, p, o) },
+      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
       { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 2, only: ['leaderboards'] },
     );
     const r = await deps.queue.enqueueAndWait('leaderboards', { month: '2025-07' }, 10_000);

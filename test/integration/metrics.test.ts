@@ -103,7 +103,7 @@ describe('metrics endpoint', () => {
     expect(sample(queued, 'squid_queue_jobs{queue="page-title",state="waiting"}')).toBe(0);
 
     workers = startWorkers(
-      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
       { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['ping'] },
     );
     const r = await deps.queue.enqueueAndWait('ping', { token: 'flaky', fail_first_attempts: 1 }, 10_000);

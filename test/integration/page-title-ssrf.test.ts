@@ -44,7 +44,7 @@ beforeAll(async () => {
   loopback = await startPageServer('127.0.0.1');
   publicSite = await startPageServer(PUBLIC_IP);
   workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
     { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['page-title'] },
   );
   await Promise.all(workers.map((w) => w.waitUntilReady()));

@@ -18,7 +18,7 @@ const newIp = () => ({ 'x-forwarded-for': `198.51.100.${++ipSeq}` });
 
 function runWorkers() {
   workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
     { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 8, only: ['provenance-check'] },
   );
 }
@@ -246,7 +246,7 @@ describe('202 polling path', () => {
       const early = await slowHttp.get(r.body.poll_url, newIp());
       expect(early.status).toBe(202);
       const w = startWorkers(
-        { config: slow.config, db: slow.db, redis: slow.redis, events: slow.events, log: slow.log, enqueue: (n, p, o) => slow.queue.enqueueByName(n, p, o) },
+        { config: slow.config, db: slow.db, redis: slow.redis, events: slow.events, log: slow.log, enqueue: slow.queue.enqueuer },
         { redisUrl: slow.config.REDIS_URL, prefix: slow.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['provenance-check'] },
       );
       try {

@@ -108,7 +108,7 @@ describe('index follows article writes', () => {
 });
 
 const runMaintain = () =>
-  maintain.run({}, { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n as never, p as never, o) }, { attempt: 1, jobId: 't' });
+  maintain.run({}, { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer }, { attempt: 1, jobId: 't' });
 
 describe('provenance-headlines-maintain', () => {
   it('drops rows older than the window plus a day and keeps the rest', async () => {

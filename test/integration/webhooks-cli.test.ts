@@ -113,7 +113,7 @@ describe('example receiver (scripts/webhook-receiver.ts)', () => {
       );
       if (!r.ok) throw new Error('cap');
       const d = await insertTestDelivery(deps.db, r.row.id, '{"webhook_endpoint_id":1,"message":"hello"}');
-      const jobDeps = { config: deps.config, db: deps.db, log: deps.log, enqueue: (n: string, p: unknown, o?: object) => deps.queue.enqueueByName(n, p, o) };
+      const jobDeps = { config: deps.config, db: deps.db, log: deps.log, enqueue: deps.queue.enqueuer };
       expect(await deliverEndpoint(jobDeps, r.row.id)).toMatchObject({ succeeded: 1 });
       await waitFor(() => out.includes('\n'), 'printed event');
       expect(JSON.parse(out.trim())).toMatchObject({ webhook_id: `msg_${d.id}`, type: 'webhook.test', data: { message: 'hello' } });
@@ -141,7 +141,7 @@ describe('retention', () => {
     const old = await sql<{ id: number }>`
       INSERT INTO webhook_deliveries (endpoint_id, event_type, payload, state, created_at) VALUES (${endpointId}, 'webhook.test', '{}', 'succeeded', now() - interval '40 days') RETURNING id`.execute(deps.db);
     const before = await deps.db.selectFrom('webhook_deliveries').select('id').execute();
-    const jobDeps = { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n: string, p: unknown, o?: object) => deps.queue.enqueueByName(n, p, o) };
+    const jobDeps = { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer };
     const r = await pruneJob.run({}, jobDeps, { attempt: 1, jobId: 'test' });
     expect(r.deleted).toBeGreaterThanOrEqual(1);
     const after = (await deps.db.selectFrom('webhook_deliveries').select('id').execute()).map((x) => Number(x.id));

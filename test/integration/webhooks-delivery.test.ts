@@ -102,7 +102,7 @@ describe('without a running worker', () => {
     );
     if (!ins.ok) throw new Error('cap');
     const d = await insertTestDelivery(deps.db, ins.row.id, '{"n":1}');
-    const strict = { ...deps, config: { ...deps.config, OUTBOUND_ALLOW_PRIVATE: false }, enqueue: (n: string, p: unknown, o?: object) => deps.queue.enqueueByName(n, p, o) };
+    const strict = { ...deps, config: { ...deps.config, OUTBOUND_ALLOW_PRIVATE: false }, enqueue: deps.queue.enqueuer };
     const run = await deliverEndpoint(strict, ins.row.id);
     expect(run).toMatchObject({ attempted: 1, succeeded: 0, failed: 1 });
     expect(rx.byPath(path)).toHaveLength(0);

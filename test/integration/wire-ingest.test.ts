@@ -98,7 +98,7 @@ beforeAll(async () => {
   relay = await startRelay(deps);
   const log = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
   const config = { ...deps.config, OUTBOUND_ALLOW_PRIVATE: true, WIRE_FETCH_TIMEOUT_MS: 300, WIRE_BACKOFF_MAX_S: 3600 } as Config;
-  const jobDeps: JobDeps = { config, db: deps.db, redis: deps.redis, events: deps.events, log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) };
+  const jobDeps: JobDeps = { config, db: deps.db, redis: deps.redis, events: deps.events, log, enqueue: deps.queue.enqueuer };
   workers = startWorkers(jobDeps, { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 8, only: ['wire-fetch', 'wire-fetch-due'] });
 });
 
@@ -118,8 +118,8 @@ async function source(name: string, path: string, opts: { weight?: number; pollI
   return addSource(deps.db, { name, url: `${base}${path}`, ...opts });
 }
 
-async function fetchNow(sourceId: number, jobId?: string) {
-  return deps.queue.enqueueAndWait('wire-fetch', { source_id: sourceId }, 15_000, { jobId: jobId ?? `t-${sourceId}-${Date.now()}-${Math.random().toString(36).slice(2)}` });
+async function fetchNow(sourceId: number) {
+  return deps.queue.enqueueAndWait('wire-fetch', { source_id: sourceId }, 15_000);
 }
 
 async function events(type?: string) {
@@ -214,7 +214,7 @@ describe('wire-fetch: failures are logged, backed off and retried, and never sto
   it('a malformed feed fails without retry, is logged and recorded, and backs off', async () => {
     const s = await source('Broken', '/broken.xml', { pollIntervalS: 60 });
     const started = Date.now();
-    const r = deps.queue.enqueueAndWait('wire-fetch', { source_id: s.id }, 10_000, { jobId: `broken-${s.id}` });
+    const r = deps.queue.enqueueAndWait('wire-fetch', { source_id: s.id }, 10_000);
     await expect(r).rejects.toThrow(/malformed feed/);
     expect(hits['/broken.xml'].count).toBe(1); // permanent: not retried by the queue
     const row = await sourceRow(s.id);
@@ -226,7 +226,7 @@ describe('wire-fetch: failures are logged, backed off and retried, and never sto
 
   it('an HTTP 500 is retried with backoff by the queue, then recorded', async () => {
     const s = await source('Erroring', '/error.xml', { pollIntervalS: 30 });
-    await expect(deps.queue.enqueueAndWait('wire-fetch', { source_id: s.id }, 15_000, { jobId: `err-${s.id}` })).rejects.toThrow(/HTTP 500/);
+    await expect(deps.queue.enqueueAndWait('wire-fetch', { source_id: s.id }, 15_000)).rejects.toThrow(/HTTP 500/);
     expect(hits['/error.xml'].count).toBe(3);
     const row = await sourceRow(s.id);
     expect(row).toMatchObject({ consecutive_failures: 3, last_status: 500 });
@@ -236,7 +236,7 @@ describe('wire-fetch: failures are logged, backed off and retried, and never sto
   it('a feed that never answers times out (WIRE_FETCH_TIMEOUT_MS) while other sources are ingested meanwhile', async () => {
     const slow = await source('Slow', '/slow.xml');
     const other = await source('Healthy JSON', '/feed.json?copy=2');
-    const slowRun = deps.queue.enqueueAndWait('wire-fetch', { source_id: slow.id }, 15_000, { jobId: `slow-${slow.id}` });
+    const slowRun = deps.queue.enqueueAndWait('wire-fetch', { source_id: slow.id }, 15_000);
     const otherRun = await fetchNow(other.id);
     expect(otherRun.state).toBe('completed');
     await expect(slowRun).rejects.toThrow(/timeout/);
@@ -245,14 +245,14 @@ describe('wire-fetch: failures are logged, backed off and retried, and never sto
 
   it('a response that is not a feed type is refused', async () => {
     const s = await source('Image', '/image.png');
-    await expect(deps.queue.enqueueAndWait('wire-fetch', { source_id: s.id }, 10_000, { jobId: `img-${s.id}` })).rejects.toThrow(/bad_content_type/);
+    await expect(deps.queue.enqueueAndWait('wire-fetch', { source_id: s.id }, 10_000)).rejects.toThrow(/bad_content_type/);
   });
 
   it('private addresses are refused when OUTBOUND_ALLOW_PRIVATE is off', async () => {
     const strict = await createTestDeps();
     const config = { ...strict.config, OUTBOUND_ALLOW_PRIVATE: false } as Config;
     const w = startWorkers(
-      { config, db: strict.db, redis: strict.redis, events: strict.events, log: strict.log, enqueue: (n, p, o) => strict.queue.enqueueByName(n, p, o) },
+      { config, db: strict.db, redis: strict.redis, events: strict.events, log: strict.log, enqueue: strict.queue.enqueuer },
       { redisUrl: strict.config.REDIS_URL, prefix: strict.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 2, only: ['wire-fetch'] },
     );
     try {

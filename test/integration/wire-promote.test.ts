@@ -40,7 +40,7 @@ async function wire(sourceId: number, sourceName: string, entries: [string, stri
 }
 
 async function promoteRun() {
-  const r = await deps.queue.enqueueAndWait('wire-promote', {}, 20_000, { jobId: `promote-${Date.now()}-${Math.random()}` });
+  const r = await deps.queue.enqueueAndWait('wire-promote', {}, 20_000);
   if (r.state !== 'completed') throw new Error('wire-promote did not finish');
   return r.result;
 }
@@ -57,7 +57,7 @@ beforeAll(async () => {
   http = request(createApp(deps));
   const config = { ...deps.config, WIRE_PROMOTE_MIN_SCORE: 0.6, WIRE_PROMOTE_MAX_PER_RUN: 2 } as Config;
   workers = startWorkers(
-    { config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+    { config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
     { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 10_000, concurrencyCap: 2, only: ['wire-promote'] },
   );
   editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'], username: 'desk_editor' });

@@ -40,7 +40,7 @@ export async function startRig(overrides: Record<string, string> = {}, opts: { w
     opts.workers === false
       ? []
       : startWorkers(
-          { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+          { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
           { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 2000, concurrencyCap: 8, only: [...AGENT_JOBS] },
         );
   return {

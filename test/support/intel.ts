@@ -74,7 +74,7 @@ export async function apiKeyOfTier(db: AppDeps['db'], tier: Tier): Promise<Recor
 
 export function startTestWorkers(deps: AppDeps, only: JobName[]): Worker[] {
   return startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
     { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 8, only },
   );
 }

@@ -19,7 +19,7 @@ export interface RunningRelay {
 
 export async function startRelay(deps: AppDeps): Promise<RunningRelay> {
   const workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n, p, o) => deps.queue.enqueueByName(n, p, o) },
+    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
     { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 2, only: ['relay-events'] },
   );
   const waker = new RelayWaker({ databaseUrl: deps.config.DATABASE_URL, log: deps.log, wake: () => deps.queue.enqueue('relay-events', {}, { dedupeId: RELAY_WAKE_ID }) });

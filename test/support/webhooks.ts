@@ -93,7 +93,7 @@ export interface WebhookWorkers {
 
 /** Relay + webhook-deliver + webhook-sweep workers on the test's deps; the sweep runs every `sweepMs` (the clock's schedule). */
 export async function startWebhookWorkers(deps: AppDeps, opts: { sweepMs?: number } = {}): Promise<WebhookWorkers> {
-  const jobDeps = { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: (n: string, p: unknown, o?: object) => deps.queue.enqueueByName(n, p, o) };
+  const jobDeps = { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer };
   const workers = startWorkers(jobDeps, {
     redisUrl: deps.config.REDIS_URL,
     prefix: deps.config.QUEUE_PREFIX,

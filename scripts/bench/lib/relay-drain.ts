@@ -29,7 +29,7 @@ if (process.send) {
     redis,
     events: new EventPublisher(redis, eventStreamKey(prefix), Number(maxLen)),
     log: createLogger('relay-bench', 'warn'),
-    enqueue: (name: string, payload: unknown, opts?: { delayMs?: number; jobId?: string }) => queue.enqueueByName(name, payload, opts),
+    enqueue: queue.enqueuer,
   };
   process.on('disconnect', () => process.exit(0));
   process.on('message', async (msg: any) => {
