@@ -1,8 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import { tierGlobs, type Tier } from './test/tiers.js';
+
+// TEST_TIER picks a tier (test/tiers.ts); unset: the full suite.
+const tier = tierGlobs((process.env.TEST_TIER as Tier | undefined) ?? 'all');
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: tier.include,
+    exclude: [...tier.exclude, '**/node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     // Integration tests mostly wait on Postgres, Redis and child processes: three forks keep two

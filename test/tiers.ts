@@ -1,0 +1,28 @@
+/**
+ * Test tiers. `npm test` (what CI runs) is every tier. The slow tiers can be run alone
+ * (`npm run test:fuzz`, `test:drills`, `test:browser`, `test:launcher`), and `npm run test:quick`
+ * runs everything else (unit tests and the fast integration tests) for the inner loop.
+ *
+ * A new test file is quick unless it is listed here: put it in a slow tier when it takes more than a
+ * few seconds, starts the whole stack, drives a browser or runs a fault drill.
+ */
+export const slowTiers = {
+  /** Property-based and random-input tests (they print their seed and path on failure). */
+  fuzz: ['test/integration/*fuzz*.test.ts'],
+  /** Fault drills: processes killed, Redis and PostgreSQL restarted. */
+  drills: ['test/integration/drill-*.test.ts', 'test/integration/webhook-drill.test.ts', 'test/integration/resilience-*.test.ts', 'test/integration/agent-chat-expiry.test.ts'],
+  /** Headless Chromium. */
+  browser: ['test/e2e/*browser*.test.ts'],
+  /** The launcher and the Procfile's processes, started as a user or the platform would. */
+  launcher: ['test/e2e/launcher.test.ts', 'test/e2e/procfile.test.ts'],
+} as const;
+
+export type Tier = keyof typeof slowTiers | 'quick' | 'all';
+
+/** include / exclude globs of a tier. */
+export function tierGlobs(tier: Tier): { include: string[]; exclude: string[] } {
+  const all = ['test/**/*.test.ts'];
+  if (tier === 'all') return { include: all, exclude: [] };
+  if (tier === 'quick') return { include: all, exclude: Object.values(slowTiers).flat() };
+  return { include: [...slowTiers[tier]], exclude: [] };
+}
