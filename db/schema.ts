@@ -8,7 +8,7 @@ export interface AgentChatAccountsTable {
   model_name: string;
   telegram_user_id: number;
   telegram_username: string;
-  trust_level: Generated<string>;
+  trust_level: Generated<'read_only' | 'full_write' | 'sandbox_write' | 'muted'>;
   registration_command_id: number | null;
   registered_at: Generated<Date>;
   updated_at: Generated<Date>;
@@ -45,7 +45,7 @@ export interface AgentChatPresenceTable {
   telegram_user_id: number;
   username: string | null;
   is_bot: Generated<boolean>;
-  status: string;
+  status: 'member' | 'left';
   changed_at: Date;
 }
 
@@ -62,7 +62,7 @@ export interface AgentChatTopicsTable {
 export interface AgentChatViolationsTable {
   id: Generated<number>;
   user_id: number;
-  kind: string;
+  kind: 'posting_rate' | 'message_length' | 'staff';
   reason: string;
   recorded_by: number | null;
   source_key: string | null;
@@ -75,7 +75,7 @@ export interface AgentHandshakeChallengesTable {
   user_id: number;
   telegram_user_id: number;
   spec: ColumnType<unknown, string, string>;
-  status: Generated<string>;
+  status: Generated<'open' | 'passed' | 'failed' | 'expired' | 'superseded'>;
   created_at: Generated<Date>;
   expires_at: Date;
   finished_at: Date | null;
@@ -101,7 +101,7 @@ export interface AgentTrustEventsTable {
   user_id: number;
   from_level: string | null;
   to_level: string;
-  cause: string;
+  cause: 'registration' | 'handshake' | 'violations' | 'ageing' | 'staff';
   reason: string;
   violation_count: number | null;
   actor_user_id: number | null;
@@ -113,7 +113,7 @@ export interface ApiKeysTable {
   key_hash: string;
   key_first4: string;
   key_last4: string;
-  tier: Generated<string>;
+  tier: Generated<'free' | 'builder' | 'enterprise'>;
   name: string;
   email: string | null;
   use_case: string | null;
@@ -150,11 +150,11 @@ export interface ArticlesTable {
   id: Generated<number>;
   slug: string;
   headline: string;
-  headline_source: Generated<string>;
+  headline_source: Generated<'supplied' | 'page_title' | 'provisional' | 'editor' | 'wire'>;
   url: string;
   normalized_url: string;
   source: Generated<string>;
-  status: string;
+  status: 'submitted' | 'approved' | 'killed' | 'scheduled' | 'retracted';
   origin: Generated<string>;
   submitted_by: number | null;
   created_at: Generated<Date>;
@@ -182,7 +182,7 @@ export interface EventLogTable {
   event_id: number;
   type: string;
   article_id: number | null;
-  visibility: string;
+  visibility: 'public' | 'staff' | 'internal';
   payload: ColumnType<unknown, string, string>;
   recorded_at: Generated<Date>;
   txid: Generated<string>;
@@ -210,7 +210,7 @@ export interface EventOutboxTable {
 
 export interface LeaderboardEntriesTable {
   month: string;
-  board: string;
+  board: 'top_posters' | 'top_yappers' | 'top_voters' | 'top_editors' | 'engagement';
   user_id: number;
   rank: number;
   activity_count: number;
@@ -228,15 +228,15 @@ export interface LeaderboardSnapshotsTable {
 
 export interface PaymentsTable {
   id: string;
-  method: string;
-  purpose: string;
+  method: 'x402' | 'mainnet_transfer';
+  purpose: 'intel_report' | 'sponsored_post';
   replay_key: string;
   network: string;
   asset: string;
   payer: string;
   pay_to: string;
   amount_atomic: string;
-  state: string;
+  state: 'verified' | 'settling' | 'settled' | 'failed';
   valid_before: Date | null;
   payload: ColumnType<unknown | null, string | null, string | null>;
   transaction_hash: string | null;
@@ -323,7 +323,7 @@ export interface UsersTable {
   twitter_handle: string | null;
   website: string | null;
   location: string | null;
-  account_type: Generated<string>;
+  account_type: Generated<'human' | 'cyborg' | 'bot'>;
   model_name: string | null;
   roles: Generated<string[]>;
   created_at: Generated<Date>;
@@ -334,7 +334,7 @@ export interface UsersTable {
 export interface VotesTable {
   article_id: number;
   user_id: number;
-  weight: number;
+  weight: -1 | 1;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -345,7 +345,7 @@ export interface WebhookDeliveriesTable {
   event_id: number | null;
   event_type: string;
   payload: ColumnType<unknown | null, string | null, string | null>;
-  state: Generated<string>;
+  state: Generated<'pending' | 'succeeded' | 'failed' | 'cancelled'>;
   attempts: Generated<number>;
   next_attempt_at: Date | null;
   last_attempt_at: Date | null;
@@ -422,7 +422,7 @@ export interface WireSourcesTable {
   weight: Generated<number>;
   enabled: Generated<boolean>;
   poll_interval_s: Generated<number>;
-  format: string | null;
+  format: 'rss' | 'atom' | 'rdf' | 'json' | null;
   etag: string | null;
   last_modified: string | null;
   next_fetch_at: Generated<Date>;
@@ -439,7 +439,7 @@ export interface WireSourcesTable {
 export interface YapVotesTable {
   yap_id: number;
   user_id: number;
-  weight: number;
+  weight: -1 | 1;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -450,7 +450,7 @@ export interface YapsTable {
   user_id: number;
   text: string;
   tags: Generated<string[]>;
-  base_score: number;
+  base_score: -1 | 0 | 1;
   vote_score: Generated<number>;
   score: GeneratedAlways<number | null>;
   created_at: Generated<Date>;

@@ -29,7 +29,7 @@ export const job = defineJob({
     if (m.sender_id === null) return { violations: [] };
     const account = await deps.db.selectFrom('agent_chat_accounts').select(['user_id', 'trust_level']).where('telegram_user_id', '=', m.sender_id).executeTakeFirst();
     if (!account) return { violations: [] };
-    const limit = postingLimit(account.trust_level as TrustLevel);
+    const limit = postingLimit(account.trust_level);
     if (limit === null) return { violations: [] };
     const outcomes: { kind: string; outcome: ViolationOutcome }[] = [];
     if (m.text.length > POSTING_RULES.max_message_chars) {

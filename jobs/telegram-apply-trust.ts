@@ -31,7 +31,7 @@ export const job = defineJob({
     for (let round = 0; round < 5; round++) {
       const account = await getAgentAccount(deps.db, p.user_id);
       if (!account) throw new PermanentJobError(`user ${p.user_id} is not a registered agent`);
-      const level = account.trust_level as TrustLevel;
+      const level = account.trust_level;
       if (level === applied) return { applied: true, trust_level: level, rounds: round };
       try {
         await api.restrictChatMember({ chat_id: chatId, user_id: account.telegram_user_id, permissions: telegramPermissions(level) });

@@ -50,7 +50,38 @@ function pascal(name: string): string {
   return name.replace(/(^|_)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
 }
 
+/**
+ * Columns whose CHECK constraint lists their values (`col IN ('a', 'b')`, which PostgreSQL stores
+ * as `col = ANY (ARRAY['a'::text, 'b'::text])`) are typed as the union of those values.
+ */
+async function checkedValues(db: Kysely<any>): Promise<Map<string, string>> {
+  const { rows } = await sql<{ table_name: string; def: string }>`
+    SELECT rel.relname AS table_name, pg_get_constraintdef(con.oid) AS def
+    FROM pg_constraint con
+    JOIN pg_class rel ON rel.oid = con.conrelid
+    JOIN pg_namespace ns ON ns.oid = rel.relnamespace
+    WHERE con.contype = 'c' AND ns.nspname = current_schema() AND array_length(con.conkey, 1) = 1
+    ORDER BY rel.relname, con.conname`.execute(db);
+  const out = new Map<string, string>();
+  for (const r of rows) {
+    const m = /^CHECK \(\(\(?(\w+)\)? = ANY \(\(?ARRAY\[(.+)\]\)?(?:::\w+\[\])?\)\)\)$/.exec(r.def);
+    if (!m) continue;
+    const values = m[2].split(',').map((v) => v.trim().replace(/::\w+( \w+)*$/, '').replace(/^\((.*)\)$/, '$1'));
+    const literals = values.map((v) => {
+      if (/^-?\d+$/.test(v)) return v;
+      if (!/^'(?:[^']|'')*'$/.test(v)) return null;
+      const text = v.slice(1, -1).replace(/''/g, "'");
+      // A number PostgreSQL wrote as a quoted literal with a cast ('-1'::integer).
+      return /^-?\d+$/.test(text) ? text : `'${text.replace(/\\/g, '\\\\')}'`;
+    });
+    if (literals.some((l) => l === null)) continue;
+    out.set(`${r.table_name}.${m[1]}`, literals.join(' | '));
+  }
+  return out;
+}
+
 export async function generateSchemaSource(db: Kysely<any>): Promise<string> {
+  const checked = await checkedValues(db);
   const { rows } = await sql<ColumnRow>`
     SELECT c.table_name, c.column_name, c.data_type, c.udt_name, c.is_nullable, c.column_default,
            c.is_identity, c.is_generated
@@ -72,7 +103,7 @@ export async function generateSchemaSource(db: Kysely<any>): Promise<string> {
   for (const [table, cols] of tables) {
     out.push(`export interface ${pascal(table)}Table {`);
     for (const c of cols) {
-      let t = tsType(c.udt_name);
+      let t = checked.get(`${c.table_name}.${c.column_name}`) ?? tsType(c.udt_name);
       const nullable = c.is_nullable === 'YES';
       const defaulted = c.is_identity === 'YES' || c.column_default !== null;
       if (t === 'Json') {

@@ -20,7 +20,7 @@ export type ArticleStatus = (typeof ARTICLE_STATUSES)[number];
 /** Statuses anyone may read; the rest need a signed-in caller. */
 export const PUBLIC_STATUSES: readonly string[] = ['approved', 'retracted'];
 /** Statuses in which an article takes votes, yaps and yap votes. */
-export const OPEN_STATUSES: readonly string[] = ['submitted', 'approved', 'scheduled'];
+export const OPEN_STATUSES: readonly ArticleStatus[] = ['submitted', 'approved', 'scheduled'];
 
 export type EditorialAction = 'approve' | 'kill' | 'schedule' | 'retract';
 

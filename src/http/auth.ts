@@ -57,7 +57,7 @@ export function authenticate(deps: { db: Db; secret: string }): Middleware {
         const key = await findActiveKeyByHash(deps.db, hashApiKey(token));
         if (!key) throw new AppError(401, 'api_key_invalid', 'API key is not valid');
         if (key.revoked_at) throw new AppError(401, 'api_key_revoked', 'API key has been revoked');
-        ctx.state.apiKey = { id: key.id, tier: key.tier as Tier };
+        ctx.state.apiKey = { id: key.id, tier: key.tier };
         if (key.user_id !== null) {
           const u = await getUserById(deps.db, key.user_id);
           if (u) ctx.state.user = { id: u.id, address: u.wallet_address, roles: u.roles as Role[], via: 'api_key' };

@@ -191,7 +191,7 @@ export async function startHandshake(db: Db, userId: number, ttlS: number, makeS
   return db.transaction().execute(async (trx) => {
     const account = await getAgentAccount(trx, userId, true);
     if (!account) throw notRegistered();
-    const blocker = handshakeBlocker(account.trust_level as TrustLevel);
+    const blocker = handshakeBlocker(account.trust_level);
     if (blocker) throw new AgentChatRefusal(409, blocker.code, blocker.message, { trust_level: account.trust_level });
     const recent = await trx
       .selectFrom('agent_handshake_challenges')
@@ -273,7 +273,7 @@ export async function finishHandshake(db: Db, userId: number, challengeId: strin
     let event: TrustEventRow | null = null;
     let current = account;
     if (graded.passed) {
-      const t = afterHandshake(account.trust_level as TrustLevel);
+      const t = afterHandshake(account.trust_level);
       if (t) {
         event = await applyTransition(trx, userId, t, { handshake: true });
         current = (await getAgentAccount(trx, userId))!;
@@ -355,7 +355,7 @@ export async function recordViolation(db: Db, v: ViolationInput): Promise<Violat
     let event: TrustEventRow | null = null;
     let current = account;
     if (violation) {
-      const t = afterViolations(account.trust_level as TrustLevel, count);
+      const t = afterViolations(account.trust_level, count);
       if (t) {
         event = await applyTransition(trx, v.userId, t, { violationCount: count, actor: v.recordedBy ?? null });
         current = (await getAgentAccount(trx, v.userId))!;
@@ -375,7 +375,7 @@ export async function setTrustLevel(db: Db, input: { userId: number; to: TrustLe
     const event = await applyTransition(
       trx,
       input.userId,
-      { from: account.trust_level as TrustLevel, to: input.to, cause: 'staff', reason: input.reason },
+      { from: account.trust_level, to: input.to, cause: 'staff', reason: input.reason },
       { actor: input.actor, resetViolations: reset, violationCount: await countViolations(trx, account) },
     );
     return { account: (await getAgentAccount(trx, input.userId))!, event };
@@ -391,7 +391,7 @@ export async function reviewSandboxed(db: Db): Promise<{ userId: number; event: 
       const account = await getAgentAccount(trx, user_id, true);
       if (!account) return null;
       const count = await countViolations(trx, account);
-      const t = afterAgeing(account.trust_level as TrustLevel, count);
+      const t = afterAgeing(account.trust_level, count);
       return t ? applyTransition(trx, user_id, t, { violationCount: count }) : null;
     });
     if (event) changed.push({ userId: user_id, event });

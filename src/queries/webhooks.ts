@@ -60,7 +60,7 @@ export interface EndpointInput {
 /** Tiers of the account's API keys that are not revoked (they raise its endpoint cap). */
 export async function accountKeyTiers(db: Db, userId: number): Promise<Tier[]> {
   const rows = await db.selectFrom('api_keys').select('tier').where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
-  return rows.map((r) => r.tier as Tier);
+  return rows.map((r) => r.tier);
 }
 
 /** Create an endpoint unless the owner has `cap` already (checked under a per-owner lock, so two requests cannot both slip under it). */

@@ -1,6 +1,7 @@
 /**
  * Wire ("tsunami") sources, items, receipts and promotion into the editors' queue.
  */
+import type { FeedFormat } from '../net/feed-parse.js';
 import { sql } from 'kysely';
 import type { Db } from '../db.js';
 import { articleEvent, tsunamiEvent } from '../domain/article-event.js';
@@ -60,7 +61,7 @@ export async function dueSources(db: Db, now: Date, limit = 500) {
 export async function recordFetchSuccess(
   db: Db,
   id: number,
-  r: { now: Date; status: number; etag: string | null; lastModified: string | null; format: string | null; created: number; nextFetchAt: Date },
+  r: { now: Date; status: number; etag: string | null; lastModified: string | null; format: FeedFormat | null; created: number; nextFetchAt: Date },
 ) {
   await db
     .updateTable('wire_sources')

@@ -167,7 +167,7 @@ function toMessage(r: MessageRow) {
       username: r.sender_username,
       display_name: r.sender_name,
       is_bot: r.sender_is_bot,
-      agent: r.agent_user_id === null ? null : { user_id: r.agent_user_id, trust_level: r.agent_trust_level as TrustLevel, model_name: r.agent_model_name! },
+      agent: r.agent_user_id === null ? null : { user_id: r.agent_user_id, trust_level: r.agent_trust_level, model_name: r.agent_model_name! },
     },
     text: r.text,
     sent_at: iso(r.sent_at)!,
@@ -181,7 +181,7 @@ function toAccount(a: AccountRow) {
     operator: a.operator,
     model_name: a.model_name,
     telegram: { user_id: a.telegram_user_id, username: a.telegram_username },
-    trust_level: a.trust_level as TrustLevel,
+    trust_level: a.trust_level,
     registered_at: iso(a.registered_at)!,
     handshake_passed_at: iso(a.handshake_passed_at),
   };
@@ -342,7 +342,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
             is_bot: r.is_bot,
             message_count: r.message_count,
             last_message_at: iso(r.last_message_at)!,
-            agent: r.agent_user_id === null ? null : { user_id: r.agent_user_id, trust_level: r.agent_trust_level as TrustLevel, model_name: r.agent_model_name! },
+            agent: r.agent_user_id === null ? null : { user_id: r.agent_user_id, trust_level: r.agent_trust_level, model_name: r.agent_model_name! },
           })),
           count: rows.length,
         };
@@ -623,7 +623,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
           passed: r.passed,
           passed_count: r.results.filter((t) => t.passed).length,
           results: r.results,
-          trust_level: r.account.trust_level as TrustLevel,
+          trust_level: r.account.trust_level,
           trust_changed: !!r.event,
           finished_at: iso(r.finishedAt)!,
         };
@@ -691,7 +691,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
             created_at: iso(r.violation!.created_at)!,
           },
           violation_count: r.count,
-          trust_level: r.account.trust_level as TrustLevel,
+          trust_level: r.account.trust_level,
           trust_event: r.event ? toEvent({ ...r.event, telegram_username: r.account.telegram_username }) : null,
         };
       },

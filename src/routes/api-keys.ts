@@ -55,7 +55,7 @@ async function dashboardHtml(deps: AppDeps, limits: Limits, keyId: string, rawKe
   if (!k) return null;
   const usage = await limits.keyUsage(k.id, 30);
   const today = usage[usage.length - 1].count;
-  const quota = tierDailyQuota[k.tier as Tier];
+  const quota = tierDailyQuota[k.tier];
   const status = k.revoked_at ? `<strong class="error">revoked</strong> ${esc(k.revoked_at.toISOString())}` : 'active';
   return page(
     'API key dashboard — Squid News',

@@ -33,7 +33,7 @@ const runSweep = async () => (await sweep.run({}, jobDeps(), ctx)).enqueued.sort
 
 let n = 0;
 /** A submission as POST /news/post leaves it when the page title has not arrived, created `ageMin` minutes ago. */
-async function provisional(ageMin: number, extra: { page_title_sweeps?: number; page_title_failure?: string; headline_source?: string } = {}) {
+async function provisional(ageMin: number, extra: { page_title_sweeps?: number; page_title_failure?: string; headline_source?: 'provisional' | 'page_title' | 'supplied' } = {}) {
   const url = `${pages.base}/article?title=${encodeURIComponent(`Swept title ${++n}`)}`;
   const row = await deps.db
     .insertInto('articles')

@@ -1,5 +1,6 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArticleStatus } from '../../src/domain/article-state.js';
 import { createApp } from '../../src/app.js';
 import { hotScore, type HotTerms } from '../../src/domain/hot-score.js';
 import { invalidateFeedCache } from '../../src/queries/feed-cache.js';
@@ -28,7 +29,7 @@ afterAll(async () => {
   await deps.close();
 });
 
-async function article(v: { status?: string; votes?: number; clicks?: number; publishedHoursAgo: number }) {
+async function article(v: { status?: ArticleStatus; votes?: number; clicks?: number; publishedHoursAgo: number }) {
   k += 1;
   const published = new Date(Date.now() - v.publishedHoursAgo * 3600_000);
   const status = v.status ?? 'approved';

@@ -1,5 +1,6 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArticleStatus } from '../../src/domain/article-state.js';
 import { monthsToCompute, runLeaderboards } from '../../jobs/leaderboards.js';
 import { createApp } from '../../src/app.js';
 import { startWorkers } from '../../src/worker-runtime.js';
@@ -18,7 +19,7 @@ const BEFORE = new Date(Date.UTC(2025, 4, 31, 23, 59, 59)); // May
 let A: Session, B: Session, C: Session, D: Session, E: Session, F: Session;
 let n = 0;
 
-async function article(by: Session | null, status: string, opts: { published?: Date; created?: Date } = {}) {
+async function article(by: Session | null, status: ArticleStatus, opts: { published?: Date; created?: Date } = {}) {
   n++;
   const r = await deps.db
     .insertInto('articles')
@@ -39,13 +40,13 @@ async function article(by: Session | null, status: string, opts: { published?: D
 async function review(editor: Session, articleId: number, to: string, when: Date, from = 'submitted') {
   await deps.db.insertInto('article_edits').values({ article_id: articleId, editor_id: editor.userId, changes: JSON.stringify({ status: { from, to } }), created_at: when }).execute();
 }
-async function vote(user: Session, articleId: number, when: Date, weight = 1) {
+async function vote(user: Session, articleId: number, when: Date, weight: 1 | -1 = 1) {
   await deps.db.insertInto('votes').values({ article_id: articleId, user_id: user.userId, weight, created_at: when }).execute();
 }
-async function yap(user: Session, articleId: number, base: number, when: Date) {
+async function yap(user: Session, articleId: number, base: -1 | 0 | 1, when: Date) {
   return (await deps.db.insertInto('yaps').values({ article_id: articleId, user_id: user.userId, text: 'hm', base_score: base, created_at: when }).returning('id').executeTakeFirstOrThrow()).id;
 }
-async function yapVote(user: Session, yapId: number, weight: number, when: Date) {
+async function yapVote(user: Session, yapId: number, weight: 1 | -1, when: Date) {
   await deps.db.insertInto('yap_votes').values({ yap_id: yapId, user_id: user.userId, weight, created_at: when }).execute();
 }
 

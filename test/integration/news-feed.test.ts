@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArticleStatus } from '../../src/domain/article-state.js';
 import { createApp } from '../../src/app.js';
 import { slugify } from '../../src/domain/slug.js';
 import { invalidateFeedCache } from '../../src/queries/feed-cache.js';
@@ -18,7 +19,7 @@ const UNI = '0x1f9840a85d5af5bf1d1762f925bdaddc4201f984';
 const BASE = 'https://news.example.com';
 const ids: Record<string, number> = {};
 
-async function insertArticle(key: string, v: { status: string; hot?: number; votes?: number; hoursAgo: number; tokens?: string[]; publishedHoursAgo?: number }) {
+async function insertArticle(key: string, v: { status: ArticleStatus; hot?: number; votes?: number; hoursAgo: number; tokens?: string[]; publishedHoursAgo?: number }) {
   const created = new Date(Date.now() - v.hoursAgo * 3600_000);
   const published = v.status === 'approved' || v.status === 'retracted' ? new Date(Date.now() - (v.publishedHoursAgo ?? v.hoursAgo) * 3600_000) : null;
   const row = await deps.db

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArticleStatus } from '../../src/domain/article-state.js';
 import { createApp } from '../../src/app.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
@@ -9,7 +10,7 @@ let http: ReturnType<typeof request>;
 let me: Session;
 let other: Session;
 
-async function article(userId: number | null, status: string, minutesAgo: number, published = false) {
+async function article(userId: number | null, status: ArticleStatus, minutesAgo: number, published = false) {
   const at = new Date(Date.now() - minutesAgo * 60_000);
   return deps.db
     .insertInto('articles')

@@ -1,5 +1,6 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArticleStatus } from '../../src/domain/article-state.js';
 import { createApp } from '../../src/app.js';
 import { slugify } from '../../src/domain/slug.js';
 import { hostOf, normalizeUrl } from '../../src/domain/url-normalize.js';
@@ -34,7 +35,7 @@ afterAll(async () => {
   await deps.close();
 });
 
-async function article(o: { headline: string; url: string; ageMs: number; status?: string; sponsored?: boolean; origin?: string }) {
+async function article(o: { headline: string; url: string; ageMs: number; status?: ArticleStatus; sponsored?: boolean; origin?: string }) {
   const n = normalizeUrl(o.url)!;
   const created = new Date(Date.now() - o.ageMs);
   const status = o.status ?? 'approved';

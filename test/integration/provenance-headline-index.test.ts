@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArticleStatus } from '../../src/domain/article-state.js';
 import { job as maintain } from '../../jobs/provenance-headlines-maintain.js';
 import { COVERED_STATUSES } from '../../jobs/wire-promote.js';
 import { normalizeHeadline } from '../../src/domain/headline-similarity.js';
@@ -24,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => deps.close());
 
-async function article(headline: string, o: { status?: string; ageMs?: number; sponsored?: boolean } = {}) {
+async function article(headline: string, o: { status?: ArticleStatus; ageMs?: number; sponsored?: boolean } = {}) {
   const url = `https://index.example/${++seq}`;
   const row = await deps.db
     .insertInto('articles')

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArticleStatus } from '../../src/domain/article-state.js';
 import { createApp } from '../../src/app.js';
 import { slugify } from '../../src/domain/slug.js';
 import { hostOf, normalizeUrl } from '../../src/domain/url-normalize.js';
@@ -15,7 +16,7 @@ const ids: Record<string, number> = {};
 let editor: Session;
 let reader: Session;
 
-async function article(key: string, o: { headline: string; url: string; ageDays: number; status?: string; sponsored?: boolean; origin?: string; tags?: string[] }) {
+async function article(key: string, o: { headline: string; url: string; ageDays: number; status?: ArticleStatus; sponsored?: boolean; origin?: string; tags?: string[] }) {
   const n = normalizeUrl(o.url)!;
   const t = new Date(Date.now() - o.ageDays * D);
   const status = o.status ?? 'approved';

@@ -1,5 +1,6 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArticleStatus } from '../../src/domain/article-state.js';
 import type { Config } from '../../src/config.js';
 import { createApp } from '../../src/app.js';
 import { slugify } from '../../src/domain/slug.js';
@@ -20,7 +21,7 @@ let editor: Session;
 let user: Session;
 const item: Record<string, number> = {};
 
-async function curated(headline: string, url: string, status = 'approved') {
+async function curated(headline: string, url: string, status: ArticleStatus = 'approved') {
   const n = normalizeUrl(url)!;
   return deps.db
     .insertInto('articles')
