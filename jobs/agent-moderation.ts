@@ -9,7 +9,7 @@
  * restriction follows through telegram-apply-trust. Idempotent: violations carry source keys.
  */
 import { z } from 'zod';
-import { POSTING_RULES, postingLimit, type TrustLevel } from '../src/domain/trust.js';
+import { POSTING_RULES, postingLimit } from '../src/domain/trust.js';
 import { countRecentMessages, getMessage } from '../src/queries/agent-chat.js';
 import { hasPostingRateViolationSince, recordViolation, type ViolationOutcome } from '../src/queries/agent-trust.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';

@@ -30,6 +30,7 @@ import { allRoutes } from '../../src/routes/index.js';
 import { signAccessToken } from '../../src/auth/tokens.js';
 import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
 import { loadFromChild } from './lib/load.js';
+import { koaListener } from '../../src/http/listener.js';
 
 const mode = process.argv[2];
 
@@ -132,7 +133,7 @@ try {
   bare.use(router.routes());
   const listen = (app: Koa) =>
     new Promise<string>((resolve) => {
-      const s = http.createServer(app.callback()).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as any).port}`));
+      const s = http.createServer(koaListener(app)).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as any).port}`));
     });
   const fullUrl = await listen(full);
   const bareUrl = await listen(bare);

@@ -94,6 +94,7 @@ import {
 } from './lib/procs.js';
 import { baselineSubmitRoute, insertSubmissionWithoutOutbox } from './lib/submission-baseline.js';
 import type { ClientReport, ConnectCmd } from './lib/ws-clients.js';
+import { koaListener } from '../../src/http/listener.js';
 
 const { values } = parseArgs({
   options: {
@@ -626,7 +627,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
   const servers: http.Server[] = [];
   const listen = (app: Koa) =>
     new Promise<string>((resolve) => {
-      const s = http.createServer({ keepAliveTimeout: 65_000 }, app.callback()).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as { port: number }).port}`));
+      const s = http.createServer({ keepAliveTimeout: 65_000 }, koaListener(app)).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as { port: number }).port}`));
       servers.push(s);
     });
   const origins = { A: await listen(appA), B: await listen(appB) };

@@ -40,6 +40,7 @@ import { createRedis } from '../../src/redis.js';
 import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { BENCH_TOKEN, seedFeed } from './seed-feed.js';
+import { koaListener } from '../../src/http/listener.js';
 
 const N = Number(process.argv[2] ?? 100_000);
 const SECONDS = Number(process.argv[3] ?? 10);
@@ -144,7 +145,7 @@ try {
   bare.use(router.routes());
   const listen = (app: Koa) =>
     new Promise<string>((resolve) => {
-      const s = http.createServer(app.callback()).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as { port: number }).port}`));
+      const s = http.createServer(koaListener(app)).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as { port: number }).port}`));
       s.keepAliveTimeout = 30_000;
     });
   const fullUrl = await listen(full);

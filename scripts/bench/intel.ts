@@ -40,6 +40,7 @@ import { insertApiKey } from '../../src/queries/api-keys.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import { koaListener } from '../../src/http/listener.js';
 
 const ARTICLES = 100_000;
 const CLICKS = 2_000_000;
@@ -213,7 +214,7 @@ try {
   };
   const cache = new IntelCache(redis, config.QUEUE_PREFIX, config.INTEL_CACHE_TTL_S);
   await cache.put(cache.key('report', sets[0].p), await computeReport(db, sets[0].p));
-  const server = http.createServer(createApp(deps).callback());
+  const server = http.createServer(koaListener(createApp(deps)));
   const base = await new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as any).port}`)));
   const url = `${base}/api/v1/intel/report/`;
 

@@ -29,6 +29,7 @@ import { computeMonth } from '../../src/queries/leaderboards.js';
 import { distributeMonth } from '../../src/queries/rewards.js';
 import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
+import { koaListener } from '../../src/http/listener.js';
 
 const KEEP = process.argv.includes('--keep');
 const numbers = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -138,7 +139,7 @@ try {
     queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
     events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
   };
-  const server = http.createServer(createApp(deps).callback());
+  const server = http.createServer(koaListener(createApp(deps)));
   const base = await new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)));
   const url = `${base}/api/v1/leaderboards/?month=${MONTH}&limit=10`;
   await loadFromChild(url, 2, 16); // warm-up

@@ -43,6 +43,7 @@ import { addSource } from '../../src/queries/wire.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import { koaListener } from '../../src/http/listener.js';
 
 const arg = (name: string, def: number) => {
   const m = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -182,7 +183,7 @@ try {
   const queue = new QueueClient(redis, redisUrl, prefix);
   const events = new EventPublisher(redis, eventStreamKey(prefix), config.EVENT_STREAM_MAXLEN);
   const deps: AppDeps = { config, log: createLogger('bench', 'silent'), db, redis, queue, events };
-  const server = http.createServer(createApp(deps).callback());
+  const server = http.createServer(koaListener(createApp(deps)));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let ip = 0;

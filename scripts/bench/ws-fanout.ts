@@ -51,6 +51,7 @@ import { parseStreamFilter } from '../../src/broadcaster/filter.js';
 import { EventPublisher, type EventType, type NewsEvent } from '../../src/events.js';
 import { createRedis } from '../../src/redis.js';
 import { freePort, startRedis } from '../lib/services.js';
+import { onMessage } from './lib/child.js';
 
 const self = fileURLToPath(import.meta.url);
 const root = path.resolve(path.dirname(self), '../..');
@@ -224,7 +225,7 @@ async function clientWorker() {
   };
 
   process.on('disconnect', () => process.exit(0));
-  process.on('message', async (msg: any) => {
+  onMessage(async (msg: any) => {
     if (msg.cmd === 'connect') {
       const c = msg as ConnectCmd;
       rawReadMs = c.rawReadMs;
@@ -270,7 +271,7 @@ async function baselineServer(port: number) {
   const wss = new WebSocketServer({ host: '127.0.0.1', port, perMessageDeflate: false, maxPayload: 4096 });
   await new Promise<void>((r) => wss.once('listening', () => r()));
   process.on('disconnect', () => process.exit(0));
-  process.on('message', async (msg: any) => {
+  onMessage(async (msg: any) => {
     if (msg.cmd !== 'publish') return;
     const { from, count, rate, graceMs } = msg as { from: number; count: number; rate: number; graceMs: number };
     const t0 = now() + 20;

@@ -17,6 +17,7 @@ import { QueueClient } from '../../src/queue.js';
 import { startFacilitator } from '../../test/support/facilitator-server.js';
 import { signedHeader } from '../../test/support/x402.js';
 import { sleep, Stack, type StackOptions } from './lib/stack.js';
+import { asyncListener } from '../../src/http/listener.js';
 
 export interface PaymentKillReport {
   payments: number;
@@ -32,7 +33,7 @@ export interface PaymentKillReport {
 /** Forwards to the facilitator at once, but holds /settle answers for `holdMs`. */
 async function startRelay(target: string, holdMs: number) {
   let held = 0;
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer(asyncListener(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const upstream = await fetch(target + req.url, { method: req.method, headers: { 'content-type': 'application/json' }, body: req.method === 'POST' ? Buffer.concat(chunks) : undefined });
@@ -46,7 +47,7 @@ async function startRelay(target: string, holdMs: number) {
       held++;
       setTimeout(send, holdMs);
     } else send();
-  });
+  }));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

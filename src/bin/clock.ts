@@ -15,10 +15,10 @@ async function sync() {
     log.info(r, 'job schedulers upserted');
   } catch (err) {
     log.error({ err: (err as Error).message }, 'upserting job schedulers failed; retrying in 10 s');
-    setTimeout(sync, 10_000).unref();
+    setTimeout(() => void sync(), 10_000).unref();
   }
 }
-const timer = setInterval(sync, 3600_000);
+const timer = setInterval(() => void sync(), 3600_000);
 
 // Handlers first: a SIGTERM that arrives while the first upsert is in flight must still end in a
 // clean exit, not in the default action of the signal.

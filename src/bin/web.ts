@@ -6,6 +6,7 @@ import { QueueClient } from '../queue.js';
 import { createRedis } from '../redis.js';
 import { webhookKeyWarning } from '../webhooks/secrets.js';
 import { boot, onShutdown } from './boot.js';
+import { koaListener } from '../http/listener.js';
 
 const { config, log } = boot('web');
 const webhookWarning = webhookKeyWarning(config);
@@ -28,7 +29,7 @@ const server = http.createServer(
     // otherwise we close a socket just as the proxy sends the next request on it, and it fails.
     keepAliveTimeout: 65_000,
   },
-  app.callback(),
+  koaListener(app),
 );
 server.listen(config.PORT, config.HOST, () => {
   log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'web listening');

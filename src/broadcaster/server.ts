@@ -258,7 +258,7 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
     }
     // The slot lives exactly as long as the TCP connection, whatever happens below.
     socket.once('close', slot.release);
-    resolveViewer(req)
+    void resolveViewer(req)
       .catch(() => anonymous)
       .then((viewer) => {
         wss.handleUpgrade(req, socket, head, (ws) => attach(ws, socket, viewer, parsed.filter, target));

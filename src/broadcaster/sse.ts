@@ -97,7 +97,7 @@ export function handleSse(req: http.IncomingMessage, res: http.ServerResponse, t
   const header = req.headers['last-event-id'];
   const lastEventId = (typeof header === 'string' && header !== '' ? header : null) ?? target.query.get('last_event_id');
 
-  deps
+  void deps
     .resolveViewer(req)
     .catch(() => anonymous)
     .then((viewer) => {

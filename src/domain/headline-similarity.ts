@@ -132,7 +132,7 @@ export function normalizeHeadline(headline: string): string {
   s = s.replace(/\$?\s?(\d[\d,]*(?:\.\d+)?)\s?(k|thousand|mn|m|million|bn|b|billion|tn|t|trillion)?\b/gi, (_m, d: string, mult?: string) => ` ${money(d, mult)} `);
   s = s.replace(/exchange[- ]traded funds?/g, 'etf').replace(/\bu\.s\.(a\.)?|\bunited states( of america)?\b/g, 'us');
   const words = s
-    .split(/[^a-z0-9\-]+/)
+    .split(/[^a-z0-9-]+/)
     .flatMap((w) => w.split(/-(?=[a-z])|(?<=[a-z])-/))
     .map((w) => w.replace(/^-+|-+$/g, ''))
     .filter(Boolean)

@@ -20,7 +20,6 @@ function decodeLeftoverEntities(s: string): string {
 
 /** Whitespace folded, control characters removed, trimmed, cut to `max` characters at a word boundary. */
 export function cleanHeadline(raw: string, max = MAX_HEADLINE_LENGTH): string {
-  // eslint-disable-next-line no-control-regex
   const s = raw.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b\ufeff]/g, '').replace(/\s+/g, ' ').trim();
   if (s.length <= max) return s;
   const cut = s.slice(0, max - 1);

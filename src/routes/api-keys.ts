@@ -12,7 +12,7 @@
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { generateApiKey, generateKeyId, maskKey, tierDailyQuota, type Tier } from '../auth/api-keys.js';
+import { generateApiKey, generateKeyId, maskKey, tierDailyQuota } from '../auth/api-keys.js';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { esc, page, usageChart } from '../http/html.js';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { TOKEN_ADDRESS_PATTERNS } from '../domain/event-filter.js';
 import { normalizeUrl } from '../domain/url-normalize.js';
 import { MAX_HEADLINE_LENGTH } from '../domain/page-title.js';
-import { MAX_YAP_LENGTH, MAX_YAP_TAG_LENGTH, MAX_YAP_TAGS, YAP_TAG_PATTERN } from '../domain/yap.js';
+import { MAX_YAP_TAG_LENGTH, MAX_YAP_TAGS, YAP_TAG_PATTERN } from '../domain/yap.js';
 
 export const MAX_SUBMIT_URL_LENGTH = 2048;
 export const MAX_PER_PAGE = 100;

@@ -16,7 +16,7 @@ import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
 
 let h: BroadcasterHarness;
 let browser: Browser;
-let pages: http.Server[] = [];
+const pages: http.Server[] = [];
 
 /** A site on its own origin whose page opens an EventSource to `streamUrl` and records what arrives. */
 async function site(streamUrl: () => string): Promise<string> {

@@ -72,7 +72,7 @@ describe('filters on /ws/news/', () => {
       expect(c.events(), name).toHaveLength(want[name as keyof typeof clients].length);
       // The attributes are for matching only: never in what clients receive.
       for (const e of c.events()) expect(Object.keys(e).sort(), name).toEqual(['date_posted', 'event_id', 'headline', 'id', 'origin', 'slug', 'sponsored', 'status', 'type']);
-      c.close();
+      void c.close();
     }
   });
 
@@ -89,7 +89,7 @@ describe('filters on /ws/news/', () => {
     expect(anon.events()).toHaveLength(3);
     expect(staff.events()).toHaveLength(4);
     expect(staffOnly.frames.filter((f) => f.data.type !== 'heartbeat')).toHaveLength(0);
-    for (const c of [anon, staff, staffOnly]) c.close();
+    for (const c of [anon, staff, staffOnly]) void c.close();
   });
 
   it('sends a matching sponsored event at once ahead of the filtered batch, and a non-matching one not at all', async () => {
@@ -172,7 +172,7 @@ describe('filters on /ws/news/', () => {
     await c.waitForEvents(2);
     await sleep(150);
     expect(ids(c.events())).toEqual([800, 802]);
-    c.close();
+    void c.close();
   });
 });
 

@@ -41,7 +41,7 @@ describe('ws handshake', () => {
   it('accepts the trusted Origin without credentials', async () => {
     const c = await connectOpen(srv.url);
     expect(c.ws.readyState).toBe(c.ws.OPEN);
-    c.close();
+    void c.close();
   });
 });
 
@@ -58,8 +58,8 @@ describe('visibility', () => {
     expect(byId(await anon.waitForEvents(publicOnly.length))).toEqual(publicOnly);
     await sleep(150);
     expect(anon.events()).toHaveLength(publicOnly.length);
-    anon.close();
-    staff.close();
+    void anon.close();
+    void staff.close();
   });
 
   it('treats an expired, invalid or non-staff cookie as anonymous', async () => {
@@ -79,7 +79,7 @@ describe('visibility', () => {
     await sleep(150);
     for (const c of clients) {
       expect(c.events().map((e) => e.id)).toEqual([202]);
-      c.close();
+      void c.close();
     }
   });
 
@@ -95,7 +95,7 @@ describe('visibility', () => {
     await sleep(200);
     expect(c.events().map((e) => e.id)).toEqual([300, 302]);
     expect(c.ws.readyState).toBe(c.ws.OPEN);
-    c.close();
+    void c.close();
   });
 });
 

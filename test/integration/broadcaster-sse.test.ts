@@ -222,12 +222,12 @@ describe('SSE stream', () => {
     s1.close();
     await waitUntil(() => own.b.connections() === 2, 'the SSE slot to be freed');
     const ws3 = await connectOpen(own.url);
-    ws1.close();
+    void ws1.close();
     await waitUntil(() => own.b.connections() === 2, 'the WebSocket slot to be freed');
     const s2 = await sseOpen(own.http);
     expect(own.b.connections()).toBe(3);
     s2.close();
-    for (const w of [ws2, ws3]) w.close();
+    for (const w of [ws2, ws3]) void w.close();
     await own.close();
   });
 

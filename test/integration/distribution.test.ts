@@ -15,7 +15,7 @@ import request from '../support/request.js';
 let deps: TestDeps;
 let http: ReturnType<typeof request>;
 let workers: Worker[] = [];
-let users: Session[] = [];
+const users: Session[] = [];
 let n = 0;
 
 async function article(by: Session, published: Date) {

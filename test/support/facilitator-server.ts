@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { authorizationTypes } from '@x402/evm';
 import { getAddress, verifyTypedData, type Hex } from 'viem';
+import { asyncListener } from '../../src/http/listener.js';
 
 export type SettleFailure = 'http500' | 'refuse' | 'hang';
 
@@ -66,7 +67,7 @@ export async function startFacilitator(opts: { network?: string } = {}): Promise
     return { isValid: true, payer };
   }
 
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer(asyncListener(async (req, res) => {
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
@@ -102,7 +103,7 @@ export async function startFacilitator(opts: { network?: string } = {}): Promise
       return send(200, { success: true, payer: v.payer, transaction: `0x${randomBytes(32).toString('hex')}`, network: body.paymentRequirements.network });
     }
     send(404, { error: 'not found' });
-  });
+  }));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { encodeAbiParameters, pad, toHex, type Address, type Hex } from 'viem';
+import { asyncListener } from '../../src/http/listener.js';
 
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 export const MAINNET_USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' as Address;
@@ -50,7 +51,7 @@ export async function startJsonRpc(opts: { chainId?: number; head?: bigint } = {
     }
   }
 
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer(asyncListener(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     let body: any;
@@ -71,7 +72,7 @@ export async function startJsonRpc(opts: { chainId?: number; head?: bigint } = {
     };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(Array.isArray(body) ? body.map(one) : one(body)));
-  });
+  }));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -115,7 +115,7 @@ export async function waitForHttp(url: string, procs: Proc[] = [], timeoutMs = 3
 
 /** SIGKILL whatever is still running (test clean-up after a failure). */
 export async function killAll(procs: Iterable<Proc>): Promise<void> {
-  await Promise.all([...procs].map((p) => (p.isRunning() ? p.stop('SIGKILL') : undefined)));
+  await Promise.all([...procs].filter((p) => p.isRunning()).map((p) => p.stop('SIGKILL')));
 }
 
 /**

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
+import { koaListener } from '../../src/http/listener.js';
 
 export interface TestResponse {
   status: number;
@@ -14,7 +15,7 @@ export interface TestResponse {
 }
 
 export default function request(app: Koa) {
-  const server = http.createServer(app.callback());
+  const server = http.createServer(koaListener(app));
   const ready = new Promise<string>((resolve) => {
     server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
   });

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { asyncListener } from '../../src/http/listener.js';
 
 export interface TgUser {
   id: number;
@@ -251,7 +252,7 @@ export async function startTelegramServer(opts: { chatId?: number; botUsername?:
     }
   }
 
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer(asyncListener(async (req, res) => {
     const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec((req.url ?? '').split('?')[0]);
     let out: { status: number; body: any };
     if (!m) out = bad('Not Found', 404);
@@ -275,7 +276,7 @@ export async function startTelegramServer(opts: { chatId?: number; botUsername?:
     }
     res.writeHead(out.status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(out.body));
-  });
+  }));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -22,7 +22,7 @@ describe('dev launcher output', () => {
   it('renders pino lines as time, level, message and the other fields', () => {
     const { out, lines } = capture('pretty');
     out.line('web', pinoLine({ url: 'http://127.0.0.1:8000', n: 3, tags: ['a'], note: 'two words' }));
-    expect(lines[0]).toMatch(/^web    \| \d\d:\d\d:\d\d INFO  hello url=http:\/\/127\.0\.0\.1:8000 n=3 tags=\["a"\] note="two words"$/);
+    expect(lines[0]).toMatch(/^web {4}\| \d\d:\d\d:\d\d INFO {2}hello url=http:\/\/127\.0\.0\.1:8000 n=3 tags=\["a"\] note="two words"$/);
   });
 
   it('shows an error message inline and its stack below', () => {

@@ -14,6 +14,7 @@
  */
 import http from 'node:http';
 import { pct } from './procs.js';
+import { onMessage } from './child.js';
 
 export interface RateCmd {
   cmd: 'rate';
@@ -135,7 +136,7 @@ async function runClosed(c: ClosedCmd): Promise<ClosedDone> {
 
 if (process.send) {
   process.on('disconnect', () => process.exit(0));
-  process.on('message', async (msg: any) => {
+  onMessage(async (msg: any) => {
     const done = msg.cmd === 'rate' ? await runRate(msg as RateCmd) : await runClosed(msg as ClosedCmd);
     process.send!(done);
   });

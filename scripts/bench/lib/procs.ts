@@ -306,9 +306,9 @@ export class ActivitySampler {
       } catch {
         // sampling is best effort
       }
-      if (this.timer) this.timer = setTimeout(tick, this.everyMs);
+      if (this.timer) this.timer = setTimeout(() => void tick(), this.everyMs);
     };
-    this.timer = setTimeout(tick, this.everyMs);
+    this.timer = setTimeout(() => void tick(), this.everyMs);
   }
 
   stop(): {

@@ -16,6 +16,7 @@ import { createLogger } from '../../../src/logger.js';
 import { QueueClient } from '../../../src/queue.js';
 import { createRedis } from '../../../src/redis.js';
 import { relayUntilEmpty } from '../../../src/relay/relay.js';
+import { onMessage } from './child.js';
 
 if (process.send) {
   const [databaseUrl, redisUrl, prefix, maxLen] = process.argv.slice(2);
@@ -32,7 +33,7 @@ if (process.send) {
     enqueue: queue.enqueuer,
   };
   process.on('disconnect', () => process.exit(0));
-  process.on('message', async (msg: any) => {
+  onMessage(async (msg: any) => {
     if (msg.cmd === 'go') {
       const startedAt = Date.now();
       const r = await relayUntilEmpty(deps, { budgetMs: 600_000 });

@@ -11,6 +11,7 @@
  */
 import WebSocket from 'ws';
 import { MsHistogram } from './procs.js';
+import { onMessage } from './child.js';
 
 export interface ConnectCmd {
   cmd: 'connect';
@@ -87,7 +88,7 @@ if (process.send) {
     });
 
   process.on('disconnect', () => process.exit(0));
-  process.on('message', async (msg: any) => {
+  onMessage(async (msg: any) => {
     if (msg.cmd === 'connect') {
       const c = msg as ConnectCmd;
       base = c.base;
