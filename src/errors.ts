@@ -26,11 +26,6 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (code: string, message: string, details: unknown = null) => new AppError(400, code, message, details);
-export const unauthorized = (code: string, message: string) => new AppError(401, code, message);
-export const forbidden = (code: string, message: string) => new AppError(403, code, message);
-export const notFound = (code: string, message: string) => new AppError(404, code, message);
-export const conflict = (code: string, message: string, details: unknown = null) => new AppError(409, code, message, details);
 
 /**
  * Every error code the HTTP layer itself produces. Feature areas add their own codes next to their

@@ -18,7 +18,3 @@ export function baseScoreFor(accountType: string): -1 | 0 | 1 {
   return -1;
 }
 
-/** Lower-cased, trimmed, de-duplicated tags (validity is checked by the request schema). */
-export function normalizeTags(tags: readonly string[]): string[] {
-  return [...new Set(tags.map((t) => t.trim().toLowerCase()))];
-}

@@ -313,10 +313,6 @@ export async function expireOverdueChallenges(db: Db, graceS: number): Promise<n
   return Number(r.numUpdatedRows);
 }
 
-export async function getChallenge(db: Db, id: string) {
-  return db.selectFrom('agent_handshake_challenges').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 // ---------------------------------------------------------------------------------------------
 // Violations and trust
 
