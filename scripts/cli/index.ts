@@ -11,6 +11,7 @@ import { rewardCommands } from './rewards.js';
 import { roleCommands } from './role.js';
 import { webhookCommands } from './webhooks.js';
 import { wireCommands } from './wire.js';
+import { NoStackError, withDevStack } from '../lib/dev-stack.js';
 
 export const commandGroups: CommandGroup[] = [roleCommands, apiKeyCommands, rewardCommands, agentCommands, telegramCommands, wireCommands, webhookCommands];
 
@@ -29,7 +30,11 @@ function generalHelp(): string[] {
   rows.push(['help [group]', 'this help, or a group\'s rules']);
   const width = Math.max(...rows.map((r) => r[0].length));
   for (const [synopsis, summary] of rows) lines.push(`  ${synopsis.padEnd(width)}  ${summary}`);
-  lines.push('', 'The CLI uses the same DATABASE_URL as the service (see README, Configuration).');
+  lines.push(
+    '',
+    'The CLI uses the same DATABASE_URL and REDIS_URL as the service (see README, Configuration); when they are',
+    'unset it uses the servers of the `npm start` running from this directory (DATA_DIR/stack.json).',
+  );
   return lines;
 }
 
@@ -60,12 +65,15 @@ const isHelp = (a: string | undefined) => a === 'help' || a === '--help' || a ==
 /** Run one CLI invocation; returns the exit code (0 ok, 1 failure, 2 usage, 78 configuration). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let db: Db | undefined;
+  // The environment the commands see: io.env (or process.env), with DATABASE_URL / REDIS_URL taken
+  // from a running `npm start` when unset (resolved just before a command runs; help needs none).
+  let env: Record<string, string | undefined> = io.env ?? process.env;
   const ctx: CliContext = {
     db() {
-      db ??= createDb(loadConfig(io.env).DATABASE_URL, { max: 1, applicationName: 'cli' });
+      db ??= createDb(loadConfig(env).DATABASE_URL, { max: 1, applicationName: 'cli' });
       return db;
     },
-    config: () => loadConfig(io.env),
+    config: () => loadConfig(env),
     out: io.out,
   };
   const [groupName, commandName, ...args] = argv;
@@ -95,12 +103,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const known = group.commands.map((c) => c.name).join(', ');
       throw new UsageError(commandName === undefined ? `${groupName} needs a command: ${known}` : `unknown command "${groupName} ${commandName}"; ${groupName} commands: ${known}`);
     }
+    const stack = await withDevStack(env);
+    env = stack.env;
+    if (stack.note) io.err(stack.note);
     await command.run(args, ctx);
     return 0;
   } catch (err) {
     if (err instanceof CliError) {
       io.err(`error: ${err.message}`);
       return err.exitCode;
+    }
+    if (err instanceof NoStackError) {
+      err.message.split('\n').forEach((l, i) => io.err(i === 0 ? `error: ${l}` : l));
+      return 78;
     }
     if (err instanceof ConfigError) {
       io.err(`error: ${err.message}`);
