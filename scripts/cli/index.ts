@@ -2,7 +2,7 @@
  * The admin CLI's command registry and dispatcher: `<group> <command> [args...]`, `help`,
  * `help <group>`. Later issues add a group file (apikey.ts, wire.ts, rewards.ts) and list it here.
  */
-import { ConfigError, launcherEnv, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { createDb, type Db } from '../../src/db.js';
 import { agentCommands, telegramCommands } from './agent-chat.js';
 import { apiKeyCommands } from './apikey.js';
@@ -46,18 +46,6 @@ function groupHelp(g: CommandGroup): string[] {
     ...g.commands.map((c) => `  ${PROG} ${`${g.name} ${c.name} ${c.args}`.trim().padEnd(width)}  ${c.summary}`),
     ...(g.notes?.length ? ['', ...g.notes] : []),
   ];
-}
-
-/** The embedded servers of `npm start`, for an operator who runs the CLI beside it. */
-function devServersHint(env: CliIo['env']): string {
-  let pg = 54329;
-  let redis = 63799;
-  try {
-    ({ PG_PORT: pg, REDIS_PORT: redis } = launcherEnv(env));
-  } catch {
-    /* keep the defaults */
-  }
-  return `beside \`npm start\` (embedded servers): DATABASE_URL=postgres://postgres:postgres@127.0.0.1:${pg}/squid REDIS_URL=redis://127.0.0.1:${redis} ${PROG} ...`;
 }
 
 const isHelp = (a: string | undefined) => a === 'help' || a === '--help' || a === '-h';
@@ -119,7 +107,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     if (err instanceof ConfigError) {
       io.err(`error: ${err.message}`);
-      if (err.problems.some((p) => /^(DATABASE|REDIS)_URL: is required/.test(p))) io.err(devServersHint(io.env));
       return 78;
     }
     const e = err as Error & { code?: string };
