@@ -21,6 +21,7 @@ import { childEnv, ConfigError, launcherEnv, loadConfig, type Config } from '../
 import { createDb } from '../src/db.js';
 import { migrateToLatest } from '../src/migrate.js';
 import { createDevOutput } from './lib/dev-output.js';
+import { removeStackState, writeStackState } from './lib/dev-stack.js';
 import { nodeArgs, repoRoot, serviceTypes } from './lib/procfile.js';
 import { startPostgres, startRedis, stopChild, type RunningService } from './lib/services.js';
 import { startWatchdog, type Watchdog } from './lib/watchdog.js';
@@ -211,6 +212,7 @@ async function shutdown(code: number, reason: string) {
     }
   }
   watchdog?.disarm();
+  removeStackState(dataDir, process.pid);
   try {
     if (readFileSync(lockFile, 'utf8').trim() === String(process.pid)) rmSync(lockFile);
   } catch {
@@ -265,6 +267,8 @@ try {
   const vars = childVars(databaseUrl, redisUrl);
   config = loadConfig(childEnv(vars));
   await prepareDatabase(config);
+  // From here the CLI, `npm run seed` and `npm run migrate` in another terminal find these servers.
+  writeStackState(dataDir, { pid: process.pid, databaseUrl, redisUrl, webUrl: `http://${listenHost(config.HOST)}:${config.PORT}`, startedAt: new Date().toISOString() });
   for (const t of types) startChild(t.name, t.entry, vars);
   const host = listenHost(config.HOST);
   const web = `http://${host}:${config.PORT}`;
@@ -273,8 +277,8 @@ try {
   say(`ready in ${seconds(Date.now() - started)}`);
   say(`  API        ${web}   (OpenAPI document: ${web}/api/v1/openapi.json)`);
   say(`  WebSocket  ${ws}   (send Origin: ${config.TRUSTED_ORIGIN})`);
-  const cliEnv = [env.DATABASE_URL ? '' : `DATABASE_URL=${databaseUrl}`, env.REDIS_URL ? '' : `REDIS_URL=${redisUrl}`].filter(Boolean);
-  say(`  Admin CLI  ${[...cliEnv, 'npm run cli -- help'].join(' ')}`);
+  // No URLs to copy: the CLI finds this stack through DATA_DIR/stack.json.
+  say(`  Admin CLI  npm run cli -- help   (in another terminal; it uses these servers, see ${path.join(dataDir, 'stack.json')})`);
   say('Ctrl-C stops everything.');
 } catch (err) {
   if (!(err instanceof Stopping)) {

@@ -1,9 +1,21 @@
 /** The release phase: apply pending migrations (Procfile `release`). */
-import { loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, type Config } from '../src/config.js';
 import { createDb } from '../src/db.js';
 import { migrateToLatest } from '../src/migrate.js';
+import { NoStackError, withDevStack } from './lib/dev-stack.js';
 
-const config = loadConfig();
+let config: Config;
+try {
+  // `npm run migrate` beside `npm start` uses its servers; in production (NODE_ENV=production) and
+  // whenever DATABASE_URL is set, only the environment counts.
+  const stack = await withDevStack(process.env);
+  if (stack.note) console.error(stack.note);
+  config = loadConfig(stack.env);
+} catch (err) {
+  if (!(err instanceof ConfigError || err instanceof NoStackError)) throw err;
+  console.error(err.message);
+  process.exit(78);
+}
 const db = createDb(config.DATABASE_URL, { max: 1, applicationName: 'release' });
 try {
   const results = await migrateToLatest(db);

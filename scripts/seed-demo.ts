@@ -18,6 +18,7 @@ import { discussion } from './seed/discussion.js';
 import type { SeedContext, SeedPart } from './seed/types.js';
 import { users } from './seed/users.js';
 import { wire } from './seed/wire.js';
+import { NoStackError, withDevStack } from './lib/dev-stack.js';
 
 export const seedParts: SeedPart[] = [users, articles, discussion, wire];
 
@@ -58,9 +59,12 @@ export function describeSeed(counts: Record<string, number> | null): string {
 async function main() {
   let config;
   try {
-    config = loadConfig();
+    // Beside `npm start` no URLs are needed: its servers are found through DATA_DIR/stack.json.
+    const stack = await withDevStack(process.env);
+    if (stack.note) console.error(stack.note);
+    config = loadConfig(stack.env);
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof NoStackError) {
       console.error(err.message);
       process.exit(78);
     }

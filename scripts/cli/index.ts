@@ -2,7 +2,7 @@
  * The admin CLI's command registry and dispatcher: `<group> <command> [args...]`, `help`,
  * `help <group>`. Later issues add a group file (apikey.ts, wire.ts, rewards.ts) and list it here.
  */
-import { ConfigError, launcherEnv, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { createDb, type Db } from '../../src/db.js';
 import { agentCommands, telegramCommands } from './agent-chat.js';
 import { apiKeyCommands } from './apikey.js';
@@ -11,6 +11,7 @@ import { rewardCommands } from './rewards.js';
 import { roleCommands } from './role.js';
 import { webhookCommands } from './webhooks.js';
 import { wireCommands } from './wire.js';
+import { NoStackError, withDevStack } from '../lib/dev-stack.js';
 
 export const commandGroups: CommandGroup[] = [roleCommands, apiKeyCommands, rewardCommands, agentCommands, telegramCommands, wireCommands, webhookCommands];
 
@@ -29,7 +30,11 @@ function generalHelp(): string[] {
   rows.push(['help [group]', 'this help, or a group\'s rules']);
   const width = Math.max(...rows.map((r) => r[0].length));
   for (const [synopsis, summary] of rows) lines.push(`  ${synopsis.padEnd(width)}  ${summary}`);
-  lines.push('', 'The CLI uses the same DATABASE_URL as the service (see README, Configuration).');
+  lines.push(
+    '',
+    'The CLI uses the same DATABASE_URL and REDIS_URL as the service (see README, Configuration); when they are',
+    'unset it uses the servers of the `npm start` running from this directory (DATA_DIR/stack.json).',
+  );
   return lines;
 }
 
@@ -43,29 +48,20 @@ function groupHelp(g: CommandGroup): string[] {
   ];
 }
 
-/** The embedded servers of `npm start`, for an operator who runs the CLI beside it. */
-function devServersHint(env: CliIo['env']): string {
-  let pg = 54329;
-  let redis = 63799;
-  try {
-    ({ PG_PORT: pg, REDIS_PORT: redis } = launcherEnv(env));
-  } catch {
-    /* keep the defaults */
-  }
-  return `beside \`npm start\` (embedded servers): DATABASE_URL=postgres://postgres:postgres@127.0.0.1:${pg}/squid REDIS_URL=redis://127.0.0.1:${redis} ${PROG} ...`;
-}
-
 const isHelp = (a: string | undefined) => a === 'help' || a === '--help' || a === '-h';
 
 /** Run one CLI invocation; returns the exit code (0 ok, 1 failure, 2 usage, 78 configuration). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let db: Db | undefined;
+  // The environment the commands see: io.env (or process.env), with DATABASE_URL / REDIS_URL taken
+  // from a running `npm start` when unset (resolved just before a command runs; help needs none).
+  let env: Record<string, string | undefined> = io.env ?? process.env;
   const ctx: CliContext = {
     db() {
-      db ??= createDb(loadConfig(io.env).DATABASE_URL, { max: 1, applicationName: 'cli' });
+      db ??= createDb(loadConfig(env).DATABASE_URL, { max: 1, applicationName: 'cli' });
       return db;
     },
-    config: () => loadConfig(io.env),
+    config: () => loadConfig(env),
     out: io.out,
   };
   const [groupName, commandName, ...args] = argv;
@@ -95,6 +91,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const known = group.commands.map((c) => c.name).join(', ');
       throw new UsageError(commandName === undefined ? `${groupName} needs a command: ${known}` : `unknown command "${groupName} ${commandName}"; ${groupName} commands: ${known}`);
     }
+    const stack = await withDevStack(env);
+    env = stack.env;
+    if (stack.note) io.err(stack.note);
     await command.run(args, ctx);
     return 0;
   } catch (err) {
@@ -102,9 +101,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.err(`error: ${err.message}`);
       return err.exitCode;
     }
+    if (err instanceof NoStackError) {
+      err.message.split('\n').forEach((l, i) => io.err(i === 0 ? `error: ${l}` : l));
+      return 78;
+    }
     if (err instanceof ConfigError) {
       io.err(`error: ${err.message}`);
-      if (err.problems.some((p) => /^(DATABASE|REDIS)_URL: is required/.test(p))) io.err(devServersHint(io.env));
       return 78;
     }
     const e = err as Error & { code?: string };

@@ -2,6 +2,9 @@
  * The admin CLI against this file's own database: the role commands, their errors and exit codes,
  * and one run as a real process (`npm run cli` runs scripts/cli.ts the same way).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../scripts/cli/index.js';
 import { runCliCaptured } from '../support/cli.js';
@@ -98,9 +101,22 @@ describe('role commands', () => {
     expect(text.join('\n')).toContain('creates the user');
   });
 
-  it('without DATABASE_URL exits 78 naming the variable', async () => {
+  it('without DATABASE_URL and no `npm start` running exits 78 naming the variable and how to start a stack', async () => {
     const err: string[] = [];
-    const code = await runCli(['role', 'list'], { env: {}, out: () => undefined, err: (l) => err.push(l) });
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'squid-cli-nostack-'));
+    try {
+      const code = await runCli(['role', 'list'], { env: { DATA_DIR: dataDir }, out: () => undefined, err: (l) => err.push(l) });
+      expect(code).toBe(78);
+      expect(err.join('\n')).toContain('error: DATABASE_URL and REDIS_URL are not set, and no dev stack (`npm start`) is running');
+      expect(err.join('\n')).toContain('Start one in another terminal with `npm start`');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('in production a missing DATABASE_URL stays a configuration error (no dev stack is looked for)', async () => {
+    const err: string[] = [];
+    const code = await runCli(['role', 'list'], { env: { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, out: () => undefined, err: (l) => err.push(l) });
     expect(code).toBe(78);
     expect(err.join('\n')).toContain('DATABASE_URL: is required');
   });

@@ -33,6 +33,28 @@ const MAX_OUTPUT = 256 * 1024;
 /** Start `entry` (relative to the repository root) with `env` on top of this process's environment. */
 export function startProc(name: string, entry: string, env: Record<string, string>, args: string[] = []): Proc {
   const child = spawn(process.execPath, [...nodeArgs(entry), ...args], { cwd: repoRoot, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  return track(name, child, (signal) => child.kill(signal));
+}
+
+/**
+ * Run `command` as a Heroku-style platform runs a Procfile line: `bash -c <command>` (bash execs a
+ * single command, so the exit status is the command's own), in the repository root, with exactly
+ * `env` as its environment (nothing inherited), in its own process group. Signals go to the whole
+ * group, as a platform stops every process of a dyno.
+ */
+export function startShell(name: string, command: string, env: Record<string, string>): Proc {
+  const shell = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
+  const child = spawn(shell, ['-c', command], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  return track(name, child, (signal) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      /* the group is gone */
+    }
+  });
+}
+
+function track(name: string, child: ChildProcess, kill: (signal: NodeJS.Signals) => void): Proc {
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -76,8 +98,8 @@ export function startProc(name: string, entry: string, env: Record<string, strin
     },
     async stop(signal = 'SIGTERM', timeoutMs = 15_000) {
       if (!running) return exited;
-      child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      kill(signal);
+      const timer = setTimeout(() => kill('SIGKILL'), timeoutMs);
       const result = await exited;
       clearTimeout(timer);
       return result;

@@ -1,0 +1,189 @@
+/**
+ * Resident memory and time-to-ready of each Procfile process, before and after the build step
+ * (issue 21, point 6). For every process type (web, worker, ws, clock), three variants, started one
+ * at a time against the same migrated database, interleaved round by round (medians of 3):
+ *
+ *   tsx          the old Procfile line, `tsx src/bin/<name>.ts` (tsx's CLI plus the node it spawns)
+ *   node+tsx     what `npm start` and the tests run: `node --import tsx src/bin/<name>.ts`
+ *   node dist    the Procfile now: `node dist/src/bin/<name>.js` (after `npm run build`)
+ *
+ * Time-to-ready: spawn until web answers /readyz 200, ws answers /healthz 200, the worker logs
+ * "workers started", the clock logs "job schedulers upserted". RSS: VmRSS summed over the process
+ * and its descendants, read 2 s after ready (idle, nothing in flight). Every process runs with
+ * NODE_ENV=production and only the platform's environment (bash -c, as the e2e test does).
+ *
+ * Starts its own PostgreSQL and Redis unless DATABASE_URL / REDIS_URL are set.
+ *   npm run bench:processes [-- --rounds 3]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { launcherEnv } from '../../src/config.js';
+import { createDb } from '../../src/db.js';
+import { migrateToLatest } from '../../src/migrate.js';
+import { buildDist, platformEnv } from '../lib/build.js';
+import { repoRoot, serviceTypes } from '../lib/procfile.js';
+import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+
+const roundsArg = process.argv.indexOf('--rounds');
+const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
+const SETTLE_MS = 2000;
+const log = (l: string) => console.error(`[bench] ${l}`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+type Variant = 'tsx' | 'node+tsx' | 'node dist';
+const VARIANTS: Variant[] = ['tsx', 'node+tsx', 'node dist'];
+
+function command(variant: Variant, entry: string, built: string): string {
+  if (variant === 'tsx') return `${path.join(repoRoot, 'node_modules/.bin/tsx')} ${entry}`;
+  if (variant === 'node+tsx') return `node --import tsx ${entry}`;
+  return `node ${built}`;
+}
+
+function descendants(root: number): number[] {
+  const kids = new Map<number, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      kids.set(ppid, [...(kids.get(ppid) ?? []), Number(d)]);
+    } catch {
+      /* gone */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    out.push(p);
+    for (const c of kids.get(p) ?? []) walk(c);
+  };
+  walk(root);
+  return out;
+}
+
+/** VmRSS in kB of a process tree. */
+function treeRssKb(root: number): number {
+  let kb = 0;
+  for (const pid of descendants(root)) {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      kb += m ? Number(m[1]) : 0;
+    } catch {
+      /* gone */
+    }
+  }
+  return kb;
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+async function runOnce(name: string, cmd: string, vars: Record<string, string>, webPort: number, wsPort: number): Promise<{ readyMs: number; rssMb: number }> {
+  const t0 = performance.now();
+  const child = spawn('/bin/bash', ['-c', cmd], { cwd: repoRoot, env: platformEnv({ ...vars, PORT: String(webPort), WS_PORT: String(wsPort) }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const ready = async () => {
+    if (name === 'web') return httpOk(`http://127.0.0.1:${webPort}/readyz`);
+    if (name === 'ws') return httpOk(`http://127.0.0.1:${wsPort}/healthz`);
+    if (name === 'worker') return out.includes('"msg":"workers started"');
+    return out.includes('"msg":"job schedulers upserted"');
+  };
+  const deadline = Date.now() + 120_000;
+  while (!(await ready())) {
+    if (exited) throw new Error(`${name} (${cmd}) exited before it was ready:\n${out.slice(-3000)}`);
+    if (Date.now() > deadline) throw new Error(`${name} (${cmd}) not ready in 120 s:\n${out.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const readyMs = performance.now() - t0;
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const rssMb = treeRssKb(child.pid!) / 1024;
+  const gone = new Promise((r) => child.once('exit', r));
+  if (!exited) process.kill(-child.pid!, 'SIGTERM');
+  const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 15_000);
+  if (!exited) await gone;
+  clearTimeout(timer);
+  return { readyMs, rssMb };
+}
+
+const env = launcherEnv();
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-procs-'));
+const started: RunningService[] = [];
+try {
+  const build = await buildDist();
+  console.log(`npm run build: ${(build.ms / 1000).toFixed(1)} s`);
+  let adminUrl = env.DATABASE_URL;
+  if (!adminUrl) {
+    const s = await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false });
+    started.push(s);
+    adminUrl = s.url;
+  }
+  let redisUrl = env.REDIS_URL;
+  if (!redisUrl) {
+    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
+    started.push(r);
+    redisUrl = r.url;
+  }
+  const dbName = `squid_bench_procs_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const u = new URL(adminUrl);
+  u.pathname = `/${dbName}`;
+  const db = createDb(u.toString(), { max: 1 });
+  await migrateToLatest(db);
+  await db.destroy();
+  const vars = {
+    NODE_ENV: 'production',
+    DATABASE_URL: u.toString(),
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: `benchprocs${process.pid}`,
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
+    LOG_LEVEL: 'info',
+    DATA_DIR: path.join(tmp, 'data'),
+  };
+
+  console.log(`node ${process.version}, ${os.cpus().length} cores (shared), ${ROUNDS} rounds, RSS ${SETTLE_MS / 1000} s after ready`);
+  const results = new Map<string, { readyMs: number[]; rssMb: number[] }>();
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const t of serviceTypes()) {
+      for (const v of VARIANTS) {
+        const r = await runOnce(t.name, command(v, t.entry, t.built!), vars, await freePort(), await freePort());
+        const key = `${t.name}\t${v}`;
+        const acc = results.get(key) ?? { readyMs: [], rssMb: [] };
+        acc.readyMs.push(r.readyMs);
+        acc.rssMb.push(r.rssMb);
+        results.set(key, acc);
+        log(`round ${round} ${t.name.padEnd(6)} ${v.padEnd(9)} ready ${r.readyMs.toFixed(0)} ms, RSS ${r.rssMb.toFixed(0)} MB`);
+      }
+    }
+  }
+  console.log('\nprocess  variant    ready (median ms)  RSS (median MB)   vs tsx (ready, RSS)');
+  for (const t of serviceTypes()) {
+    const base = results.get(`${t.name}\ttsx`)!;
+    for (const v of VARIANTS) {
+      const r = results.get(`${t.name}\t${v}`)!;
+      const ready = median(r.readyMs);
+      const rss = median(r.rssMb);
+      const rel = v === 'tsx' ? 'baseline' : `${(ready / median(base.readyMs)).toFixed(2)}x, ${(rss / median(base.rssMb)).toFixed(2)}x`;
+      console.log(`${t.name.padEnd(8)} ${v.padEnd(10)} ${ready.toFixed(0).padStart(17)}  ${rss.toFixed(0).padStart(15)}   ${rel}`);
+    }
+  }
+  await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
+  await admin.end();
+} finally {
+  for (const s of started.reverse()) await s.stop().catch(() => undefined);
+  rmSync(tmp, { recursive: true, force: true });
+}
