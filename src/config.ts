@@ -149,6 +149,8 @@ export const envSchema = z.object({
   TELEGRAM_UPDATES_RETENTION_DAYS: z.coerce.number().int().min(2).max(3650).default(7),
   /** Retention: settled or failed payment records older than this (the accounting horizon, default 10 years) are deleted; their replay keys stay as tombstones. */
   PAYMENT_RETENTION_DAYS: z.coerce.number().int().min(30).max(36500).default(3653),
+  /** Release phase: how long a release waits for another release's migration lock before it fails. */
+  RELEASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(600_000),
   /** Retention: rows each retention job deletes per transaction (small, so no lock is held for long). */
   RETENTION_BATCH: z.coerce.number().int().min(10).max(100_000).default(1000),
   /** Retention: pause between two batches of a retention job, leaving the database to the hot path. */
