@@ -364,7 +364,7 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
         ctx.set('X-Content-Type-Options', 'nosniff');
         const etag = `"${name.slice(0, 64)}"`;
         const inm = ctx.get('if-none-match');
-        if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag) && (await pictures.exists(name))) {
+        if (inm && inm.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === etag) && (await pictures.exists(name))) {
           ctx.status = 304;
           ctx.set('ETag', etag);
           ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
