@@ -1,9 +1,13 @@
 /**
  * The release phase (Procfile `release`) as the platform runs it: two releases at once never both
  * migrate (advisory lock), and a failing migration applies nothing, exits non-zero and leaves the
- * previous release serving on the unchanged schema.
+ * previous release serving on the unchanged schema. The media migration moves pictures still on disk.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Migrator, sql } from 'kysely';
+import sharp from 'sharp';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations/index.js';
@@ -108,11 +112,29 @@ describe('release phase', () => {
     expect(await feedAfter.json()).toEqual(await feedBefore.json());
     expect(web.isRunning()).toBe(true);
 
-    // The cause fixed, the same release succeeds.
+    // The cause fixed, the same release succeeds; it also moves a picture the previous release kept on its disk.
     await sql`DROP TABLE wire_item_tombstones`.execute(db);
-    const again = release();
-    expect((await again.exited).code).toBe(0);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'squid-release-pics-'));
+    const legacy = `${'5e'.repeat(16)}.jpg`;
+    const photo = await sharp({ create: { width: 30, height: 20, channels: 3, background: '#345' } })
+      .jpeg()
+      .withExif({ IFD0: { Make: 'ReleaseCam' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '51/1 30/1 0/1' } })
+      .toBuffer();
+    writeFileSync(path.join(dir, legacy), photo);
+    const user = await db.insertInto('users').values({ wallet_address: '0x' + '7'.repeat(40), profile_picture: legacy }).returning('id').executeTakeFirstOrThrow();
+    const again = startProcfileType('release', { ...env.env, PROFILE_PICTURES_DIR: dir });
+    procs.push(again);
+    expect((await again.exited).code, again.output()).toBe(0);
     expect(again.output()).toContain(`${pendingAfterRollback.length} migration(s) applied`);
+    expect(again.output()).toContain(`media: moved 1 profile picture(s) from ${dir} into PostgreSQL`);
     expect(await applied()).toEqual(names);
+    const moved = await db.selectFrom('users').select('profile_picture').where('id', '=', user.id).executeTakeFirstOrThrow();
+    expect(moved.profile_picture).toMatch(/^[0-9a-f]{64}\.jpg$/);
+    const served = await fetch(`${base}/media/profile-pictures/${moved.profile_picture}`);
+    expect(served.status).toBe(200);
+    const bytes = Buffer.from(await served.arrayBuffer());
+    expect(bytes.includes('ReleaseCam')).toBe(false);
+    expect((await sharp(bytes).metadata()).exif).toBeUndefined();
+    rmSync(dir, { recursive: true, force: true });
   }, 240_000);
 });
