@@ -292,6 +292,19 @@ describe('profile pictures', () => {
     expect(await mediaCount()).toBe(before);
   });
 
+  it('one user removing a picture while another uploads the same bytes never leaves the uploader without it', async () => {
+    const other = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    for (let i = 0; i < 15; i++) {
+      const pic = await sharp({ create: { width: 2, height: 2, channels: 3, background: { r: i, g: 200, b: 30 } } }).png().toBuffer();
+      expect((await put(form({}, [{ name: 'a.png', type: 'image/png', bytes: pic }]))).status).toBe(200);
+      const [removed, uploaded] = await Promise.all([put({ profile_picture: null }), put(form({}, [{ name: 'b.png', type: 'image/png', bytes: pic }]), other.bearer)]);
+      expect([removed.status, uploaded.status]).toEqual([200, 200]);
+      const fresh = request(createApp({ ...deps, config: { ...deps.config, MEDIA_CACHE_BYTES: 0 } }));
+      expect((await fresh.get(new URL(uploaded.body.profile_picture).pathname)).status, `round ${i}`).toBe(200);
+      await put({ profile_picture: null }, other.bearer);
+    }
+  });
+
   it('moves pictures of the disk era into PostgreSQL (metadata stripped); their old URLs redirect', async () => {
     const photo = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#0a0' } })
       .jpeg()
