@@ -226,6 +226,26 @@ export interface LeaderboardSnapshotsTable {
   totals: ColumnType<unknown, string | undefined, string>;
 }
 
+export interface MediaTable {
+  sha256: Buffer;
+  content_type: 'image/jpeg' | 'image/png' | 'image/gif';
+  size: number;
+  bytes: Buffer;
+  width: number | null;
+  height: number | null;
+  created_at: Generated<Date>;
+}
+
+export interface MediaAliasesTable {
+  legacy_name: string;
+  sha256: Buffer;
+}
+
+export interface PaymentReplayTombstonesTable {
+  replay_key_sha256: Buffer;
+  deleted_at: Generated<Date>;
+}
+
 export interface PaymentsTable {
   id: string;
   method: 'x402' | 'mainnet_transfer';
@@ -384,6 +404,12 @@ export interface WebhookEndpointsTable {
   updated_at: Generated<Date>;
 }
 
+export interface WireItemTombstonesTable {
+  url_sha256: Buffer;
+  source_id: number | null;
+  deleted_at: Generated<Date>;
+}
+
 export interface WireItemsTable {
   id: Generated<number>;
   normalized_url: string;
@@ -476,6 +502,9 @@ export interface Database {
   event_outbox: EventOutboxTable;
   leaderboard_entries: LeaderboardEntriesTable;
   leaderboard_snapshots: LeaderboardSnapshotsTable;
+  media: MediaTable;
+  media_aliases: MediaAliasesTable;
+  payment_replay_tombstones: PaymentReplayTombstonesTable;
   payments: PaymentsTable;
   provenance_common_words: ProvenanceCommonWordsTable;
   provenance_headlines: ProvenanceHeadlinesTable;
@@ -489,6 +518,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_endpoint_state: WebhookEndpointStateTable;
   webhook_endpoints: WebhookEndpointsTable;
+  wire_item_tombstones: WireItemTombstonesTable;
   wire_items: WireItemsTable;
   wire_receipts: WireReceiptsTable;
   wire_sources: WireSourcesTable;

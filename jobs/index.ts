@@ -29,6 +29,9 @@ import { job as pageTitleSweep } from './page-title-sweep.js';
 import { job as webhookDeliver } from './webhook-deliver.js';
 import { job as webhookSweep } from './webhook-sweep.js';
 import { job as webhookPrune } from './webhook-prune.js';
+import { job as wirePrune } from './wire-prune.js';
+import { job as telegramUpdatesPrune } from './telegram-updates-prune.js';
+import { job as paymentsPrune } from './payments-prune.js';
 
 export const jobs = {
   ping,
@@ -57,6 +60,9 @@ export const jobs = {
   'webhook-deliver': webhookDeliver,
   'webhook-sweep': webhookSweep,
   'webhook-prune': webhookPrune,
+  'wire-prune': wirePrune,
+  'telegram-updates-prune': telegramUpdatesPrune,
+  'payments-prune': paymentsPrune,
 } as const;
 
 export type Jobs = typeof jobs;

@@ -135,8 +135,26 @@ export const envSchema = z.object({
   SIWE_CHAIN_ID: z.coerce.number().int().min(1).default(1),
   /** PostgreSQL pool size per process. */
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
-  /** Where uploaded profile pictures are stored (served at /media/profile-pictures/<file>). */
+  /** Where profile pictures were stored before they moved into PostgreSQL: read only by the media migration and `npm run media:import`. */
   PROFILE_PICTURES_DIR: z.string().min(1).default('.data/profile-pictures'),
+  /** web: bytes of pictures kept in each process's memory for serving (0 reads every request from PostgreSQL). */
+  MEDIA_CACHE_BYTES: z.coerce.number().int().min(0).max(4 * 1024 * 1024 * 1024).default(32 * 1024 * 1024),
+  /** web: longest a cached picture is served by a process after it was deleted (e.g. replaced by its owner). */
+  MEDIA_CACHE_TTL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /** Retention: wire items (and their receipts) ingested longer ago than this are deleted, leaving a tombstone (normalised-URL hash + source) so they are never re-ingested. */
+  WIRE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Retention: wire tombstones are kept this long after their item was deleted (a feed listing an item older than this would ingest it again). */
+  WIRE_TOMBSTONE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(730),
+  /** Retention: Telegram update ids (webhook redelivery guard) are kept this long; Telegram stops redelivering after 24 h. */
+  TELEGRAM_UPDATES_RETENTION_DAYS: z.coerce.number().int().min(2).max(3650).default(7),
+  /** Retention: settled or failed payment records older than this (the accounting horizon, default 10 years) are deleted; their replay keys stay as tombstones. */
+  PAYMENT_RETENTION_DAYS: z.coerce.number().int().min(30).max(36500).default(3653),
+  /** Release phase: how long a release waits for another release's migration lock before it fails. */
+  RELEASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(600_000),
+  /** Retention: rows each retention job deletes per transaction (small, so no lock is held for long). */
+  RETENTION_BATCH: z.coerce.number().int().min(10).max(100_000).default(1000),
+  /** Retention: pause between two batches of a retention job, leaving the database to the hot path. */
+  RETENTION_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(10),
   /** Agent chat (Telegram). Optional: without them the service boots and those endpoints answer 503 telegram_not_configured. */
   TELEGRAM_BOT_TOKEN: z.string().regex(/^\d+:[A-Za-z0-9_-]{20,}$/, 'must look like 123456:ABC-... (from @BotFather)').optional(),
   TELEGRAM_API_BASE_URL: url(['http:', 'https:']).default('https://api.telegram.org'),

@@ -14,7 +14,7 @@ export const slowTiers = {
   /** Headless Chromium. */
   browser: ['test/e2e/*browser*.test.ts'],
   /** The launcher and the Procfile's processes, started as a user or the platform would. */
-  launcher: ['test/e2e/launcher.test.ts', 'test/e2e/procfile*.test.ts', 'test/e2e/cli-finds-stack.test.ts'],
+  launcher: ['test/e2e/launcher.test.ts', 'test/e2e/procfile*.test.ts', 'test/e2e/cli-finds-stack.test.ts', 'test/e2e/release.test.ts', 'test/e2e/media-two-web.test.ts'],
 } as const;
 
 export type Tier = keyof typeof slowTiers | 'quick' | 'all';

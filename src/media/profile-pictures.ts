@@ -1,6 +1,7 @@
 /**
- * Profile pictures on a local directory (PROFILE_PICTURES_DIR), served at
- * {host_url}/media/profile-pictures/<file>.
+ * Picture type sniffing, and the disk store of the pictures' first era (PROFILE_PICTURES_DIR). The
+ * pictures now live in PostgreSQL (src/media/store.ts); ProfilePictureStore is kept for the move
+ * from disk (src/media/import-disk.ts reads its files) and as the disk baseline of bench:media.
  *
  * The type is decided by the bytes (file-type's magic-number sniffing), never by the file name or
  * the declared part type; only JPEG, PNG and GIF are kept. Files are named by a random 128-bit id plus

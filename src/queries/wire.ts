@@ -158,6 +158,8 @@ export async function ingestItems(
         SELECT x.nurl, x.url, x.title, x.summary, x.guid, ${source.id}, ${source.name}, ${source.url}, x.claimed, ${now}
         FROM unnest(${cols.nurl}::text[], ${cols.url}::text[], ${cols.title}::text[], ${cols.summary}::text[], ${cols.guid}::text[], ${cols.claimed}::timestamptz[])
              WITH ORDINALITY AS x(nurl, url, title, summary, guid, claimed, ord)
+        -- An item deleted by retention (wire-prune) left a tombstone: never ingested or announced again.
+        WHERE NOT EXISTS (SELECT 1 FROM wire_item_tombstones t WHERE t.url_sha256 = sha256(convert_to(x.nurl, 'UTF8')))
         ORDER BY x.ord
         ON CONFLICT (normalized_url) DO NOTHING
         RETURNING id, title, ingested_at`.execute(trx);

@@ -18,7 +18,9 @@ import type { AppDeps } from '../deps.js';
 import { looksLikeAddress, usernameProblem, USERNAME_PATTERN } from '../domain/username.js';
 import { AppError, type FieldIssue } from '../errors.js';
 import { defineRoute, queryInt, validationError, type RouteDef } from '../http/route.js';
-import { PICTURE_FILE_PATTERN, ProfilePictureStore, sniffPicture } from '../media/profile-pictures.js';
+import { PictureRejected, reencodePicture } from '../media/process.js';
+import { sniffPicture } from '../media/profile-pictures.js';
+import { MediaReader, mediaName, type NewMedia } from '../media/store.js';
 import { profileBodyParser, uploadErrorCodes } from '../media/profile-upload.js';
 import {
   findUserByUsername,
@@ -41,6 +43,7 @@ export const profileErrorCodes = {
   username_taken: 'Another account holds this username, in any letter case (409).',
   user_not_found: 'No account has this address or username (404).',
   picture_not_found: 'No stored profile picture has this name (404).',
+  profile_picture_unreadable: 'profile_picture has the magic bytes of a JPEG, PNG or GIF but does not decode (corrupt, truncated, or more than 50 megapixels) (415); nothing was stored.',
 };
 
 /** Trimmed text; '' and null clear the field. */
@@ -216,7 +219,7 @@ function applyModelNameRule(body: z.output<typeof profileBody>, current: NonNull
 }
 
 export function profileRoutes(deps: AppDeps): RouteDef[] {
-  const pictures = new ProfilePictureStore(deps.config.PROFILE_PICTURES_DIR);
+  const pictures = new MediaReader(deps.db, { cacheBytes: deps.config.MEDIA_CACHE_BYTES, ttlMs: deps.config.MEDIA_CACHE_TTL_MS });
   const base = deps.config.PUBLIC_BASE_URL;
   const codes = (names: (keyof typeof profileErrorCodes)[]) => names.map((n) => `\`${n}\`: ${profileErrorCodes[n]}`).join(' ');
 
@@ -244,9 +247,10 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
         'twitter_handle loses a leading @; website gets https:// when it has no scheme and must then be an http(s) URL;',
         'account_type is human, cyborg or bot; model_name is required when setting cyborg/bot without a stored one, refused for humans, and cleared when switching to human.',
         'profile_picture is a multipart file only: JPEG, PNG or GIF by content (magic bytes; the name and declared type are ignored), at most 5 MB.',
-        'It is stored under PROFILE_PICTURES_DIR and served at {host_url}/media/profile-pictures/<file>; the previous picture is deleted.',
+        'It is decoded and re-encoded (EXIF orientation applied, then every metadata block such as EXIF GPS location dropped; scaled down to fit 1024x1024),',
+        'stored in PostgreSQL and served at {host_url}/media/profile-pictures/<sha256>.<ext> (the hash of the stored bytes); the previous picture is deleted unless another profile uses the same bytes.',
         'On any rejection nothing is stored.',
-        codes(['profile_picture_too_large', 'profile_picture_unsupported_type', 'multipart_invalid', 'unsupported_media_type']),
+        codes(['profile_picture_too_large', 'profile_picture_unsupported_type', 'profile_picture_unreadable', 'multipart_invalid', 'unsupported_media_type']),
       ].join(' '),
       tags: ['profile'],
       auth: 'user',
@@ -256,7 +260,7 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
       responses: {
         200: { description: 'the updated profile', schema: profileSchema },
         413: { description: 'profile_picture_too_large' },
-        415: { description: 'profile_picture_unsupported_type or unsupported_media_type' },
+        415: { description: 'profile_picture_unsupported_type, profile_picture_unreadable or unsupported_media_type' },
       },
       async handler(ctx, { body }) {
         const upload = ctx.state.upload;
@@ -271,25 +275,21 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
         patch = applyModelNameRule(body, current, patch);
         if (body.profile_picture === null) patch.profile_picture = null;
 
-        let stored: string | null = null;
+        let picture: NewMedia | undefined;
         if (upload) {
           const ext = await sniffPicture(upload.bytes);
           if (!ext) throw new AppError(415, 'profile_picture_unsupported_type', 'profile_picture must be a JPEG, PNG or GIF image (checked by content)');
-          stored = await pictures.save(upload.bytes, ext);
-          patch.profile_picture = stored;
+          try {
+            const p = await reencodePicture(upload.bytes, ext);
+            picture = { sha256: p.sha256, bytes: p.bytes, type: p.type, width: p.width, height: p.height };
+            patch.profile_picture = mediaName(p.sha256, p.type);
+          } catch (err) {
+            if (err instanceof PictureRejected) throw new AppError(415, 'profile_picture_unreadable', 'profile_picture could not be decoded as an image (corrupt, truncated or too many pixels)');
+            throw err;
+          }
         }
-        let result;
-        try {
-          result = await updateProfile(deps.db, current.id, patch);
-        } catch (err) {
-          await pictures.remove(stored);
-          throw err;
-        }
-        if (!result) {
-          await pictures.remove(stored);
-          throw new AppError(401, 'account_not_found', 'the account no longer exists');
-        }
-        await pictures.remove(result.replaced);
+        const result = await updateProfile(deps.db, current.id, patch, picture);
+        if (!result) throw new AppError(401, 'account_not_found', 'the account no longer exists');
         ctx.body = toProfile(result.row, base);
       },
     }),
@@ -344,21 +344,48 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
       mount: 'root',
       operationId: 'getProfilePicture',
       summary: 'A stored profile picture, with its content type (image/jpeg, image/png or image/gif)',
-      description: `File names are random and never reused, so responses are cacheable forever. ${codes(['picture_not_found'])}`,
+      description: [
+        'Names are `<sha256 of the bytes>.<jpg|png|gif>`: a URL always means the same bytes, so the answer is',
+        '`Cache-Control: public, max-age=31536000, immutable` with a strong `ETag` (the hash); `If-None-Match` with it answers 304.',
+        'The type is the one detected from the bytes when they were stored; `X-Content-Type-Options: nosniff`.',
+        'Served from PostgreSQL by every web process. A name of the disk era (32 hex) redirects (308) to its current name.',
+        codes(['picture_not_found']),
+      ].join(' '),
       tags: ['profile'],
-      params: z.object({ file: z.string().max(64) }),
+      params: z.object({ file: z.string().max(80) }),
       responses: {
         200: { description: 'the picture', contentType: 'image/*', schema: z.string().meta({ format: 'binary' }) },
+        304: { description: 'not modified (If-None-Match matched the ETag)' },
+        308: { description: 'a picture name of the disk era: Location is its content-addressed name' },
         404: { description: 'picture_not_found' },
       },
       async handler(ctx, { params }) {
-        const f = PICTURE_FILE_PATTERN.test(params.file) ? await pictures.open(params.file) : null;
-        if (!f) throw new AppError(404, 'picture_not_found', 'no such profile picture');
-        ctx.type = f.type;
-        ctx.length = f.size;
-        ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+        const name = params.file;
         ctx.set('X-Content-Type-Options', 'nosniff');
-        ctx.body = f.stream;
+        const etag = `"${name.slice(0, 64)}"`;
+        const inm = ctx.get('if-none-match');
+        if (inm && inm.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === etag) && (await pictures.exists(name))) {
+          ctx.status = 304;
+          ctx.set('ETag', etag);
+          ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+          return;
+        }
+        const f = await pictures.get(name);
+        if (!f) {
+          const current = await pictures.legacy(name);
+          if (current) {
+            ctx.status = 308;
+            ctx.redirect(`/media/profile-pictures/${current}`);
+            ctx.set('Cache-Control', 'public, max-age=86400');
+            return;
+          }
+          throw new AppError(404, 'picture_not_found', 'no such profile picture');
+        }
+        ctx.type = f.type;
+        ctx.length = f.bytes.length;
+        ctx.set('ETag', f.etag);
+        ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+        ctx.body = f.bytes;
       },
     }),
 

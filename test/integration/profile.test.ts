@@ -1,18 +1,19 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
 import { createApp } from '../../src/app.js';
+import { importPicturesFromDisk } from '../../src/media/import-disk.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
-const JPEG = Buffer.from(
-  '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
-  'base64',
-);
+// A 1x1 baseline JPEG (sharp refuses corrupt ones).
+let JPEG: Buffer;
 const ORIGIN = 'http://127.0.0.1:8000';
 
 let deps: TestDeps;
@@ -23,6 +24,7 @@ let me: Session;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'squid-pics-'));
   deps = await createTestDeps({ PROFILE_PICTURES_DIR: dir });
+  JPEG = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#fff' } }).jpeg().toBuffer();
   http = request(createApp(deps));
 });
 afterAll(async () => {
@@ -42,7 +44,11 @@ function form(fields: Record<string, string>, files: { field?: string; name: str
   return f;
 }
 
-const stored = () => readdirSync(dir);
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+async function mediaCount() {
+  const r = await deps.db.selectFrom('media').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
 
 function fieldsOf(r: { body: any }) {
   return r.body.error.details.fields.map((f: any) => [f.path, f.code]);
@@ -143,30 +149,61 @@ describe('PUT /wallet/profile/ field rules', () => {
 });
 
 describe('profile pictures', () => {
-  it('stores JPEG, PNG and GIF by content (name and declared type ignored) and serves them with the right type', async () => {
-    for (const [bytes, type] of [
-      [PNG, 'image/png'],
-      [GIF, 'image/gif'],
-      [JPEG, 'image/jpeg'],
+  const served = async (pathname: string, headers: Record<string, string> = {}) => fetch((await http.base) + pathname, { headers, redirect: 'manual' });
+
+  it('stores JPEG, PNG and GIF by content (name and declared type ignored) and serves them content-addressed from PostgreSQL', async () => {
+    for (const [bytes, type, ext] of [
+      [PNG, 'image/png', 'png'],
+      [GIF, 'image/gif', 'gif'],
+      [JPEG, 'image/jpeg', 'jpg'],
     ] as const) {
       const r = await put(form({ display_name: 'Pic' }, [{ name: 'notes.txt', type: 'text/plain', bytes }]));
       expect(r.status).toBe(200);
       expect(r.body.display_name).toBe('Pic');
       const url = new URL(r.body.profile_picture);
-      expect(url.pathname).toMatch(/^\/media\/profile-pictures\/[0-9a-f]{32}\.(png|gif|jpg)$/);
-      const pic = await fetch((await http.base) + url.pathname);
+      const m = url.pathname.match(/^\/media\/profile-pictures\/([0-9a-f]{64})\.(png|gif|jpg)$/);
+      expect(m?.[2]).toBe(ext);
+      const pic = await served(url.pathname);
       expect(pic.status).toBe(200);
       expect(pic.headers.get('content-type')).toBe(type);
       expect(pic.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(Buffer.from(await pic.arrayBuffer()).equals(bytes)).toBe(true);
+      expect(pic.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(pic.headers.get('etag')).toBe(`"${m![1]}"`);
+      const body = Buffer.from(await pic.arrayBuffer());
+      // The name is the hash of the bytes served, and they decode to the uploaded picture's size.
+      expect(sha256(body)).toBe(m![1]);
+      const meta = await sharp(body).metadata();
+      expect([meta.format === 'jpeg' ? 'jpg' : meta.format, meta.width, meta.height]).toEqual([ext, 1, 1]);
+      // Conditional request: 304 without a body; a different tag gets the bytes.
+      const again = await served(url.pathname, { 'if-none-match': pic.headers.get('etag')! });
+      expect(again.status).toBe(304);
+      expect(again.headers.get('etag')).toBe(`"${m![1]}"`);
+      expect((await served(url.pathname, { 'if-none-match': '"abc"' })).status).toBe(200);
     }
-    // Each replacement deleted the previous file: one picture on disk for this user.
-    const mine = (await http.get('/api/v1/wallet/me/', me.bearer)).body.profile_picture as string;
-    expect(stored()).toContain(path.basename(mine));
+    // Each replacement deleted the previous picture: one media row for this user's pictures.
+    expect(await mediaCount()).toBe(1);
   });
 
-  it('rejects a non-image with 415 even when named and typed as PNG, storing nothing', async () => {
-    const before = stored();
+  it('strips EXIF (GPS location, camera) and applies the orientation before storing', async () => {
+    const photo = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#e33' } })
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .withExif({ IFD0: { Make: 'SquidCam', Model: 'Secret 9000' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '38/1 42/1 0/1', GPSLongitudeRef: 'W', GPSLongitude: '9/1 8/1 0/1' } })
+      .toBuffer();
+    expect((await sharp(photo).metadata()).exif).toBeDefined();
+    const r = await put(form({}, [{ name: 'IMG_0001.jpg', type: 'image/jpeg', bytes: photo }]));
+    expect(r.status).toBe(200);
+    const body = Buffer.from(await (await served(new URL(r.body.profile_picture).pathname)).arrayBuffer());
+    const meta = await sharp(body).metadata();
+    expect(meta.exif).toBeUndefined();
+    expect(meta.orientation).toBeUndefined();
+    expect([meta.width, meta.height]).toEqual([20, 40]);
+    expect(body.includes('SquidCam')).toBe(false);
+    expect(body.includes('Secret 9000')).toBe(false);
+  });
+
+  it('rejects a non-image with 415 even when named and typed as PNG, and a PNG that does not decode; storing nothing', async () => {
+    const before = await mediaCount();
     const r = await put(form({ bio: 'should not be saved' }, [{ name: 'evil.png', type: 'image/png', bytes: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"></svg>') }]));
     expect(r.status).toBe(415);
     expect(r.body.error.code).toBe('profile_picture_unsupported_type');
@@ -175,12 +212,16 @@ describe('profile pictures', () => {
     expect((await put(form({}, [{ name: 'a.gif', type: 'image/gif', bytes: webp }]))).status).toBe(415);
     // An empty file with a name is not a picture either.
     expect((await put(form({}, [{ name: 'empty.png', type: 'image/png', bytes: Buffer.alloc(0) }]))).status).toBe(415);
-    expect(stored()).toEqual(before);
+    // PNG magic bytes followed by garbage: sniffed as PNG, refused by the decoder.
+    const broken = await put(form({ bio: 'nope' }, [{ name: 'b.png', type: 'image/png', bytes: Buffer.concat([PNG.subarray(0, 33), Buffer.alloc(64, 7)]) }]));
+    expect(broken.status).toBe(415);
+    expect(broken.body.error.code).toBe('profile_picture_unreadable');
+    expect(await mediaCount()).toBe(before);
     expect((await http.get('/api/v1/wallet/me/', me.bearer)).body).toMatchObject({ bio: null, profile_picture: null });
   });
 
-  it('rejects a picture over 5 MB with 413, storing nothing and leaving no temporary file', async () => {
-    const before = stored();
+  it('rejects a picture over 5 MB with 413, storing nothing; exactly 5 MB is accepted', async () => {
+    const before = await mediaCount();
     const justOver = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024 + 1 - PNG.length)]);
     const r = await put(form({ bio: 'big' }, [{ name: 'big.png', type: 'image/png', bytes: justOver }]));
     expect(r.status).toBe(413);
@@ -189,12 +230,13 @@ describe('profile pictures', () => {
     const r2 = await put(form({}, [{ name: 'huge.png', type: 'image/png', bytes: huge }]));
     expect(r2.status).toBe(413);
     expect(r2.body.error.code).toBe('profile_picture_too_large');
-    // Exactly 5 MB is accepted.
+    expect(await mediaCount()).toBe(before);
+    // Exactly 5 MB is accepted (the trailing bytes are not part of the picture and are not stored).
     const exact = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024 - PNG.length)]);
     const ok = await put(form({}, [{ name: 'max.png', type: 'image/png', bytes: exact }]));
     expect(ok.status).toBe(200);
-    expect(stored().filter((f) => !before.includes(f))).toEqual([path.basename(ok.body.profile_picture)]);
-    expect(stored().some((f) => f.startsWith('.'))).toBe(false);
+    const stored = Buffer.from(await (await served(new URL(ok.body.profile_picture).pathname)).arrayBuffer());
+    expect(stored.length).toBeLessThan(1000);
   });
 
   it('refuses two files, a file under another field name, and a malformed multipart body with 400', async () => {
@@ -214,13 +256,14 @@ describe('profile pictures', () => {
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('multipart_invalid');
     // A picture that fails with an invalid text field is not stored either.
-    const before = stored();
+    const before = await mediaCount();
     const bad = await put(form({ website: 'ftp://nope' }, [{ name: 'a.png', type: 'image/png', bytes: PNG }]));
     expect(bad.status).toBe(400);
-    expect(stored()).toEqual(before);
+    expect(await mediaCount()).toBe(before);
   });
 
-  it('a browser form with no file chosen keeps the picture; JSON null removes it and deletes the file', async () => {
+  it('a browser form with no file chosen keeps the picture; JSON null removes it and deletes the stored bytes', async () => {
+    const before = await mediaCount();
     const up = await put(form({}, [{ name: 'a.gif', type: 'image/gif', bytes: GIF }]));
     const file = path.basename(up.body.profile_picture);
     const noFile = await put(form({ bio: 'kept' }, [{ name: '', type: 'application/octet-stream', bytes: Buffer.alloc(0) }]));
@@ -228,16 +271,81 @@ describe('profile pictures', () => {
     expect(noFile.body.profile_picture).toBe(up.body.profile_picture);
     const removed = await put({ profile_picture: null });
     expect(removed.body.profile_picture).toBeNull();
-    expect(stored()).not.toContain(file);
-    expect((await http.get(`/media/profile-pictures/${file}`)).status).toBe(404);
+    expect(await mediaCount()).toBe(before);
+    // A process that never cached it answers 404 at once (MEDIA_CACHE_TTL_MS bounds a cached copy).
+    const fresh = request(createApp({ ...deps, config: { ...deps.config, MEDIA_CACHE_BYTES: 0 } }));
+    expect((await fresh.get(`/media/profile-pictures/${file}`)).status).toBe(404);
+  });
+
+  it('the same bytes uploaded by two users are stored once; one removing theirs leaves the other served', async () => {
+    const other = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    const before = await mediaCount();
+    const pic = await sharp({ create: { width: 3, height: 3, channels: 3, background: '#123456' } }).png().toBuffer();
+    const a = await put(form({}, [{ name: 'a.png', type: 'image/png', bytes: pic }]));
+    const b = await put(form({}, [{ name: 'b.png', type: 'image/png', bytes: pic }]), other.bearer);
+    expect(a.body.profile_picture).toBe(b.body.profile_picture);
+    expect(await mediaCount()).toBe(before + 1);
+    await put({ profile_picture: null });
+    expect(await mediaCount()).toBe(before + 1);
+    expect((await served(new URL(b.body.profile_picture).pathname)).status).toBe(200);
+    await put({ profile_picture: null }, other.bearer);
+    expect(await mediaCount()).toBe(before);
+  });
+
+  it('one user removing a picture while another uploads the same bytes never leaves the uploader without it', async () => {
+    const other = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    for (let i = 0; i < 15; i++) {
+      const pic = await sharp({ create: { width: 2, height: 2, channels: 3, background: { r: i, g: 200, b: 30 } } }).png().toBuffer();
+      expect((await put(form({}, [{ name: 'a.png', type: 'image/png', bytes: pic }]))).status).toBe(200);
+      const [removed, uploaded] = await Promise.all([put({ profile_picture: null }), put(form({}, [{ name: 'b.png', type: 'image/png', bytes: pic }]), other.bearer)]);
+      expect([removed.status, uploaded.status]).toEqual([200, 200]);
+      const fresh = request(createApp({ ...deps, config: { ...deps.config, MEDIA_CACHE_BYTES: 0 } }));
+      expect((await fresh.get(new URL(uploaded.body.profile_picture).pathname)).status, `round ${i}`).toBe(200);
+      await put({ profile_picture: null }, other.bearer);
+    }
+  });
+
+  it('moves pictures of the disk era into PostgreSQL (metadata stripped); their old URLs redirect', async () => {
+    const photo = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#0a0' } })
+      .jpeg()
+      .withExif({ IFD0: { Make: 'OldCam' }, IFD3: { GPSLatitudeRef: 'S', GPSLatitude: '1/1 2/1 3/1' } })
+      .toBuffer();
+    const legacy = `${'ab'.repeat(16)}.jpg`;
+    writeFileSync(path.join(dir, legacy), photo);
+    const missing = `${'cd'.repeat(16)}.png`;
+    await deps.db.updateTable('users').set({ profile_picture: legacy }).where('id', '=', me.userId).execute();
+    const other = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    await deps.db.updateTable('users').set({ profile_picture: missing }).where('id', '=', other.userId).execute();
+    const r = await deps.db.transaction().execute((trx) => importPicturesFromDisk(trx, dir));
+    expect(r).toEqual({ moved: 1, missing: [missing], rejected: [] });
+    const mine = (await http.get('/api/v1/wallet/me/', me.bearer)).body.profile_picture as string;
+    expect(mine).toMatch(/\/media\/profile-pictures\/[0-9a-f]{64}\.jpg$/);
+    const redirect = await served(`/media/profile-pictures/${legacy}`);
+    expect(redirect.status).toBe(308);
+    expect(redirect.headers.get('location')).toBe(new URL(mine).pathname);
+    const body = Buffer.from(await (await served(new URL(mine).pathname)).arrayBuffer());
+    expect((await sharp(body).metadata()).exif).toBeUndefined();
+    expect(body.includes('OldCam')).toBe(false);
+    // Idempotent: nothing left to move.
+    expect(await deps.db.transaction().execute((trx) => importPicturesFromDisk(trx, dir))).toEqual({ moved: 0, missing: [missing], rejected: [] });
   });
 
   it('serves only stored names: unknown or crafted names are 404', async () => {
-    for (const p of ['/media/profile-pictures/' + 'a'.repeat(32) + '.png', '/media/profile-pictures/..%2F..%2Fetc%2Fpasswd', '/media/profile-pictures/x.svg']) {
+    for (const p of [
+      '/media/profile-pictures/' + 'a'.repeat(32) + '.png',
+      '/media/profile-pictures/' + 'a'.repeat(64) + '.png',
+      '/media/profile-pictures/..%2F..%2Fetc%2Fpasswd',
+      '/media/profile-pictures/x.svg',
+    ]) {
       const r = await http.get(p);
       expect(r.status, p).toBe(404);
       expect(r.body.error.code).toMatch(/not_found/);
     }
+    // A stored hash under the wrong extension is not served either.
+    const up = await put(form({}, [{ name: 'a.png', type: 'image/png', bytes: PNG }]));
+    const wrongExt = new URL(up.body.profile_picture).pathname.replace(/\.png$/, '.gif');
+    expect((await http.get(wrongExt)).status).toBe(404);
+    expect((await served(wrongExt, { 'if-none-match': `"${path.basename(wrongExt).slice(0, 64)}"` })).status).toBe(404);
   });
 });
 

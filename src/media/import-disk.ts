@@ -1,0 +1,51 @@
+/**
+ * Move the profile pictures of the disk era (PROFILE_PICTURES_DIR, random `<32 hex>.<ext>` names)
+ * into the media table: each file a profile still references is sniffed, re-encoded (metadata
+ * stripped, like a new upload), stored content-addressed, and the profile is pointed at the new
+ * name; the old name stays as an alias (GET of the old URL redirects). Files no profile references
+ * are skipped. Idempotent: a second run finds no profile on an old name and changes nothing.
+ * The files are left on disk (the directory can be deleted once every process runs this release).
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { PictureRejected, reencodePicture } from './process.js';
+import { sniffPicture } from './profile-pictures.js';
+import { LEGACY_NAME_PATTERN, lockMedia, putMedia } from './store.js';
+
+export interface ImportResult {
+  moved: number;
+  missing: string[];
+  rejected: string[];
+}
+
+export async function importPicturesFromDisk(trx: Transaction<any> | Kysely<any>, dir: string): Promise<ImportResult> {
+  const result: ImportResult = { moved: 0, missing: [], rejected: [] };
+  const refs = await sql<{ name: string }>`
+    SELECT DISTINCT profile_picture AS name FROM users
+    WHERE profile_picture ~ '^[0-9a-f]{32}\\.(jpg|png|gif)$'`.execute(trx);
+  for (const { name } of refs.rows) {
+    if (!LEGACY_NAME_PATTERN.test(name)) continue;
+    const bytes = await readFile(path.join(dir, name)).catch(() => null);
+    if (!bytes) {
+      result.missing.push(name);
+      continue;
+    }
+    const ext = await sniffPicture(bytes);
+    let pic;
+    try {
+      if (!ext) throw new PictureRejected('not a JPEG, PNG or GIF');
+      pic = await reencodePicture(bytes, ext);
+    } catch (err) {
+      if (!(err instanceof PictureRejected)) throw err;
+      result.rejected.push(name);
+      continue;
+    }
+    await lockMedia(trx as Transaction<any>, [pic.sha256]);
+    const newName = await putMedia(trx as Transaction<any>, { sha256: pic.sha256, bytes: pic.bytes, type: pic.type, width: pic.width, height: pic.height });
+    await sql`INSERT INTO media_aliases (legacy_name, sha256) VALUES (${name}, ${pic.sha256}) ON CONFLICT DO NOTHING`.execute(trx);
+    await sql`UPDATE users SET profile_picture = ${newName} WHERE profile_picture = ${name}`.execute(trx);
+    result.moved++;
+  }
+  return result;
+}

@@ -1,0 +1,157 @@
+/**
+ * Media in PostgreSQL (table `media`): every web process reads the same rows, so a picture uploaded
+ * through one process is served by all, and no restart or deploy loses it.
+ *
+ * Content-addressed: a picture's name is the hex sha256 of its stored bytes plus the extension of
+ * its type (`<64 hex>.jpg|png|gif`), so a URL always means the same bytes (immutable, cacheable
+ * forever, strong ETag = the hash) and identical pictures are stored once.
+ *
+ * Writers and the clean-up of an unreferenced row take a transaction-scoped advisory lock per hash
+ * (in hash order, so two swaps never deadlock): a picture being referenced by one profile can never
+ * be deleted as "unreferenced" by another profile's change at the same moment.
+ *
+ * Reads go through a small per-process cache (MEDIA_CACHE_BYTES, entries live MEDIA_CACHE_TTL_MS):
+ * the bytes behind a name never change, so the only staleness is a deleted picture being served by
+ * a process for at most the TTL.
+ */
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Db } from '../db.js';
+import { PICTURE_TYPES, type PictureExt } from './profile-pictures.js';
+
+export const MEDIA_NAME_PATTERN = /^([0-9a-f]{64})\.(jpg|png|gif)$/;
+/** Names of the disk era (random 128-bit ids): redirected to their content-addressed name. */
+export const LEGACY_NAME_PATTERN = /^[0-9a-f]{32}\.(jpg|png|gif)$/;
+
+const EXT_OF: Record<string, PictureExt> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/gif': 'gif' };
+
+export function mediaName(sha256: Buffer, type: string): string {
+  return `${sha256.toString('hex')}.${EXT_OF[type]}`;
+}
+
+export function parseMediaName(name: string): { sha256: Buffer; type: string } | null {
+  const m = MEDIA_NAME_PATTERN.exec(name);
+  if (!m) return null;
+  return { sha256: Buffer.from(m[1], 'hex'), type: PICTURE_TYPES[m[2] as PictureExt] };
+}
+
+export interface NewMedia {
+  sha256: Buffer;
+  bytes: Buffer;
+  type: string;
+  width?: number | null;
+  height?: number | null;
+}
+
+type Tx = Transaction<Database>;
+
+/** Advisory locks (transaction scope) on the given hashes, in a fixed order. */
+export async function lockMedia(trx: Tx, hashes: (Buffer | null | undefined)[]): Promise<void> {
+  const keys = [...new Set(hashes.filter((h): h is Buffer => !!h).map((h) => h.toString('hex')))].sort();
+  for (const k of keys) await sql`SELECT pg_advisory_xact_lock(('x' || substr(${k}, 1, 16))::bit(64)::bigint)`.execute(trx);
+}
+
+/** Insert the media row (a no-op when the same bytes are stored already). Call with the hash locked. */
+export async function putMedia(trx: Tx | Db, m: NewMedia): Promise<string> {
+  await sql`
+    INSERT INTO media (sha256, content_type, size, bytes, width, height)
+    VALUES (${m.sha256}, ${m.type}, ${m.bytes.length}, ${m.bytes}, ${m.width ?? null}, ${m.height ?? null})
+    ON CONFLICT (sha256) DO NOTHING`.execute(trx);
+  return mediaName(m.sha256, m.type);
+}
+
+/** Delete the media row behind `name` when no profile references it any more. Call with the hash locked. */
+export async function deleteMediaIfUnreferenced(trx: Tx, name: string | null | undefined): Promise<boolean> {
+  const parsed = name ? parseMediaName(name) : null;
+  if (!parsed) return false;
+  const r = await sql`
+    DELETE FROM media m WHERE m.sha256 = ${parsed.sha256}
+      AND NOT EXISTS (SELECT 1 FROM users u WHERE u.profile_picture = ${name})`.execute(trx);
+  return Number(r.numAffectedRows ?? 0) > 0;
+}
+
+export interface MediaFile {
+  bytes: Buffer;
+  type: string;
+  etag: string;
+}
+
+interface CacheEntry extends MediaFile {
+  at: number;
+}
+
+/** Reads media rows for serving, through a bounded in-process cache. */
+export class MediaReader {
+  private readonly cache = new Map<string, CacheEntry>();
+  private cached = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly opts: { cacheBytes: number; ttlMs: number },
+  ) {}
+
+  private hit(hex: string): CacheEntry | null {
+    const e = this.cache.get(hex);
+    if (!e) return null;
+    if (Date.now() - e.at > this.opts.ttlMs) {
+      this.evict(hex, e);
+      return null;
+    }
+    // Most recently used last.
+    this.cache.delete(hex);
+    this.cache.set(hex, e);
+    return e;
+  }
+
+  private evict(hex: string, e: CacheEntry) {
+    this.cache.delete(hex);
+    this.cached -= e.bytes.length;
+  }
+
+  private remember(hex: string, f: MediaFile) {
+    if (f.bytes.length > this.opts.cacheBytes / 4) return;
+    const old = this.cache.get(hex);
+    if (old) this.evict(hex, old);
+    this.cache.set(hex, { ...f, at: Date.now() });
+    this.cached += f.bytes.length;
+    for (const [k, e] of this.cache) {
+      if (this.cached <= this.opts.cacheBytes) break;
+      this.evict(k, e);
+    }
+  }
+
+  /** The picture named `name` (content-addressed), or null. The type in the name must match the stored type. */
+  async get(name: string): Promise<MediaFile | null> {
+    const p = parseMediaName(name);
+    if (!p) return null;
+    const hex = p.sha256.toString('hex');
+    const c = this.hit(hex);
+    if (c) return c.type === p.type ? c : null;
+    const row = await sql<{ bytes: Buffer; content_type: string }>`
+      SELECT bytes, content_type FROM media WHERE sha256 = ${p.sha256}`.execute(this.db);
+    const r = row.rows[0];
+    if (!r) return null;
+    const f = { bytes: r.bytes, type: r.content_type, etag: `"${hex}"` };
+    this.remember(hex, f);
+    return f.type === p.type ? f : null;
+  }
+
+  /** Whether `name` is stored (for a conditional request: no bytes are read from the database). */
+  async exists(name: string): Promise<boolean> {
+    const p = parseMediaName(name);
+    if (!p) return false;
+    const c = this.hit(p.sha256.toString('hex'));
+    if (c) return c.type === p.type;
+    const r = await sql`SELECT 1 FROM media WHERE sha256 = ${p.sha256} AND content_type = ${p.type}`.execute(this.db);
+    return r.rows.length > 0;
+  }
+
+  /** The current name of a picture of the disk era, or null. */
+  async legacy(name: string): Promise<string | null> {
+    if (!LEGACY_NAME_PATTERN.test(name)) return null;
+    const r = await sql<{ sha256: Buffer; content_type: string }>`
+      SELECT m.sha256, m.content_type FROM media_aliases a JOIN media m ON m.sha256 = a.sha256 WHERE a.legacy_name = ${name}`.execute(this.db);
+    const row = r.rows[0];
+    return row ? mediaName(row.sha256, row.content_type) : null;
+  }
+}
