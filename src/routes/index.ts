@@ -22,6 +22,7 @@ import { intelRoutes } from './intel.js';
 import { paymentRoutes } from './payments.js';
 import { sponsoredRoutes } from './sponsored.js';
 import { webhookRoutes } from './webhooks.js';
+import { modlogRoutes } from './modlog.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -44,6 +45,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...sponsoredRoutes(deps),
     ...paymentRoutes(deps),
     ...webhookRoutes(deps),
+    ...modlogRoutes(deps),
   ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));
