@@ -23,6 +23,7 @@ import { paymentRoutes } from './payments.js';
 import { sponsoredRoutes } from './sponsored.js';
 import { webhookRoutes } from './webhooks.js';
 import { modlogRoutes } from './modlog.js';
+import { editorRoutes } from '../editor/routes.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -46,6 +47,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...paymentRoutes(deps),
     ...webhookRoutes(deps),
     ...modlogRoutes(deps),
+    ...editorRoutes(deps),
   ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));
