@@ -46,14 +46,18 @@ describe('ws handshake', () => {
 });
 
 describe('visibility', () => {
-  it('sends public events to everyone and staff-only events only to staff cookies', async () => {
+  it('sends public events to everyone and staff-only events only to staff and editor cookies', async () => {
     const anon = await connectOpen(srv.url);
     const staff = await connectOpen(srv.url, { cookie: await staffCookie() });
+    // Editors work the review queue from the stream (the console, issue 18): they see staff events too.
+    const editor = await connectOpen(srv.url, { cookie: await staffCookie(3600, ['editor']) });
     const types = [...staffEventTypes, ...publicEventTypes];
     const sent = types.map((t, i) => makeEvent(t, 100 + i, t === 'news.approved' ? { previous_status: 'submitted' } : {}));
     await h.publishMany(sent);
     const got = await staff.waitForEvents(sent.length);
     expect(byId(got)).toEqual(sent);
+    expect(byId(await editor.waitForEvents(sent.length))).toEqual(sent);
+    editor.close();
     const publicOnly = sent.filter((e) => (publicEventTypes as readonly string[]).includes(e.type));
     expect(byId(await anon.waitForEvents(publicOnly.length))).toEqual(publicOnly);
     await sleep(150);
