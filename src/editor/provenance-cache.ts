@@ -38,12 +38,35 @@ export class EditorProvenance {
     }
   }
 
-  /** What the cache holds for each id (one round trip); never computes. */
+  /**
+   * Finished verdicts this process has read, until their hour is over (a verdict never changes
+   * within its hour, so the queue page need not fetch and parse it again). Bounded.
+   */
+  private readonly local = new Map<number, { result: ProvenanceCheckResult; until: number }>();
+  private static readonly LOCAL_MAX = 20_000;
+
+  private remember(id: number, c: CachedProvenance): CachedProvenance {
+    if (c.state !== 'done') return c;
+    const checked = Date.parse(c.result.meta.checked_at);
+    const until = (Number.isNaN(checked) ? Date.now() : checked) + (PROVENANCE_CACHE_TTL_S - 60) * 1000;
+    if (this.local.size >= EditorProvenance.LOCAL_MAX) this.local.delete(this.local.keys().next().value!);
+    this.local.set(id, { result: c.result, until });
+    return c;
+  }
+
+  /** What the cache holds for each id (at most one round trip, for the ids not known here); never computes. */
   async peek(ids: number[]): Promise<Map<number, CachedProvenance>> {
     const out = new Map<number, CachedProvenance>();
-    if (ids.length === 0) return out;
-    const raw = await this.deps.redis.mget(...ids.map((id) => this.key(id)));
-    ids.forEach((id, i) => out.set(id, this.parse(raw[i])));
+    const now = Date.now();
+    const ask: number[] = [];
+    for (const id of ids) {
+      const l = this.local.get(id);
+      if (l && l.until > now) out.set(id, { state: 'done', result: l.result });
+      else ask.push(id);
+    }
+    if (ask.length === 0) return out;
+    const raw = await this.deps.redis.mget(...ask.map((id) => this.key(id)));
+    ask.forEach((id, i) => out.set(id, this.remember(id, this.parse(raw[i]))));
     return out;
   }
 

@@ -79,6 +79,11 @@ function domainOf(url: string): string {
   }
 }
 
+/** A time as text without the viewer's zone (the script rewrites .age times as "5 min ago"). */
+export function utc(d: Date): string {
+  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 export function age(from: Date, now: number): string {
   const s = Math.max(0, Math.round((now - from.getTime()) / 1000));
   if (s < 60) return `${s} s ago`;
@@ -117,14 +122,14 @@ function chips(label: string, values: string[]): string {
 }
 
 /** One queue row (the queue page, and the fragment the live updates insert). */
-export function queueRow(i: QueueItem, p: CachedProvenance | undefined, now: number): string {
+export function queueRow(i: QueueItem, p: CachedProvenance | undefined, _now?: number): string {
   const who = submitterName(i);
   const kind = i.origin === 'tsunami' ? `Wire item (${esc(i.source)})` : 'Submission';
   return `<li class="item" id="item-${i.id}" data-id="${i.id}" data-status="${esc(i.status)}"><article aria-labelledby="h-${i.id}">
 <h2 id="h-${i.id}"><a class="open" href="/editor/items/${i.id}">${esc(i.headline)}</a></h2>
 <p class="meta"><a href="${esc(i.url)}" rel="noopener noreferrer" target="_blank" title="${esc(i.url)}">${esc(domainOf(i.url))}</a> · ${kind}${
     who ? ` by <span class="submitter">${esc(who)}</span> <span class="acct acct-${esc(i.submitter_account_type)}">${esc(i.submitter_account_type)}</span>` : ''
-  } · <time datetime="${i.created_at.toISOString()}">${age(i.created_at, now)}</time></p>
+  } · <time class="age" datetime="${i.created_at.toISOString()}">${utc(i.created_at)}</time></p>
 <p class="tags">${chips('Tokens', i.token_symbols)} ${chips('Tags', i.tags)}</p>
 ${provenanceHtml(i.id, p)}
 ${actions(i)}
@@ -188,7 +193,13 @@ function dialogs(): string {
 }
 
 export function queuePage(items: QueueItem[], total: number, prov: Map<number, CachedProvenance>, now: number): string {
-  const rows = items.map((i) => queueRow(i, prov.get(i.id), now)).join('\n');
+  return queuePageOf(items.map((i) => queueRow(i, prov.get(i.id), now)), total);
+}
+
+/** The queue page around rendered rows (newest first). */
+export function queuePageOf(rowHtml: string[], total: number): string {
+  const items = rowHtml;
+  const rows = rowHtml.join('\n');
   return `<h1>Review queue</h1>
 <p id="queue-count"><span id="queue-total">${total}</span> waiting${total > items.length ? ` (the newest ${items.length} shown)` : ''}. New submissions and other editors' decisions appear here live. <span id="live" class="live" data-state="connecting">Live: connecting…</span></p>
 ${shortcutsHtml()}

@@ -17,10 +17,10 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { queueItem, queueItems } from '../queries/editor-queue.js';
+import { queueIds, queueItem, queueItemsByIds } from '../queries/editor-queue.js';
 import { getUserById } from '../queries/users.js';
-import { EditorProvenance } from './provenance-cache.js';
-import { editorsOnlyPage, itemPage, modlogPage, notFoundPage, provenanceHtml, queuePage, queueRow, shell, signInPage } from './render.js';
+import { EditorProvenance, type CachedProvenance } from './provenance-cache.js';
+import { editorsOnlyPage, itemPage, modlogPage, notFoundPage, provenanceHtml, queuePageOf, queueRow, shell, signInPage } from './render.js';
 
 const ASSET_DIR = new URL('./assets/', import.meta.url);
 const ASSET_TYPES: Record<string, string> = { 'editor.js': 'application/javascript; charset=utf-8', 'editor.css': 'text/css; charset=utf-8' };
@@ -50,6 +50,10 @@ export function editorStreamUrl(config: AppDeps['config']): string {
   return u.toString();
 }
 
+const ROW_CACHE_MS = 60_000;
+const ROW_CACHE_MAX = 20_000;
+const provStamp = (p: CachedProvenance | undefined) => (p?.state === 'done' ? p.result.meta.checked_at : (p?.state ?? 'missing'));
+
 export const EDITOR_PATH = /^\/editor(\/|$)/;
 
 /** The console's Content-Security-Policy: own scripts and styles only; the stream's origin for EventSource. */
@@ -68,6 +72,11 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
   const assetUrls = { js: `/editor/assets/editor.js?v=${assets.get('editor.js')!.hash}`, css: `/editor/assets/editor.css?v=${assets.get('editor.css')!.hash}` };
   const streamUrl = editorStreamUrl(deps.config);
   const waitMs = deps.config.EDITOR_PROVENANCE_WAIT_MS;
+  /**
+   * Rendered queue rows by article, reused while the article's updated_at and its provenance state
+   * are unchanged, for at most ROW_CACHE_MS (so a submitter's new username shows within that).
+   */
+  const rows = new Map<number, { stamp: string; html: string; until: number }>();
 
   const render = (ctx: Context, status: number, title: string, body: string, who?: string) => {
     ctx.status = status;
@@ -116,9 +125,28 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
     page('/editor/', 'editorQueuePage', "The editors' review queue (HTML)", async (ctx) => {
       const who = await editor(ctx);
       if (who === null) return;
-      const { items, total } = await queueItems(deps.db, deps.config.EDITOR_QUEUE_LIMIT);
-      const cached = await prov.peek(items.map((i) => i.id));
-      render(ctx, 200, 'Review queue', queuePage(items, total, cached, Date.now()), who);
+      const { ids, total } = await queueIds(deps.db, deps.config.EDITOR_QUEUE_LIMIT);
+      const cached = await prov.peek(ids.map((r) => r.id));
+      const now = Date.now();
+      const html: string[] = new Array(ids.length);
+      const misses: number[] = [];
+      const stamps = ids.map((r) => `${r.updated_at.getTime()}|${provStamp(cached.get(r.id))}`);
+      ids.forEach((r, i) => {
+        const hit = rows.get(r.id);
+        if (hit && hit.stamp === stamps[i] && hit.until > now) html[i] = hit.html;
+        else misses.push(i);
+      });
+      if (misses.length) {
+        const full = new Map((await queueItemsByIds(deps.db, misses.map((i) => ids[i].id))).map((it) => [it.id, it]));
+        for (const i of misses) {
+          const it = full.get(ids[i].id);
+          if (!it) continue; // decided between the two reads
+          html[i] = queueRow(it, cached.get(it.id));
+          if (rows.size >= ROW_CACHE_MAX) rows.delete(rows.keys().next().value!);
+          rows.set(it.id, { stamp: stamps[i], html: html[i], until: now + ROW_CACHE_MS });
+        }
+      }
+      render(ctx, 200, 'Review queue', queuePageOf(html.filter((h) => h !== undefined), total), who);
     }),
 
     page('/editor/modlog/', 'editorModlogPage', 'The moderation log (HTML)', async (ctx) => {
@@ -158,7 +186,7 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
         const cached = await prov.peek([item.id]);
         ctx.type = 'html';
         ctx.set('Cache-Control', 'no-store');
-        ctx.body = queueRow(item, cached.get(item.id), Date.now());
+        ctx.body = queueRow(item, cached.get(item.id));
       },
     }),
 

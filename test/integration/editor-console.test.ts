@@ -36,7 +36,7 @@ const asCookie = (s: Session) => ({ cookie: `access_token=${s.token}` });
 
 describe('pages', () => {
   it('signed out: the sign-in page (401) under a CSP without inline scripts; a bad cookie too', async () => {
-    for (const headers of [{}, { cookie: 'access_token=garbage' }]) {
+    for (const headers of [{}, { cookie: "access_token=garbage" }] as Record<string, string>[]) {
       const r = await http.get('/editor/', headers);
       expect(r.status).toBe(401);
       expect(r.headers.get('content-type')).toContain('text/html');
@@ -78,6 +78,14 @@ describe('pages', () => {
     expect(r.text).toContain('<span class="chip">UNI</span>');
     expect(r.text).toContain('<span class="chip">defi</span>');
     expect(r.text).toContain('Keyboard shortcuts');
+    // Rows are reused between requests only while the article is unchanged: an edit shows at once,
+    // and a decided item leaves the queue.
+    expect((await http.request('PATCH', `/api/v1/news/${a}/`, { headline: 'Queue item one, edited' }, editor.bearer)).status).toBe(200);
+    const again = await http.get('/editor/', asCookie(editor));
+    expect(again.text).toContain('Queue item one, edited');
+    expect(again.text).not.toContain('>Queue item one<');
+    expect((await http.post(`/api/v1/news/${b}/kill`, { reason: 'spam' }, editor.bearer)).status).toBe(200);
+    expect((await http.get('/editor/', asCookie(editor))).text).not.toContain(`id="item-${b}"`);
     expect((await http.get('/editor/items/99999999', asCookie(editor))).status).toBe(404);
     expect((await http.get('/editor/items/abc', asCookie(editor))).status).toBe(400);
     expect((await http.get('/editor/items/0', asCookie(editor))).status).toBe(400);

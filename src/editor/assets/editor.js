@@ -373,6 +373,7 @@
     const h = $('h2', row);
     announce(`New in the queue: ${h ? h.textContent : '#' + id}`);
     updateCount();
+    relativeTimes(row);
     queueProvenance(row);
   }
 
@@ -453,6 +454,18 @@
       );
     } catch (e) {
       err.textContent = `Could not load the log: ${e.message}`;
+    }
+  }
+
+  // Ages: the server renders UTC times (rows are cached); here they read "5 min ago", the exact local time as a tooltip.
+  function relativeTimes(root = document) {
+    const now = Date.now();
+    for (const t of $$('time.age', root)) {
+      const at = Date.parse(t.dateTime);
+      if (Number.isNaN(at)) continue;
+      const s = Math.max(0, Math.round((now - at) / 1000));
+      t.textContent = s < 60 ? `${s} s ago` : s < 3600 ? `${Math.floor(s / 60)} min ago` : s < 86_400 ? `${Math.floor(s / 3600)} h ago` : `${Math.floor(s / 86_400)} d ago`;
+      t.title = new Date(at).toLocaleString();
     }
   }
 
@@ -562,6 +575,8 @@
     const edit = $('#edit-form');
     if (edit) edit.addEventListener('submit', submitEdit);
     for (const t of $$('time.local')) t.textContent = new Date(t.dateTime).toLocaleString();
+    relativeTimes();
+    setInterval(relativeTimes, 30_000);
 
     const ml = $('#modlog-filter');
     if (ml) {
