@@ -177,6 +177,26 @@ it('two editors work the queue live; one kills a fresh submission as a duplicate
   await alicePage.screenshot({ path: path.join(SCREENSHOT_DIR, 'item-phone.png'), fullPage: true });
   await alicePage.setViewportSize(DESKTOP);
 
+  // Edit from the item page: only changed fields are sent; a bad value shows the API's message.
+  await alicePage.getByLabel('Tags (comma-separated)').fill('defi, l2');
+  await alicePage.getByLabel('Token symbols (comma-separated)').fill('ETH');
+  await alicePage.getByRole('button', { name: 'Save changes' }).click();
+  await expect.poll(() => alicePage.textContent('#status')).toBe('Saved: tags, token_symbols.');
+  const rec = await api('GET', `/api/v1/news/${id}/`, undefined, seniorEditor);
+  expect([rec.body.tags, rec.body.token_symbols]).toEqual([['defi', 'l2'], ['ETH']]);
+  await alicePage.getByLabel('Issuer website').fill('not a url');
+  await alicePage.getByRole('button', { name: 'Save changes' }).click();
+  await expect.poll(() => alicePage.textContent('#edit-error')).toContain('must be an http:// or https:// URL');
+  await alicePage.getByLabel('Issuer website').fill('');
+
+  // The schedule dialog shows the local time it will send as UTC; cancelling changes nothing.
+  await alicePage.locator('.item-page button[data-act=schedule]').click();
+  await alicePage.locator('#schedule-dialog').waitFor({ state: 'visible' });
+  await alicePage.locator('#schedule-at').fill('2031-05-04T10:30');
+  expect(await alicePage.textContent('#schedule-utc')).toBe(await alicePage.evaluate(() => new Date('2031-05-04T10:30').toISOString()));
+  await alicePage.locator('#schedule-dialog').getByRole('button', { name: 'Cancel' }).click();
+  expect(await alicePage.textContent('#item-status')).toBe('submitted');
+
   // Kill it as a duplicate of the original, with a note, from the item page's dialog (shortcut x).
   await alicePage.locator('body').press('x');
   const dialog = alicePage.locator('#kill-dialog');
