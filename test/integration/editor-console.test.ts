@@ -86,6 +86,12 @@ describe('pages', () => {
     expect(again.text).not.toContain('>Queue item one<');
     expect((await http.post(`/api/v1/news/${b}/kill`, { reason: 'spam' }, editor.bearer)).status).toBe(200);
     expect((await http.get('/editor/', asCookie(editor))).text).not.toContain(`id="item-${b}"`);
+    // Every field of the item page (edit form and dialogs) has a label naming it.
+    const item = await http.get(`/editor/items/${a}`, asCookie(editor));
+    expect(item.status).toBe(200);
+    const fields = [...item.text.matchAll(/<(?:input|select|textarea)\b[^>]*\bid="([^"]+)"/g)].map((m) => m[1]);
+    expect(fields.length).toBeGreaterThanOrEqual(12);
+    for (const f of fields) expect(item.text, f).toContain(`<label for="${f}">`);
     expect((await http.get('/editor/items/99999999', asCookie(editor))).status).toBe(404);
     expect((await http.get('/editor/items/abc', asCookie(editor))).status).toBe(400);
     expect((await http.get('/editor/items/0', asCookie(editor))).status).toBe(400);
