@@ -130,6 +130,11 @@ export interface ArticleEditsTable {
   editor_id: number | null;
   changes: ColumnType<unknown, string, string>;
   created_at: Generated<Date>;
+  action: string | null;
+  reason: string | null;
+  note: string | null;
+  duplicate_of: number | null;
+  status_at: string | null;
 }
 
 export interface ArticleHotScoresTable {
@@ -176,6 +181,9 @@ export interface ArticlesTable {
   sponsored: ColumnType<unknown | null, string | null, string | null>;
   page_title_sweeps: Generated<number>;
   page_title_failure: string | null;
+  decision_reason: 'duplicate' | 'off_topic' | 'low_quality' | 'spam' | 'misleading' | 'other' | 'unspecified' | null;
+  decision_note: string | null;
+  duplicate_of: number | null;
 }
 
 export interface EventLogTable {

@@ -17,6 +17,7 @@ import { eventStreamKey } from './events.js';
 import { WebMetrics } from './metrics/web-metrics.js';
 import { outboxDepth } from './queries/event-log.js';
 import { allRoutes } from './routes/index.js';
+import { editorCsp as editorConsoleCsp } from './editor/routes.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -56,7 +57,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
     outbox: () => outboxDepth(deps.db),
   });
   app.use(metrics.observe());
-  app.use(securityHeaders({ trustedOrigin: deps.config.TRUSTED_ORIGIN, https: deps.config.PUBLIC_BASE_URL.startsWith('https:'), cspOverride: adminQueuesCsp }));
+  const editorCsp = editorConsoleCsp(deps.config);
+  app.use(securityHeaders({ trustedOrigin: deps.config.TRUSTED_ORIGIN, https: deps.config.PUBLIC_BASE_URL.startsWith('https:'), cspOverride: (ctx) => adminQueuesCsp(ctx) ?? editorCsp(ctx) }));
   app.use(errorMiddleware(deps.log));
   // Before credential parsing: the scrape token is not a session token.
   app.use(metrics.endpoint());

@@ -111,6 +111,12 @@ export const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   /** How long web waits for a job whose result the response needs (auto-headline, provenance check) before its fallback. */
   JOB_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
+  /** Editors' console (/editor/): the live stream the page's EventSource opens (the ws process's /sse/news/). Unset: PUBLIC_BASE_URL's host on WS_PORT. */
+  EDITOR_STREAM_URL: url(['http:', 'https:']).optional(),
+  /** Editors' console: how long the item page waits for its provenance check before rendering it as pending (the queue page never waits). */
+  EDITOR_PROVENANCE_WAIT_MS: z.coerce.number().int().min(0).max(10_000).default(1500),
+  /** Editors' console: the queue page shows at most this many waiting items (newest first). */
+  EDITOR_QUEUE_LIMIT: z.coerce.number().int().min(10).max(5000).default(500),
   /** Hot scores: articles published (or submitted) within this many hours are recomputed; older ones keep their last score. */
   HOT_SCORE_WINDOW_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(168),
   /** Hot scores: votes, yaps and clicks on an article trigger one recompute of it at most this often (debounce window). */

@@ -1,5 +1,6 @@
 /**
- * Who is on a connection: staff (role `staff` in a valid access-token cookie) or anonymous. The ws
+ * Who is on a connection: staff (role `staff` or `editor` in a valid access-token cookie: editors work
+ * the review queue from the stream, issue 18) or anonymous. The ws
  * process never opens Postgres; the roles are the ones copied into the token when it was issued.
  *
  * An invalid or expired cookie is anonymous. A staff token that expires while its connection is
@@ -27,7 +28,7 @@ export async function viewerFromRequest(req: http.IncomingMessage, jwtSecret: st
     if (!token) return anonymous;
     const claims = await verifyAccessToken(jwtSecret, token);
     const until = claims.expiresAt * 1000;
-    if (!claims.roles.includes('staff') || until <= Date.now()) return anonymous;
+    if (!(claims.roles.includes('staff') || claims.roles.includes('editor')) || until <= Date.now()) return anonymous;
     return { staff: true, staffUntilMs: until };
   } catch {
     return anonymous;

@@ -7,6 +7,7 @@ import type { Db } from '../db.js';
 import { diffEdit, slugFollowsHeadline, type Changes, type EditableFields } from '../domain/article-edit.js';
 import { articleEvent } from '../domain/article-event.js';
 import { canTransition, TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
+import { DEFAULT_DECISION_REASON, type DecisionReason } from '../domain/moderation.js';
 import { slugify } from '../domain/slug.js';
 import { internalEvent, newsEvent, recordEvents } from './event-log.js';
 import { hotTermsJson, recomputeHotScores } from './hot-scores.js';
@@ -224,6 +225,9 @@ export interface ArticleRecordRow extends ArticleItemRow {
   submitter_address: string | null;
   reviewer_id: number | null;
   reviewer_username: string | null;
+  decision_reason: string | null;
+  decision_note: string | null;
+  duplicate_of: number | null;
 }
 
 export async function getArticleRecord(db: Db, id: number): Promise<ArticleRecordRow | undefined> {
@@ -245,6 +249,9 @@ export async function getArticleRecord(db: Db, id: number): Promise<ArticleRecor
       's.wallet_address as submitter_address',
       'r.id as reviewer_id',
       'r.username as reviewer_username',
+      'a.decision_reason',
+      'a.decision_note',
+      'a.duplicate_of',
     ])
     .select(tldrJson.as('top_tldr'))
     .select(hotTermsJson.as('hot_terms'))
@@ -430,7 +437,15 @@ export type TransitionOutcome =
       changes: Changes;
     }
   | { ok: false; reason: 'not_found' }
-  | { ok: false; reason: 'illegal'; currentStatus: string };
+  | { ok: false; reason: 'illegal'; currentStatus: string }
+  | { ok: false; reason: 'duplicate_of_not_found' };
+
+/** Why an article is killed or retracted (src/domain/moderation.ts). */
+export interface DecisionInput {
+  reason?: DecisionReason;
+  note?: string | null;
+  duplicateOf?: number | null;
+}
 
 /**
  * Move an article along the state machine (src/domain/article-state.ts) under a row lock, record the
@@ -439,7 +454,7 @@ export type TransitionOutcome =
  */
 export async function transitionArticle(
   db: Db,
-  input: { id: number; action: EditorialAction; editorId: number; scheduledFor?: Date },
+  input: { id: number; action: EditorialAction; editorId: number; scheduledFor?: Date; decision?: DecisionInput },
 ): Promise<TransitionOutcome> {
   const t = TRANSITIONS[input.action];
   return db.transaction().execute(async (trx) => {
@@ -452,6 +467,15 @@ export async function transitionArticle(
     if (!cur) return { ok: false, reason: 'not_found' } as const;
     if (!canTransition(input.action, cur.status)) return { ok: false, reason: 'illegal', currentStatus: cur.status } as const;
     const scheduledFor = input.action === 'schedule' ? input.scheduledFor! : null;
+    // Kill and retract record why; approve and schedule (reversing a kill) clear it.
+    const decides = input.action === 'kill' || input.action === 'retract';
+    const reason = decides ? (input.decision?.reason ?? DEFAULT_DECISION_REASON) : null;
+    const note = decides ? (input.decision?.note ?? null) : null;
+    const duplicateOf = decides && reason === 'duplicate' ? (input.decision?.duplicateOf ?? null) : null;
+    if (duplicateOf !== null) {
+      const target = await trx.selectFrom('articles').select('id').where('id', '=', duplicateOf).executeTakeFirst();
+      if (!target) return { ok: false, reason: 'duplicate_of_not_found' } as const;
+    }
     const article = await trx
       .updateTable('articles')
       .set({
@@ -460,6 +484,9 @@ export async function transitionArticle(
         reviewed_at: sql`now()`,
         updated_at: sql`now()`,
         scheduled_for: scheduledFor,
+        decision_reason: reason,
+        decision_note: note,
+        duplicate_of: duplicateOf,
         ...(input.action === 'approve' ? { published_at: sql`now()` } : {}),
       })
       .where('id', '=', input.id)
@@ -470,7 +497,19 @@ export async function transitionArticle(
     const fromTime = cur.scheduled_for ? cur.scheduled_for.toISOString() : null;
     const toTime = scheduledFor ? scheduledFor.toISOString() : null;
     if (fromTime !== toTime) changes.scheduled_for = { from: fromTime, to: toTime };
-    await trx.insertInto('article_edits').values({ article_id: input.id, editor_id: input.editorId, changes: JSON.stringify(changes) }).execute();
+    await trx
+      .insertInto('article_edits')
+      .values({
+        article_id: input.id,
+        editor_id: input.editorId,
+        changes: JSON.stringify(changes),
+        action: input.action,
+        status_at: cur.status,
+        reason,
+        note,
+        duplicate_of: duplicateOf,
+      })
+      .execute();
     if (input.action === 'approve') await recomputeHotScores(trx as unknown as Db, { articleIds: [input.id], windowHours: 1, all: true });
     await recordEvents(trx, [newsEvent(articleEvent(t.event, article, cur.status))]);
     return { ok: true, article, previousStatus: cur.status, changes } as const;
@@ -520,7 +559,10 @@ export async function editArticle(db: Db, input: { id: number; editorId: number;
       if (slugFollowsHeadline(cur.status, cur.published_at)) set.slug = slugify(changes.headline.to as string);
     }
     await trx.updateTable('articles').set(set as never).where('id', '=', input.id).execute();
-    await trx.insertInto('article_edits').values({ article_id: input.id, editor_id: input.editorId, changes: JSON.stringify(changes) }).execute();
+    await trx
+      .insertInto('article_edits')
+      .values({ article_id: input.id, editor_id: input.editorId, changes: JSON.stringify(changes), action: 'edit', status_at: cur.status })
+      .execute();
     await recordEvents(trx, [internalEvent('article.edited', input.id, { reason: 'edit', fields: Object.keys(changes) })]);
     return { ok: true, changes } as const;
   });

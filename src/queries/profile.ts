@@ -83,7 +83,7 @@ export async function listOwnSubmissions(db: Db, userId: number, filter: Submiss
   if (filter !== 'all') q = q.where('status', 'in', [...SUBMISSION_STATUS_GROUPS[filter]]);
   const [rows, count] = await Promise.all([
     q
-      .select(['id', 'headline', 'url', 'status', 'created_at', 'published_at'])
+      .select(['id', 'headline', 'url', 'status', 'created_at', 'published_at', 'decision_reason', 'decision_note', 'duplicate_of'])
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(perPage)

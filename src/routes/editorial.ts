@@ -12,13 +12,26 @@ import { TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
 import { TOKEN_SYMBOL_PATTERN } from '../domain/event-filter.js';
 import { AppError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
-import { defineRoute, type RouteDef } from '../http/route.js';
-import { editArticle, getArticleRecord, listEdits, transitionArticle } from '../queries/articles.js';
+import { defineRoute, validationError, type RouteDef } from '../http/route.js';
+import { editArticle, getArticleRecord, listEdits, transitionArticle, type DecisionInput } from '../queries/articles.js';
+import { DECISION_REASONS, DEFAULT_DECISION_REASON, MAX_DECISION_NOTE } from '../domain/moderation.js';
 import { articleNotFound, toArticleRecord } from './news-common.js';
 import { articleTags, editHistorySchema, editorialResult, headlineInput, idParam, tokenAddress } from './news-schemas.js';
 
 const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
 const editorErrors = errors({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found', 409: 'illegal_transition' });
+
+const REASON_DOC = `Optional JSON body {reason, note, duplicate_of}: reason is one of ${DECISION_REASONS.join(', ')} (default when absent, including a call with no body: '${DEFAULT_DECISION_REASON}'); note (at most ${MAX_DECISION_NOTE} characters) is shown to editors and staff only; duplicate_of (an existing article id, not this one) only with reason duplicate. The submitter sees the reason in GET /wallet/me/submissions/ and the article record's decision.`;
+
+const decisionBody = z
+  .strictObject({
+    reason: z.enum(DECISION_REASONS).optional(),
+    note: z.string().trim().max(MAX_DECISION_NOTE, `at most ${MAX_DECISION_NOTE} characters`).nullable().optional().transform((v) => (v ? v : null)),
+    duplicate_of: z.number().int().min(1).max(2_147_483_647).nullable().optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.duplicate_of != null && b.reason !== 'duplicate') ctx.addIssue({ code: 'custom', path: ['duplicate_of'], message: "only with reason 'duplicate'" });
+  });
 
 /** Scheduling further ahead than this is refused. */
 export const MAX_SCHEDULE_AHEAD_DAYS = 365;
@@ -60,11 +73,11 @@ const editBody = z
 async function respondWithRecord(deps: AppDeps, ctx: Context, id: number, changes: Record<string, unknown>) {
   const row = await getArticleRecord(deps.db, id);
   if (!row) throw articleNotFound(id);
-  ctx.body = { article: toArticleRecord(row, { signedIn: true }), changes };
+  ctx.body = { article: toArticleRecord(row, { signedIn: true, staff: true }), changes };
 }
 
 export function editorialRoutes(deps: AppDeps): RouteDef[] {
-  async function transition(ctx: Context, id: number, action: EditorialAction, scheduledFor?: Date) {
+  async function transition(ctx: Context, id: number, action: EditorialAction, scheduledFor?: Date, decision?: DecisionInput) {
     if (action === 'approve' || action === 'schedule') {
       // Paid ads are reviewed through /sponsored/<id>/approve, which checks payment and publishes news.sponsored.
       const a = await deps.db.selectFrom('articles').select('origin').where('id', '=', id).executeTakeFirst();
@@ -72,8 +85,10 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
         throw new AppError(409, 'sponsored_review_required', `article ${id} is a sponsored post: review it with POST /api/v1/sponsored/${id}/approve or /reject`);
       }
     }
-    const r = await transitionArticle(deps.db, { id, action, editorId: ctx.state.user!.id, scheduledFor });
+    if (decision?.duplicateOf === id) throw validationError([{ path: 'body.duplicate_of', code: 'custom', message: 'must be another article than this one' }]);
+    const r = await transitionArticle(deps.db, { id, action, editorId: ctx.state.user!.id, scheduledFor, decision });
     if (!r.ok && r.reason === 'not_found') throw articleNotFound(id);
+    if (!r.ok && r.reason === 'duplicate_of_not_found') throw new AppError(404, 'duplicate_of_not_found', `duplicate_of: no article ${decision?.duplicateOf}`);
     if (!r.ok) {
       throw new AppError(409, 'illegal_transition', `cannot ${action} an article that is ${r.currentStatus}`, {
         current_status: r.currentStatus,
@@ -85,7 +100,7 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
     await respondWithRecord(deps, ctx, id, r.changes);
   }
 
-  const simple = (action: Exclude<EditorialAction, 'schedule'>, summary: string, description: string) =>
+  const simple = (action: 'approve', summary: string, description: string) =>
     defineRoute({
       method: 'post',
       path: `/news/:id/${action}`,
@@ -101,10 +116,27 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
       },
     });
 
+  const decided = (action: 'kill' | 'retract', summary: string, description: string) =>
+    defineRoute({
+      method: 'post',
+      path: `/news/:id/${action}`,
+      operationId: `${action}Article`,
+      summary,
+      description: `${description} ${REASON_DOC} Allowed from: ${TRANSITIONS[action].from.join(', ')}; otherwise 409 illegal_transition with details.current_status. Response {article: <full record>, changes}.`,
+      tags: ['editorial'],
+      auth: 'editor',
+      params: idParam,
+      body: decisionBody,
+      responses: { 200: { description: 'done', schema: editorialResult }, ...errors({ 400: 'validation_failed', 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found or duplicate_of_not_found', 409: 'illegal_transition' }) },
+      async handler(ctx, { params, body }) {
+        await transition(ctx, params.id, action, undefined, { reason: body.reason, note: body.note ?? null, duplicateOf: body.duplicate_of ?? null });
+      },
+    });
+
   return [
-    simple('approve', 'Approve (publish) an article', 'Publishes now (published_at = now), computes its hot score and publishes news.approved with previous_status. Approving a scheduled article publishes it at once; approving a killed one reverses the kill.'),
-    simple('kill', 'Kill (reject) a submission', 'Publishes the staff-only news.killed.'),
-    simple('retract', 'Retract a published article', 'The article leaves the feed but stays readable at GET /news/{id}/ with status retracted. Final. Publishes the staff-only news.retracted.'),
+    simple('approve', 'Approve (publish) an article', 'Publishes now (published_at = now), computes its hot score and publishes news.approved with previous_status. Approving a scheduled article publishes it at once; approving a killed one reverses the kill (and clears its reason).'),
+    decided('kill', 'Kill (reject) a submission', 'Publishes the staff-only news.killed.'),
+    decided('retract', 'Retract a published article', 'The article leaves the feed but stays readable at GET /news/{id}/ with status retracted. Final. Publishes the staff-only news.retracted.'),
 
     defineRoute({
       method: 'post',

@@ -22,6 +22,8 @@ import { intelRoutes } from './intel.js';
 import { paymentRoutes } from './payments.js';
 import { sponsoredRoutes } from './sponsored.js';
 import { webhookRoutes } from './webhooks.js';
+import { modlogRoutes } from './modlog.js';
+import { editorRoutes } from '../editor/routes.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -44,6 +46,8 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...sponsoredRoutes(deps),
     ...paymentRoutes(deps),
     ...webhookRoutes(deps),
+    ...modlogRoutes(deps),
+    ...editorRoutes(deps),
   ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));

@@ -7,6 +7,7 @@ import { getAddress } from 'viem';
 import { debouncedHotScoreJob } from '../../jobs/hot-scores.js';
 import type { AppDeps } from '../deps.js';
 import { PUBLIC_STATUSES } from '../domain/article-state.js';
+import { DECISION_REASON_LABELS } from '../domain/moderation.js';
 import { explainHotTerms, type HotTerms } from '../domain/hot-score.js';
 import { AppError } from '../errors.js';
 import { API_PREFIX } from '../http/openapi.js';
@@ -18,6 +19,7 @@ export const newsErrorCodes = {
   article_not_found: '404: no such article (or it is not published and the caller is not signed in).',
   yap_not_found: '404: no such yap on this article.',
   article_closed: '409: the article is killed or retracted and takes no more votes or yaps; details.current_status.',
+  duplicate_of_not_found: '404: a kill or retraction names duplicate_of, an article that does not exist.',
   illegal_transition: '409: the editorial action is not allowed from the current status; details.current_status and details.allowed_from.',
   cannot_vote_own_yap: '403: authors cannot vote on their own yaps.',
   auth_required: '401: this listing (status=submitted or all) or action needs credentials.',
@@ -74,8 +76,15 @@ export function toSubmitter(id: number | null, username: string | null, address:
   return { id, username, ethereum_address: getAddress(address) };
 }
 
-/** The full single-article record. `submitted_by` and `my_vote` only for signed-in callers. */
-export function toArticleRecord(r: ArticleRecordRow, opts: { signedIn: boolean; myVote?: -1 | 0 | 1 }) {
+/** Why an article was killed or retracted; the note only for `staff` (editors and staff). */
+export function toDecision(r: { decision_reason: string | null; decision_note: string | null; duplicate_of: number | null }, staff: boolean) {
+  if (r.decision_reason === null) return null;
+  const reason = r.decision_reason as keyof typeof DECISION_REASON_LABELS;
+  return { reason, label: DECISION_REASON_LABELS[reason] ?? reason, duplicate_of: r.duplicate_of, ...(staff ? { note: r.decision_note } : {}) };
+}
+
+/** The full single-article record. `submitted_by` and `my_vote` only for signed-in callers; `decision.note` only for `staff`. */
+export function toArticleRecord(r: ArticleRecordRow, opts: { signedIn: boolean; myVote?: -1 | 0 | 1; staff?: boolean }) {
   const terms = r.hot_terms as HotTerms | null;
   const record: Record<string, unknown> = {
     ...toArticleItem(r),
@@ -88,6 +97,7 @@ export function toArticleRecord(r: ArticleRecordRow, opts: { signedIn: boolean; 
     hot_terms: terms
       ? { ...terms, computed_at: r.hot_computed_at ? r.hot_computed_at.toISOString() : null, explanation: explainHotTerms(terms) }
       : null,
+    decision: toDecision(r, opts.staff ?? false),
   };
   if (opts.signedIn) record.submitted_by = toSubmitter(r.submitter_id, r.submitter_username, r.submitter_address);
   if (opts.myVote !== undefined) record.my_vote = opts.myVote;

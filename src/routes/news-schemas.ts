@@ -3,6 +3,7 @@
  * OpenAPI components come from the same definitions).
  */
 import { z } from 'zod';
+import { DECISION_REASONS, DEFAULT_DECISION_REASON, STORED_DECISION_REASONS } from '../domain/moderation.js';
 import { TOKEN_ADDRESS_PATTERNS } from '../domain/event-filter.js';
 import { normalizeUrl } from '../domain/url-normalize.js';
 import { MAX_HEADLINE_LENGTH } from '../domain/page-title.js';
@@ -141,6 +142,15 @@ export const hotTermsSchema = z
   })
   .meta({ id: 'HotTerms', description: 'The terms of the stored hot score (see src/domain/hot-score.ts): score = 100 x max(0, 1 + engagement) / (age_hours + 2)^1.8' });
 
+export const decisionSchema = z
+  .object({
+    reason: z.enum(STORED_DECISION_REASONS).meta({ description: `One of ${DECISION_REASONS.join(', ')}; '${DEFAULT_DECISION_REASON}' when the editor gave none` }),
+    label: z.string().meta({ description: 'The reason in words' }),
+    duplicate_of: z.number().int().nullable().meta({ description: 'The article this one duplicates (reason duplicate), or null' }),
+    note: z.string().nullable().optional().meta({ description: "The editor's note; present for editors and staff only" }),
+  })
+  .meta({ id: 'Decision' });
+
 export const articleRecordSchema = articleItemSchema
   .extend({
     normalized_url: z.string(),
@@ -152,6 +162,7 @@ export const articleRecordSchema = articleItemSchema
     submitted_by: submitterSchema.nullable().optional().meta({ description: 'Authenticated callers only' }),
     my_vote: z.union([z.literal(1), z.literal(-1), z.literal(0)]).optional().meta({ description: "The caller's vote (authenticated callers only)" }),
     hot_terms: hotTermsSchema.nullable(),
+    decision: decisionSchema.nullable().meta({ description: 'Why the article was killed or retracted; null otherwise' }),
   })
   .meta({ id: 'ArticleRecord' });
 

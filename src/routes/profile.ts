@@ -35,6 +35,8 @@ import { recentDropsOf } from '../queries/rewards.js';
 import { getUserByAddress, getUserById, toProfile, type UserRow } from '../queries/users.js';
 import { formatTokens, monthOf } from '../domain/rewards.js';
 import { profileSchema } from './schemas.js';
+import { toDecision } from './news-common.js';
+import { decisionSchema } from './news-schemas.js';
 
 export const profileErrorCodes = {
   ...uploadErrorCodes,
@@ -118,6 +120,7 @@ const submissionsResponse = z
         status: z.enum(['submitted', 'approved', 'killed', 'scheduled', 'retracted']),
         submitted_at: z.string().meta({ description: 'When it was submitted (ISO 8601 UTC)' }),
         posted_at: z.string().nullable().meta({ description: 'When it went live (ISO 8601 UTC), null if never published' }),
+        decision: decisionSchema.nullable().meta({ description: "Why it was killed or retracted (reason, label, duplicate_of; the editor's note is staff-only); null otherwise" }),
       }),
     ),
     stats: z
@@ -422,6 +425,7 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
             status: r.status,
             submitted_at: r.created_at.toISOString(),
             posted_at: r.published_at?.toISOString() ?? null,
+            decision: toDecision(r, false),
           })),
           stats: {
             total_submitted: stats.total,

@@ -63,7 +63,7 @@ describe('GET /wallet/me/submissions/', () => {
       'retracted 70',
     ]);
     const first = r.body.submissions[0];
-    expect(Object.keys(first).sort()).toEqual(['headline', 'id', 'posted_at', 'status', 'submitted_at', 'url']);
+    expect(Object.keys(first).sort()).toEqual(['decision', 'headline', 'id', 'posted_at', 'status', 'submitted_at', 'url']);
     expect(new Date(first.posted_at).getTime()).toBeGreaterThan(new Date(first.submitted_at).getTime());
     expect(r.body.submissions[3].posted_at).toBeNull();
     // approval_rate = approved / (approved + rejected) = 3 / 4; pending and retracted are not decided.
