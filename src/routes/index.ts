@@ -22,6 +22,7 @@ import { intelRoutes } from './intel.js';
 import { paymentRoutes } from './payments.js';
 import { sponsoredRoutes } from './sponsored.js';
 import { webhookRoutes } from './webhooks.js';
+import { discoveryRoutes } from './discovery.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -47,5 +48,6 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
   ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));
+  routes.push(...discoveryRoutes(deps, () => routes));
   return routes;
 }

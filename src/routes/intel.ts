@@ -19,6 +19,7 @@ import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { IntelCache } from '../intel/cache.js';
 import { paymentErrorCodes } from '../payments/errors.js';
 import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC } from '../payments/docs.js';
+import { bazaarHttp, type BazaarExtension } from '../payments/discovery.js';
 import { Paywall } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
 import { JobFailedError } from '../queue.js';
@@ -56,12 +57,19 @@ const reportQuery = z.object({
   top_n: queryInt({ min: REPORT_TOP_N.min, max: REPORT_TOP_N.max, default: REPORT_TOP_N.default }).meta({ description: 'Entries per list, 1-50 (default 10)' }),
 });
 
+let reportBazaar: BazaarExtension | undefined;
+
+/** The report's query schema (shared with the MCP tool intel_report). */
+export { reportQuery, trendingQuery };
+
 export function reportOffer(deps: AppDeps): Offer {
   return {
     purpose: 'intel_report',
     amountAtomic: BigInt(deps.config.X402_PRICE_ATOMIC),
     path: '/api/v1/intel/report/',
-    description: 'Squid News market intelligence report (one call)',
+    description: 'Squid News market intelligence report (one call): trending topics, top sources, content performance and sentiment over the last `hours` hours',
+    method: 'GET',
+    bazaar: (reportBazaar ??= bazaarHttp({ method: 'GET', query: reportQuery, output: reportSchema, exampleQuery: { hours: '24', topics: 'defi', top_n: '10' } })),
   };
 }
 

@@ -16,6 +16,7 @@ import { AppError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC } from '../payments/docs.js';
+import { bazaarHttp, type BazaarExtension } from '../payments/discovery.js';
 import { Paywall } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
 import { AD_STATUSES, AD_TIERS, decideAd, getAd, insertSponsoredArticle, listAds, type AdRow } from '../queries/sponsored.js';
@@ -95,12 +96,21 @@ const buyBody = z.object({
   tier: z.enum(AD_TIERS).default('express'),
 });
 
+let sponsoredBazaar: BazaarExtension | undefined;
+
 export function sponsoredOffer(deps: AppDeps): Offer {
   return {
     purpose: 'sponsored_post',
     amountAtomic: BigInt(deps.config.SPONSORED_PRICE_ATOMIC),
     path: '/api/v1/sponsored/',
-    description: 'Squid News sponsored post, tier express',
+    description: 'Squid News sponsored post, tier express: a link with headline and tags, published to the feed after editor review',
+    method: 'POST',
+    bazaar: (sponsoredBazaar ??= bazaarHttp({
+      method: 'POST',
+      body: buyBody,
+      output: adSchema,
+      exampleBody: { url: 'https://example.com/launch', headline: 'Example protocol launches v2', tags: ['defi'] },
+    })),
   };
 }
 
