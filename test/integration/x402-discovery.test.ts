@@ -51,7 +51,7 @@ describe('the official @x402/fetch client', () => {
     const before = fac.settles.length;
     const res = await pay(`${base}/api/v1/intel/report/?hours=24`);
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body: any = await res.json();
     expect(() => reportSchema.parse(body)).not.toThrow();
     const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!);
     expect(settlement.success).toBe(true);
@@ -70,7 +70,7 @@ describe('the official @x402/fetch client', () => {
     const raised = wrapFetchWithPayment(fetch, newClient().setSpendControls({ maxAmountPerPayment: '$25' }));
     const res = await raised(`${base}/api/v1/sponsored/`, init);
     expect(res.status).toBe(201);
-    const body = await res.json();
+    const body: any = await res.json();
     expect(body.sponsored).toEqual({ tier: 'express', ad_status: 'sponsored_pending', is_paid: true });
     const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!);
     expect(settlement).toMatchObject({ success: true, network: 'eip155:84532' });
@@ -83,7 +83,7 @@ describe('the official @x402/fetch client', () => {
     expect(res.status).toBe(402);
     const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!);
     expect(settlement).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '' });
-    expect((await res.json()).error.code).toBe('payment_settlement_failed');
+    expect(((await res.json()) as any).error.code).toBe('payment_settlement_failed');
   });
 
   it('deferred mode: the client is told success false (settlement_pending) and where to look', async () => {
