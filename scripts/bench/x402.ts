@@ -32,7 +32,7 @@ import { startFacilitator } from '../../test/support/facilitator-server.js';
 import { signedHeader } from '../../test/support/x402.js';
 import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
 
-const CONCURRENCY = 8;
+const CONCURRENCY = Number(process.argv.find((a) => a.startsWith("--concurrency="))?.split("=")[1] ?? 8);
 const env = launcherEnv();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-x402-'));
 const started: RunningService[] = [];

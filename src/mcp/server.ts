@@ -76,6 +76,13 @@ export function mcpEndpoint(deps: AppDeps, routes: RouteDef[], dispatch: () => D
   let tools: ReturnType<typeof toolsFor> | undefined;
   return async (ctx, next) => {
     if (ctx.path !== MCP_PATH) return next();
+    if (ctx.method !== 'POST') {
+      // Stateless: no session to stream server-initiated messages on (GET) or to end (DELETE).
+      ctx.status = 405;
+      ctx.set('Allow', 'POST');
+      ctx.body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages' }, id: null };
+      return;
+    }
     tools ??= toolsFor(deps, routes, dispatch);
     const server = tools.serverFor(ctx);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -85,7 +92,7 @@ export function mcpEndpoint(deps: AppDeps, routes: RouteDef[], dispatch: () => D
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(ctx.req, ctx.res, ctx.method === 'POST' ? ctx.request.body : undefined);
+    await transport.handleRequest(ctx.req, ctx.res, ctx.request.body);
   };
 }
 

@@ -89,6 +89,14 @@ describe('tools and their schemas', () => {
   });
 });
 
+describe('the endpoint', () => {
+  it('is POST-only (stateless): GET is 405 with Allow: POST', async () => {
+    const r = await http.get('/mcp', { accept: 'text/event-stream' });
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('POST');
+  });
+});
+
 describe('free tools', () => {
   it('feed with filters; a bad filter is refused with the route\'s own message', async () => {
     const c = await connect();
@@ -98,9 +106,11 @@ describe('free tools', () => {
     expect(page.results).toHaveLength(1);
     expect(page.count).toBeGreaterThanOrEqual(2);
     expect(JSON.parse(textOf(r))).toEqual(page);
-    const bad = await call(c, 'feed', { per_page: '0' }).catch((e: Error) => ({ isError: true, content: [{ type: 'text', text: e.message }] }) as CallToolResult);
+    const bad = await call(c, 'feed', { per_page: '0' });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/per_page/);
+    const unknown = await call(c, 'feed', { colour: 'red' });
+    expect(unknown.isError).toBe(true);
   });
 
   it('article with its top yaps; an unknown id is the REST 404', async () => {
