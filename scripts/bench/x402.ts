@@ -148,7 +148,7 @@ try {
     },
     {
       name: 'x402, sync settlement, facilitator /settle 2 s',
-      requests: 48,
+      requests: Math.max(16, 6 * CONCURRENCY),
       go: async (n) => {
         fac.setSettleDelay(2000);
         return run(sync.url, await paid(n));
@@ -157,7 +157,9 @@ try {
   ];
   await run(sync.url, keyHeaders(100)); // warm-up
   console.log(`paid GET /api/v1/intel/report/ (cached report), ${CONCURRENCY} connections, median of 3 runs each:`);
-  for (const s of scenarios) {
+  // --only=<substring>: run the matching scenarios (e.g. --only="2 s").
+  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+  for (const s of scenarios.filter((x) => !only || x.name.includes(only))) {
     const runs = [];
     for (let i = 0; i < 3; i++) {
       const r = await s.go(s.requests);
