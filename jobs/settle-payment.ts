@@ -1,6 +1,7 @@
 /**
- * settle-payment: settle a locally verified x402 payment through the facilitator's POST /settle
- * (X402_FACILITATOR_URL), recording each step in payments.state:
+ * settle-payment: settle an x402 payment through the facilitator's POST /settle when the request
+ * path did not (X402_SETTLEMENT_MODE=deferred, or a synchronous attempt that timed out and so may
+ * or may not have sent the transfer), at X402_FACILITATOR_URL, recording each step in payments.state:
  *   verified -> settling (each attempt; settle_attempts + 1) -> settled (transaction hash) | failed
  *  - Transient problems (network, timeout, facilitator 5xx or malformed answer) are retried with
  *    exponential backoff (6 attempts, 1 s doubling: all within the authorization's validity).
@@ -12,10 +13,11 @@
  * Scheduled with {} it sweeps: x402 payments still `verified` after 60 s (their job was lost) are
  * enqueued again under the same deterministic job id.
  */
-import { FacilitatorTimeoutError, HTTPFacilitatorClient } from '@x402/core/http';
-import { SettleError, type PaymentPayload, type PaymentRequirements, type SettleResponse } from '@x402/core/types';
+import { HTTPFacilitatorClient } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { z } from 'zod';
 import { ReplayGuard } from '../src/payments/replay.js';
+import { INDETERMINATE, settleOnce } from '../src/payments/settle.js';
 import { beginSettlement, markFailed, markSettled, orphanedPayments, recordSettleError, type PaymentRow } from '../src/queries/payments.js';
 import { failAdPayment, markAdPaid } from '../src/queries/sponsored.js';
 import { defaultJobOptions, defineJob, PermanentJobError, type JobDeps } from './define.js';
@@ -25,27 +27,9 @@ export const payload = z
   .default({});
 
 const ATTEMPTS = 6;
-const INDETERMINATE = 'indeterminate:';
 const SWEEP_AFTER_S = 60;
 
-export type SettleOutcome =
-  | { kind: 'settled'; transaction: string | null }
-  | { kind: 'refused'; reason: string }
-  | { kind: 'transient'; reason: string; indeterminate: boolean };
-
-/** Classify one facilitator answer (pure). */
-export function classifySettle(res: SettleResponse | null, err: unknown, previousError: string | null): SettleOutcome {
-  if (res?.success) return { kind: 'settled', transaction: res.transaction || null };
-  let reason: string;
-  if (res) reason = res.errorReason ?? 'settle_failed';
-  else if (err instanceof SettleError) {
-    if (err.statusCode >= 500) return { kind: 'transient', reason: `facilitator ${err.statusCode}: ${err.errorReason ?? 'error'}`, indeterminate: false };
-    reason = err.errorReason ?? `facilitator ${err.statusCode}`;
-  } else if (err instanceof FacilitatorTimeoutError) return { kind: 'transient', reason: 'facilitator timeout', indeterminate: true };
-  else return { kind: 'transient', reason: (err as Error)?.message?.slice(0, 200) ?? 'facilitator unreachable', indeterminate: false };
-  if (/nonce_already_used/.test(reason) && previousError?.startsWith(INDETERMINATE)) return { kind: 'settled', transaction: null };
-  return { kind: 'refused', reason };
-}
+export { classifySettle, type SettleOutcome } from '../src/payments/settle.js';
 
 async function finishFailed(deps: JobDeps, row: PaymentRow, reason: string, suspendPayer: boolean) {
   // The payment's failure and the ad's kill (with its news.killed event) commit together.
@@ -79,17 +63,10 @@ export const job = defineJob({
     }
 
     const client = new HTTPFacilitatorClient({ url: deps.config.X402_FACILITATOR_URL, timeoutMs: deps.config.X402_FACILITATOR_TIMEOUT_MS });
-    let res: SettleResponse | null = null;
-    let error: unknown = null;
-    try {
-      res = await client.settle(paymentPayload, paymentRequirements);
-    } catch (err) {
-      error = err;
-    }
     // settle_attempts counts this attempt: an earlier one that left no error behind ended with its
     // worker (SIGKILL, lost dyno) while the facilitator may have sent the transfer: indeterminate.
     const previous = row.last_error ?? (row.settle_attempts > 1 ? `${INDETERMINATE}previous attempt ended without an answer` : null);
-    const outcome = classifySettle(res, error, previous);
+    const outcome = await settleOnce(client, paymentPayload, paymentRequirements, previous);
     if (outcome.kind === 'settled') {
       await deps.db.transaction().execute(async (trx) => {
         await markSettled(trx, row.id, outcome.transaction);

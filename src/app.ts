@@ -18,6 +18,7 @@ import { WebMetrics } from './metrics/web-metrics.js';
 import { outboxDepth } from './queries/event-log.js';
 import { allRoutes } from './routes/index.js';
 import { editorCsp as editorConsoleCsp } from './editor/routes.js';
+import { mcpEndpoint } from './mcp/server.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -78,6 +79,9 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
 
   // Staff only; after csrfGuard (its POST actions) and the body parser; not metered.
   app.use(adminQueues({ db: deps.db, queue: deps.queue, log: deps.log }));
+  // The MCP endpoint (/mcp): its tools dispatch REST requests into this app, which meters them.
+  let dispatch: ReturnType<Koa['callback']> | undefined;
+  app.use(mcpEndpoint(deps, routes, () => (dispatch ??= app.callback())));
 
   const limits = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);
   const quota = limits.dailyQuota();

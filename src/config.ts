@@ -190,6 +190,14 @@ export const envSchema = z.object({
   X402_FACILITATOR_URL: url(['http:', 'https:']).default('https://x402.org/facilitator'),
   /** x402: `local` checks the EIP-3009 signature, amount, recipient and validity window in-process (no RPC); `facilitator` also asks the facilitator's /verify (balance, on-chain nonce). */
   X402_VERIFY_MODE: z.enum(['local', 'facilitator']).default('local'),
+  /**
+   * x402: when the facilitator settles a payment. sync (default): verify, settle through the
+   * facilitator, and only then serve the resource with a truthful PAYMENT-RESPONSE (transaction hash);
+   * a refused settlement is 402 and nothing is delivered. deferred: serve after local verification and
+   * settle in the settle-payment job (faster, but the server carries the risk that settlement fails);
+   * PAYMENT-RESPONSE then says success false, errorReason settlement_pending, and extra.status_url.
+   */
+  X402_SETTLEMENT_MODE: z.enum(['sync', 'deferred']).default('sync'),
   /** x402: per-request timeout of facilitator calls. */
   X402_FACILITATOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** Sponsored posts (tier express): price in X402_ASSET atomic units (25000000 = 25 USDC); the mainnet fallback uses the same figure. */

@@ -147,6 +147,9 @@ try {
     LOG_LEVEL: 'silent',
     ANON_DAILY_QUOTA: '100000000',
     X402_PAY_TO: payTo,
+    // Measures the verification path without a facilitator: settlement deferred to the (absent) job;
+    // bench:x402 measures synchronous settlement.
+    X402_SETTLEMENT_MODE: 'deferred',
     INTEL_CACHE_TTL_S: '3600',
   });
   const db = createDb(config.DATABASE_URL, { max: 10 });

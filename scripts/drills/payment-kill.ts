@@ -71,6 +71,8 @@ export async function runPaymentKillDrill(opts: { payments?: number; stack?: Sta
       X402_NETWORK: 'eip155:84532',
       X402_FACILITATOR_URL: relay.url,
       X402_FACILITATOR_TIMEOUT_MS: '20000',
+      // The drill kills the worker that settles: the deferred mode, where settlement is the job's.
+      X402_SETTLEMENT_MODE: 'deferred',
       ...opts.stack?.env,
     },
     log,

@@ -5,17 +5,25 @@
  *
  *   const grant = await paywall.authorize(ctx, offer)   // 402/503 on any problem; nothing consumed
  *   ...compute the response...
- *   await grant.commit()                                 // claim nonce/tx (Redis NX + Postgres), record,
- *                                                        // enqueue settlement, set PAYMENT-RESPONSE
+ *   await grant.commit()                                 // claim nonce/tx (Redis NX + Postgres), settle
+ *                                                        // (sync) or enqueue settlement (deferred),
+ *                                                        // record, set PAYMENT-RESPONSE
  *
  * Why not x402HTTPResourceServer.processHTTPRequest/processSettlement: it treats an undecodable
  * PAYMENT-SIGNATURE as "no payment" (one generic 402), folds accepted-field mismatches into
  * "No matching payment requirements", verifies through a facilitator round trip and settles
  * before the response is sent. We keep its wire format (the @x402/core types and header codecs,
  * the @x402/evm EIP-3009 types and reason strings) and do the rest as the v2 spec describes:
- * local signature verification, distinct error codes, settlement in a worker job.
+ * local signature verification, distinct error codes, and settlement as X402_SETTLEMENT_MODE says:
+ *  - sync (default): commit() settles through the facilitator before the response is written; the
+ *    PAYMENT-RESPONSE is the facilitator's own answer (success, transaction, network, payer). A refusal
+ *    is 402 payment_settlement_failed with PAYMENT-RESPONSE success false, and nothing is delivered.
+ *  - deferred: commit() records the verified payment and enqueues settle-payment; PAYMENT-RESPONSE
+ *    says success false, errorReason "settlement_pending", transaction "" and extra.status_url,
+ *    because nothing has been settled yet (the v2 transport defines success as settlement success).
  */
 import { HTTPFacilitatorClient, encodePaymentResponseHeader } from '@x402/core/http';
+import type { SettleResponse } from '@x402/core/types';
 import type { PaymentRequirements } from '@x402/core/types';
 import type { Context } from 'koa';
 import type { Transaction } from 'kysely';
@@ -29,6 +37,7 @@ import { insertPayment, newPaymentId, replayKeyUsed } from '../queries/payments.
 import { PaymentRejection, reject, unavailable } from './errors.js';
 import { MainnetVerifier, parseFallbackHeaders } from './mainnet.js';
 import { mainnetReplayKey, ReplayGuard, x402ReplayKey } from './replay.js';
+import { INDETERMINATE, settleOnce } from './settle.js';
 import {
   formatUnits6,
   MAINNET_CHAIN_ID,
@@ -52,8 +61,14 @@ export type Grant =
       kind: 'payment';
       method: 'x402' | 'mainnet_transfer';
       payer: Address;
-      /** Consume the payment and record it; throws 402 payment_replayed if another request got there first. */
-      commit(attach?: Attach): Promise<{ paymentId: string; articleId: number | null }>;
+      /** True when commit() settles before returning (sync x402, or a mainnet transfer, settled already). */
+      settled: boolean;
+      /**
+       * Consume the payment (settling it first in sync mode) and record it; throws 402
+       * payment_replayed if another request got there first, 402 payment_settlement_failed when the
+       * facilitator refuses, 503 when it cannot say. `settlement` is the facilitator's answer (sync x402).
+       */
+      commit(attach?: Attach): Promise<{ paymentId: string; articleId: number | null; settlement: SettleResponse | null }>;
     };
 
 export interface AuthorizeOptions {
@@ -66,6 +81,7 @@ export class Paywall {
   private readonly guard: ReplayGuard;
   private readonly mainnet: MainnetVerifier | null;
   private readonly facilitator: HTTPFacilitatorClient | null;
+  private readonly settler: HTTPFacilitatorClient;
 
   constructor(private readonly deps: AppDeps) {
     this.guard = new ReplayGuard(deps.redis, deps.config.QUEUE_PREFIX);
@@ -74,6 +90,11 @@ export class Paywall {
       deps.config.X402_VERIFY_MODE === 'facilitator'
         ? new HTTPFacilitatorClient({ url: deps.config.X402_FACILITATOR_URL, timeoutMs: deps.config.X402_FACILITATOR_TIMEOUT_MS })
         : null;
+    this.settler = this.facilitator ?? new HTTPFacilitatorClient({ url: deps.config.X402_FACILITATOR_URL, timeoutMs: deps.config.X402_FACILITATOR_TIMEOUT_MS });
+  }
+
+  get settlementMode(): 'sync' | 'deferred' {
+    return this.deps.config.X402_SETTLEMENT_MODE;
   }
 
   private payTo(): Address {
@@ -124,7 +145,8 @@ export class Paywall {
     const req = this.requirementsFor(offer);
     const details = { ...this.options(offer, opts, req, rej.x402Reason), problem: rej.details };
     const pr = paymentRequired(this.deps.config, req, offer, rej.x402Reason);
-    return new AppError(402, rej.code, rej.message, details, { ...paymentRequiredHeaders(pr), ...rej.headers });
+    // 400 (malformed PAYMENT-SIGNATURE) carries PAYMENT-REQUIRED too, so a client can sign again.
+    return new AppError(rej.status, rej.code, rej.message, details, { ...paymentRequiredHeaders(pr), ...rej.headers });
   }
 
   /** Phase 1: decide whether this request is paid for. Throws 402/503 AppErrors; consumes nothing. */
@@ -181,49 +203,117 @@ export class Paywall {
       }
     }
     const nowS = Date.now() / 1000;
+    const claimTtlS = Number(v.validBefore) - nowS + 300;
+    const row = (paymentId: string, state: 'verified' | 'settled', transactionHash: string | null) => ({
+      id: paymentId,
+      method: 'x402' as const,
+      purpose: offer.purpose,
+      replayKey,
+      network: req.network,
+      asset: req.asset,
+      payer: v.payer,
+      payTo: req.payTo,
+      amountAtomic: v.value.toString(),
+      state,
+      validBefore: new Date(Number(v.validBefore) * 1000),
+      payload: { paymentPayload: v.paymentPayload, paymentRequirements: req },
+      transactionHash,
+      resource: `${ctx.method} ${ctx.path}`,
+      userId: ctx.state.user?.id ?? null,
+      settleAttempts: state === 'settled' ? 1 : 0,
+    });
+    const network = req.network as `${string}:${string}`;
+    type Committed = { paymentId: string; articleId: number | null; settlement: SettleResponse | null };
+    const deferred = async (attach?: Attach): Promise<Committed> => {
+      const paymentId = newPaymentId();
+      const articleId = await this.record(offer, replayKey, claimTtlS, row(paymentId, 'verified', null), attach);
+      await this.enqueueSettlement(paymentId);
+      // Not settled yet: success false (the v2 transport's `success` is settlement success), with
+      // where to learn the outcome.
+      ctx.set(
+        'PAYMENT-RESPONSE',
+        encodePaymentResponseHeader({
+          success: false,
+          errorReason: 'settlement_pending',
+          transaction: '',
+          network,
+          payer: v.payer,
+          extra: { payment_id: paymentId, state: 'verified', settlement: 'deferred', status_url: this.statusUrl(paymentId) },
+        }),
+      );
+      ctx.set('Cache-Control', 'private, no-store');
+      return { paymentId, articleId, settlement: null };
+    };
+    const sync = async (attach?: Attach): Promise<Committed> => {
+      const paymentId = newPaymentId();
+      if (!(await this.guard.claim(replayKey, claimTtlS))) throw this.replayed(offer, 'x402');
+      const outcome = await settleOnce(this.settler, v.paymentPayload, req);
+      if (outcome.kind === 'refused') {
+        // Nothing moved; a refusal for a nonce already used on chain keeps the claim.
+        if (!/nonce_already_used/.test(outcome.reason)) await this.guard.release(replayKey).catch(() => undefined);
+        // Spent by an earlier request of ours (the Redis claim was lost): a replay, as Postgres says.
+        else if (await replayKeyUsed(this.deps.db, replayKey)) throw this.replayed(offer, 'x402');
+        const failed: SettleResponse = { success: false, errorReason: outcome.reason, transaction: '', network, payer: v.payer };
+        const rej = reject('payment_settlement_failed', `the facilitator refused to settle the payment: ${outcome.reason}; nothing was charged and the resource was not delivered`, outcome.reason, {
+          reason: outcome.reason,
+        });
+        throw this.toHttpError(new PaymentRejection(rej.code, rej.message, rej.x402Reason, rej.details, 402, { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(failed) }), offer, {});
+      }
+      if (outcome.kind === 'transient' && !outcome.indeterminate) {
+        await this.guard.release(replayKey).catch(() => undefined);
+        throw this.toHttpError(
+          unavailable('payment_settlement_unavailable', `the payment facilitator failed (${outcome.reason}); nothing was charged, retry with the same PAYMENT-SIGNATURE`),
+          offer,
+          {},
+        );
+      }
+      if (outcome.kind === 'transient') {
+        // Timed out: the transfer may have been sent. Record it for the settle-payment job, which
+        // asks again (a later "nonce already used" then means this transfer went through).
+        await this.record(offer, replayKey, claimTtlS, row(paymentId, 'verified', null), undefined, true);
+        await this.deps.db.updateTable('payments').set({ last_error: `${INDETERMINATE}${outcome.reason}` }).where('id', '=', paymentId).execute();
+        await this.enqueueSettlement(paymentId);
+        throw new AppError(
+          503,
+          'payment_settlement_pending',
+          'the facilitator did not answer in time; the payment may or may not have been settled and the resource was not delivered; see details.status_url for the outcome',
+          { payment_id: paymentId, status_url: this.statusUrl(paymentId) },
+          { 'Retry-After': '5' },
+        );
+      }
+      const settlement: SettleResponse = { success: true, transaction: outcome.transaction ?? '', network, payer: v.payer };
+      let articleId: number | null;
+      try {
+        articleId = await this.record(offer, replayKey, claimTtlS, row(paymentId, 'settled', outcome.transaction), attach, true);
+      } catch (err) {
+        // Money moved but the record failed: this must reach an operator.
+        this.deps.log.error({ paymentId, transaction: outcome.transaction, payer: v.payer, err: (err as Error).message }, 'settled x402 payment could not be recorded');
+        throw err;
+      }
+      ctx.set('PAYMENT-RESPONSE', encodePaymentResponseHeader({ ...settlement, extra: { payment_id: paymentId, state: 'settled', status_url: this.statusUrl(paymentId) } }));
+      ctx.set('Cache-Control', 'private, no-store');
+      return { paymentId, articleId, settlement };
+    };
     return {
       kind: 'payment',
       method: 'x402',
       payer: v.payer,
-      commit: once(async (attach) => {
-        const paymentId = newPaymentId();
-        const articleId = await this.record(offer, replayKey, Number(v.validBefore) - nowS + 300, {
-          id: paymentId,
-          method: 'x402',
-          purpose: offer.purpose,
-          replayKey,
-          network: req.network,
-          asset: req.asset,
-          payer: v.payer,
-          payTo: req.payTo,
-          amountAtomic: v.value.toString(),
-          state: 'verified',
-          validBefore: new Date(Number(v.validBefore) * 1000),
-          payload: { paymentPayload: v.paymentPayload, paymentRequirements: req },
-          transactionHash: null,
-          resource: `${ctx.method} ${ctx.path}`,
-          userId: ctx.state.user?.id ?? null,
-        }, attach);
-        try {
-          await this.deps.queue.enqueue('settle-payment', { payment_id: paymentId });
-        } catch (err) {
-          // Recorded as verified: the scheduled sweep of settle-payment picks it up.
-          this.deps.log.warn({ paymentId, err: (err as Error).message }, 'settle-payment enqueue failed; left to the sweep');
-        }
-        ctx.set(
-          'PAYMENT-RESPONSE',
-          encodePaymentResponseHeader({
-            success: true,
-            transaction: '',
-            network: req.network as `${string}:${string}`,
-            payer: v.payer,
-            extra: { payment_id: paymentId, state: 'verified', settlement: 'deferred', status_url: this.statusUrl(paymentId) },
-          }),
-        );
-        ctx.set('Cache-Control', 'private, no-store');
-        return { paymentId, articleId };
-      }),
+      settled: this.settlementMode === 'sync',
+      commit: once((attach) => (this.settlementMode === 'sync' ? sync(attach) : deferred(attach))),
     };
+  }
+
+  private async enqueueSettlement(paymentId: string): Promise<void> {
+    try {
+      await this.deps.queue.enqueue('settle-payment', { payment_id: paymentId });
+    } catch (err) {
+      // Recorded as verified: the scheduled sweep of settle-payment picks it up.
+      this.deps.log.warn({ paymentId, err: (err as Error).message }, 'settle-payment enqueue failed; left to the sweep');
+    }
+  }
+
+  private replayed(offer: Offer, method: 'x402' | 'mainnet_transfer'): AppError {
+    return this.toHttpError(reject('payment_replayed', 'this payment has already paid for a request', method === 'x402' ? 'invalid_exact_evm_nonce_already_used' : 'invalid_transaction_already_used'), offer, {});
   }
 
   private async authorizeMainnet(ctx: Context, offer: Offer, req: PaymentRequirements, txHeader: string, fromHeader: string): Promise<Grant> {
@@ -239,6 +329,7 @@ export class Paywall {
       kind: 'payment',
       method: 'mainnet_transfer',
       payer: from,
+      settled: true,
       commit: once(async (attach) => {
         const paymentId = newPaymentId();
         const articleId = await this.record(offer, replayKey, 30 * 24 * 3600, {
@@ -269,16 +360,15 @@ export class Paywall {
           }),
         );
         ctx.set('Cache-Control', 'private, no-store');
-        return { paymentId, articleId };
+        return { paymentId, articleId, settlement: null };
       }),
     };
   }
 
   /** Claim in Redis, then insert (and attach) in one Postgres transaction; a conflict is a replay. */
-  private async record(offer: Offer, replayKey: string, ttlS: number, row: Parameters<typeof insertPayment>[1], attach?: Attach): Promise<number | null> {
-    const replayed = () =>
-      this.toHttpError(reject('payment_replayed', 'this payment has already paid for a request', row.method === 'x402' ? 'invalid_exact_evm_nonce_already_used' : 'invalid_transaction_already_used'), offer, {});
-    if (!(await this.guard.claim(replayKey, ttlS))) throw replayed();
+  private async record(offer: Offer, replayKey: string, ttlS: number, row: Parameters<typeof insertPayment>[1], attach?: Attach, claimed = false): Promise<number | null> {
+    const replayed = () => this.replayed(offer, row.method);
+    if (!claimed && !(await this.guard.claim(replayKey, ttlS))) throw replayed();
     let outcome: { articleId: number | null } | null;
     try {
       outcome = await this.deps.db.transaction().execute(async (trx) => {
@@ -289,7 +379,8 @@ export class Paywall {
         return { articleId };
       });
     } catch (err) {
-      await this.guard.release(replayKey).catch(() => undefined);
+      // A settled payment keeps its claim (the nonce is spent on chain).
+      if (row.state !== 'settled' || row.method !== 'x402') await this.guard.release(replayKey).catch(() => undefined);
       throw err;
     }
     // The Redis key stays claimed: Postgres says this payment was used before (Redis had lost it).

@@ -8,6 +8,7 @@ import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { findDefaultAsset, getDefaultAsset } from '@x402/evm';
 import { getAddress, type Address } from 'viem';
 import type { Config } from '../config.js';
+import { compactBazaar, type BazaarExtension } from './discovery.js';
 
 export const X402_VERSION = 2;
 export const SCHEME = 'exact';
@@ -29,6 +30,12 @@ export interface Offer {
   /** Path under the public base URL, e.g. /api/v1/intel/report/ (the x402 `resource.url`). */
   path: string;
   description: string;
+  /** HTTP method of the paid route (discovery). */
+  method?: 'GET' | 'POST';
+  /** x402 `bazaar` discovery extension: carried in PaymentRequired.extensions and GET /.well-known/x402. */
+  bazaar?: BazaarExtension;
+  /** Overrides `path`: the x402 resource URL (e.g. the MCP endpoint for a paid tool). */
+  resourceUrl?: string;
 }
 
 export interface AssetInfo {
@@ -84,17 +91,23 @@ export function paymentRequired(config: Config, requirements: PaymentRequirement
     x402Version: X402_VERSION,
     ...(error ? { error } : {}),
     resource: {
-      url: new URL(offer.path, config.PUBLIC_BASE_URL).toString(),
+      url: offer.resourceUrl ?? new URL(offer.path, config.PUBLIC_BASE_URL).toString(),
       description: offer.description,
       mimeType: 'application/json',
     },
     accepts: [requirements],
+    ...(offer.bazaar ? { extensions: { bazaar: offer.bazaar } } : {}),
   };
 }
 
 /** Headers of every 402 (x402 v2 HTTP transport): PAYMENT-REQUIRED (base64 JSON) and no shared caching. */
 export function paymentRequiredHeaders(pr: PaymentRequired): Record<string, string> {
-  return { 'PAYMENT-REQUIRED': encodePaymentRequiredHeader(pr), 'Cache-Control': PAYMENT_REQUIRED_CACHE_CONTROL };
+  // The header carries the bazaar extension without the output's JSON Schema (the report's is ~12 KB,
+  // which would push the header past common 16 KB limits); the body's error.details and
+  // GET /.well-known/x402 carry it whole.
+  const bazaar = pr.extensions?.bazaar as BazaarExtension | undefined;
+  const headerPr = bazaar ? { ...pr, extensions: { ...pr.extensions, bazaar: compactBazaar(bazaar) } } : pr;
+  return { 'PAYMENT-REQUIRED': encodePaymentRequiredHeader(headerPr), 'Cache-Control': PAYMENT_REQUIRED_CACHE_CONTROL };
 }
 
 /** Decimal string of an atomic amount with 6 decimals, e.g. 250000n -> "0.25". */

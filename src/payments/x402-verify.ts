@@ -14,7 +14,7 @@ import { decodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { getAddress, getTypesForEIP712Domain, hashDomain, keccak256, recoverAddress, type Address, type Hex } from 'viem';
 import { z } from 'zod';
-import { reject } from './errors.js';
+import { malformed, reject } from './errors.js';
 import { chainIdOf, SCHEME, X402_VERSION } from './requirements.js';
 
 /** Largest PAYMENT-SIGNATURE header we decode (a real one is ~1.2 KB). */
@@ -105,7 +105,7 @@ export interface VerifiedAuthorization {
 
 /** Step 1: decode and shape-check the header. */
 export function decodePaymentHeader(header: string): { payload: PaymentPayload; parsed: z.infer<typeof payloadSchema> } {
-  const bad = (why: string) => reject('payment_invalid_encoding', `PAYMENT-SIGNATURE ${why}`, 'invalid_payload', { header: 'PAYMENT-SIGNATURE' });
+  const bad = (why: string) => malformed(`PAYMENT-SIGNATURE ${why}`, { header: 'PAYMENT-SIGNATURE' });
   if (header.length > MAX_PAYMENT_HEADER_LENGTH) throw bad(`is longer than ${MAX_PAYMENT_HEADER_LENGTH} characters`);
   let raw: unknown;
   try {
@@ -116,7 +116,7 @@ export function decodePaymentHeader(header: string): { payload: PaymentPayload; 
   const r = payloadSchema.safeParse(raw);
   if (!r.success) {
     const where = r.error.issues.map((i) => i.path.join('.') || '(root)');
-    throw reject('payment_invalid_encoding', `PAYMENT-SIGNATURE is not an x402 v2 exact EIP-3009 payment payload (bad: ${[...new Set(where)].join(', ')})`, 'invalid_payload', {
+    throw malformed(`PAYMENT-SIGNATURE is not an x402 v2 exact EIP-3009 payment payload (bad: ${[...new Set(where)].join(', ')})`, {
       header: 'PAYMENT-SIGNATURE',
       fields: [...new Set(where)],
     });

@@ -33,6 +33,8 @@ export interface NewPayment {
   resource: string;
   articleId?: number | null;
   userId?: number | null;
+  /** Settlement attempts already made (1 when the request path settled it). */
+  settleAttempts?: number;
 }
 
 /** Insert; null when the replay key was already used (the payment is a replay). */
@@ -57,6 +59,7 @@ export async function insertPayment(db: Db | Transaction<Database>, p: NewPaymen
       article_id: p.articleId ?? null,
       user_id: p.userId ?? null,
       settled_at: p.state === 'settled' ? new Date() : null,
+      settle_attempts: p.settleAttempts ?? 0,
     })
     .onConflict((oc) => oc.column('replay_key').doNothing())
     .returning('id')
@@ -67,10 +70,6 @@ export async function insertPayment(db: Db | Transaction<Database>, p: NewPaymen
 export async function replayKeyUsed(db: Db, replayKey: string): Promise<boolean> {
   const r = await db.selectFrom('payments').select('id').where('replay_key', '=', replayKey).executeTakeFirst();
   return Boolean(r);
-}
-
-export async function setPaymentArticle(db: Db | Transaction<Database>, id: string, articleId: number): Promise<void> {
-  await db.updateTable('payments').set({ article_id: articleId, updated_at: sql`now()` }).where('id', '=', id).execute();
 }
 
 export async function getPayment(db: Db, id: string) {

@@ -24,6 +24,7 @@ import { sponsoredRoutes } from './sponsored.js';
 import { webhookRoutes } from './webhooks.js';
 import { modlogRoutes } from './modlog.js';
 import { editorRoutes } from '../editor/routes.js';
+import { discoveryRoutes } from './discovery.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -51,5 +52,6 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
   ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));
+  routes.push(...discoveryRoutes(deps, () => routes));
   return routes;
 }

@@ -18,6 +18,8 @@ import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { IntelCache } from '../intel/cache.js';
 import { paymentErrorCodes } from '../payments/errors.js';
+import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC } from '../payments/docs.js';
+import { bazaarHttp, type BazaarExtension } from '../payments/discovery.js';
 import { Paywall } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
 import { JobFailedError } from '../queue.js';
@@ -55,12 +57,19 @@ const reportQuery = z.object({
   top_n: queryInt({ min: REPORT_TOP_N.min, max: REPORT_TOP_N.max, default: REPORT_TOP_N.default }).meta({ description: 'Entries per list, 1-50 (default 10)' }),
 });
 
+let reportBazaar: BazaarExtension | undefined;
+
+/** The report's query schema (shared with the MCP tool intel_report). */
+export { reportQuery, trendingQuery };
+
 export function reportOffer(deps: AppDeps): Offer {
   return {
     purpose: 'intel_report',
     amountAtomic: BigInt(deps.config.X402_PRICE_ATOMIC),
     path: '/api/v1/intel/report/',
-    description: 'Squid News market intelligence report (one call)',
+    description: 'Squid News market intelligence report (one call): trending topics, top sources, content performance and sentiment over the last `hours` hours',
+    method: 'GET',
+    bazaar: (reportBazaar ??= bazaarHttp({ method: 'GET', query: reportQuery, output: reportSchema, exampleQuery: { hours: '24', topics: 'defi', top_n: '10' } })),
   };
 }
 
@@ -134,11 +143,11 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Market intelligence report (paid: $0.25 per call over x402, or a builder/enterprise API key)',
       description: [
         'Paid access, three ways:',
-        `1. x402 v2 (primary). Without a credential the answer is 402 with header PAYMENT-REQUIRED: base64 JSON {x402Version: 2, resource, accepts: [{scheme: "exact", network: X402_NETWORK (default eip155:8453, Base), asset: USDC, amount: "${deps.config.X402_PRICE_ATOMIC}", payTo, maxTimeoutSeconds, extra: {name, version}}]}; the same object is in the body's error.details. Sign an EIP-3009 TransferWithAuthorization for exactly that amount to payTo (EIP-712 domain: extra.name, extra.version, the network's chain id, verifyingContract = asset) and retry with header PAYMENT-SIGNATURE: base64 JSON {x402Version: 2, accepted: <the requirement>, payload: {authorization: {from, to, value, validAfter, validBefore, nonce}, signature}}. The server checks the signature locally, recipient, amount, validity window and that the nonce never paid before (shared by every web process), serves the report with header PAYMENT-RESPONSE (base64 JSON {success, transaction: "" (settled later), network, payer, extra: {payment_id, state, status_url}}) and settles through the facilitator in a worker job (GET /payments/{payment_id}/ shows the state).`,
+        `1. x402 v2 (primary). Without a credential the answer is 402 with header PAYMENT-REQUIRED: base64 JSON {x402Version: 2, resource, accepts: [{scheme: "exact", network: X402_NETWORK (default eip155:8453, Base), asset: USDC, amount: "${deps.config.X402_PRICE_ATOMIC}", payTo, maxTimeoutSeconds, extra: {name, version}}]}; the same object is in the body's error.details. Sign an EIP-3009 TransferWithAuthorization for exactly that amount to payTo (EIP-712 domain: extra.name, extra.version, the network's chain id, verifyingContract = asset) and retry with header PAYMENT-SIGNATURE: base64 JSON {x402Version: 2, accepted: <the requirement>, payload: {authorization: {from, to, value, validAfter, validBefore, nonce}, signature}}. The server checks the signature locally, recipient, amount, validity window and that the nonce never paid before (shared by every web process), then ${SETTLEMENT_DOC}`,
         '2. Authorization: Bearer <API key> of the builder or enterprise tier: no payment. A free-tier key gets 402 api_key_tier_insufficient with the payment options.',
         `3. Fallback: headers X-Payment-Tx (transaction hash) and X-Payment-From (sender) of a USDC or USDT transfer on Ethereum mainnet to payTo of at least ${deps.config.X402_PRICE_ATOMIC / 1e6} (atomic ${deps.config.X402_PRICE_ATOMIC}), with MAINNET_MIN_CONFIRMATIONS (default 12) confirmations. Each transaction hash pays one call.`,
-        `Every refusal is 402 (with a fresh PAYMENT-REQUIRED) and its own code: ${Object.keys(paymentErrorCodes)
-          .filter((c) => !['payments_not_configured', 'payment_fallback_unavailable', 'payment_verifier_unavailable', 'payment_not_found'].includes(c))
+        `A malformed PAYMENT-SIGNATURE (not base64 JSON of a v2 payment payload) is 400 payment_invalid_encoding, as the x402 v2 HTTP transport specifies; every other refusal is 402 (with a fresh PAYMENT-REQUIRED) and its own code: ${Object.keys(paymentErrorCodes)
+          .filter((c) => !['payments_not_configured', 'payment_fallback_unavailable', 'payment_verifier_unavailable', 'payment_not_found', 'payment_invalid_encoding', 'payment_settlement_unavailable', 'payment_settlement_pending'].includes(c))
           .join(', ')}. A payment is consumed only when the report is served (not on 4xx/503).`,
         'The report is computed by the worker and cached per (hours, topics, top_n) for INTEL_CACHE_TTL_S (default 300 s); header X-Intel-Cache: hit | miss. On a miss the request waits at most JOB_WAIT_MS, else 503 intel_pending (not charged).',
       ].join('\n\n'),
@@ -150,17 +159,21 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
           description: 'the report',
           schema: reportSchema,
           headers: {
-            'PAYMENT-RESPONSE': { description: 'x402 payments: base64 JSON settlement response (success, transaction, network, payer, extra.payment_id, extra.state, extra.status_url)', schema: z.string() },
+            'PAYMENT-RESPONSE': { description: PAYMENT_RESPONSE_DOC, schema: z.string() },
             'X-Intel-Cache': { description: 'hit or miss', schema: z.enum(['hit', 'miss']) },
           },
         },
         402: {
           description: 'Payment required or refused (see the description for codes); body error.details holds the x402 PaymentRequired object and the alternatives',
           schema: errorSchema,
-          headers: { 'PAYMENT-REQUIRED': { description: 'base64 JSON x402 v2 PaymentRequired', schema: z.string() } },
+          headers: {
+            'PAYMENT-REQUIRED': { description: 'base64 JSON x402 v2 PaymentRequired', schema: z.string() },
+            'PAYMENT-RESPONSE': { description: 'payment_settlement_failed only: base64 JSON {success: false, errorReason, transaction: "", network, payer}', schema: z.string() },
+          },
         },
         ...errors({
-          503: `Not ready, failed or payments unavailable (${[...Object.keys(intelErrorCodes), 'payments_not_configured', 'payment_fallback_unavailable', 'payment_verifier_unavailable'].join(', ')}); Retry-After says when to retry`,
+          400: 'validation_failed (query), or payment_invalid_encoding: a malformed PAYMENT-SIGNATURE (PAYMENT-REQUIRED is sent too)',
+          503: `Not ready, failed or payments unavailable (${[...Object.keys(intelErrorCodes), 'payments_not_configured', 'payment_fallback_unavailable', 'payment_verifier_unavailable', 'payment_settlement_unavailable', 'payment_settlement_pending'].join(', ')}); Retry-After says when to retry`,
         }),
       },
       async handler(ctx, { query }) {

@@ -15,6 +15,8 @@ import { hostOf, normalizeUrl } from '../domain/url-normalize.js';
 import { AppError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
+import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC } from '../payments/docs.js';
+import { bazaarHttp, type BazaarExtension } from '../payments/discovery.js';
 import { Paywall } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
 import { AD_STATUSES, AD_TIERS, decideAd, getAd, insertSponsoredArticle, listAds, type AdRow } from '../queries/sponsored.js';
@@ -29,7 +31,7 @@ const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(
 
 const AD_STATES_DOC = [
   'Ad states (sponsored.ad_status):',
-  '- sponsored_pending: bought, waiting for an editor. is_paid is false while the x402 payment settles, true once it has (a mainnet transfer is paid at once).',
+  '- sponsored_pending: bought, waiting for an editor. is_paid is true once the payment has settled: at once with X402_SETTLEMENT_MODE=sync (the default) and for a mainnet transfer; in deferred mode false until the settle-payment job has settled it.',
   '- sponsored_approved: an editor approved it; the article is published (status approved) and the event news.sponsored was sent, ahead of any pending event batch.',
   '- sponsored_rejected: an editor rejected it; the article is killed. Refunds are handled off-platform.',
   '- sponsored_payment_failed: the x402 settlement failed for good; the article is killed and can never go live.',
@@ -94,12 +96,21 @@ const buyBody = z.object({
   tier: z.enum(AD_TIERS).default('express'),
 });
 
+let sponsoredBazaar: BazaarExtension | undefined;
+
 export function sponsoredOffer(deps: AppDeps): Offer {
   return {
     purpose: 'sponsored_post',
     amountAtomic: BigInt(deps.config.SPONSORED_PRICE_ATOMIC),
     path: '/api/v1/sponsored/',
-    description: 'Squid News sponsored post, tier express',
+    description: 'Squid News sponsored post, tier express: a link with headline and tags, published to the feed after editor review',
+    method: 'POST',
+    bazaar: (sponsoredBazaar ??= bazaarHttp({
+      method: 'POST',
+      body: buyBody,
+      output: adSchema,
+      exampleBody: { url: 'https://example.com/launch', headline: 'Example protocol launches v2', tags: ['defi'] },
+    })),
   };
 }
 
@@ -141,20 +152,27 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
       operationId: 'buySponsoredPost',
       summary: 'Buy a sponsored post (tier express) over x402 or a mainnet stablecoin transfer',
       description: [
-        `Price: ${deps.config.SPONSORED_PRICE_ATOMIC} atomic units of the x402 asset (${deps.config.SPONSORED_PRICE_ATOMIC / 1e6} USDC). The payment flow is the one of GET /intel/report/: 402 with PAYMENT-REQUIRED, then the same request with PAYMENT-SIGNATURE (or X-Payment-Tx + X-Payment-From). API keys do not pay for ads.`,
+        `Price: ${deps.config.SPONSORED_PRICE_ATOMIC} atomic units of the x402 asset (${deps.config.SPONSORED_PRICE_ATOMIC / 1e6} USDC). The payment flow is the one of GET /intel/report/: 402 with PAYMENT-REQUIRED, then the same request with PAYMENT-SIGNATURE (or X-Payment-Tx + X-Payment-From). API keys do not pay for ads. The price is above the official x402 client's default per-payment cap ($1): raise it with x402Client.setSpendControls({ maxAmountPerPayment: '$25' }) (see README).`,
+        `Settlement: ${SETTLEMENT_DOC} In sync mode the ad is created with is_paid true; in deferred mode with is_paid false until the settle-payment job settles it.`,
         'The body is validated before payment (a bad body is 400 and costs nothing). On success the article is created with status submitted, origin x402_ad and sponsored {tier, ad_status: sponsored_pending, is_paid}; an editor approves or rejects it. The staff-only event news.submitted is recorded with it. Anyone may buy; a signed-in buyer is recorded as the submitter.',
         AD_STATES_DOC,
       ].join('\n\n'),
       tags: ['sponsored'],
       body: buyBody,
       responses: {
-        201: { description: 'the ad, pending review', schema: adSchema, headers: { 'PAYMENT-RESPONSE': { description: 'base64 JSON settlement response', schema: z.string() } } },
+        201: { description: 'the ad, pending review', schema: adSchema, headers: { 'PAYMENT-RESPONSE': { description: PAYMENT_RESPONSE_DOC, schema: z.string() } } },
         402: {
           description: 'Payment required or refused (codes as for GET /intel/report/)',
           schema: errorSchema,
-          headers: { 'PAYMENT-REQUIRED': { description: 'base64 JSON x402 v2 PaymentRequired', schema: z.string() } },
+          headers: {
+            'PAYMENT-REQUIRED': { description: 'base64 JSON x402 v2 PaymentRequired', schema: z.string() },
+            'PAYMENT-RESPONSE': { description: 'payment_settlement_failed only: base64 JSON {success: false, errorReason, transaction: "", network, payer}', schema: z.string() },
+          },
         },
-        ...errors({ 503: 'payments_not_configured, payment_fallback_unavailable or payment_verifier_unavailable' }),
+        ...errors({
+          400: 'validation_failed (body; checked before payment), or payment_invalid_encoding: a malformed PAYMENT-SIGNATURE',
+          503: 'payments_not_configured, payment_fallback_unavailable, payment_verifier_unavailable, payment_settlement_unavailable or payment_settlement_pending',
+        }),
       },
       async handler(ctx, { body }) {
         const grant = await paywall.authorize(ctx, offer);
@@ -168,7 +186,7 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
             source: hostOf(normalized).replace(/^www\./, ''),
             tags: body.tags,
             tier: body.tier,
-            isPaid: grant.method === 'mainnet_transfer',
+            isPaid: grant.settled,
             submittedBy: ctx.state.user?.id ?? null,
           }),
         );

@@ -10,7 +10,7 @@ import { createApp } from '../../src/app.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startFacilitator, type FacilitatorServer } from '../support/facilitator-server.js';
-import { apiKeyOfTier, startTestWorkers } from '../support/intel.js';
+import { apiKeyOfTier, siblingDeps, startTestWorkers } from '../support/intel.js';
 import { MAINNET_USDC, startJsonRpc, type JsonRpcServer } from '../support/jsonrpc-server.js';
 import request from '../support/request.js';
 import { officialClient, payFor, paymentResponseOf, requiredOf } from '../support/x402.js';
@@ -25,6 +25,9 @@ let fac: FacilitatorServer;
 let rpc: JsonRpcServer;
 let workers: Worker[];
 let http: ReturnType<typeof request>;
+/** The same service with X402_SETTLEMENT_MODE=deferred (served before settlement). */
+let deferred: ReturnType<typeof request>;
+let deferredDeps: ReturnType<typeof siblingDeps>;
 let editor: Session;
 let reader: Session;
 
@@ -41,6 +44,8 @@ beforeAll(async () => {
   workers = startTestWorkers(deps, ['settle-payment']);
   relay = await startRelay(deps);
   http = request(createApp(deps));
+  deferredDeps = siblingDeps(deps, { X402_SETTLEMENT_MODE: 'deferred' });
+  deferred = request(createApp(deferredDeps));
   editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] });
   reader = await sessionFor(deps.db, deps.config.JWT_SECRET);
 });
@@ -49,6 +54,8 @@ afterAll(async () => {
   await relay.close();
   await Promise.all(workers.map((w) => w.close()));
   await http.close();
+  await deferred.close();
+  await deferredDeps.close();
   await deps.close();
   await fac.close();
   await rpc.close();
@@ -56,11 +63,11 @@ afterAll(async () => {
 
 const ad = { url: 'https://example-defi.xyz/launch?utm_source=squid', headline: '  Example DeFi launches   v2 ', tags: ['DeFi', 'launch'] };
 
-async function buy(body: unknown = ad, extraHeaders: Record<string, string> = {}) {
+async function buy(body: unknown = ad, extraHeaders: Record<string, string> = {}, via = http) {
   const client = officialClient(privateKeyToAccount(generatePrivateKey()));
-  const first = await http.post('/api/v1/sponsored/', body, extraHeaders);
+  const first = await via.post('/api/v1/sponsored/', body, extraHeaders);
   expect(first.status).toBe(402);
-  const paid = await http.post('/api/v1/sponsored/', body, { ...extraHeaders, ...(await payFor(client, first)) });
+  const paid = await via.post('/api/v1/sponsored/', body, { ...extraHeaders, ...(await payFor(client, first)) });
   return paid;
 }
 
@@ -105,7 +112,7 @@ describe('buying', () => {
     expect(withKey.body.error.code).toBe('api_key_tier_insufficient');
   });
 
-  it('paid over x402: a submitted x402_ad article, pending review, is_paid once settled', async () => {
+  it('paid over x402: settled before the answer, a submitted x402_ad article, pending review, is_paid at once', async () => {
     const r = await buy();
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
@@ -115,11 +122,12 @@ describe('buying', () => {
       status: 'submitted',
       origin: 'x402_ad',
       tags: ['defi', 'launch'],
-      sponsored: { tier: 'express', ad_status: 'sponsored_pending' },
-      payment: { method: 'x402' },
+      sponsored: { tier: 'express', ad_status: 'sponsored_pending', is_paid: true },
+      payment: { method: 'x402', state: 'settled' },
     });
     expect(paymentResponseOf(r).success).toBe(true);
-    await expect.poll(async () => (await adState(r.body.article_id)).sponsored.is_paid, { timeout: 10_000 }).toBe(true);
+    expect(paymentResponseOf(r).transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect((await adState(r.body.article_id)).sponsored.is_paid).toBe(true);
     expect((await http.get(`/api/v1/payments/${r.body.payment.id}/`)).body).toMatchObject({ state: 'settled', purpose: 'sponsored_post', article_id: r.body.article_id, amount_atomic: String(PRICE) });
   });
 
@@ -148,10 +156,12 @@ describe('editor review', () => {
   it('approve: the ad goes live and news.sponsored is published with the sponsored object', async () => {
     await settlementsIdle();
     fac.failNextSettles(1, 'http500');
-    const r = await buy();
+    const r = await buy(ad, {}, deferred);
     expect(r.status).toBe(201);
+    expect(paymentResponseOf(r)).toMatchObject({ success: false, errorReason: 'settlement_pending' });
+    expect(r.body.sponsored.is_paid).toBe(false);
     const id = r.body.article_id;
-    // Settlement is being retried: the ad cannot go live unpaid.
+    // Deferred mode, settlement being retried: the ad cannot go live unpaid.
     const early = await http.post(`/api/v1/sponsored/${id}/approve`, undefined, editor.bearer);
     expect(early.status).toBe(409);
     expect(early.body.error.code).toBe('ad_not_paid');
@@ -207,10 +217,22 @@ describe('editor review', () => {
     expect(await lastEvent()).toMatchObject({ type: 'news.killed', id, origin: 'x402_ad' });
   });
 
-  it('a payment that never settles kills the ad as sponsored_payment_failed', async () => {
+  it('sync mode: a refused settlement is 402 payment_settlement_failed and creates no ad', async () => {
     await settlementsIdle();
     fac.failNextSettles(1, 'refuse');
+    const before = await deps.db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).where('origin', '=', 'x402_ad').executeTakeFirstOrThrow();
     const r = await buy();
+    expect(r.status).toBe(402);
+    expect(r.body.error.code).toBe('payment_settlement_failed');
+    expect(paymentResponseOf(r)).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '' });
+    const after = await deps.db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).where('origin', '=', 'x402_ad').executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+  });
+
+  it('deferred mode: a payment that never settles kills the ad as sponsored_payment_failed', async () => {
+    await settlementsIdle();
+    fac.failNextSettles(1, 'refuse');
+    const r = await buy(ad, {}, deferred);
     const id = r.body.article_id;
     await expect.poll(async () => (await adState(id)).sponsored.ad_status, { timeout: 10_000 }).toBe('sponsored_payment_failed');
     expect(await adState(id)).toMatchObject({ status: 'killed', sponsored: { is_paid: false } });

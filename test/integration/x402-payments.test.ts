@@ -95,28 +95,30 @@ describe('402 Payment Required', () => {
 });
 
 describe('the x402 flow', () => {
-  it('402 -> sign with the x402 client -> retry -> 200 with the report and PAYMENT-RESPONSE; settled by the worker', async () => {
+  it('402 -> sign with the x402 client -> retry -> settled by the facilitator -> 200 with the report and a truthful PAYMENT-RESPONSE', async () => {
     const account = newAccount();
     const client = officialClient(account);
     const first = await http.get(REPORT);
     const headers = await payFor(client, first);
     expect(Object.keys(headers)).toEqual(['PAYMENT-SIGNATURE']);
+    const settlesBefore = fac.settles.length;
     const paid = await http.get(REPORT, headers);
     expect(paid.status).toBe(200);
     expect(() => reportSchema.parse(paid.body)).not.toThrow();
     expect(paid.body.trending_topics.map((t: any) => t.tag)).toContain('defi');
     expect(paid.headers.get('cache-control')).toBe('private, no-store');
+    // Settled before the answer: the facilitator saw exactly one /settle for it.
+    expect(fac.settles.length - settlesBefore).toBe(1);
     const pres = paymentResponseOf(paid);
-    expect(pres).toMatchObject({ success: true, network: 'eip155:84532', payer: account.address, transaction: '' });
+    expect(pres).toMatchObject({ success: true, network: 'eip155:84532', payer: account.address });
+    expect(pres.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     const paymentId = (pres.extra as any).payment_id as string;
     expect((pres.extra as any).status_url).toBe(`http://127.0.0.1:8000/api/v1/payments/${paymentId}/`);
     // The x402 client reads the same header.
     expect(client.getPaymentSettleResponse((n) => paid.headers.get(n)).success).toBe(true);
 
-    await expect.poll(async () => (await paymentState(paymentId)).state, { timeout: 10_000 }).toBe('settled');
     const p = await paymentState(paymentId);
-    expect(p).toMatchObject({ method: 'x402', purpose: 'intel_report', amount_atomic: '250000', pay_to: PAY_TO.toLowerCase(), attempts: 1 });
-    expect(p.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(p).toMatchObject({ state: 'settled', method: 'x402', purpose: 'intel_report', amount_atomic: '250000', pay_to: PAY_TO.toLowerCase(), attempts: 1, transaction: pres.transaction });
     const settled = fac.settles.at(-1)!;
     expect(settled.x402Version).toBe(2);
     expect(settled.paymentRequirements).toMatchObject({ scheme: 'exact', amount: '250000', payTo: PAY_TO });
@@ -144,10 +146,10 @@ describe('every rejection has its own code and consumes nothing', () => {
     ['not base64', () => '%%%not-base64%%%', 'payment_invalid_encoding'],
     ['base64 of non-JSON', () => Buffer.from('hello').toString('base64'), 'payment_invalid_encoding'],
     ['JSON without an authorization', () => Buffer.from(JSON.stringify({ x402Version: 2, accepted: {}, payload: {} })).toString('base64'), 'payment_invalid_encoding'],
-  ])('%s -> %s', async (_name, make, code) => {
+  ])('%s -> 400 %s (the x402 v2 HTTP transport: malformed payment payload)', async (_name, make, code) => {
     const before = await paymentCount();
     const r = await http.get(REPORT, { 'payment-signature': make() });
-    expect(r.status).toBe(402);
+    expect(r.status).toBe(400);
     expect(r.body.error.code).toBe(code);
     expect(r.body.error.details.problem.header).toBe('PAYMENT-SIGNATURE');
     expect(requiredOf(r).accepts[0].amount).toBe('250000');
@@ -257,19 +259,82 @@ async function settlementsIdle() {
     .toBe(0);
 }
 
-describe('settlement', () => {
-  it('retries when the facilitator fails, then records the settlement (verified -> settling -> settled)', async () => {
+describe('sync settlement failures (default mode): nothing is delivered', () => {
+  it('a refused settlement is 402 payment_settlement_failed with PAYMENT-RESPONSE success false; no report, no payment recorded', async () => {
+    await settlementsIdle();
+    fac.failNextSettles(1, 'refuse');
+    const acct = newAccount();
+    const before = await paymentCount();
+    const r = await http.get(REPORT, { 'payment-signature': await signedHeader(acct, await requirement()) });
+    expect(r.status).toBe(402);
+    expect(r.body.error.code).toBe('payment_settlement_failed');
+    expect(r.body.error.details.problem.reason).toBe('invalid_exact_evm_insufficient_balance');
+    expect(r.body.trending_topics).toBeUndefined();
+    const pres = paymentResponseOf(r);
+    expect(pres).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '', network: 'eip155:84532', payer: acct.address });
+    expect(requiredOf(r).error).toBe('invalid_exact_evm_insufficient_balance');
+    expect(await paymentCount()).toBe(before);
+  });
+
+  it('a facilitator 500 is 503 payment_settlement_unavailable; the same signature then pays', async () => {
+    await settlementsIdle();
+    fac.failNextSettles(1, 'http500');
+    const header = await signedHeader(newAccount(), await requirement());
+    const r = await http.get(REPORT, { 'payment-signature': header });
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe('payment_settlement_unavailable');
+    expect(r.headers.get('retry-after')).toBe('5');
+    const again = await http.get(REPORT, { 'payment-signature': header });
+    expect(again.status).toBe(200);
+    expect(paymentResponseOf(again).success).toBe(true);
+  });
+
+  it('a facilitator that does not answer in time is 503 payment_settlement_pending; the job resolves the outcome', async () => {
+    await settlementsIdle();
+    const slow = siblingDeps(deps, { X402_FACILITATOR_TIMEOUT_MS: 300 });
+    siblings.push(slow);
+    const h = request(createApp(slow));
+    fac.failNextSettles(1, 'hang');
+    const r = await h.get(REPORT, { 'payment-signature': await signedHeader(newAccount(), await requirement()) });
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe('payment_settlement_pending');
+    expect(r.body.trending_topics).toBeUndefined();
+    expect(r.headers.get('payment-response')).toBeNull();
+    const id = r.body.error.details.payment_id as string;
+    expect(r.body.error.details.status_url).toBe(`http://127.0.0.1:8000/api/v1/payments/${id}/`);
+    // The worker asks the facilitator again; this time it settles.
+    await expect.poll(async () => (await paymentState(id)).state, { timeout: 15_000, interval: 200 }).toBe('settled');
+    await h.close();
+  });
+});
+
+describe('deferred settlement (X402_SETTLEMENT_MODE=deferred)', () => {
+  let dh: ReturnType<typeof request>;
+  beforeAll(() => {
+    const d = siblingDeps(deps, { X402_SETTLEMENT_MODE: 'deferred' });
+    siblings.push(d);
+    dh = request(createApp(d));
+  });
+  afterAll(() => dh.close());
+
+  it('serves at once, PAYMENT-RESPONSE never claims success before settlement; the worker settles (retrying a failing facilitator)', async () => {
     await settlementsIdle();
     fac.failNextSettles(2, 'http500');
     const before = fac.settles.length;
-    const r = await http.get(REPORT, { 'payment-signature': await signedHeader(newAccount(), await requirement()) });
+    const acct = newAccount();
+    const r = await dh.get(REPORT, { 'payment-signature': await signedHeader(acct, await requirement()) });
     expect(r.status).toBe(200);
-    const id = (paymentResponseOf(r).extra as any).payment_id;
+    const pres = paymentResponseOf(r);
+    expect(pres).toMatchObject({ success: false, errorReason: 'settlement_pending', transaction: '', network: 'eip155:84532', payer: acct.address });
+    expect(pres.extra).toMatchObject({ state: 'verified', settlement: 'deferred' });
+    const id = (pres.extra as any).payment_id;
+    expect((pres.extra as any).status_url).toBe(`http://127.0.0.1:8000/api/v1/payments/${id}/`);
     expect(['verified', 'settling']).toContain((await paymentState(id)).state);
     await expect.poll(async () => (await paymentState(id)).state, { timeout: 15_000, interval: 200 }).toBe('settled');
     const p = await paymentState(id);
     expect(p.attempts).toBe(3);
     expect(p.error).toBeNull();
+    expect(p.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(fac.settles.length - before).toBe(3);
   });
 
@@ -277,16 +342,19 @@ describe('settlement', () => {
     await settlementsIdle();
     fac.failNextSettles(1, 'refuse');
     const acct = newAccount();
-    const r = await http.get(REPORT, { 'payment-signature': await signedHeader(acct, await requirement()) });
+    const r = await dh.get(REPORT, { 'payment-signature': await signedHeader(acct, await requirement()) });
     expect(r.status).toBe(200);
+    expect(paymentResponseOf(r).success).toBe(false);
     const id = (paymentResponseOf(r).extra as any).payment_id;
     await expect.poll(async () => (await paymentState(id)).state, { timeout: 10_000 }).toBe('failed');
     expect((await paymentState(id)).error).toMatch(/insufficient_balance/);
-    const next = await http.get(REPORT, { 'payment-signature': await signedHeader(acct, await requirement()) });
+    const next = await dh.get(REPORT, { 'payment-signature': await signedHeader(acct, await requirement()) });
     expect(next.status).toBe(402);
     expect(next.body.error.code).toBe('payment_payer_suspended');
   });
+});
 
+describe('payment status', () => {
   it('the payment status of an unknown id is 404, a malformed one 400', async () => {
     expect((await http.get('/api/v1/payments/pay_AAAAAAAAAAAAAAAAAAAAAA/')).body.error.code).toBe('payment_not_found');
     expect((await http.get('/api/v1/payments/nope/')).status).toBe(400);

@@ -26,12 +26,14 @@ export interface FacilitatorServer {
   verifies: Body[];
   /** The next `n` settle calls fail this way. */
   failNextSettles(n: number, how: SettleFailure): void;
+  /** Every /settle answers after this many milliseconds (a real facilitator waits for the chain). */
+  setSettleDelay(ms: number): void;
   /** Token balance of an address (default: plenty). */
   setBalance(address: string, atomic: bigint): void;
   close(): Promise<void>;
 }
 
-export async function startFacilitator(opts: { network?: string } = {}): Promise<FacilitatorServer> {
+export async function startFacilitator(opts: { network?: string; settleDelayMs?: number } = {}): Promise<FacilitatorServer> {
   const network = opts.network ?? 'eip155:84532';
   const usedNonces = new Set<string>();
   const balances = new Map<string, bigint>();
@@ -40,6 +42,7 @@ export async function startFacilitator(opts: { network?: string } = {}): Promise
   const verifies: Body[] = [];
   const signer = getAddress(`0x${randomBytes(20).toString('hex')}`);
   const hung: http.ServerResponse[] = [];
+  let settleDelayMs = opts.settleDelayMs ?? 0;
 
   async function check(b: Body): Promise<{ isValid: boolean; invalidReason?: string; payer?: string }> {
     const a = b.paymentPayload.payload.authorization;
@@ -90,6 +93,7 @@ export async function startFacilitator(opts: { network?: string } = {}): Promise
     }
     if (req.method === 'POST' && path === '/settle') {
       settles.push(body);
+      if (settleDelayMs > 0) await new Promise((r) => setTimeout(r, settleDelayMs));
       const failure = failures.shift();
       if (failure === 'http500') return send(500, { error: 'internal error' });
       if (failure === 'hang') {
@@ -112,6 +116,9 @@ export async function startFacilitator(opts: { network?: string } = {}): Promise
     verifies,
     failNextSettles(n, how) {
       for (let i = 0; i < n; i++) failures.push(how);
+    },
+    setSettleDelay(ms) {
+      settleDelayMs = ms;
     },
     setBalance(address, atomic) {
       balances.set(getAddress(address), atomic);
