@@ -17,6 +17,7 @@ import * as m20261124T100000 from './20261124T100000_event_log.js';
 import * as m20261124T120000 from './20261124T120000_event_log_attrs.js';
 import * as m20261124T130000 from './20261124T130000_event_log_commit_order.js';
 import * as m20261125T100000 from './20261125T100000_webhooks.js';
+import * as m20261125T170000 from './20261125T170000_feed_filters.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '20261124T120000_event_log_attrs': m20261124T120000,
   '20261124T130000_event_log_commit_order': m20261124T130000,
   '20261125T100000_webhooks': m20261125T100000,
+  '20261125T170000_feed_filters': m20261125T170000,
 };
