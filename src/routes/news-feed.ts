@@ -12,7 +12,7 @@
  *    and its ETag, so the kept overlay can never be stale;
  *  - authenticated responses are `Cache-Control: private`, anonymous ones `public`.
  * Pages carry a strong ETag (SHA-1 of the bytes) and a Last-Modified that stays put while the
- * ETag does (kept in Redis beside the page for a day), and answer If-None-Match / If-Modified-Since
+ * ETag does (kept in Redis for 10 minutes), and answer If-None-Match / If-Modified-Since
  * with 304.
  */
 import type { Context } from 'koa';
@@ -33,8 +33,12 @@ const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(
 
 export const SYNDICATION_MAX_ITEMS = 50;
 const VARY = 'Authorization, Cookie';
-/** How long the Last-Modified of a cached page's bytes is remembered (the time they were first served). */
-const LAST_MODIFIED_TTL_S = 86_400;
+/**
+ * How long the Last-Modified of a query string's bytes is remembered (the time they were first
+ * served). Long enough to span pollers' intervals; short enough that random query strings cannot
+ * pile up keys in Redis (one ~150-byte key per distinct query string for 10 minutes).
+ */
+const LAST_MODIFIED_TTL_S = 600;
 
 // ---------------------------------------------------------------------------------------------
 // Cached entries: "<etag> <last-modified ms> <comma-separated item ids>\n<body>"
