@@ -60,13 +60,17 @@ function decodeEntry(raw: Buffer): Entry {
  * The entry for freshly rendered bytes. Last-Modified is the time these exact bytes were first
  * rendered (remembered in Redis under the cache key): re-rendering unchanged content keeps it.
  */
-async function encodeEntry(deps: AppDeps, key: string, body: Buffer, ids: number[]): Promise<Buffer> {
-  const etag = etagOf(body);
+async function encodeEntry(deps: AppDeps, key: string, render: () => Promise<{ body: Buffer; ids: number[] }>): Promise<Buffer> {
   const lmKey = `${deps.config.QUEUE_PREFIX}:feed:lm:${key}`;
-  const prev = await deps.redis.get(lmKey);
+  // Read while the page renders (one round trip fewer on a cold page).
+  const [prev, { body, ids }] = await Promise.all([deps.redis.get(lmKey), render()]);
+  const etag = etagOf(body);
   let lm = Date.now();
   if (prev && prev.startsWith(`${etag} `)) lm = Number(prev.slice(etag.length + 1));
-  else await deps.redis.set(lmKey, `${etag} ${lm}`, 'EX', LAST_MODIFIED_TTL_S);
+  else {
+    // Best effort, not awaited: a lost write only makes the next render's Last-Modified newer.
+    deps.redis.set(lmKey, `${etag} ${lm}`, 'EX', LAST_MODIFIED_TTL_S).catch((err: unknown) => deps.log.warn({ err: (err as Error).message }, 'feed: Last-Modified not stored'));
+  }
   return Buffer.concat([Buffer.from(`${etag} ${lm} ${ids.join(',')}\n`, 'latin1'), body]);
 }
 
@@ -202,14 +206,16 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
       const page = query.page ?? 1;
       const key = `page:${ctx.querystring}`;
       const entry = decodeEntry(
-        await cache.getOrCompute(key, async () => {
-          const [rows, count] = await Promise.all([
-            feedPage(deps.db, { ...filter, sort: query.sort_type, page, perPage }),
-            cache.getOrCompute(`count:${JSON.stringify(filter)}`, async () => Buffer.from(String(await feedCount(deps.db, filter)))).then((b) => Number(b.toString())),
-          ]);
-          const body = Buffer.from(JSON.stringify({ count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count), results: rows.map(toArticleItem) }));
-          return encodeEntry(deps, key, body, rows.map((r) => r.id));
-        }),
+        await cache.getOrCompute(key, () =>
+          encodeEntry(deps, key, async () => {
+            const [rows, count] = await Promise.all([
+              feedPage(deps.db, { ...filter, sort: query.sort_type, page, perPage }),
+              cache.getOrCompute(`count:${JSON.stringify(filter)}`, async () => Buffer.from(String(await feedCount(deps.db, filter)))).then((b) => Number(b.toString())),
+            ]);
+            const body = Buffer.from(JSON.stringify({ count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count), results: rows.map(toArticleItem) }));
+            return { body, ids: rows.map((r) => r.id) };
+          }),
+        ),
       );
       const user = ctx.state.user;
       let { etag, body } = entry;
@@ -253,7 +259,7 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
         const filter = feedFilterOf(query, 'approved', query.sort_type);
         const key = `${f.ext}:${ctx.querystring}`;
         const entry = decodeEntry(
-          await cache.getOrCompute(key, async () => {
+          await cache.getOrCompute(key, () => encodeEntry(deps, key, async () => {
             const rows = await feedPage(deps.db, { ...filter, sort: query.sort_type, page: 1, perPage: query.limit ?? SYNDICATION_MAX_ITEMS });
             const meta: SyndicationMeta = {
               title: 'Squid News',
@@ -264,8 +270,8 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
               schemeBase: `${homeUrl}#`,
             };
             const items = rows.map((r) => ({ ...toArticleItem(r) }));
-            return encodeEntry(deps, key, Buffer.from(f.render(items, meta)), rows.map((r) => r.id));
-          }),
+            return { body: Buffer.from(f.render(items, meta)), ids: rows.map((r) => r.id) };
+          })),
         );
         ctx.type = f.type;
         if (answerConditional(ctx, { etag: entry.etag, lastModified: entry.lastModified, cacheControl: PUBLIC_REVALIDATE })) return;
