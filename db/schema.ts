@@ -186,6 +186,11 @@ export interface ArticlesTable {
   duplicate_of: number | null;
 }
 
+export interface AuthGenerationTable {
+  id: Generated<boolean>;
+  generation: Generated<number>;
+}
+
 export interface EventLogTable {
   event_id: number;
   type: string;
@@ -504,6 +509,7 @@ export interface Database {
   article_edits: ArticleEditsTable;
   article_hot_scores: ArticleHotScoresTable;
   articles: ArticlesTable;
+  auth_generation: AuthGenerationTable;
   event_log: EventLogTable;
   event_log_staged: EventLogStagedTable;
   event_log_state: EventLogStateTable;

@@ -63,7 +63,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
   app.use(errorMiddleware(deps.log));
   // Before credential parsing: the scrape token is not a session token.
   app.use(metrics.endpoint());
-  app.use(authenticate({ db: deps.db, secret: deps.config.JWT_SECRET }));
+  app.use(authenticate({ db: deps.db, secret: deps.config.JWT_SECRET, authCacheCheckMs: deps.config.AUTH_CACHE_CHECK_MS }));
   app.use(csrfGuard(deps.config.TRUSTED_ORIGIN));
   const bodyParser = koaBody({
     json: true,

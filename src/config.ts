@@ -123,6 +123,8 @@ export const envSchema = z.object({
   HOT_SCORE_DEBOUNCE_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
   /** Clicks: a repeat click by the same reader (user, or IP + user agent) within this window is not counted again; 0 counts every click. */
   CLICK_DEDUPE_S: z.coerce.number().int().min(0).max(30 * 86_400).default(3600),
+  /** Auth cache (API-key lookups, roles): how long a web process trusts the auth generation it last read before re-reading it; a revocation or role change takes effect in every web process within this time. 0 re-reads it on every authenticated lookup. */
+  AUTH_CACHE_CHECK_MS: z.coerce.number().int().min(0).max(5000).default(200),
   /** Graceful-shutdown budget after SIGTERM before a process exits anyway. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** BullMQ lock duration: a job of a crashed worker is picked up by another after this long. */

@@ -20,9 +20,11 @@ export type EventType = (typeof eventTypes)[number];
  * lifecycle transitions but still have side effects the relay performs (the feed cache, hot scores).
  *  - article.edited: an editor's edit or a fetched page title changed what the feed shows;
  *  - article.yap_posted: a yap changed yap_count / top_tldr, and the hot score is due a recompute;
- *  - feed.reranked: a hot-score run rewrote scores (article_id null when it covered many articles).
+ *  - feed.reranked: a hot-score run rewrote scores (article_id null when it covered many articles);
+ *  - article.voted: a vote on the article or on one of its yaps changed vote_count / votes /
+ *    top_tldr, so feed pages holding it change (and their ETags with them).
  */
-export const internalEventTypes = ['article.edited', 'article.yap_posted', 'feed.reranked'] as const;
+export const internalEventTypes = ['article.edited', 'article.yap_posted', 'feed.reranked', 'article.voted'] as const;
 export type InternalEventType = (typeof internalEventTypes)[number];
 export type AnyEventType = EventType | InternalEventType;
 

@@ -17,6 +17,7 @@ import * as m20261124T100000 from './20261124T100000_event_log.js';
 import * as m20261124T120000 from './20261124T120000_event_log_attrs.js';
 import * as m20261124T130000 from './20261124T130000_event_log_commit_order.js';
 import * as m20261125T100000 from './20261125T100000_webhooks.js';
+import * as m20261125T170000 from './20261125T170000_feed_filters.js';
 import * as m20261125T180000 from './20261125T180000_kill_reasons.js';
 import * as m20261125T210000 from './20261125T210000_media_retention.js';
 import * as m20261125T210500 from './20261125T210500_media_from_disk.js';
@@ -36,6 +37,7 @@ export const migrations: Record<string, Migration> = {
   '20261124T120000_event_log_attrs': m20261124T120000,
   '20261124T130000_event_log_commit_order': m20261124T130000,
   '20261125T100000_webhooks': m20261125T100000,
+  '20261125T170000_feed_filters': m20261125T170000,
   '20261125T180000_kill_reasons': m20261125T180000,
   '20261125T210000_media_retention': m20261125T210000,
   '20261125T210500_media_from_disk': m20261125T210500,

@@ -1,7 +1,8 @@
 /**
  * Seed for the feed benchmark: N approved articles (default 100,000) in set-based SQL
- * (generate_series), spread over the last 14 days, with votes, clicks, tags, token addresses (one
- * of 200 tokens on half of them; BENCH_TOKEN on 1 %), and a tldr yap on every fifth article so
+ * (generate_series), spread over the last 14 days (the last 139 days at 1,000,000), with votes,
+ * clicks, tags (one of 5), sources (one of 5), token addresses (one of 200 tokens on half of them;
+ * BENCH_TOKEN, symbol UNI, on 1 %), and a tldr yap on every fifth article so
  * top_tldr has work to do. Counters are written directly (no vote rows): the feed and the hot
  * score read the counters.
  *   DATABASE_URL=postgres://... tsx scripts/bench/seed-feed.ts [n]
@@ -29,7 +30,7 @@ export async function seedFeed(db: Db, n = 100_000): Promise<{ articles: number;
            'Bench story ' || g || ': ' || (ARRAY['Uniswap', 'Aave', 'Lido', 'Arbitrum', 'Maker', 'Curve'])[1 + g % 6] || ' governance update',
            'https://bench.example/story/' || g,
            'https://bench.example/story/' || g,
-           'bench.example', 'approved', 'manual',
+           (ARRAY['bench.example', 'coindesk.com', 'theblock.co', 'decrypt.co', 'dlnews.com'])[1 + (g / 5) % 5], 'approved', 'manual',
            ${min}::int + g % ${span}::int,
            now() - (g * interval '12 seconds') - interval '1 hour',
            now() - (g * interval '12 seconds'),

@@ -4,18 +4,19 @@
  *  - cookie `access_token` (browser sessions).
  * An explicit Authorization header that fails is always 401. A stale cookie makes the caller
  * anonymous on public routes (so a browser with an old cookie can still read the feed) and is 401
- * on protected ones. Roles for editor/staff routes are read from the database on every such request,
- * never trusted from the token alone.
+ * on protected ones. Roles for editor/staff routes are read from the database, never trusted from
+ * the token alone; API-key lookups and roles go through a short-lived per-process cache that every
+ * revocation, rotation or role change empties in every web process within 200 ms
+ * (src/auth/auth-cache.ts).
  * Cross-site-request protection: a POST/PUT/PATCH/DELETE authenticated by cookie must carry
  * `Origin: TRUSTED_ORIGIN` (or, without Origin, a Referer of that origin); otherwise 403.
  */
 import type { Context, Middleware } from 'koa';
 import { hashApiKey, looksLikeApiKey, type Tier } from '../auth/api-keys.js';
-import { TokenError, verifyAccessToken, type Role } from '../auth/tokens.js';
+import { TokenError, type Role } from '../auth/tokens.js';
 import type { Db } from '../db.js';
 import { AppError } from '../errors.js';
-import { findActiveKeyByHash } from '../queries/api-keys.js';
-import { getUserById, userRoles } from '../queries/users.js';
+import { authCacheFor } from '../auth/auth-cache.js';
 
 export interface AuthUser {
   id: number;
@@ -46,7 +47,8 @@ function tokenProblem(err: unknown) {
   return { code, message: code === 'token_expired' ? 'access token expired; sign in again or refresh' : 'access token is invalid' };
 }
 
-export function authenticate(deps: { db: Db; secret: string }): Middleware {
+export function authenticate(deps: { db: Db; secret: string; authCacheCheckMs?: number }): Middleware {
+  const cache = authCacheFor(deps.db, { checkMs: deps.authCacheCheckMs });
   return async (ctx, next) => {
     const header = ctx.get('authorization');
     if (header) {
@@ -54,17 +56,15 @@ export function authenticate(deps: { db: Db; secret: string }): Middleware {
       if (!m) throw new AppError(401, 'authorization_malformed', 'Authorization must be "Bearer <token>"');
       const token = m[1];
       if (looksLikeApiKey(token)) {
-        const key = await findActiveKeyByHash(deps.db, hashApiKey(token));
+        const key = await cache.apiKey(hashApiKey(token));
         if (!key) throw new AppError(401, 'api_key_invalid', 'API key is not valid');
         if (key.revoked_at) throw new AppError(401, 'api_key_revoked', 'API key has been revoked');
         ctx.state.apiKey = { id: key.id, tier: key.tier };
-        if (key.user_id !== null) {
-          const u = await getUserById(deps.db, key.user_id);
-          if (u) ctx.state.user = { id: u.id, address: u.wallet_address, roles: u.roles as Role[], via: 'api_key' };
-        }
+        const u = key.user;
+        if (u) ctx.state.user = { id: u.id, address: u.wallet_address, roles: u.roles as Role[], via: 'api_key' };
       } else {
         try {
-          const c = await verifyAccessToken(deps.secret, token);
+          const c = await cache.verifyAccessToken(deps.secret, token);
           ctx.state.user = { id: c.userId, address: c.address, roles: c.roles, via: 'bearer' };
         } catch (err) {
           const p = tokenProblem(err);
@@ -75,7 +75,7 @@ export function authenticate(deps: { db: Db; secret: string }): Middleware {
       const cookie = ctx.cookies.get('access_token');
       if (cookie) {
         try {
-          const c = await verifyAccessToken(deps.secret, cookie);
+          const c = await cache.verifyAccessToken(deps.secret, cookie);
           ctx.state.user = { id: c.userId, address: c.address, roles: c.roles, via: 'cookie' };
         } catch (err) {
           ctx.state.authProblem = tokenProblem(err);
@@ -113,6 +113,7 @@ export function csrfGuard(trustedOrigin: string): Middleware {
 
 /** Enforce a RouteDef's auth level. */
 export function requireAuth(level: 'user' | 'editor' | 'staff', db: Db): Middleware {
+  const cache = authCacheFor(db);
   return async (ctx: Context, next) => {
     const user = ctx.state.user;
     if (!user) {
@@ -120,7 +121,7 @@ export function requireAuth(level: 'user' | 'editor' | 'staff', db: Db): Middlew
       const p = ctx.state.authProblem;
       throw new AppError(401, p?.code ?? 'auth_required', p?.message ?? 'authentication required: send the access_token cookie or an Authorization: Bearer header');
     }
-    const roles = await userRoles(db, user.id);
+    const roles = await cache.roles(user.id);
     if (roles === null) throw new AppError(401, 'account_not_found', 'the account of this token no longer exists; sign in again');
     user.roles = roles;
     if (level !== 'user' && !roles.includes(level)) throw new AppError(403, `${level}_required`, `this action needs the ${level} role`);

@@ -23,14 +23,6 @@ export async function insertApiKey(
     .executeTakeFirstOrThrow();
 }
 
-export async function findActiveKeyByHash(db: Db, hash: string) {
-  return db
-    .selectFrom('api_keys')
-    .select(['id', 'tier', 'user_id', 'revoked_at'])
-    .where('key_hash', '=', hash)
-    .executeTakeFirst();
-}
-
 export async function getApiKey(db: Db, id: string) {
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }

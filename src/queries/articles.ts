@@ -129,27 +129,68 @@ const tldrJson = sql<TldrJson | null>`(
   ORDER BY y.score DESC, y.id
   LIMIT 1)`;
 
-export interface FeedQuery {
+export type TopWindow = 'day' | 'week' | 'month' | 'year' | 'all';
+
+/** The feed's filters (sort and page do not change which articles match). */
+export interface FeedFilter {
   status: FeedStatus;
+  /** Lower-cased token contract address. */
+  tokenAddress?: string;
+  /** Any of these tags (lower-case slugs). */
+  tags?: string[];
+  /** Any of these token symbols (upper-cased; matched case-insensitively). */
+  tokenSymbols?: string[];
+  /** The article's source (lower-cased host or name). */
+  source?: string;
+  /** published_at for approved, created_at otherwise: since inclusive, until exclusive. */
+  since?: Date;
+  until?: Date;
+  /** sort=top only: the time window (same column as since/until), relative to now. */
+  window?: TopWindow;
+}
+
+export interface FeedQuery extends FeedFilter {
   sort: FeedSort;
   page: number;
   perPage: number;
-  /** Lower-cased token contract address. */
-  tokenAddress?: string;
+}
+
+const WINDOW_INTERVAL: Record<Exclude<TopWindow, 'all'>, string> = { day: '1 day', week: '7 days', month: '1 month', year: '1 year' };
+
+/** The time column of since/until and the top window: publication for approved, submission otherwise. */
+export const feedTimeColumn = (status: FeedStatus) => (status === 'approved' ? 'a.published_at' : 'a.created_at');
+
+/** True when the filter needs columns of articles beyond status (the hot sort then joins articles). */
+function hasArticleFilters(q: FeedFilter): boolean {
+  return (
+    q.tokenAddress !== undefined ||
+    Boolean(q.tags?.length) ||
+    Boolean(q.tokenSymbols?.length) ||
+    q.source !== undefined ||
+    q.since !== undefined ||
+    q.until !== undefined ||
+    (q.window !== undefined && q.window !== 'all')
+  );
 }
 
 /**
- * The feed filter, on `articles AS a`, or on `article_hot_scores AS h` (its copy of status; the token
- * filter as a semi-join to articles, which the planner can start from the token GIN index).
+ * The feed filter on `articles AS a` (status from `h` when the page is picked from
+ * article_hot_scores). Each condition matches an index: token_addresses and tags GIN, token
+ * symbols through the GIN index on feed_upper_symbols(token_symbols), source through
+ * lower(source), times through the (status, time) btrees.
  */
-function feedWhere(q: FeedQuery, from: 'articles' | 'article_hot_scores' = 'articles') {
+function feedWhere(q: FeedFilter, statusFrom: 'a' | 'h' = 'a') {
   return (eb: any): Expression<SqlBool> => {
     const parts: Expression<SqlBool>[] = [];
-    if (q.status !== 'all') parts.push(eb(from === 'articles' ? 'a.status' : 'h.status', '=', q.status));
-    if (q.tokenAddress !== undefined) {
-      const token = sql<SqlBool>`a.token_addresses @> ARRAY[${q.tokenAddress}]::text[]`;
-      parts.push(from === 'articles' ? token : eb('h.article_id', 'in', eb.selectFrom('articles as a').select('a.id').where(token)));
-    }
+    if (q.status !== 'all') parts.push(eb(statusFrom === 'a' ? 'a.status' : 'h.status', '=', q.status));
+    if (q.tokenAddress !== undefined) parts.push(sql<SqlBool>`a.token_addresses @> ARRAY[${q.tokenAddress}]::text[]`);
+    if (q.tags?.length) parts.push(sql<SqlBool>`a.tags && ${sql.val(q.tags)}::text[]`);
+    if (q.tokenSymbols?.length) parts.push(sql<SqlBool>`feed_upper_symbols(a.token_symbols) && ${sql.val(q.tokenSymbols)}::text[]`);
+    if (q.source !== undefined) parts.push(sql<SqlBool>`lower(a.source) = ${q.source}`);
+    const time = sql.ref(feedTimeColumn(q.status));
+    if (q.since !== undefined) parts.push(sql<SqlBool>`${time} >= ${q.since}`);
+    if (q.until !== undefined) parts.push(sql<SqlBool>`${time} < ${q.until}`);
+    if (q.window !== undefined && q.window !== 'all') parts.push(sql<SqlBool>`${time} >= now() - ${WINDOW_INTERVAL[q.window]}::interval`);
     return parts.length ? eb.and(parts) : sql<SqlBool>`true`;
   };
 }
@@ -176,21 +217,29 @@ export async function feedPage(db: Db, q: FeedQuery): Promise<ArticleItemRow[]> 
   return rows as unknown as ArticleItemRow[];
 }
 
+// Only its type is used: the shape of the joined query builder that pickPage extends.
+const _hotJoined = (db: Db) => db.selectFrom('article_hot_scores as h').innerJoin('articles as a', 'a.id', 'h.article_id');
+
 /** The ids of one feed page and their sort key, in feed order (see feedPage). */
 function pickPage(db: Db, q: FeedQuery) {
   const offset = (q.page - 1) * q.perPage;
   if (q.sort === 'hot') {
-    return db
-      .selectFrom('article_hot_scores as h')
+    // Status alone: the (status, hot_score, article_id) index of article_hot_scores. Other filters
+    // join articles by primary key (the planner walks the hot index, or starts from a selective
+    // filter's index and sorts the few matches).
+    const base = hasArticleFilters(q)
+      ? db.selectFrom('article_hot_scores as h').innerJoin('articles as a', 'a.id', 'h.article_id')
+      : (db.selectFrom('article_hot_scores as h') as any as ReturnType<typeof _hotJoined>);
+    return base
       .select(['h.article_id as id', sql.ref<number | Date | null>('h.hot_score').as('sort_key')])
-      .where(feedWhere(q, 'article_hot_scores'))
+      .where(feedWhere(q, 'h'))
       .orderBy('h.hot_score', 'desc')
       .orderBy('h.article_id', 'desc')
       .limit(q.perPage)
       .offset(offset)
       .as('p');
   }
-  const key = q.sort === 'top' ? 'a.vote_count' : q.status === 'approved' ? 'a.published_at' : 'a.created_at';
+  const key = q.sort === 'top' ? 'a.vote_count' : feedTimeColumn(q.status);
   return db
     .selectFrom('articles as a')
     .select(['a.id', sql.ref<number | Date | null>(key).as('sort_key')])
@@ -202,12 +251,12 @@ function pickPage(db: Db, q: FeedQuery) {
     .as('p');
 }
 
-/** Total number of articles matching the feed filter (status and token; sort and page do not matter). */
-export async function feedCount(db: Db, q: Pick<FeedQuery, 'status' | 'tokenAddress'>): Promise<number> {
+/** Total number of articles matching the feed filter (sort and page do not matter). */
+export async function feedCount(db: Db, q: FeedFilter): Promise<number> {
   const r = await db
     .selectFrom('articles as a')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where(feedWhere(q as FeedQuery))
+    .where(feedWhere(q))
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }

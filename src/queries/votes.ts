@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.js';
 import { OPEN_STATUSES } from '../domain/article-state.js';
+import { internalEvent, recordEvents } from './event-log.js';
 
 export type VoteOutcome =
   | { ok: true; weight: -1 | 0 | 1; previous: -1 | 0 | 1; vote_count: number; votes_cast: number }
@@ -34,6 +35,8 @@ export async function castArticleVote(db: Db, articleId: number, userId: number,
       .where('id', '=', articleId)
       .returning(['vote_count', 'votes_cast'])
       .executeTakeFirstOrThrow();
+    // The feed shows vote_count and votes: its cached pages (and their ETags) must change.
+    if (weight !== previous) await recordEvents(trx, [internalEvent('article.voted', articleId)]);
     return { ok: true, weight, previous, ...counts } as const;
   });
 }
@@ -42,4 +45,16 @@ export async function castArticleVote(db: Db, articleId: number, userId: number,
 export async function myArticleVote(db: Db, articleId: number, userId: number): Promise<-1 | 0 | 1> {
   const r = await db.selectFrom('votes').select('weight').where('article_id', '=', articleId).where('user_id', '=', userId).executeTakeFirst();
   return (r?.weight ?? 0) as -1 | 0 | 1;
+}
+
+/** The caller's votes on some articles (e.g. one feed page): article id -> 1 or -1; one probe of the primary key per id. */
+export async function myVotesOn(db: Db, userId: number, articleIds: readonly number[]): Promise<Map<number, -1 | 1>> {
+  if (articleIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('votes')
+    .select(['article_id', 'weight'])
+    .where('user_id', '=', userId)
+    .where('article_id', '=', sql<number>`ANY(${sql.val([...articleIds])}::int[])`)
+    .execute();
+  return new Map(rows.map((r) => [r.article_id, r.weight as -1 | 1]));
 }

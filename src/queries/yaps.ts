@@ -110,6 +110,8 @@ export async function castYapVote(db: Db, input: { articleId: number; yapId: num
       .where('id', '=', input.yapId)
       .returning(['vote_score', 'score'])
       .executeTakeFirstOrThrow();
+    // The yap's score may change the article's top_tldr on feed pages.
+    if (input.weight !== previous) await recordEvents(trx, [internalEvent('article.voted', input.articleId, { yap_id: input.yapId })]);
     return { ok: true, weight: input.weight, vote_score: r.vote_score, score: r.score ?? 0 } as const;
   });
 }

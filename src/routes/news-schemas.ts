@@ -222,3 +222,97 @@ export const editHistorySchema = z
     ),
   })
   .meta({ id: 'ArticleEditHistory' });
+
+// ---------------------------------------------------------------------------------------------
+// Feed filters (GET /news/ and the syndication feeds)
+
+export const MAX_FILTER_VALUES = 10;
+export const topWindows = ['day', 'week', 'month', 'year', 'all'] as const;
+
+/** A parameter that may be given once or repeated (`?tag=a&tag=b`); any of the values matches. */
+function repeatable(item: z.ZodType<string, string>, what: string) {
+  return z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) => (Array.isArray(v) ? v : [v]))
+    .pipe(z.array(item).min(1).max(MAX_FILTER_VALUES, `at most ${MAX_FILTER_VALUES} ${what} values`))
+    .transform((v) => [...new Set(v as string[])])
+    .optional();
+}
+
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i;
+
+/** A date (UTC midnight) or a date-time with a zone (Z or +hh:mm); local times without a zone are refused. */
+export function parseIsoInstant(v: string): Date | null {
+  const m = ISO_8601.exec(v);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (mo < 1 || mo > 12 || d < 1 || d > new Date(Date.UTC(y, mo, 0)).getUTCDate()) return null;
+  if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 59)) return null;
+  const t = new Date(m[4] === undefined ? `${m[1]}-${m[2]}-${m[3]}T00:00:00Z` : v.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  return Number.isNaN(t.getTime()) ? null : t;
+}
+
+const instant = z
+  .string()
+  .transform((v, c) => {
+    const t = parseIsoInstant(v.trim());
+    if (!t) {
+      c.addIssue({ code: 'custom', message: 'must be an ISO 8601 date (2026-11-01) or date-time with a zone (2026-11-01T12:00:00Z)' });
+      return z.NEVER;
+    }
+    return t;
+  })
+  .optional()
+  .meta({ format: 'date-time' });
+
+/** The article's source: its publisher host (www. and a URL's scheme and path are dropped) or name, case-insensitive. */
+export function normalizeSource(v: string): string {
+  let s = v.trim().toLowerCase();
+  if (/^https?:\/\//.test(s)) {
+    try {
+      s = new URL(s).hostname;
+    } catch {
+      /* kept as given */
+    }
+  }
+  return s.replace(/^www\./, '');
+}
+
+const tagValue = z
+  .string()
+  .transform((v) => v.trim().toLowerCase())
+  .pipe(z.string().max(MAX_YAP_TAG_LENGTH, `must be at most ${MAX_YAP_TAG_LENGTH} characters`).regex(YAP_TAG_PATTERN, 'must be a tag slug: lower-case letters, digits and single hyphens'));
+
+const symbolValue = z
+  .string()
+  .transform((v) => v.trim())
+  .pipe(z.string().regex(/^[\p{L}\p{N}$._+-]{1,32}$/u, 'must be a token symbol: 1 to 32 letters, digits or $ . _ + -'))
+  .transform((v) => v.toUpperCase());
+
+/** The filter parameters shared by GET /news/ and the syndication feeds (descriptions reach the OpenAPI document). */
+export const feedFilterParams = {
+  token_address: tokenAddress.optional().meta({ description: "Case-insensitive match against the article's token contract addresses (0x + 40 hex, or base58)." }),
+  tag: repeatable(tagValue, 'tag').meta({
+    description: `Repeatable (\`tag=defi&tag=security\`), up to ${MAX_FILTER_VALUES}: articles with any of these tags. Tag slugs, case-insensitive.`,
+  }),
+  token_symbol: repeatable(symbolValue, 'token_symbol').meta({
+    description: `Repeatable, up to ${MAX_FILTER_VALUES}: articles with any of these token symbols, case-insensitive (\`uni\` matches UNI).`,
+  }),
+  source: z
+    .string()
+    .max(253, 'must be at most 253 characters')
+    .transform(normalizeSource)
+    .pipe(z.string().min(1, 'must not be empty'))
+    .optional()
+    .meta({ description: "The article's source: its publisher domain (`coindesk.com`; `www.` and a URL's scheme and path are ignored) or source name, case-insensitive exact match." }),
+  since: instant.meta({
+    description:
+      'Only articles published at or after this instant (ISO 8601: a date, taken as 00:00 UTC, or a date-time with Z or an offset). On published_at for status=approved; on created_at (submission time) for status=submitted and all.',
+  }),
+  until: instant.meta({ description: 'Only articles published before this instant (exclusive; same format and column as since). Must be later than since.' }),
+} as const;
+
+export const topWindowParam = z
+  .enum(topWindows)
+  .optional()
+  .meta({ description: 'With sort_type=top only: rank the articles of the last day, week (7 days), month or year (rolling, on the same column as since), or all (default: no window). 400 with another sort_type.' });

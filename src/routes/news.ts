@@ -9,8 +9,9 @@ import type { AppDeps } from '../deps.js';
 import { provisionalHeadline } from '../domain/page-title.js';
 import { normalizeUrl } from '../domain/url-normalize.js';
 import { AppError } from '../errors.js';
+import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../http/conditional.js';
 import { errorSchema } from '../http/openapi.js';
-import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
+import { defineRoute, type RouteDef } from '../http/route.js';
 import { JobFailedError } from '../queue.js';
 import {
   addClick,
@@ -19,36 +20,27 @@ import {
   findByExactUrl,
   getArticleForEvent,
   getArticleRecord,
-  feedCount,
-  feedPage,
   insertSubmission,
-  toArticleItem,
 } from '../queries/articles.js';
 import { FEED_CACHE_TTL_MS, FeedCache } from '../queries/feed-cache.js';
+import { feedRoutes } from './news-feed.js';
 import { castArticleVote, myArticleVote } from '../queries/votes.js';
 import {
   articleNotFound,
   canSee,
   isSignedIn,
-  pageLinks,
-  requireSignedIn,
   scheduleHotScore,
   toArticleRecord,
   toSubmitter,
 } from './news-common.js';
 import {
-  articlePageSchema,
   articleRecordSchema,
   articleVoteResult,
-  DEFAULT_PER_PAGE,
   headlineInput,
   idParam,
-  MAX_PAGE,
-  MAX_PER_PAGE,
   MAX_SUBMIT_URL_LENGTH,
   submissionResult,
   submitUrl,
-  tokenAddress,
   urlCheckResult,
   weight,
 } from './news-schemas.js';
@@ -165,52 +157,8 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
       },
     }),
 
-    defineRoute({
-      method: 'get',
-      path: '/news/',
-      operationId: 'listArticles',
-      summary: 'The article feed (paged)',
-      description: [
-        `Anonymous \`status=approved\` pages are served from a shared cache for up to ${FEED_CACHE_TTL_MS} ms (editorial changes, new yaps and hot-score runs retire it at once; vote and click counters may lag by that much); signed-in callers always get a fresh page. \`count\` may lag by the same time.`,
-        '`status`: approved (default, anyone), submitted or all (any signed-in caller; all includes killed, scheduled and retracted). The editor queue is `status=submitted&sort_type=new`.',
-        '`sort_type`: hot (default; stored hot score, see GET /news/{id}/ hot_terms), new (newest first: publication time for approved, submission time otherwise), top (net votes, vote_count). Ties: newest id first.',
-        `\`per_page\`: 1 to ${MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE}. \`limit\` is the same page size under the name used with \`token_address\`; give one of the two. \`page\`: 1 to ${MAX_PAGE}; a page past the end returns empty results.`,
-        '`token_address`: case-insensitive match against the article\'s token contract addresses (0x + 40 hex, or base58).',
-        'Items: `vote_count` is net votes (up minus down), `votes` the number of votes cast; `top_tldr` the best-scored yap tagged tldr (score >= 0) or null.',
-        'Unknown parameters, repeated parameters and out-of-range values are 400 validation_failed naming the parameter.',
-      ].join('\n\n'),
-      tags: ['articles'],
-      query: z.strictObject({
-        status: z.enum(['approved', 'submitted', 'all']).default('approved'),
-        sort_type: z.enum(['hot', 'new', 'top']).default('hot'),
-        page: queryInt({ min: 1, max: MAX_PAGE, default: 1 }),
-        per_page: queryInt({ min: 1, max: MAX_PER_PAGE }),
-        limit: queryInt({ min: 1, max: MAX_PER_PAGE }),
-        token_address: tokenAddress.optional(),
-      }),
-      responses: { 200: { description: 'page', schema: articlePageSchema }, ...errors({ 401: 'status=submitted or all without credentials' }) },
-      async handler(ctx, { query }) {
-        if (query.per_page !== undefined && query.limit !== undefined) {
-          throw new AppError(400, 'validation_failed', 'invalid request: query.limit', {
-            fields: [{ path: 'query.limit', code: 'conflict', message: 'give either per_page or limit, not both' }],
-          });
-        }
-        if (query.status !== 'approved') requireSignedIn(ctx, `status=${query.status}`);
-        const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
-        const page = query.page ?? 1;
-        const q = { status: query.status, sort: query.sort_type, page, perPage, tokenAddress: query.token_address };
-        const render = async () => {
-          const [rows, count] = await Promise.all([
-            feedPage(deps.db, q),
-            cache.getOrCompute(`count:${q.status}:${q.tokenAddress ?? ''}`, async () => Buffer.from(String(await feedCount(deps.db, q)))).then((b) => Number(b.toString())),
-          ]);
-          return Buffer.from(JSON.stringify({ count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count), results: rows.map(toArticleItem) }));
-        };
-        // Anonymous readers of the public feed share one rendered page per query string (see feed-cache.ts).
-        ctx.type = 'application/json';
-        ctx.body = !isSignedIn(ctx) && q.status === 'approved' ? await cache.getOrCompute(`page:${ctx.querystring}`, render) : await render();
-      },
-    }),
+    // GET /news/ and the syndication feeds (before /news/:id/, which would match /news/feed.rss).
+    ...feedRoutes(deps, cache),
 
     defineRoute({
       method: 'get',
@@ -218,16 +166,21 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
       operationId: 'getArticle',
       summary: 'The full article record',
       description:
-        'Every feed-item field plus normalized_url, headline_source, updated_at, scheduled_for, reviewed_at, reviewed_by, hot_terms (the terms of the hot score, with a one-line explanation) and, for signed-in callers, submitted_by and my_vote. Approved and retracted articles are public; others are 404 unless the caller is signed in.',
+        'Every feed-item field plus normalized_url, headline_source, updated_at, scheduled_for, reviewed_at, reviewed_by, hot_terms (the terms of the hot score, with a one-line explanation) and, for signed-in callers, submitted_by and my_vote. Approved and retracted articles are public; others are 404 unless the caller is signed in. The response has a strong ETag (If-None-Match -> 304 with no body) and Cache-Control public (anonymous) or private (authenticated), max-age=0, must-revalidate; no Last-Modified (votes and clicks change the record without changing updated_at).',
       tags: ['articles'],
       params: idParam,
-      responses: { 200: { description: 'record', schema: articleRecordSchema }, ...errors({ 404: 'article_not_found' }) },
+      responses: { 200: { description: 'record', schema: articleRecordSchema }, 304: { description: 'not modified (If-None-Match matched); no body' }, ...errors({ 404: 'article_not_found' }) },
       async handler(ctx, { params }) {
         const row = await getArticleRecord(deps.db, params.id);
         if (!row || !canSee(ctx, row.status)) throw articleNotFound(params.id);
         const user = ctx.state.user;
         const myVote = user ? await myArticleVote(deps.db, row.id, user.id) : undefined;
-        ctx.body = toArticleRecord(row, { signedIn: isSignedIn(ctx), myVote });
+        const body = Buffer.from(JSON.stringify(toArticleRecord(row, { signedIn: isSignedIn(ctx), myVote })));
+        ctx.type = 'application/json';
+        // Signed-in callers' records carry submitted_by and my_vote: private. No Last-Modified:
+        // votes, clicks and hot-score runs change the record without touching updated_at.
+        if (answerConditional(ctx, { etag: etagOf(body), cacheControl: isSignedIn(ctx) ? PRIVATE_REVALIDATE : PUBLIC_REVALIDATE, vary: 'Authorization, Cookie' })) return;
+        ctx.body = body;
       },
     }),
 

@@ -54,6 +54,8 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     LOG_LEVEL: 'silent',
     OUTBOUND_ALLOW_PRIVATE: 'true',
     JOB_WAIT_MS: '3000',
+    // Revocations and role changes made by a test take effect on its next request (production: within 200 ms).
+    AUTH_CACHE_CHECK_MS: '0',
     ...overrides,
   };
   const config = loadConfig(env);

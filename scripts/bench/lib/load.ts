@@ -1,6 +1,7 @@
 /**
  * A small closed-loop HTTP load generator, run as its own process so it does not share an event
  * loop with the server under test:  tsx scripts/bench/lib/load.ts <url> <seconds> <concurrency> [headers-json]
+ * A `{n}` in the URL is replaced by a new 9-digit number on every request.
  * Prints one JSON line: {requests, rps, p50, p99, errors, statuses}.
  */
 import http from 'node:http';
@@ -21,10 +22,16 @@ export async function runLoad(url: string, seconds: number, concurrency: number,
   const statuses: Record<string, number> = {};
   let errors = 0;
   const until = performance.now() + seconds * 1000;
+  // `{n}` in the URL (perhaps percent-encoded) becomes a different number on every request, from a
+  // random start: every request then asks for something no cache has seen.
+  const template = (u.pathname + u.search).replaceAll('%7Bn%7D', '{n}');
+  const varying = template.includes('{n}');
+  let n = Math.floor(Math.random() * 1e8);
   const one = () =>
     new Promise<void>((resolve) => {
       const t0 = performance.now();
-      const req = http.request({ agent, host: u.hostname, port: u.port, path: u.pathname + u.search, headers }, (res) => {
+      const path = varying ? template.replaceAll('{n}', String(n++).padStart(9, '0')) : template;
+      const req = http.request({ agent, host: u.hostname, port: u.port, path, headers }, (res) => {
         res.resume();
         res.on('end', () => {
           lat.push(performance.now() - t0);

@@ -1,0 +1,284 @@
+/**
+ * The article feed (GET /news/) and its syndication formats (GET /news/feed.rss, feed.atom,
+ * feed.json), issue 17: filters, conditional requests, and one shared cached page for every caller.
+ *
+ * Every caller reads the same cached page of a query string (src/queries/feed-cache.ts), whatever
+ * its credentials: the page holds nothing personal. The relay retires the cache on every event that
+ * changes an article (status, edit, yap, vote, hot-score run), so a cached page is at most
+ * FEED_CACHE_TTL_MS old only in its `clicks` counters. What is personal is added on top:
+ *  - a caller with an account (session or a key linked to one) gets `my_vote` on every item, from
+ *    one primary-key lookup of its votes on the page's ids, kept in this process per (user, page
+ *    ETag): any change of the caller's vote on an item changes that item's vote_count, hence the page
+ *    and its ETag, so the kept overlay can never be stale;
+ *  - authenticated responses are `Cache-Control: private`, anonymous ones `public`.
+ * Pages carry a strong ETag (SHA-1 of the bytes) and a Last-Modified that stays put while the
+ * ETag does (kept in Redis for 10 minutes), and answer If-None-Match / If-Modified-Since
+ * with 304.
+ */
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { AppDeps } from '../deps.js';
+import { renderAtom, renderJsonFeed, renderRss, type SyndicationMeta } from '../domain/syndication.js';
+import { AppError } from '../errors.js';
+import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../http/conditional.js';
+import { API_PREFIX, errorSchema } from '../http/openapi.js';
+import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
+import { feedCount, feedPage, toArticleItem, type FeedFilter, type FeedSort, type FeedStatus } from '../queries/articles.js';
+import { FEED_CACHE_TTL_MS, type FeedCache } from '../queries/feed-cache.js';
+import { myVotesOn } from '../queries/votes.js';
+import { isSignedIn, pageLinks, requireSignedIn } from './news-common.js';
+import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from './news-schemas.js';
+
+const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
+
+export const SYNDICATION_MAX_ITEMS = 50;
+const VARY = 'Authorization, Cookie';
+/**
+ * How long the Last-Modified of a query string's bytes is remembered (the time they were first
+ * served). Long enough to span pollers' intervals; short enough that random query strings cannot
+ * pile up keys in Redis (one ~150-byte key per distinct query string for 10 minutes).
+ */
+const LAST_MODIFIED_TTL_S = 600;
+
+// ---------------------------------------------------------------------------------------------
+// Cached entries: "<etag> <last-modified ms> <comma-separated item ids>\n<body>"
+
+interface Entry {
+  etag: string;
+  lastModified: Date;
+  ids: number[];
+  body: Buffer;
+}
+
+function decodeEntry(raw: Buffer): Entry {
+  const nl = raw.indexOf(10);
+  const [etag, lm, ids] = raw.toString('latin1', 0, nl).split(' ');
+  return { etag, lastModified: new Date(Number(lm)), ids: ids ? ids.split(',').map(Number) : [], body: raw.subarray(nl + 1) };
+}
+
+/**
+ * The entry for freshly rendered bytes. Last-Modified is the time these exact bytes were first
+ * rendered (remembered in Redis under the cache key): re-rendering unchanged content keeps it.
+ */
+async function encodeEntry(deps: AppDeps, key: string, render: () => Promise<{ body: Buffer; ids: number[] }>): Promise<Buffer> {
+  const lmKey = `${deps.config.QUEUE_PREFIX}:feed:lm:${key}`;
+  // Read while the page renders (one round trip fewer on a cold page).
+  const [prev, { body, ids }] = await Promise.all([deps.redis.get(lmKey), render()]);
+  const etag = etagOf(body);
+  let lm = Date.now();
+  if (prev && prev.startsWith(`${etag} `)) lm = Number(prev.slice(etag.length + 1));
+  else {
+    // Best effort, not awaited: a lost write only makes the next render's Last-Modified newer.
+    deps.redis.set(lmKey, `${etag} ${lm}`, 'EX', LAST_MODIFIED_TTL_S).catch((err: unknown) => deps.log.warn({ err: (err as Error).message }, 'feed: Last-Modified not stored'));
+  }
+  return Buffer.concat([Buffer.from(`${etag} ${lm} ${ids.join(',')}\n`, 'latin1'), body]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The personal overlay: the shared page with the caller's my_vote on each item.
+
+const OVERLAY_MAX_ENTRIES = 2000;
+const OVERLAY_MAX_BYTES = 16 * 1024 * 1024;
+
+export class PersonalPages {
+  private readonly kept = new Map<string, { etag: string; body: Buffer }>();
+  private readonly inflight = new Map<string, Promise<{ etag: string; body: Buffer }>>();
+  private bytes = 0;
+
+  constructor(private readonly deps: AppDeps) {}
+
+  async get(userId: number, page: Entry): Promise<{ etag: string; body: Buffer }> {
+    const key = `${userId}|${page.etag}`;
+    const hit = this.kept.get(key);
+    if (hit) return hit;
+    let p = this.inflight.get(key);
+    if (!p) {
+      p = this.build(userId, page)
+        .then((v) => {
+          this.keep(key, v);
+          return v;
+        })
+        .finally(() => this.inflight.delete(key));
+      this.inflight.set(key, p);
+    }
+    return p;
+  }
+
+  private async build(userId: number, page: Entry): Promise<{ etag: string; body: Buffer }> {
+    const votes = await myVotesOn(this.deps.db, userId, page.ids);
+    const doc = JSON.parse(page.body.toString('utf8')) as { results: { id: number; my_vote?: number }[] };
+    for (const item of doc.results) item.my_vote = votes.get(item.id) ?? 0;
+    const body = Buffer.from(JSON.stringify(doc));
+    return { etag: etagOf(body), body };
+  }
+
+  private keep(key: string, v: { etag: string; body: Buffer }): void {
+    this.kept.set(key, v);
+    this.bytes += v.body.length;
+    while (this.kept.size > OVERLAY_MAX_ENTRIES || this.bytes > OVERLAY_MAX_BYTES) {
+      const oldest = this.kept.keys().next().value!;
+      this.bytes -= this.kept.get(oldest)!.body.length;
+      this.kept.delete(oldest);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filters
+
+interface FilterQuery {
+  token_address?: string;
+  tag?: string[];
+  token_symbol?: string[];
+  source?: string;
+  since?: Date;
+  until?: Date;
+  t?: 'day' | 'week' | 'month' | 'year' | 'all';
+}
+
+function conflict(param: string, message: string): AppError {
+  return new AppError(400, 'validation_failed', `invalid request: query.${param}`, { fields: [{ path: `query.${param}`, code: 'conflict', message }] });
+}
+
+/** The validated filter of a feed request (combination rules that a single parameter's schema cannot state). */
+export function feedFilterOf(query: FilterQuery, status: FeedStatus, sort: FeedSort): FeedFilter {
+  if (query.t !== undefined && sort !== 'top') throw conflict('t', 'the window t applies to sort_type=top only');
+  if (query.since && query.until && query.until.getTime() <= query.since.getTime()) throw conflict('until', 'must be later than since');
+  return {
+    status,
+    tokenAddress: query.token_address,
+    tags: query.tag,
+    tokenSymbols: query.token_symbol,
+    source: query.source,
+    since: query.since,
+    until: query.until,
+    window: query.t,
+  };
+}
+
+const filterDocs = [
+  `Filters (all combine with AND; the values of one repeatable parameter with OR): \`token_address\`, \`tag\` and \`token_symbol\` (repeatable, up to ${MAX_FILTER_VALUES} each), \`source\`, \`since\` / \`until\` (on published_at for approved, created_at for submitted and all; since inclusive, until exclusive), and \`t\` (day|week|month|year|all) with sort_type=top. A malformed value, \`t\` with another sort_type, or until not after since is 400 validation_failed naming the parameter.`,
+];
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+
+export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
+  const personal = new PersonalPages(deps);
+  const base = deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  const homeUrl = `${base}${API_PREFIX}/news/`;
+
+  const listArticles = defineRoute({
+    method: 'get',
+    path: '/news/',
+    operationId: 'listArticles',
+    summary: 'The article feed (paged, filtered)',
+    description: [
+      `Every caller is served the shared cached page of its query string (up to ${FEED_CACHE_TTL_MS} ms old; every change to an article - status, edit, yap, vote, hot-score run - retires it at once, so only \`clicks\` may lag). Callers with an account also get \`my_vote\` on each item (1, -1 or 0), added to the shared page. \`count\` is cached the same way.`,
+      '`status`: approved (default, anyone), submitted or all (any signed-in caller; all includes killed, scheduled and retracted). The editor queue is `status=submitted&sort_type=new`.',
+      '`sort_type`: hot (default; stored hot score, see GET /news/{id}/ hot_terms), new (newest first: publication time for approved, submission time otherwise), top (net votes, vote_count; `t` limits it to a rolling window). Ties: newest id first.',
+      `\`per_page\`: 1 to ${MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE}. \`limit\` is the same page size under the name used with \`token_address\`; give one of the two. \`page\`: 1 to ${MAX_PAGE}; a page past the end returns empty results.`,
+      ...filterDocs,
+      'Items: `vote_count` is net votes (up minus down), `votes` the number of votes cast; `top_tldr` the best-scored yap tagged tldr (score >= 0) or null.',
+      'Conditional requests: the response has a strong `ETag` and a `Last-Modified` (when these bytes were first served); `If-None-Match` / `If-Modified-Since` that still match get 304 with no body. `Cache-Control: public, max-age=0, must-revalidate` for anonymous callers, `private, ...` for authenticated ones (`Vary: Authorization, Cookie`).',
+      'Unknown parameters, repeated non-repeatable parameters and out-of-range values are 400 validation_failed naming the parameter.',
+    ].join('\n\n'),
+    tags: ['articles'],
+    query: z.strictObject({
+      status: z.enum(['approved', 'submitted', 'all']).default('approved'),
+      sort_type: z.enum(['hot', 'new', 'top']).default('hot'),
+      page: queryInt({ min: 1, max: MAX_PAGE, default: 1 }),
+      per_page: queryInt({ min: 1, max: MAX_PER_PAGE }),
+      limit: queryInt({ min: 1, max: MAX_PER_PAGE }),
+      ...feedFilterParams,
+      t: topWindowParam,
+    }),
+    responses: {
+      200: { description: 'page', schema: articlePageSchema, headers: { ETag: { description: 'Strong validator of the body' }, 'Last-Modified': { description: 'When these bytes were first served' } } },
+      304: { description: 'not modified (If-None-Match / If-Modified-Since matched); no body' },
+      ...errors({ 400: 'validation_failed naming the parameter', 401: 'status=submitted or all without credentials' }),
+    },
+    async handler(ctx, { query }) {
+      if (query.per_page !== undefined && query.limit !== undefined) throw conflict('limit', 'give either per_page or limit, not both');
+      if (query.status !== 'approved') requireSignedIn(ctx, `status=${query.status}`);
+      const filter = feedFilterOf(query, query.status, query.sort_type);
+      const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
+      const page = query.page ?? 1;
+      const key = `page:${ctx.querystring}`;
+      const entry = decodeEntry(
+        await cache.getOrCompute(key, () =>
+          encodeEntry(deps, key, async () => {
+            const [rows, count] = await Promise.all([
+              feedPage(deps.db, { ...filter, sort: query.sort_type, page, perPage }),
+              cache.getOrCompute(`count:${JSON.stringify(filter)}`, async () => Buffer.from(String(await feedCount(deps.db, filter)))).then((b) => Number(b.toString())),
+            ]);
+            const body = Buffer.from(JSON.stringify({ count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count), results: rows.map(toArticleItem) }));
+            return { body, ids: rows.map((r) => r.id) };
+          }),
+        ),
+      );
+      const user = ctx.state.user;
+      let { etag, body } = entry;
+      if (user && entry.ids.length > 0) ({ etag, body } = await personal.get(user.id, entry));
+      ctx.type = 'application/json';
+      if (answerConditional(ctx, { etag, lastModified: entry.lastModified, cacheControl: isSignedIn(ctx) ? PRIVATE_REVALIDATE : PUBLIC_REVALIDATE, vary: VARY })) return;
+      ctx.body = body;
+    },
+  });
+
+  const formats = [
+    { ext: 'rss', operationId: 'feedRss', type: 'application/rss+xml; charset=utf-8', name: 'RSS 2.0', render: renderRss },
+    { ext: 'atom', operationId: 'feedAtom', type: 'application/atom+xml; charset=utf-8', name: 'Atom 1.0 (RFC 4287)', render: renderAtom },
+    { ext: 'json', operationId: 'feedJson', type: 'application/feed+json; charset=utf-8', name: 'JSON Feed 1.1', render: renderJsonFeed },
+  ] as const;
+
+  const syndication = formats.map((f) =>
+    defineRoute({
+      method: 'get',
+      path: `/news/feed.${f.ext}`,
+      operationId: f.operationId,
+      summary: `The approved feed as ${f.name}`,
+      description: [
+        `The approved feed (the first page of GET /news/ with the same \`sort_type\` and filters), up to ${SYNDICATION_MAX_ITEMS} items (\`limit\`, default ${SYNDICATION_MAX_ITEMS}). Each item: headline, article URL, publication time, source, tags and token symbols as categories, and the URL of the article record (GET /news/{id}/).`,
+        ...filterDocs,
+        'The same for every caller (credentials are not needed and change nothing): `Cache-Control: public, max-age=0, must-revalidate`, a strong `ETag` and `Last-Modified`; conditional requests get 304.',
+      ].join('\n\n'),
+      tags: ['articles'],
+      query: z.strictObject({
+        sort_type: z.enum(['hot', 'new', 'top']).default('hot'),
+        limit: queryInt({ min: 1, max: SYNDICATION_MAX_ITEMS, default: SYNDICATION_MAX_ITEMS }),
+        ...feedFilterParams,
+        t: topWindowParam,
+      }),
+      responses: {
+        200: { description: f.name, schema: f.ext === 'json' ? z.record(z.string(), z.unknown()) : z.string(), contentType: f.type.split(';')[0] },
+        304: { description: 'not modified; no body' },
+        ...errors({ 400: 'validation_failed naming the parameter' }),
+      },
+      async handler(ctx: Context, { query }: { query: FilterQuery & { sort_type: FeedSort; limit?: number } }) {
+        const filter = feedFilterOf(query, 'approved', query.sort_type);
+        const key = `${f.ext}:${ctx.querystring}`;
+        const entry = decodeEntry(
+          await cache.getOrCompute(key, () => encodeEntry(deps, key, async () => {
+            const rows = await feedPage(deps.db, { ...filter, sort: query.sort_type, page: 1, perPage: query.limit ?? SYNDICATION_MAX_ITEMS });
+            const meta: SyndicationMeta = {
+              title: 'Squid News',
+              description: 'Crowdsourced crypto and DeFi news, curated by the community',
+              homeUrl,
+              selfUrl: `${base}${API_PREFIX}/news/feed.${f.ext}${ctx.querystring ? `?${ctx.querystring}` : ''}`,
+              recordUrl: (id) => `${homeUrl}${id}/`,
+              schemeBase: `${homeUrl}#`,
+            };
+            const items = rows.map((r) => ({ ...toArticleItem(r) }));
+            return { body: Buffer.from(f.render(items, meta)), ids: rows.map((r) => r.id) };
+          })),
+        );
+        ctx.type = f.type;
+        if (answerConditional(ctx, { etag: entry.etag, lastModified: entry.lastModified, cacheControl: PUBLIC_REVALIDATE })) return;
+        ctx.body = entry.body;
+      },
+    }),
+  );
+
+  return [listArticles, ...syndication];
+}
