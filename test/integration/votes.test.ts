@@ -123,6 +123,6 @@ describe('POST /news/:id/vote', () => {
     const mine = delayed.filter((j) => j.id!.startsWith(`hot-scores-a${id}-`));
     expect(mine.length).toBeGreaterThanOrEqual(1);
     expect(mine.length).toBeLessThanOrEqual(2); // a burst may straddle a window boundary
-    expect(mine[0].data).toEqual({ article_ids: [id], all: false });
+    expect(mine[0].data).toEqual({ article_ids: [id], all: false, window: expect.any(Number) });
   });
 });
