@@ -16,6 +16,7 @@ import { mountRoutes, staticRouteFastPath, type RouteDef } from './http/route.js
 import { eventStreamKey } from './events.js';
 import { WebMetrics } from './metrics/web-metrics.js';
 import { outboxDepth } from './queries/event-log.js';
+import { docsCsp } from './routes/docs.js';
 import { allRoutes } from './routes/index.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -56,7 +57,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
     outbox: () => outboxDepth(deps.db),
   });
   app.use(metrics.observe());
-  app.use(securityHeaders({ trustedOrigin: deps.config.TRUSTED_ORIGIN, https: deps.config.PUBLIC_BASE_URL.startsWith('https:'), cspOverride: adminQueuesCsp }));
+  app.use(securityHeaders({ trustedOrigin: deps.config.TRUSTED_ORIGIN, https: deps.config.PUBLIC_BASE_URL.startsWith('https:'), cspOverride: (ctx) => adminQueuesCsp(ctx) ?? docsCsp(ctx) }));
   app.use(errorMiddleware(deps.log));
   // Before credential parsing: the scrape token is not a session token.
   app.use(metrics.endpoint());

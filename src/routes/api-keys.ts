@@ -181,7 +181,7 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       summary: "The calling key's tier, daily quota and today's usage",
       tags: ['api keys'],
       security: [['bearerAuth']],
-      responses: { 200: { description: 'key info', schema: keyInfo } },
+      responses: { 401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' }, 200: { description: 'key info', schema: keyInfo } },
       async handler(ctx) {
         const key = requireKey(ctx);
         const usage = await limits.keyUsage(key.id, 1);
@@ -202,7 +202,7 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Replace the calling key with a new secret (same id, tier and usage); the old secret stops working at once',
       tags: ['api keys'],
       security: [['bearerAuth']],
-      responses: { 200: { description: 'the new key, shown once', schema: z.object({ key_id: z.string(), api_key: z.string(), dashboard_url: z.string() }) } },
+      responses: { 401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' }, 200: { description: 'the new key, shown once', schema: z.object({ key_id: z.string(), api_key: z.string(), dashboard_url: z.string() }) } },
       async handler(ctx) {
         const key = requireKey(ctx);
         const fresh = generateApiKey();
@@ -219,7 +219,7 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Revoke the calling key',
       tags: ['api keys'],
       security: [['bearerAuth']],
-      responses: { 200: { description: 'revoked', schema: z.object({ key_id: z.string(), revoked: z.literal(true) }) } },
+      responses: { 401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' }, 200: { description: 'revoked', schema: z.object({ key_id: z.string(), revoked: z.literal(true) }) } },
       async handler(ctx) {
         const key = requireKey(ctx);
         await revokeApiKey(deps.db, key.id);
