@@ -1,12 +1,13 @@
 /**
  * Pages a person opens: the interactive API reference at /api/v1/docs and the host-root index.
  *
- * The reference is Scalar's standalone browser bundle, served from the installed npm package
- * (@scalar/api-reference, dist/browser/standalone.js) by this process: no CDN, so it works offline.
- * The page loads the bundle and a small start-up script from the same origin, reads
- * /api/v1/openapi.json, and runs under its own Content-Security-Policy (docsCsp): scripts only from
- * 'self', no connections or fonts elsewhere (Scalar's web fonts are turned off; the system fonts are
- * used), no framing. Inline styles are allowed because the renderer sets styles at run time.
+ * The reference is Redoc's standalone browser bundle, served from the installed npm package
+ * (redoc, bundles/redoc.standalone.js) by this process: no CDN, so it works offline. The page loads
+ * the bundle and a small start-up script from the same origin, reads /api/v1/openapi.json, and runs
+ * under its own Content-Security-Policy (docsCsp): scripts only from 'self' (no inline script, no
+ * eval), connections only to 'self', no fonts from elsewhere (the system fonts are used), no framing.
+ * Inline styles are allowed because the renderer builds its styles at run time (styled-components),
+ * and blob: workers because its search index runs in a worker it creates from a blob.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,7 +19,7 @@ import { API_PREFIX, API_VERSION } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 
 export const DOCS_PATH = `${API_PREFIX}/docs`;
-const BUNDLE_PATH = `${DOCS_PATH}/scalar.js`;
+const BUNDLE_PATH = `${DOCS_PATH}/redoc.js`;
 const INIT_PATH = `${DOCS_PATH}/init.js`;
 
 const DOCS_CSP =
@@ -29,10 +30,18 @@ export function docsCsp(ctx: Context): string | undefined {
   return ctx.path === DOCS_PATH && ctx.status === 200 ? DOCS_CSP : undefined;
 }
 
-let bundle: Buffer | undefined;
-/** The renderer's browser bundle, read once from the installed package. */
-function scalarBundle(): Buffer {
-  bundle ??= readFileSync(createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js'));
+/** The one outside resource the bundle loads by itself: the sidebar credit's logo. */
+const REDOC_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+const BLANK_SVG = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/%3E";
+
+let bundle: string | undefined;
+/**
+ * The renderer's browser bundle, read once from the installed package. Its sidebar credit loads a
+ * logo from Redocly's CDN: that URL is replaced by an empty inline SVG so the page asks nothing of
+ * another host (the credit's text and link stay).
+ */
+function rendererBundle(): string {
+  bundle ??= readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8').split(REDOC_LOGO).join(BLANK_SVG);
   return bundle;
 }
 
@@ -54,19 +63,15 @@ function docsPage(): string {
 </html>`;
 }
 
-// Everything Scalar would fetch from elsewhere is off: web fonts, the CORS proxy, telemetry, the
-// "open in client" links. The document is read from this origin.
-const INIT_SCRIPT = `Scalar.createApiReference('#api-reference', ${JSON.stringify({
-  url: `${API_PREFIX}/openapi.json`,
-  withDefaultFonts: false,
-  hideClientButton: true,
-  telemetry: false,
-  showDeveloperTools: 'never',
-  agent: { disabled: true },
-  mcp: { disabled: true },
-  documentDownloadType: 'json',
-  theme: 'default',
-})});\n`;
+const SYSTEM_FONTS = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
+const MONO_FONTS = "ui-monospace, 'SFMono-Regular', Menlo, Consolas, monospace";
+// The document is read from this origin; fonts are the system's (nothing is fetched elsewhere).
+const INIT_SCRIPT = `Redoc.init(${JSON.stringify(`${API_PREFIX}/openapi.json`)}, ${JSON.stringify({
+  expandResponses: '200,201',
+  jsonSampleExpandLevel: 3,
+  hideDownloadButton: false,
+  theme: { typography: { fontFamily: SYSTEM_FONTS, headings: { fontFamily: SYSTEM_FONTS }, code: { fontFamily: MONO_FONTS } } },
+})}, document.getElementById('api-reference'));\n`;
 
 export interface IndexLinks {
   docs: string;
@@ -138,13 +143,16 @@ const LINK_LABELS: [keyof IndexLinks, string][] = [
 ];
 
 export function docsRoutes(deps: AppDeps): RouteDef[] {
+  const publicOrigin = new URL(deps.config.PUBLIC_BASE_URL).origin;
+  // Links to this host are relative in the HTML page, so they work whatever address the browser used.
+  const sameOrigin = (url: string) => (url.startsWith(`${publicOrigin}/`) ? url.slice(publicOrigin.length) : url);
   return [
     defineRoute({
       method: 'get',
       path: '/docs',
       operationId: 'getApiReference',
       summary: 'Interactive API reference (HTML) of this OpenAPI document',
-      description: 'Rendered in the browser by Scalar, served from this host (no CDN); works offline. Not metered.',
+      description: 'Rendered in the browser by Redoc, served from this host (no CDN); works offline. Not metered.',
       tags: ['meta'],
       unmetered: true,
       responses: { 200: { description: 'the reference page', contentType: 'text/html', schema: z.string() } },
@@ -156,16 +164,16 @@ export function docsRoutes(deps: AppDeps): RouteDef[] {
     }),
     defineRoute({
       method: 'get',
-      path: '/docs/scalar.js',
+      path: '/docs/redoc.js',
       operationId: 'getApiReferenceBundle',
-      summary: "The reference page's renderer (Scalar's standalone browser bundle, from the npm package)",
+      summary: "The reference page's renderer (Redoc's standalone browser bundle, from the npm package)",
       tags: ['meta'],
       unmetered: true,
       responses: { 200: { description: 'JavaScript', contentType: 'text/javascript', schema: z.string() } },
       handler(ctx) {
         ctx.type = 'text/javascript; charset=utf-8';
         ctx.set('Cache-Control', 'public, max-age=3600');
-        ctx.body = scalarBundle();
+        ctx.body = rendererBundle();
       },
     }),
     defineRoute({
@@ -210,7 +218,7 @@ export function docsRoutes(deps: AppDeps): RouteDef[] {
             `<h1>Squid News API</h1>
 <p>Crowdsourced crypto and DeFi news with community curation. API version ${esc(API_VERSION)}; REST root <code>${esc(body.api_root)}</code>.</p>
 <ul>
-${LINK_LABELS.map(([k, label]) => `<li><a href="${esc(links[k])}">${esc(label)}</a> <code>${esc(links[k])}</code></li>`).join('\n')}
+${LINK_LABELS.map(([k, label]) => `<li><a href="${esc(sameOrigin(links[k]))}">${esc(label)}</a> <code>${esc(links[k])}</code></li>`).join('\n')}
 </ul>`,
           );
           return;
