@@ -17,6 +17,7 @@ import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { esc, page, usageChart } from '../http/html.js';
 import { Limits, secondsUntilUtcMidnight } from '../http/rate-limit.js';
+import { errorSchema } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { getApiKey, insertApiKey, revokeApiKey, rotateApiKey } from '../queries/api-keys.js';
 
@@ -126,7 +127,11 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       description: 'Form fields (application/x-www-form-urlencoded): name (required, <= 100), email (optional), use_case (optional, <= 500). Invalid input re-renders the form with status 400.',
       tags: ['api keys'],
       bodyTypes: ['application/x-www-form-urlencoded'],
-      responses: { 201: html, 400: html },
+      responses: {
+        201: html,
+        // The form re-rendered with the problem; a body the parser refuses (malformed JSON...) gets the error body.
+        400: { ...html, description: 'HTML page: the form with the problem; or the JSON error body for a body that cannot be parsed', alternatives: { 'application/json': errorSchema } },
+      },
       async handler(ctx) {
         const input = (ctx.request.body ?? {}) as Record<string, unknown>;
         const parsed = signupForm.safeParse(input);

@@ -16,16 +16,34 @@ const mode = process.env.SQUID_OPENAPI_CHECK ?? 'fail';
 const problems: string[] = [];
 const pending = new Set<Promise<void>>();
 
-function inspect(method: string, url: string, res: Response): void {
-  if (!res.headers.has('x-request-id')) return;
-  if (method === 'HEAD' || method === 'OPTIONS') return;
-  const type = res.headers.get('content-type') ?? '';
+/** Whether a response is the service's and one the document covers. */
+function inScope(method: string, path: string, headers: Headers): boolean {
+  if (!headers.has('x-request-id')) return false;
+  if (method === 'HEAD' || method === 'OPTIONS') return false;
   // Streams are never finished by the test; their handshakes are checked elsewhere.
-  if (/text\/event-stream/i.test(type)) return;
-  const path = new URL(url).pathname;
+  if (/text\/event-stream/i.test(headers.get('content-type') ?? '')) return false;
   // /metrics (Prometheus text) and the staff queue dashboard are operator surfaces, outside the API
   // document; /api/v1/__... are routes a test mounts for itself (probes of the shared middleware).
-  if (path.startsWith('/metrics') || path.startsWith('/admin/queues') || path.startsWith('/api/v1/__')) return;
+  return !(path.startsWith('/metrics') || path.startsWith('/admin/queues') || path.startsWith('/api/v1/__'));
+}
+
+/** For helpers that do not use fetch (raw node:http in the fuzz tests): check one finished response. */
+export function checkRawResponse(method: string, pathAndQuery: string, status: number, rawHeaders: Record<string, string | string[] | undefined>, text: string): void {
+  if (mode === 'off') return;
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(rawHeaders)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+  const path = pathAndQuery.split('?')[0];
+  if (!inScope(method.toUpperCase(), path, headers)) return;
+  try {
+    problems.push(...responseChecker().check({ method: method.toUpperCase(), path, status, headers, text }));
+  } catch (err) {
+    problems.push(`response check crashed: ${(err as Error).message}`);
+  }
+}
+
+function inspect(method: string, url: string, res: Response): void {
+  const path = new URL(url).pathname;
+  if (!inScope(method, path, res.headers)) return;
   const copy = res.clone();
   const p = copy
     .text()
