@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
+    globalSetup: ['test/support/global-setup.ts', 'test/support/openapi-setup.ts'],
     // Checks every response the service sends to a test against the OpenAPI document.
     setupFiles: ['test/support/openapi-hook.ts'],
     pool: 'forks',

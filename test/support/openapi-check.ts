@@ -5,14 +5,24 @@
  * /api/v1/openapi.json; each (operation, status, content type) validator is compiled once per
  * worker with Ajv's JSON Schema 2020-12 dialect, the dialect of OpenAPI 3.1.
  */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import { loadConfig } from '../../src/config.js';
 import { buildOpenApi } from '../../src/http/openapi.js';
 import { allErrorCodes } from '../../src/routes/error-codes.js';
 import { allRoutes } from '../../src/routes/index.js';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+const standaloneCode = ((standaloneCodeModule as unknown as { default?: unknown }).default ?? standaloneCodeModule) as (ajv: Ajv2020, refs: Record<string, string>) => string;
+
+/** Validators compiled once for the whole run (globalSetup): the document and a module of functions. */
+export interface Precompiled {
+  doc: Json;
+  validators: Record<string, ValidateFunction>;
+  /** validator key (see ResponseChecker.validator) -> export name in the module. */
+  names: Record<string, string>;
+}
 
 type Json = any;
 
@@ -66,11 +76,9 @@ export class ResponseChecker {
   private readonly ops: Operation[];
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(doc: Json = buildTestDocument()) {
+  constructor(doc: Json = buildTestDocument(), private readonly precompiled?: Precompiled) {
     this.doc = doc;
-    // strict: false: OpenAPI keywords (example, discriminator...) are annotations to a validator.
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
-    addFormats(this.ajv);
+    this.ajv = newAjv(false);
     for (const [name, schema] of Object.entries<Json>(doc.components?.schemas ?? {})) {
       this.ajv.addSchema({ ...absolutizeRefs(schema), $id: refId(name) });
     }
@@ -90,6 +98,11 @@ export class ResponseChecker {
 
   private validator(key: string, schema: Json): ValidateFunction {
     let v = this.compiled.get(key);
+    const name = this.precompiled?.names[key];
+    if (!v && name) {
+      v = this.precompiled!.validators[name];
+      this.compiled.set(key, v);
+    }
     if (!v) {
       v = this.ajv.compile(absolutizeRefs(schema));
       this.compiled.set(key, v);
@@ -112,7 +125,7 @@ export class ResponseChecker {
       // answers before routing (credentials 401, cross-site check 403, body parser 400/413/415,
       // backends 503, 500), all with the error body.
       if (![400, 401, 403, 404, 405, 413, 415, 500, 501, 503].includes(s.status)) return [`${where}: no operation in the document for this method and path`];
-      response = { content: { 'application/json': { schema: { $ref: `${REF_PREFIX}Error` } } } };
+      response = UNROUTED;
       key = 'unrouted';
     } else {
       response = op.methods[method].responses?.[String(s.status)] ?? op.methods[method].responses?.default;
@@ -173,9 +186,65 @@ export class ResponseChecker {
   }
 }
 
+const UNROUTED = { content: { 'application/json': { schema: { $ref: `${REF_PREFIX}Error` } } } };
+
+// strict: false: OpenAPI keywords (example, discriminator...) are annotations to a validator.
+// Formats are annotations too (not asserted).
+function newAjv(source: boolean): Ajv2020 {
+  return new Ajv2020({ strict: false, allErrors: false, logger: false, validateFormats: false, ...(source ? { code: { source: true, esm: true } } : {}) });
+}
+
+/** Every (key, schema) the checker validates with: response bodies and headers of every operation. */
+function checkSchemas(doc: Json): [string, Json][] {
+  const out: [string, Json][] = [['unrouted body application/json', UNROUTED.content['application/json'].schema]];
+  for (const [template, item] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries<Json>(item)) {
+      for (const [status, r] of Object.entries<Json>(op.responses ?? {})) {
+        const key = `${method} ${template} ${status}`;
+        for (const [name, h] of Object.entries<Json>(r.headers ?? {})) if (h.schema) out.push([`${key} header ${name}`, h.schema]);
+        for (const [type, m] of Object.entries<Json>(r.content ?? {})) if (m.schema) out.push([`${key} body ${type}`, m.schema]);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Run once before the workers start (test/support/openapi-setup.ts): build the document, compile
+ * every validator into one ES module (Ajv standalone code) under `dir`, and return the file that
+ * describes them. Workers then import compiled functions instead of compiling per test file.
+ */
+export function precompileResponseChecks(dir: string): string {
+  const doc = buildTestDocument();
+  const ajv = newAjv(true);
+  for (const [name, schema] of Object.entries<Json>(doc.components?.schemas ?? {})) ajv.addSchema({ ...absolutizeRefs(schema), $id: refId(name) });
+  const names: Record<string, string> = {};
+  const exportsById: Record<string, string> = {};
+  checkSchemas(doc).forEach(([key, schema], i) => {
+    const id = `urn:squid:check:${i}`;
+    ajv.addSchema(typeof schema === 'object' ? { ...absolutizeRefs(schema), $id: id } : { $id: id, ...(schema === false ? { not: {} } : {}) });
+    names[key] = `v${i}`;
+    exportsById[`v${i}`] = id;
+  });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}/validators.mjs`, standaloneCode(ajv, exportsById));
+  writeFileSync(`${dir}/checks.json`, JSON.stringify({ doc, names, module: `${dir}/validators.mjs` }));
+  return `${dir}/checks.json`;
+}
+
+/** Load what precompileResponseChecks wrote. */
+export async function loadPrecompiled(file: string): Promise<Precompiled> {
+  const { doc, names, module } = JSON.parse(readFileSync(file, 'utf8'));
+  const validators = (await import(pathToFileURL(module).href)) as Record<string, ValidateFunction>;
+  return { doc, names, validators };
+}
+
+/**
+ * One checker per test file, from the run's precompiled validators when there are (see
+ * openapi-setup.ts), else compiling on first use.
+ */
 let shared: ResponseChecker | undefined;
-/** One checker per worker process (the document and its validators are built once). */
-export function responseChecker(): ResponseChecker {
-  shared ??= new ResponseChecker();
+export function responseChecker(precompiled?: Precompiled): ResponseChecker {
+  shared ??= precompiled ? new ResponseChecker(precompiled.doc, precompiled) : new ResponseChecker();
   return shared;
 }

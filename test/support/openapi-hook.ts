@@ -9,10 +9,13 @@
  * SQUID_OPENAPI_REPORT instead of failing (used to survey the document's gaps).
  */
 import { appendFileSync } from 'node:fs';
-import { afterAll, afterEach } from 'vitest';
-import { responseChecker } from './openapi-check.js';
+import { afterAll, afterEach, inject } from 'vitest';
+import { loadPrecompiled, responseChecker } from './openapi-check.js';
 
 const mode = process.env.SQUID_OPENAPI_CHECK ?? 'fail';
+// The run's precompiled validators (openapi-setup.ts); the checker compiles on its own without them.
+const checksFile = mode === 'off' ? '' : inject('openapiChecks');
+const precompiled = checksFile ? await loadPrecompiled(checksFile) : undefined;
 const problems: string[] = [];
 const pending = new Set<Promise<void>>();
 
@@ -35,7 +38,7 @@ export function checkRawResponse(method: string, pathAndQuery: string, status: n
   const path = pathAndQuery.split('?')[0];
   if (!inScope(method.toUpperCase(), path, headers)) return;
   try {
-    problems.push(...responseChecker().check({ method: method.toUpperCase(), path, status, headers, text }));
+    problems.push(...responseChecker(precompiled).check({ method: method.toUpperCase(), path, status, headers, text }));
   } catch (err) {
     problems.push(`response check crashed: ${(err as Error).message}`);
   }
@@ -48,7 +51,7 @@ function inspect(method: string, url: string, res: Response): void {
   const p = copy
     .text()
     .then((text) => {
-      const found = responseChecker().check({ method, path, status: res.status, headers: res.headers, text });
+      const found = responseChecker(precompiled).check({ method, path, status: res.status, headers: res.headers, text });
       problems.push(...found);
     })
     .catch(() => {
