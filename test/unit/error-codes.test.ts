@@ -64,3 +64,27 @@ it('the scan finds codes raised in each of the ways the code base raises them (t
   ].join('\n');
   expect([...raisedCodes(sample)].sort()).toEqual(['zz_five', 'zz_four', 'zz_one', 'zz_seven', 'zz_six', 'zz_three', 'zz_two']);
 });
+
+it('every status a route handler throws directly is documented for that operation', () => {
+  const doc = buildTestDocument();
+  const byOpId = new Map<string, any>();
+  for (const item of Object.values<any>(doc.paths)) for (const op of Object.values<any>(item)) byOpId.set(op.operationId, op);
+  const HELPERS: Record<string, number> = { badRequest: 400, unauthorized: 401, forbidden: 403, notFound: 404, conflict: 409 };
+  const dir = join(SRC, 'routes');
+  const missing: string[] = [];
+  let seen = 0;
+  for (const f of readdirSync(dir)) {
+    // Each definition runs from its defineRoute({ to the next one (its handler included).
+    for (const chunk of readFileSync(join(dir, f), 'utf8').split('defineRoute({').slice(1)) {
+      const id = /operationId: '([^']+)'/.exec(chunk)?.[1];
+      if (!id) continue;
+      seen++;
+      const statuses = new Set<number>();
+      for (const m of chunk.matchAll(/new (?:AppError|AgentChatRefusal)\(\s*(\d{3})/g)) statuses.add(Number(m[1]));
+      for (const m of chunk.matchAll(/\b(badRequest|unauthorized|forbidden|notFound|conflict)\(/g)) statuses.add(HELPERS[m[1]]);
+      for (const s of statuses) if (!byOpId.get(id)?.responses[String(s)]) missing.push(`${id} (${f}): ${s}`);
+    }
+  }
+  expect(seen).toBeGreaterThan(70);
+  expect(missing).toEqual([]);
+});
