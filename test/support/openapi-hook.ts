@@ -26,8 +26,9 @@ function inScope(method: string, path: string, headers: Headers): boolean {
   // Streams are never finished by the test; their handshakes are checked elsewhere.
   if (/text\/event-stream/i.test(headers.get('content-type') ?? '')) return false;
   // /metrics (Prometheus text) and the staff queue dashboard are operator surfaces, outside the API
-  // document; /api/v1/__... are routes a test mounts for itself (probes of the shared middleware).
-  return !(path.startsWith('/metrics') || path.startsWith('/admin/queues') || path.startsWith('/api/v1/__'));
+  // document; /api/v1/__... are routes a test mounts for itself (probes of the shared middleware);
+  // /mcp speaks the Model Context Protocol (JSON-RPC messages), which its own specification describes.
+  return !(path.startsWith('/metrics') || path.startsWith('/admin/queues') || path.startsWith('/api/v1/__') || path === '/mcp' || path.startsWith('/mcp/'));
 }
 
 /** For helpers that do not use fetch (raw node:http in the fuzz tests): check one finished response. */
