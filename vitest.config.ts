@@ -8,7 +8,9 @@ export default defineConfig({
   test: {
     include: tier.include,
     exclude: [...tier.exclude, '**/node_modules/**'],
-    globalSetup: ['test/support/global-setup.ts'],
+    globalSetup: ['test/support/global-setup.ts', 'test/support/openapi-setup.ts'],
+    // Checks every response the service sends to a test against the OpenAPI document.
+    setupFiles: ['test/support/openapi-hook.ts'],
     pool: 'forks',
     // Integration tests mostly wait on Postgres, Redis and child processes: three forks keep two
     // cores busy (measured: 315 s against 364 s with the default on a loaded 2-core machine).

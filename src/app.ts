@@ -16,6 +16,7 @@ import { mountRoutes, staticRouteFastPath, type RouteDef } from './http/route.js
 import { eventStreamKey } from './events.js';
 import { WebMetrics } from './metrics/web-metrics.js';
 import { outboxDepth } from './queries/event-log.js';
+import { docsCsp } from './routes/docs.js';
 import { allRoutes } from './routes/index.js';
 import { editorCsp as editorConsoleCsp } from './editor/routes.js';
 import { mcpEndpoint } from './mcp/server.js';
@@ -59,7 +60,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
   });
   app.use(metrics.observe());
   const editorCsp = editorConsoleCsp(deps.config);
-  app.use(securityHeaders({ trustedOrigin: deps.config.TRUSTED_ORIGIN, https: deps.config.PUBLIC_BASE_URL.startsWith('https:'), cspOverride: (ctx) => adminQueuesCsp(ctx) ?? editorCsp(ctx) }));
+  app.use(securityHeaders({ trustedOrigin: deps.config.TRUSTED_ORIGIN, https: deps.config.PUBLIC_BASE_URL.startsWith('https:'), cspOverride: (ctx) => adminQueuesCsp(ctx) ?? editorCsp(ctx) ?? docsCsp(ctx) }));
   app.use(errorMiddleware(deps.log));
   // Before credential parsing: the scrape token is not a session token.
   app.use(metrics.endpoint());

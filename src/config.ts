@@ -46,6 +46,8 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   /** The {host_url}: absolute links (feed next/previous, dashboards) and the sign-in message's domain and URI. */
   PUBLIC_BASE_URL: url(['http:', 'https:']).default('http://127.0.0.1:8000'),
+  /** The {ws_url} the index page (GET /) links as the stream: default PUBLIC_BASE_URL's host on WS_PORT (ws:, wss: behind https). */
+  PUBLIC_WS_URL: url(['ws:', 'wss:']).optional(),
   /** The {trusted_origin}: the only Origin accepted for cookie-authenticated writes and WebSocket handshakes. */
   TRUSTED_ORIGIN: origin.default('http://127.0.0.1:8000'),
   /** HS256 key for access/refresh tokens, >= 32 chars. Required in production; elsewhere generated once into DATA_DIR/jwt-secret. */

@@ -14,7 +14,10 @@ export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
   contentType?: string;
-  headers?: Record<string, { description: string; schema?: z.ZodType }>;
+  /** Further representations of the same response by content type (e.g. text/html beside JSON). */
+  alternatives?: Record<string, z.ZodType>;
+  /** Response headers; `required: true` for a header present on every such response (default: may be absent). */
+  headers?: Record<string, { description: string; schema?: z.ZodType; required?: boolean }>;
 }
 
 export interface RouteInput<P, Q, B> {

@@ -735,7 +735,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
       tags: ['agent-chat', 'staff'],
       auth: 'staff',
       security: [['bearerAuth'], ['cookieAuth']],
-      params: z.object({ user_id: z.string().regex(/^\d{1,10}$/, 'must be a user id').transform(Number) }),
+      params: z.object({ user_id: z.string().regex(/^\d{1,10}$/, 'must be a user id').transform(Number).pipe(z.number().int().min(0).max(9_999_999_999)) }),
       body: z.object({ trust_level: trustLevel, reason: prose(3, 500) }).strict(),
       responses: {
         200: { description: 'changed', schema: z.object({ agent: accountSchema, trust_event: trustEventSchema }) },

@@ -17,6 +17,7 @@ import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { esc, page, usageChart } from '../http/html.js';
 import { Limits, secondsUntilUtcMidnight } from '../http/rate-limit.js';
+import { errorSchema } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { getApiKey, insertApiKey, revokeApiKey, rotateApiKey } from '../queries/api-keys.js';
 
@@ -126,7 +127,11 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       description: 'Form fields (application/x-www-form-urlencoded): name (required, <= 100), email (optional), use_case (optional, <= 500). Invalid input re-renders the form with status 400.',
       tags: ['api keys'],
       bodyTypes: ['application/x-www-form-urlencoded'],
-      responses: { 201: html, 400: html },
+      responses: {
+        201: html,
+        // The form re-rendered with the problem; a body the parser refuses (malformed JSON...) gets the error body.
+        400: { ...html, description: 'HTML page: the form with the problem; or the JSON error body for a body that cannot be parsed', alternatives: { 'application/json': errorSchema } },
+      },
       async handler(ctx) {
         const input = (ctx.request.body ?? {}) as Record<string, unknown>;
         const parsed = signupForm.safeParse(input);
@@ -181,7 +186,7 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       summary: "The calling key's tier, daily quota and today's usage",
       tags: ['api keys'],
       security: [['bearerAuth']],
-      responses: { 200: { description: 'key info', schema: keyInfo } },
+      responses: { 401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' }, 200: { description: 'key info', schema: keyInfo } },
       async handler(ctx) {
         const key = requireKey(ctx);
         const usage = await limits.keyUsage(key.id, 1);
@@ -202,7 +207,7 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Replace the calling key with a new secret (same id, tier and usage); the old secret stops working at once',
       tags: ['api keys'],
       security: [['bearerAuth']],
-      responses: { 200: { description: 'the new key, shown once', schema: z.object({ key_id: z.string(), api_key: z.string(), dashboard_url: z.string() }) } },
+      responses: { 401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' }, 200: { description: 'the new key, shown once', schema: z.object({ key_id: z.string(), api_key: z.string(), dashboard_url: z.string() }) } },
       async handler(ctx) {
         const key = requireKey(ctx);
         const fresh = generateApiKey();
@@ -219,7 +224,7 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Revoke the calling key',
       tags: ['api keys'],
       security: [['bearerAuth']],
-      responses: { 200: { description: 'revoked', schema: z.object({ key_id: z.string(), revoked: z.literal(true) }) } },
+      responses: { 401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' }, 200: { description: 'revoked', schema: z.object({ key_id: z.string(), revoked: z.literal(true) }) } },
       async handler(ctx) {
         const key = requireKey(ctx);
         await revokeApiKey(deps.db, key.id);

@@ -39,6 +39,7 @@ export const identityErrorCodes = {
   daily_quota_exceeded: '429: the caller used its daily quota (API-key tier, session or anonymous IP); Retry-After until 00:00 UTC.',
   rate_limited: "429: the route's per-IP limit was exceeded; Retry-After says when to retry.",
   session_required: '403: the queue dashboard needs a signed-in staff session, not an API key.',
+  metrics_token_invalid: '401: GET /metrics (web and stream processes) when METRICS_TOKEN is set and the Bearer token is missing or wrong.',
   sponsored_review_required: '409: sponsored posts are reviewed through /api/v1/sponsored/<id>/approve, not the generic editorial approve.',
 } as const;
 
@@ -51,7 +52,13 @@ export const errorCodesByArea: Record<string, Record<string, string>> = {
   Rewards: rewardErrorCodes,
   Provenance: provenanceErrorCodes,
   Wire: wireErrorCodes,
-  'Agent chat': agentChatErrorCodes,
+  'Agent chat': {
+    ...agentChatErrorCodes,
+    webhook_secret_invalid: '401: POST /telegram/webhook without the X-Telegram-Bot-Api-Secret-Token header Telegram was given, or with a wrong one.',
+  },
+  Streams: {
+    upgrade_required: '426: a plain HTTP request to the stream URL /ws/news/; connect with WebSocket there or with EventSource to /sse/news/.',
+  },
   Intel: intelErrorCodes,
   Payments: paymentErrorCodes,
   Sponsored: sponsoredErrorCodes,

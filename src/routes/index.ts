@@ -5,6 +5,7 @@ import type { AppDeps } from '../deps.js';
 import type { RouteDef } from '../http/route.js';
 import { agentChatRoutes } from './agent-chat.js';
 import { apiKeyRoutes } from './api-keys.js';
+import { docsRoutes } from './docs.js';
 import { editorialRoutes } from './editorial.js';
 import { eventRoutes } from './events.js';
 import { healthRoutes } from './health.js';
@@ -49,6 +50,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...webhookRoutes(deps),
     ...modlogRoutes(deps),
     ...editorRoutes(deps),
+    ...docsRoutes(deps),
   ];
   // The document route needs the full list, itself included.
   routes.push(...metaRoutes(deps, () => routes));

@@ -45,7 +45,7 @@ const leaderboardsResponse = z
     month: z.string().meta({ description: 'YYYY-MM (UTC)' }),
     computed_at: z.string().nullable().meta({ description: 'When the snapshot was computed; null when the month has none yet' }),
     frozen: z.boolean().meta({ description: 'True once the month was closed by the monthly distribution (final)' }),
-    boards: z.record(z.enum(BOARDS), boardSchema).meta({ description: 'The requested board, or all five' }),
+    boards: z.partialRecord(z.enum(BOARDS), boardSchema).meta({ description: 'The requested board, or all five' }),
   })
   .meta({ id: 'Leaderboards' });
 

@@ -118,7 +118,7 @@ export function walletAuthRoutes(deps: AppDeps): RouteDef[] {
         signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 65-byte hex signature with 0x prefix'),
         nonce: z.string().regex(/^[0-9a-f]{32}$/, 'must be the 32-character hex nonce'),
       }),
-      responses: { 200: { description: 'signed in', schema: tokensResponse } },
+      responses: { 200: { description: 'signed in', schema: tokensResponse }, 401: { description: `The signature or nonce is refused (${Object.keys(authErrors).join(', ')})` } },
       async handler(ctx, { body }) {
         const rec = await readNonce(deps.redis, prefix, body.nonce, body.address);
         if (typeof rec === 'string') throw new AppError(401, rec, authErrors[rec]);
@@ -155,7 +155,10 @@ export function walletAuthRoutes(deps: AppDeps): RouteDef[] {
         'Each refresh token works once. Presenting a spent one revokes its whole family (401 refresh_token_reused); the caller must sign in again.',
       tags: ['authentication'],
       body: z.object({ refresh_token: z.string().min(1).max(4096).optional() }),
-      responses: { 200: { description: 'new session', schema: tokensResponse } },
+      responses: {
+        200: { description: 'new session', schema: tokensResponse },
+        401: { description: 'refresh_token_missing, refresh_token_invalid, refresh_token_expired, refresh_token_reused (its whole family is revoked), refresh_token_revoked, account_not_found' },
+      },
       async handler(ctx, { body }) {
         const fromCookie = ctx.cookies.get('refresh_token');
         const token = body.refresh_token ?? fromCookie;

@@ -219,7 +219,8 @@ const deliveryIdParam = z.object({
   delivery_id: z
     .string()
     .regex(/^[1-9]\d{0,14}$/, 'must be a positive integer')
-    .transform(Number),
+    .transform(Number)
+    .pipe(z.number().int()),
 });
 
 export function webhookRoutes(deps: AppDeps): RouteDef[] {

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import { checkRawResponse } from './openapi-hook.js';
 import fc from 'fast-check';
 
 export type JsonSchema = Record<string, any>;
@@ -141,7 +142,10 @@ export function sendRaw(port: number, req: RawRequest, timeoutMs = 15_000, local
         res.on('data', (c) => chunks.push(c));
         res.on('end', () => {
           clearTimeout(timer);
-          resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - t0 });
+          const text = Buffer.concat(chunks).toString('utf8');
+          // Fuzzed requests too must get responses the OpenAPI document describes.
+          checkRawResponse(req.method, req.path, res.statusCode!, res.headers, text);
+          resolve({ status: res.statusCode!, headers: res.headers, text, ms: performance.now() - t0 });
         });
         res.on('error', reject);
       },
