@@ -81,7 +81,7 @@ describe('tools and their schemas', () => {
     const { tools } = await c.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(['article', 'feed', 'intel_report', 'intel_trending', 'provenance_check', 'search', 'submit_article']);
-    expect(Object.keys(byName.feed.inputSchema.properties ?? {}).sort()).toEqual(['limit', 'page', 'per_page', 'sort_type', 'status', 'token_address']);
+    expect(Object.keys(byName.feed.inputSchema.properties ?? {}).sort()).toEqual(['limit', 'page', 'per_page', 'since', 'sort_type', 'source', 'status', 't', 'tag', 'token_address', 'token_symbol', 'until']);
     expect((byName.feed.inputSchema.properties as any).sort_type.enum).toEqual(['hot', 'new', 'top']);
     expect(Object.keys(byName.intel_report.inputSchema.properties ?? {}).sort()).toEqual(['hours', 'top_n', 'topics']);
     expect(Object.keys(byName.submit_article.inputSchema.properties ?? {}).sort()).toEqual(['headline', 'url']);
