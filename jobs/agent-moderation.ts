@@ -22,7 +22,13 @@ export const payload = z.object({
 export const job = defineJob({
   name: 'agent-moderation',
   payload,
-  options: { ...defaultJobOptions, attempts: 5, backoffMs: 1000, concurrency: 8, jobId: (p: { chat_id: number; message_id: number }) => `agent-moderation-${p.chat_id}-${p.message_id}` },
+  options: {
+    ...defaultJobOptions,
+    attempts: 5,
+    backoffMs: 1000,
+    concurrency: 8,
+    jobId: (p: { chat_id: number; message_id: number }) => `agent-moderation-${p.chat_id}-${p.message_id}`,
+  },
   async run(p, deps) {
     const m = await getMessage(deps.db, p.chat_id, p.message_id);
     if (!m) throw new PermanentJobError(`message ${p.chat_id}/${p.message_id} is not stored`);

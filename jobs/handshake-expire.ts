@@ -17,7 +17,13 @@ export const payload = z.object({
 export const job = defineJob({
   name: 'handshake-expire',
   payload,
-  options: { ...defaultJobOptions, attempts: 5, backoffMs: 500, concurrency: 16, jobId: (p: { challenge_id: string; round?: number }) => `handshake-expire-${p.challenge_id}-${p.round ?? 0}` },
+  options: {
+    ...defaultJobOptions,
+    attempts: 5,
+    backoffMs: 500,
+    concurrency: 16,
+    jobId: (p: { challenge_id: string; round?: number }) => `handshake-expire-${p.challenge_id}-${p.round ?? 0}`,
+  },
   async run(p, deps) {
     const r = await expireChallenge(deps.db, p.challenge_id);
     if (typeof r === 'object') {

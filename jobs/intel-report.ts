@@ -37,7 +37,9 @@ export const job = defineJob({
     backoffMs: 500,
     concurrency: 4,
     jobId: (p) =>
-      p.window !== undefined && p.hours !== undefined && p.top_n !== undefined ? intelJobId('report', { hours: p.hours, top_n: p.top_n, topics: p.topics ?? [] }, p.window) : undefined,
+      p.window !== undefined && p.hours !== undefined && p.top_n !== undefined
+        ? intelJobId('report', { hours: p.hours, top_n: p.top_n, topics: p.topics ?? [] }, p.window)
+        : undefined,
   },
   async run(p, deps): Promise<{ result: IntelReport | null; refreshed: number }> {
     const cache = new IntelCache(deps.redis, deps.config.QUEUE_PREFIX, deps.config.INTEL_CACHE_TTL_S);

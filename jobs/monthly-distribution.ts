@@ -20,10 +20,7 @@ export const job = defineJob({
     const month = p.month ?? addMonths(monthOf(new Date()), -1);
     const summary = await distributeMonth(deps.db, month);
     if (summary.status === 'month_not_over') throw new PermanentJobError(`month ${month} is not over yet`);
-    deps.log.info(
-      { job: 'monthly-distribution', month, status: summary.status, root: summary.merkle_root, recipients: summary.recipients },
-      'monthly distribution',
-    );
+    deps.log.info({ job: 'monthly-distribution', month, status: summary.status, root: summary.merkle_root, recipients: summary.recipients }, 'monthly distribution');
     return { month, status: summary.status, merkle_root: summary.merkle_root, recipients: summary.recipients, total_distributed: summary.total_distributed };
   },
 });

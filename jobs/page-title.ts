@@ -37,10 +37,7 @@ export type TitleOutcome = { ok: true; title: string } | { ok: false; reason: st
  * Fetch a page and extract its title. Permanent failures are returned; transient ones throw.
  * `hooks` lets tests pin DNS answers and the address policy (safeFetch's resolve / isAddressAllowed).
  */
-export async function fetchPageTitle(
-  url: string,
-  opts: { allowPrivate: boolean } & Pick<SafeFetchOptions, 'resolve' | 'isAddressAllowed' | 'timeoutMs'>,
-): Promise<TitleOutcome> {
+export async function fetchPageTitle(url: string, opts: { allowPrivate: boolean } & Pick<SafeFetchOptions, 'resolve' | 'isAddressAllowed' | 'timeoutMs'>): Promise<TitleOutcome> {
   let res;
   try {
     res = await safeFetch(url, {
@@ -67,7 +64,13 @@ export async function fetchPageTitle(
 export const job = defineJob({
   name: 'page-title',
   payload,
-  options: { ...defaultJobOptions, attempts: 3, backoffMs: 2000, concurrency: 8, jobId: (p) => (p.sweep ? `page-title-${p.article_id}-sweep-${p.sweep}` : `page-title-${p.article_id}`) },
+  options: {
+    ...defaultJobOptions,
+    attempts: 3,
+    backoffMs: 2000,
+    concurrency: 8,
+    jobId: (p) => (p.sweep ? `page-title-${p.article_id}-sweep-${p.sweep}` : `page-title-${p.article_id}`),
+  },
   async run(p, deps) {
     const article = await getArticleForEvent(deps.db, p.article_id);
     if (!article) throw new PermanentJobError(`article ${p.article_id} does not exist`);

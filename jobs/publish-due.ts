@@ -15,13 +15,7 @@ export const job = defineJob({
   payload,
   options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
   async run(_p, deps) {
-    const due = await deps.db
-      .selectFrom('articles')
-      .select('id')
-      .where('status', '=', 'scheduled')
-      .where('scheduled_for', '<=', new Date())
-      .limit(1000)
-      .execute();
+    const due = await deps.db.selectFrom('articles').select('id').where('status', '=', 'scheduled').where('scheduled_for', '<=', new Date()).limit(1000).execute();
     let published = 0;
     for (const { id } of due) if (await publishIfDue(deps.db, id)) published++;
     return { due: due.length, published };

@@ -23,7 +23,12 @@ import { failAdPayment, markAdPaid } from '../src/queries/sponsored.js';
 import { defaultJobOptions, defineJob, PermanentJobError, type JobDeps } from './define.js';
 
 export const payload = z
-  .object({ payment_id: z.string().regex(/^pay_[A-Za-z0-9_-]{22}$/).optional() })
+  .object({
+    payment_id: z
+      .string()
+      .regex(/^pay_[A-Za-z0-9_-]{22}$/)
+      .optional(),
+  })
   .default({});
 
 const ATTEMPTS = 6;

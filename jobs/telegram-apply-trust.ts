@@ -19,7 +19,13 @@ export const payload = z.object({
 export const job = defineJob({
   name: 'telegram-apply-trust',
   payload,
-  options: { ...defaultJobOptions, attempts: 8, backoffMs: 2000, concurrency: 4, jobId: (p: { user_id: number; event_id: number }) => `telegram-apply-trust-${p.user_id}-${p.event_id}` },
+  options: {
+    ...defaultJobOptions,
+    attempts: 8,
+    backoffMs: 2000,
+    concurrency: 4,
+    jobId: (p: { user_id: number; event_id: number }) => `telegram-apply-trust-${p.user_id}-${p.event_id}`,
+  },
   async run(p, deps) {
     const api = botApiFromConfig(deps.config);
     const chatId = deps.config.TELEGRAM_CHAT_ID;

@@ -12,7 +12,10 @@ export const payload = z.object({
   message_thread_id: z.number().int().positive().optional(),
   reply_to_message_id: z.number().int().positive().optional(),
   /** A notice that must be posted once (e.g. one acknowledgement per /register message): one job per key. */
-  once_key: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/).optional(),
+  once_key: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,100}$/)
+    .optional(),
 });
 
 export const job = defineJob({

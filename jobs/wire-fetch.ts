@@ -29,16 +29,7 @@ export const payload = z.object({
   due_at: z.number().int().nonnegative().optional(),
 });
 
-const FEED_TYPES = [
-  'application/rss+xml',
-  'application/atom+xml',
-  'application/rdf+xml',
-  'application/xml',
-  'text/xml',
-  'application/feed+json',
-  'application/json',
-  'text/*',
-];
+const FEED_TYPES = ['application/rss+xml', 'application/atom+xml', 'application/rdf+xml', 'application/xml', 'text/xml', 'application/feed+json', 'application/json', 'text/*'];
 
 /** Seconds until the next fetch after `failures` consecutive failures. */
 export function backoffSeconds(pollIntervalS: number, failures: number, maxS: number): number {

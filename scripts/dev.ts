@@ -196,11 +196,7 @@ async function shutdown(code: number, reason: string) {
   exitCode = code;
   say(reason.includes('\n') ? `${reason}\nstopping` : `${reason}; stopping`);
   const timeoutMs = (config?.SHUTDOWN_TIMEOUT_MS ?? 10_000) + 5000;
-  await Promise.all(
-    [...children].map(([name, child]) =>
-      stopChild(child, 'SIGTERM', timeoutMs, () => say(`${name} did not exit within ${seconds(timeoutMs)}; killing it`)),
-    ),
-  );
+  await Promise.all([...children].map(([name, child]) => stopChild(child, 'SIGTERM', timeoutMs, () => say(`${name} did not exit within ${seconds(timeoutMs)}; killing it`))));
   await step;
   for (const { name, svc } of services.reverse()) {
     try {

@@ -53,7 +53,9 @@ export async function seedDemo(db: Db, now = new Date()): Promise<Record<string,
 
 export function describeSeed(counts: Record<string, number> | null): string {
   if (!counts) return 'database already has data; demo data not loaded';
-  return `loaded demo data: ${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ')}`;
+  return `loaded demo data: ${Object.entries(counts)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ')}`;
 }
 
 async function main() {

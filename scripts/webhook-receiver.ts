@@ -61,7 +61,9 @@ const server = http.createServer((req, res) => {
       if (seen.size > 10_000) seen.delete(seen.values().next().value!);
       seen.add(id);
       const d = msg.data;
-      process.stdout.write(JSON.stringify({ webhook_id: id, type: msg.type, timestamp: msg.timestamp, event_id: d.event_id ?? null, id: d.id ?? null, headline: d.headline ?? null, data: d }) + '\n');
+      process.stdout.write(
+        JSON.stringify({ webhook_id: id, type: msg.type, timestamp: msg.timestamp, event_id: d.event_id ?? null, id: d.id ?? null, headline: d.headline ?? null, data: d }) + '\n',
+      );
     }
     res.writeHead(204).end();
   });

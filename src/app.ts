@@ -60,7 +60,13 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
   });
   app.use(metrics.observe());
   const editorCsp = editorConsoleCsp(deps.config);
-  app.use(securityHeaders({ trustedOrigin: deps.config.TRUSTED_ORIGIN, https: deps.config.PUBLIC_BASE_URL.startsWith('https:'), cspOverride: (ctx) => adminQueuesCsp(ctx) ?? editorCsp(ctx) ?? docsCsp(ctx) }));
+  app.use(
+    securityHeaders({
+      trustedOrigin: deps.config.TRUSTED_ORIGIN,
+      https: deps.config.PUBLIC_BASE_URL.startsWith('https:'),
+      cspOverride: (ctx) => adminQueuesCsp(ctx) ?? editorCsp(ctx) ?? docsCsp(ctx),
+    }),
+  );
   app.use(errorMiddleware(deps.log));
   // Before credential parsing: the scrape token is not a session token.
   app.use(metrics.endpoint());

@@ -13,11 +13,7 @@ export async function upsertSchedules(queue: QueueClient): Promise<{ upserted: s
   for (const s of schedules) {
     const payload = jobs[s.job].payload.parse(s.payload);
     const { jobId: _ignored, delay: _d, ...opts } = jobOptionsFor(s.job, payload);
-    await queue.queue(s.job).upsertJobScheduler(
-      s.id,
-      s.pattern ? { pattern: s.pattern, tz: 'UTC' } : { every: s.everyMs! },
-      { name: s.job, data: payload, opts },
-    );
+    await queue.queue(s.job).upsertJobScheduler(s.id, s.pattern ? { pattern: s.pattern, tz: 'UTC' } : { every: s.everyMs! }, { name: s.job, data: payload, opts });
     upserted.push(s.id);
   }
   for (const name of Object.keys(jobs) as (keyof typeof jobs)[]) {

@@ -7,20 +7,21 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
-const bool = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
-  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 
 const port = z.coerce.number().int().min(0).max(65535);
 
 const url = (protocols: string[]) =>
-  z.string().refine((v) => {
-    try {
-      return protocols.includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL with scheme ${protocols.join(' or ')}`);
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL with scheme ${protocols.join(' or ')}`,
+  );
 
 const origin = z.string().refine((v) => {
   try {
@@ -59,11 +60,21 @@ export const envSchema = z.object({
   /** Wire ingestion: deadline of one feed fetch (redirects and body included). */
   WIRE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** Wire ingestion: largest feed body accepted (decoded). */
-  WIRE_FETCH_MAX_BYTES: z.coerce.number().int().min(1024).max(200 * 1024 * 1024).default(10 * 1024 * 1024),
+  WIRE_FETCH_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(200 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
   /** Wire ingestion: items taken from one feed response (the first N in feed order). */
   WIRE_MAX_ITEMS_PER_FETCH: z.coerce.number().int().min(1).max(100_000).default(2000),
   /** Wire ingestion: longest back-off between fetches of a failing source (doubles from its poll interval). */
-  WIRE_BACKOFF_MAX_S: z.coerce.number().int().min(1).max(7 * 86_400).default(6 * 3600),
+  WIRE_BACKOFF_MAX_S: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86_400)
+    .default(6 * 3600),
   /** Wire promotion: score (novelty x source weight) an item needs to enter the editors' queue automatically. */
   WIRE_PROMOTE_MIN_SCORE: z.coerce.number().min(0).max(10).default(0.6),
   /** Wire promotion: most items promoted automatically per run (the best first). */
@@ -73,7 +84,10 @@ export const envSchema = z.object({
   /** pino level for every process. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Prefix of every Redis key (BullMQ queues, event stream, nonces, limits): several deployments can share one Redis. */
-  QUEUE_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/).default('squid'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z0-9_-]+$/)
+    .default('squid'),
   /** Approximate length the lifecycle-event stream is trimmed to (bounds WebSocket resume history). */
   EVENT_STREAM_MAXLEN: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
   /** Event log: events older than this many days are deleted by the hourly event-log-prune job (GET /events/ answers 410 events_expired for older cursors). */
@@ -102,9 +116,19 @@ export const envSchema = z.object({
   /** ws process: events a connection may have waiting before it gets {type: reconcile, reason: backlog}. */
   WS_QUEUE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   /** Largest JSON or form body accepted (413 above it). */
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(50 * 1024 * 1024)
+    .default(1024 * 1024),
   /** Largest request head (request line + headers) web and ws accept; larger gets 431 and the connection is closed. */
-  HTTP_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024).default(16 * 1024),
+  HTTP_MAX_HEADER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024)
+    .default(16 * 1024),
   /** web and ws: a client must finish sending its request headers within this (slowloris guard; checked every second). */
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   /** web: a client must finish sending its whole request (headers and body) within this, else 408 and the connection is closed. */
@@ -120,11 +144,21 @@ export const envSchema = z.object({
   /** Editors' console: the queue page shows at most this many waiting items (newest first). */
   EDITOR_QUEUE_LIMIT: z.coerce.number().int().min(10).max(5000).default(500),
   /** Hot scores: articles published (or submitted) within this many hours are recomputed; older ones keep their last score. */
-  HOT_SCORE_WINDOW_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(168),
+  HOT_SCORE_WINDOW_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 365)
+    .default(168),
   /** Hot scores: votes, yaps and clicks on an article trigger one recompute of it at most this often (debounce window). */
   HOT_SCORE_DEBOUNCE_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
   /** Clicks: a repeat click by the same reader (user, or IP + user agent) within this window is not counted again; 0 counts every click. */
-  CLICK_DEDUPE_S: z.coerce.number().int().min(0).max(30 * 86_400).default(3600),
+  CLICK_DEDUPE_S: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400)
+    .default(3600),
   /** Auth cache (API-key lookups, roles): how long a web process trusts the auth generation it last read before re-reading it; a revocation or role change takes effect in every web process within this time. 0 re-reads it on every authenticated lookup. */
   AUTH_CACHE_CHECK_MS: z.coerce.number().int().min(0).max(5000).default(200),
   /** Graceful-shutdown budget after SIGTERM before a process exits anyway. */
@@ -148,7 +182,12 @@ export const envSchema = z.object({
   /** Where profile pictures were stored before they moved into PostgreSQL: read only by the media migration and `npm run media:import`. */
   PROFILE_PICTURES_DIR: z.string().min(1).default('.data/profile-pictures'),
   /** web: bytes of pictures kept in each process's memory for serving (0 reads every request from PostgreSQL). */
-  MEDIA_CACHE_BYTES: z.coerce.number().int().min(0).max(4 * 1024 * 1024 * 1024).default(32 * 1024 * 1024),
+  MEDIA_CACHE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(4 * 1024 * 1024 * 1024)
+    .default(32 * 1024 * 1024),
   /** web: longest a cached picture is served by a process after it was deleted (e.g. replaced by its owner). */
   MEDIA_CACHE_TTL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** Retention: wire items (and their receipts) ingested longer ago than this are deleted, leaving a tombstone (normalised-URL hash + source) so they are never re-ingested. */
@@ -166,23 +205,49 @@ export const envSchema = z.object({
   /** Retention: pause between two batches of a retention job, leaving the database to the hot path. */
   RETENTION_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(10),
   /** Agent chat (Telegram). Optional: without them the service boots and those endpoints answer 503 telegram_not_configured. */
-  TELEGRAM_BOT_TOKEN: z.string().regex(/^\d+:[A-Za-z0-9_-]{20,}$/, 'must look like 123456:ABC-... (from @BotFather)').optional(),
+  TELEGRAM_BOT_TOKEN: z
+    .string()
+    .regex(/^\d+:[A-Za-z0-9_-]{20,}$/, 'must look like 123456:ABC-... (from @BotFather)')
+    .optional(),
   TELEGRAM_API_BASE_URL: url(['http:', 'https:']).default('https://api.telegram.org'),
-  TELEGRAM_CHAT_ID: z.string().regex(/^-?\d{1,16}$/, 'must be the numeric chat id, e.g. -1001234567890').optional(),
-  TELEGRAM_WEBHOOK_SECRET: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, 'must be 16-256 characters of A-Z a-z 0-9 _ -').optional(),
+  TELEGRAM_CHAT_ID: z
+    .string()
+    .regex(/^-?\d{1,16}$/, 'must be the numeric chat id, e.g. -1001234567890')
+    .optional(),
+  TELEGRAM_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{16,256}$/, 'must be 16-256 characters of A-Z a-z 0-9 _ -')
+    .optional(),
   /** The bot's own username; when set, `/register@OtherBot` is ignored (addressed to another bot). */
-  TELEGRAM_BOT_USERNAME: z.string().regex(/^@?[A-Za-z0-9_]{5,32}$/).optional(),
+  TELEGRAM_BOT_USERNAME: z
+    .string()
+    .regex(/^@?[A-Za-z0-9_]{5,32}$/)
+    .optional(),
   AGENT_REGISTRATION_WINDOW_S: z.coerce.number().int().min(1).max(86_400).default(600),
   HANDSHAKE_TTL_S: z.coerce.number().int().min(1).max(86_400).default(600),
-  AGENT_INVITE_TTL_S: z.coerce.number().int().min(60).max(30 * 86_400).default(3600),
+  AGENT_INVITE_TTL_S: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86_400)
+    .default(3600),
   /** Intel: how long a computed trending result or report stays cached per parameter set (the worker refreshes the common ones on a schedule). */
   INTEL_CACHE_TTL_S: z.coerce.number().int().min(1).max(86_400).default(300),
   /** x402: address that receives payments (report, sponsored posts, mainnet fallback). Unset: paid endpoints answer 503 payments_not_configured; builder keys still work. */
-  X402_PAY_TO: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be an Ethereum address (0x + 40 hex digits)').optional(),
+  X402_PAY_TO: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be an Ethereum address (0x + 40 hex digits)')
+    .optional(),
   /** x402: CAIP-2 network of the `exact` payment (eip155:8453 Base; eip155:84532 Base Sepolia for testing). */
-  X402_NETWORK: z.string().regex(/^eip155:[1-9]\d{0,15}$/, 'must be a CAIP-2 EVM network, e.g. eip155:8453').default('eip155:8453'),
+  X402_NETWORK: z
+    .string()
+    .regex(/^eip155:[1-9]\d{0,15}$/, 'must be a CAIP-2 EVM network, e.g. eip155:8453')
+    .default('eip155:8453'),
   /** x402: EIP-3009 token contract; unset = the network's USDC (Base 0x8335...2913, Base Sepolia 0x036C...CF7e). */
-  X402_ASSET: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a token contract address').optional(),
+  X402_ASSET: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a token contract address')
+    .optional(),
   /** x402: EIP-712 domain name and version of X402_ASSET (required for a token that is not the network's USDC). */
   X402_ASSET_NAME: z.string().min(1).max(100).optional(),
   X402_ASSET_VERSION: z.string().min(1).max(20).optional(),
@@ -223,9 +288,7 @@ export class ConfigError extends Error {
 
 /** Parse and validate an environment (defaults to process.env). Throws ConfigError listing every bad key. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
-  const env = Object.fromEntries(
-    Object.keys(envSchema.shape).map((k) => [k, source[k] === '' ? undefined : source[k]]),
-  );
+  const env = Object.fromEntries(Object.keys(envSchema.shape).map((k) => [k, source[k] === '' ? undefined : source[k]]));
   const parsed = envSchema.safeParse(env);
   const problems: string[] = [];
   if (!parsed.success) {

@@ -26,7 +26,6 @@ export class AppError extends Error {
   }
 }
 
-
 /**
  * Every error code the HTTP layer itself produces. Feature areas add their own codes next to their
  * routes; README's "Errors" section lists them all.
@@ -72,10 +71,24 @@ function statusCode(status: number): string {
 }
 
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
   // PostgreSQL: admin/crash shutdown, cannot connect now (starting or shutting down), too many
   // connections, and the connection-exception class 08.
-  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
 ]);
 const UNAVAILABLE_MESSAGE =
   /Connection is closed|Stream isn't writeable|connect ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|max retries per request|Command timed out|not queryable|Client was closed and is not queryable|Connection ended|LOADING Redis is loading|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command/i;

@@ -29,11 +29,7 @@ export const RELEASE_LOCK_KEY = 0x5351_5549_4452_454cn;
  * The lock lives on its own connection, so a release that dies mid-migration releases it with its
  * connection (and PostgreSQL rolls its transaction back).
  */
-export async function releaseMigrate(
-  databaseUrl: string,
-  db: Kysely<any>,
-  opts: { say: (line: string) => void; lockTimeoutMs: number },
-): Promise<MigrationResult[]> {
+export async function releaseMigrate(databaseUrl: string, db: Kysely<any>, opts: { say: (line: string) => void; lockTimeoutMs: number }): Promise<MigrationResult[]> {
   const lock = new pg.Client({ connectionString: databaseUrl, application_name: 'release-lock' });
   await lock.connect();
   try {

@@ -97,11 +97,7 @@ export class QueueClient {
    * Enqueue and wait at most `timeoutMs` for the result. On time-out the job keeps running and the
    * caller gets `pending` with the job id (its documented fallback). A failed job throws JobFailedError.
    */
-  async enqueueAndWait<N extends JobName>(
-    name: N,
-    payload: JobPayload<N>,
-    timeoutMs: number,
-  ): Promise<WaitOutcome<JobResult<N>>> {
+  async enqueueAndWait<N extends JobName>(name: N, payload: JobPayload<N>, timeoutMs: number): Promise<WaitOutcome<JobResult<N>>> {
     const qe = this.queueEvents(name);
     await qe.waitUntilReady();
     const parsed = jobs[name].payload.parse(payload);

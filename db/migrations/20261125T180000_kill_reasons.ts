@@ -44,7 +44,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     $fn$`.execute(db);
   await sql`CREATE TRIGGER article_edits_classify BEFORE INSERT OR UPDATE ON article_edits FOR EACH ROW EXECUTE FUNCTION article_edits_classify()`.execute(db);
   await sql`UPDATE article_edits SET action = NULL`.execute(db);
-  await sql`ALTER TABLE article_edits ADD CONSTRAINT article_edits_action_check CHECK (action IS NOT NULL AND action IN ('approve', 'kill', 'schedule', 'retract', 'edit'))`.execute(db);
+  await sql`ALTER TABLE article_edits ADD CONSTRAINT article_edits_action_check CHECK (action IS NOT NULL AND action IN ('approve', 'kill', 'schedule', 'retract', 'edit'))`.execute(
+    db,
+  );
   // The public log: every transition, and edits made while the article was published.
   await sql`CREATE INDEX article_edits_modlog_idx ON article_edits (created_at DESC, id DESC) WHERE action <> 'edit' OR status_at = 'approved'`.execute(db);
   await sql`CREATE INDEX article_edits_editor_idx ON article_edits (editor_id, created_at DESC, id DESC)`.execute(db);

@@ -137,7 +137,11 @@ try {
     });
   const fullUrl = await listen(full);
   const bareUrl = await listen(bare);
-  const user = await db.insertInto('users').values({ wallet_address: '0x' + '1'.repeat(40) }).returning('id').executeTakeFirstOrThrow();
+  const user = await db
+    .insertInto('users')
+    .values({ wallet_address: '0x' + '1'.repeat(40) })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   const token = await signAccessToken(config.JWT_SECRET, { userId: user.id, address: '0x' + '1'.repeat(40), roles: [] });
 
   // 1. Sign-ins per second.

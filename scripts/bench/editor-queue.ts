@@ -34,7 +34,12 @@ import { freePort, startPostgres, startRedis, type RunningService } from '../lib
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { koaListener } from '../../src/http/listener.js';
 
-const WAITING = Number(process.argv.slice(2).find((a) => a.startsWith('waiting='))?.split('=')[1] ?? 500);
+const WAITING = Number(
+  process.argv
+    .slice(2)
+    .find((a) => a.startsWith('waiting='))
+    ?.split('=')[1] ?? 500,
+);
 const APPROVED = 5000;
 const env = launcherEnv();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-editor-'));
@@ -169,7 +174,9 @@ try {
   const q = await queueItems(db, WAITING);
   const cache = await prov.peek(q.items.map((i) => i.id));
   const fresh = () => new EditorProvenance(deps).peek(q.items.map((i) => i.id));
-  console.log(`parts (median of 20, in process): ids query ${await part(() => queueIds(db, WAITING))} ms, full rows query (first render) ${await part(() => queueItems(db, WAITING))} ms, cache read from Redis ${await part(fresh)} ms (then remembered in process: ${await part(() => prov.peek(q.items.map((i) => i.id)))} ms), render of every row (first render; later requests reuse rows) ${await part(() => queuePage(q.items, q.total, cache, Date.now()))} ms`);
+  console.log(
+    `parts (median of 20, in process): ids query ${await part(() => queueIds(db, WAITING))} ms, full rows query (first render) ${await part(() => queueItems(db, WAITING))} ms, cache read from Redis ${await part(fresh)} ms (then remembered in process: ${await part(() => prov.peek(q.items.map((i) => i.id)))} ms), render of every row (first render; later requests reuse rows) ${await part(() => queuePage(q.items, q.total, cache, Date.now()))} ms`,
+  );
 
   const lookupsBefore = prov.lookups;
   serverMs.clear();
@@ -186,13 +193,19 @@ try {
   const coldKeys = await redis.exists(...items.map((i) => `${config.QUEUE_PREFIX}:editor:prov:${i.id}`));
   server2.close();
 
-  console.log(`data: ${APPROVED} approved articles, ${WAITING} waiting items (${items.filter((i) => i.origin === 'tsunami').length} wire items); ${done} verdicts cached, ${withMatches} with matches; page ${(html.length / 1024).toFixed(0)} KiB, ${rows} rows`);
+  console.log(
+    `data: ${APPROVED} approved articles, ${WAITING} waiting items (${items.filter((i) => i.origin === 'tsunami').length} wire items); ${done} verdicts cached, ${withMatches} with matches; page ${(html.length / 1024).toFixed(0)} KiB, ${rows} rows`,
+  );
   console.log(`GET /editor/modlog/ (baseline: sign-in check + shell): ${baselineServer}; client ${fmt(baseline)}`);
   console.log(`GET /editor/ ${WAITING} items, every verdict cached:      ${warmServer}; client ${fmt(warm)}`);
   console.log(`GET /editor/ ${WAITING} items, empty cache, fresh app:    ${coldServer}; client ${fmt(cold)}`);
   const p99Of = (line: string) => Number(/p99 ([\d.]+) ms/.exec(line)![1]);
-  console.log(`queue page server-side p99: ${p99Of(warmServer).toFixed(1)} ms cached, ${p99Of(coldServer).toFixed(1)} ms empty cache (baseline ${p99Of(baselineServer).toFixed(1)} ms); goal < 100 ms: ${p99Of(warmServer) < 100 && p99Of(coldServer) < 100 ? 'met' : 'NOT met'}`);
-  console.log(`provenance lookups while serving the queue page: ${prov.lookups - lookupsBefore} in this process; cache keys after the empty-cache runs: ${coldKeys} (the page only reads)`);
+  console.log(
+    `queue page server-side p99: ${p99Of(warmServer).toFixed(1)} ms cached, ${p99Of(coldServer).toFixed(1)} ms empty cache (baseline ${p99Of(baselineServer).toFixed(1)} ms); goal < 100 ms: ${p99Of(warmServer) < 100 && p99Of(coldServer) < 100 ? 'met' : 'NOT met'}`,
+  );
+  console.log(
+    `provenance lookups while serving the queue page: ${prov.lookups - lookupsBefore} in this process; cache keys after the empty-cache runs: ${coldKeys} (the page only reads)`,
+  );
 
   server.close();
   await deps.queue.close();

@@ -235,7 +235,16 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
       clientProcs.map((p, i) => {
         const count = Math.floor(O.clients / O.clientProcs) + (i < O.clients % O.clientProcs ? 1 : 0);
         const staff = Math.floor(O.staffClients / O.clientProcs) + (i < O.staffClients % O.clientProcs ? 1 : 0);
-        p.send({ cmd: 'connect', url: `ws://127.0.0.1:${wsPort}/ws/news/`, origin, count, staff, staffCookie: `access_token=${encodeURIComponent(staffToken)}`, base, capacity } satisfies ConnectCmd);
+        p.send({
+          cmd: 'connect',
+          url: `ws://127.0.0.1:${wsPort}/ws/news/`,
+          origin,
+          count,
+          staff,
+          staffCookie: `access_token=${encodeURIComponent(staffToken)}`,
+          base,
+          capacity,
+        } satisfies ConnectCmd);
         return nextMessage<{ ok: number; staff: number; failed: number; ms: number }>(p, 'connected', 120_000);
       }),
     );
@@ -267,7 +276,14 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     };
     const sampler = new ActivitySampler(c.admin, 'web');
     log(`latency: ${warmN} warm-up + ${total - warmN} measured approvals at ${O.rate}/s`);
-    gen.send({ cmd: 'rate', base: origin, paths: ids.map((id) => `/api/v1/news/${id}/approve`), rate: O.rate, headers: { authorization: `Bearer ${editorToken}` }, connections: O.connections } satisfies RateCmd);
+    gen.send({
+      cmd: 'rate',
+      base: origin,
+      paths: ids.map((id) => `/api/v1/news/${id}/approve`),
+      rate: O.rate,
+      headers: { authorization: `Bearer ${editorToken}` },
+      connections: O.connections,
+    } satisfies RateCmd);
     const { t0 } = await nextMessage<{ t0: number }>(gen, 'started');
     // BullMQ keeps the last 1000 completed relay-events jobs: collect them as the run goes.
     type RelayJob = Awaited<ReturnType<Queue['getJobs']>>[number];
@@ -278,10 +294,13 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     const collector = setInterval(() => void collectJobs().catch(() => undefined), 3000);
     let cpuA: ReturnType<typeof snapshot> | null = null;
     let cpuB: ReturnType<typeof snapshot> | null = null;
-    const tA = setTimeout(() => {
-      cpuA = snapshot();
-      sampler.start();
-    }, Math.max(0, t0 + O.warmup * 1000 - Date.now()));
+    const tA = setTimeout(
+      () => {
+        cpuA = snapshot();
+        sampler.start();
+      },
+      Math.max(0, t0 + O.warmup * 1000 - Date.now()),
+    );
     const tB = setTimeout(() => (cpuB = snapshot()), Math.max(0, t0 + (O.warmup + O.seconds) * 1000 - Date.now()));
     const done = await nextMessage<RateDone>(gen, 'done', (O.warmup + O.seconds) * 1000 + 120_000);
     clearTimeout(tA);
@@ -421,7 +440,8 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     const commitRate = (commitSpan.length - 1) / ((spanEnd - spanStart) / 1000);
     const answeredInWindow = done.rows.filter(([, , at]) => at >= winStart && at < winEnd).length / O.seconds;
     const q = (h: MsHistogram, p: number) => ms(h.quantile(p));
-    const line = (label: string, xs: number[]) => `   ${label.padEnd(52)} p50 ${ms(pct(xs, 0.5)).padStart(7)}   p99 ${ms(pct(xs, 0.99)).padStart(7)}   max ${ms(xs[xs.length - 1]).padStart(7)}`;
+    const line = (label: string, xs: number[]) =>
+      `   ${label.padEnd(52)} p50 ${ms(pct(xs, 0.5)).padStart(7)}   p99 ${ms(pct(xs, 0.99)).padStart(7)}   max ${ms(xs[xs.length - 1]).padStart(7)}`;
     const p99 = all.quantile(0.99);
     const goalMs = batch.ms + 100;
 
@@ -429,7 +449,9 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     out(`1. End-to-end latency, commit -> WebSocket client (${os.cpus().length} CPUs shared by every process below)`);
     out(`   path: POST /api/v1/news/:id/approve -> web process -> COMMIT (article + news.approved in event_log/event_outbox; NOTIFY at commit)`);
     out(`         -> worker process (LISTEN waker -> BullMQ relay-events -> relayBatch: claim, XADD) -> Redis stream`);
-    out(`         -> ws process (XREAD; frames every WS_BATCH_MS ${batch.ms} ms or WS_BATCH_MAX ${batch.max} events) -> ${open} clients (${open - staffOpen} anonymous, ${staffOpen} staff)`);
+    out(
+      `         -> ws process (XREAD; frames every WS_BATCH_MS ${batch.ms} ms or WS_BATCH_MAX ${batch.max} events) -> ${open} clients (${open - staffOpen} anonymous, ${staffOpen} staff)`,
+    );
     out(`         in ${O.clientProcs} client processes`);
     out(`         ${O.clock ? 'clock process running (relay sweep every 2 s)' : 'no clock process (--no-clock): no relay sweep'}`);
     out(`   load: ${O.rate} approvals/s open loop (due times fixed in advance, at most ${O.connections} connections) for ${O.seconds} s after ${O.warmup} s warm-up;`);
@@ -440,25 +462,39 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     out(`   latency over all (client, event) pairs:  p50 ${q(all, 0.5)}  p90 ${q(all, 0.9)}  p99 ${q(all, 0.99)}  p99.9 ${q(all, 0.999)}  max ${ms(all.max)}`);
     out(`     anonymous clients: p50 ${q(anon, 0.5)}  p99 ${q(anon, 0.99)};  staff clients: p50 ${q(staff, 0.5)}  p99 ${q(staff, 0.99)}`);
     out(`   goal p99 < ${batch.ms} ms batch window + 100 ms = ${goalMs} ms: ${p99 < goalMs ? 'met' : 'NOT met'} (p99 ${ms(p99)}, ${f(p99 / goalMs, 2)}x the goal)`);
-    out(`   delivered ${delivered} of ${delivered + missing} (client, event) pairs; ${dups} duplicate receipts, ${streamDuplicates} duplicate stream entries, ${reconciles} reconcile frames, ${closes} unexpected closes, ${failed} failed connects, ${all.negatives} negative latencies`);
+    out(
+      `   delivered ${delivered} of ${delivered + missing} (client, event) pairs; ${dups} duplicate receipts, ${streamDuplicates} duplicate stream entries, ${reconciles} reconcile frames, ${closes} unexpected closes, ${failed} failed connects, ${all.negatives} negative latencies`,
+    );
     out(`   approvals: ${JSON.stringify(statuses)}${notLogged ? `, ${notLogged} without a logged event` : ''}; ${late} of ${window.length} sent > 20 ms after their due time`);
     out(`   achieved: the measured events committed at ${f(commitRate)}/s (first to last commit), responses in the window ${f(answeredInWindow)}/s (offered ${O.rate}/s)`);
-    out(`   web's PostgreSQL backends in the window (mean of ${activity.samples} samples of pg_stat_activity): ${f(activity.running, 2)} running, ${f(activity.advisoryLock, 2)} waiting for an advisory lock`);
+    out(
+      `   web's PostgreSQL backends in the window (mean of ${activity.samples} samples of pg_stat_activity): ${f(activity.running, 2)} running, ${f(activity.advisoryLock, 2)} waiting for an advisory lock`,
+    );
     out(`     (at least one waiting in ${f(activity.lockContended * 100, 0)} % of samples),`);
-    out(`     ${f(activity.otherLock, 2)} for another lock, ${f(activity.otherWait, 2)} other waits (I/O, LWLock), ${f(activity.idleInTx, 2)} idle in transaction (waiting for the web process)`);
-    out(`     the event-order lock (recordEvents -> COMMIT) was: free in ${f(activity.holder.none * 100, 0)} % of samples, held by a backend running a statement in ${f(activity.holder.active * 100, 0)} %,`);
+    out(
+      `     ${f(activity.otherLock, 2)} for another lock, ${f(activity.otherWait, 2)} other waits (I/O, LWLock), ${f(activity.idleInTx, 2)} idle in transaction (waiting for the web process)`,
+    );
+    out(
+      `     the event-order lock (recordEvents -> COMMIT) was: free in ${f(activity.holder.none * 100, 0)} % of samples, held by a backend running a statement in ${f(activity.holder.active * 100, 0)} %,`,
+    );
     out(`     held by a backend idle in its transaction (waiting for its client's COMMIT) in ${f(activity.holder.idleInTx * 100, 0)} %`);
     out(`   where the time goes (per event, ms clocks):`);
     out(line('commit -> XADD (NOTIFY, waker, BullMQ, relay pass)', commitToXadd));
     out(line('XADD -> first client (XREAD, batch wait, first write)', xaddToFirst));
     out(line('XADD -> last client (+ fan-out to every socket)', xaddToLast));
-    out(`   ${'XADD -> client, all (client, event) pairs'.padEnd(52)} p50 ${ms(fromXadd.quantile(0.5)).padStart(7)}   p99 ${ms(fromXadd.quantile(0.99)).padStart(7)}   max ${ms(fromXadd.max).padStart(7)}`);
+    out(
+      `   ${'XADD -> client, all (client, event) pairs'.padEnd(52)} p50 ${ms(fromXadd.quantile(0.5)).padStart(7)}   p99 ${ms(fromXadd.quantile(0.99)).padStart(7)}   max ${ms(fromXadd.max).padStart(7)}`,
+    );
     out(line('commit -> first client', commitToFirst));
     out(line('commit -> last client', commitToLast));
     out(line('commit -> HTTP response at the load generator', commitToResponse));
     out(line('approval request latency (due -> response)', requestLatency));
-    out(`   relay runs in the window (BullMQ's records of completed relay-events jobs, collected every 3 s${Number.isFinite(jobsCover) && jobsCover > spanStart ? `; from ${f((jobsCover - spanStart) / 1000)} s into the window` : ''}):`);
-    out(`     ${inWindow.length} runs (${f(runsPerS)}/s): ${woken.length} woken by NOTIFY, ${sweeps.length} sweeps; events per run p50 ${f(pct(perRun, 0.5), 0)}, p99 ${f(pct(perRun, 0.99), 0)}; run time p50 ${ms(pct(runMs, 0.5))}, p99 ${ms(pct(runMs, 0.99))}`);
+    out(
+      `   relay runs in the window (BullMQ's records of completed relay-events jobs, collected every 3 s${Number.isFinite(jobsCover) && jobsCover > spanStart ? `; from ${f((jobsCover - spanStart) / 1000)} s into the window` : ''}):`,
+    );
+    out(
+      `     ${inWindow.length} runs (${f(runsPerS)}/s): ${woken.length} woken by NOTIFY, ${sweeps.length} sweeps; events per run p50 ${f(pct(perRun, 0.5), 0)}, p99 ${f(pct(perRun, 0.99), 0)}; run time p50 ${ms(pct(runMs, 0.5))}, p99 ${ms(pct(runMs, 0.99))}`,
+    );
     out(`     woken runs, added -> started (BullMQ pickup, incl. waiting behind the active run): p50 ${ms(pct(pickup, 0.5))}, p99 ${ms(pct(pickup, 0.99))}`);
     out(`     of ${attributed} events matched to their run: ${sentByRunningLoop} sent by a run already going at their commit (a later pass), ${sentBySweep} by a sweep;`);
     out(`     events whose run started after their commit: commit -> run start p50 ${ms(pct(commitToRunStart, 0.5))}, p99 ${ms(pct(commitToRunStart, 0.99))};`);
@@ -566,7 +602,9 @@ async function relayFigure(c: Ctx): Promise<{ one: number; two: number }> {
   out(`2. Relay throughput: ${O.relayEvents} events in the outbox, drained by relayUntilEmpty (${RELAY_BATCH} events per pass: claim FOR UPDATE SKIP LOCKED,`);
   out(`   XADD pipeline, feed-cache INCR, DELETE, commit) in separate processes with their own pools, started together; no BullMQ, no web load`);
   out(`   events: 40 % news.submitted, 40 % news.approved, 20 % article.edited (internal: not XADDed) over 20,000 articles; filled with`);
-  out(`   recordEvents in transactions of 500 at ${f(median(fills), 0)} events/s (median); ${O.relayRounds} round${O.relayRounds > 1 ? 's' : ''} of (1, 2) relays, alternated, outbox vacuumed before each`);
+  out(
+    `   recordEvents in transactions of 500 at ${f(median(fills), 0)} events/s (median); ${O.relayRounds} round${O.relayRounds > 1 ? 's' : ''} of (1, 2) relays, alternated, outbox vacuumed before each`,
+  );
   out(`   runs (CPU in % of one core during the drain; "others": processes outside this benchmark):`);
   for (const d of details) out(`     ${d}`);
   out(`   1 relay process:   ${f(one, 0).padStart(6)} events/s (median)`);
@@ -618,7 +656,14 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
   const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX, applicationName: 'bench-web' });
   const redis = createRedis(config.REDIS_URL, 'command', 'bench-web', { autoPipelining: true });
   const queue = new QueueClient(redis, config.REDIS_URL, prefix);
-  const deps = { config, log: createLogger('bench-web', config.LOG_LEVEL), db, redis, queue, events: new EventPublisher(redis, eventStreamKey(prefix), config.EVENT_STREAM_MAXLEN) };
+  const deps = {
+    config,
+    log: createLogger('bench-web', config.LOG_LEVEL),
+    db,
+    redis,
+    queue,
+    events: new EventPublisher(redis, eventStreamKey(prefix), config.EVENT_STREAM_MAXLEN),
+  };
   const appA = createApp(deps, allRoutes(deps));
   const appB = createApp(
     deps,
@@ -627,7 +672,9 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
   const servers: http.Server[] = [];
   const listen = (app: Koa) =>
     new Promise<string>((resolve) => {
-      const s = http.createServer({ keepAliveTimeout: 65_000 }, koaListener(app)).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as { port: number }).port}`));
+      const s = http
+        .createServer({ keepAliveTimeout: 65_000 }, koaListener(app))
+        .listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as { port: number }).port}`));
       servers.push(s);
     });
   const origins = { A: await listen(appA), B: await listen(appB) };
@@ -665,7 +712,15 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
       }
       const n = Math.round(seconds * O.submitRate);
       const run = nextMessage<RateDone>(gen, 'done', (seconds + 60) * 1000);
-      gen.send({ cmd: 'rate', base: origins[which], paths: Array.from({ length: n }, () => '/api/v1/news/post'), rate: O.submitRate, headers, connections: 64, bodyTag: tag } satisfies RateCmd);
+      gen.send({
+        cmd: 'rate',
+        base: origins[which],
+        paths: Array.from({ length: n }, () => '/api/v1/news/post'),
+        rate: O.submitRate,
+        headers,
+        connections: 64,
+        bodyTag: tag,
+      } satisfies RateCmd);
       const r = await run;
       const bad = r.rows.filter((x) => x[3] !== 201);
       if (bad.length) throw new Error(`${which}: ${bad.length} requests not 201 (${bad[0][3]})`);
@@ -745,7 +800,14 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
       let k = 0;
       const input = () => {
         const url = `https://bench-submit.example/one-${process.pid}/${k++}`;
-        return { url, normalizedUrl: normalizeUrl(url)!, headline: `Bench submission ${k}`, headlineSource: 'supplied' as const, source: 'bench-submit.example', userId: c.users.submitter };
+        return {
+          url,
+          normalizedUrl: normalizeUrl(url)!,
+          headline: `Bench submission ${k}`,
+          headlineSource: 'supplied' as const,
+          source: 'bench-submit.example',
+          userId: c.users.submitter,
+        };
       };
       const submitA = async () => {
         await insertSubmission(one, input());
@@ -805,7 +867,11 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
     const row = (label: string, k: keyof RunFigures, unit: string, d = 0) =>
       `   ${label.padEnd(48)} ${(f(m('A', k), d) + unit).padStart(10)} ${(f(m('B', k), d) + unit).padStart(10)} ${(m('B', k) ? f(m('A', k) / m('B', k), 2) + 'x' : '').padStart(7)}`;
     out();
-    out(mode === 'closed' ? `   a) closed loop, ${O.submitConcurrency} keep-alive connections (latency under the same concurrency):` : `   b) open loop at ${O.submitRate} requests/s (below both capacities; latency from each request's due time):`);
+    out(
+      mode === 'closed'
+        ? `   a) closed loop, ${O.submitConcurrency} keep-alive connections (latency under the same concurrency):`
+        : `   b) open loop at ${O.submitRate} requests/s (below both capacities; latency from each request's due time):`,
+    );
     out(`   ${''.padEnd(48)} ${'A outbox'.padStart(10)} ${'B before'.padStart(10)} ${'A/B'.padStart(7)}`);
     out(row('requests/s', 'rps', '', 0));
     out(row('latency p50', 'p50', ' ms', 2));
@@ -817,7 +883,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
     out(row('redis-server CPU per request', 'redisUs', ' µs'));
     out(row('relay: worker + its backends, per request', 'relayUs', ' µs'));
     out(row('  of which the worker process (BullMQ, waker)', 'relayNodeUs', ' µs'));
-    out(row("  of which its PostgreSQL backends", 'relayPgUs', ' µs'));
+    out(row('  of which its PostgreSQL backends', 'relayPgUs', ' µs'));
     out(row('backends waiting for an advisory lock (mean)', 'advisoryWaits', '', 2));
     out(row('event-order lock held (% of samples)', 'lockHeld', ' %', 0));
     out(row('  by a backend idle in its transaction', 'lockHeldIdle', ' %', 0));
@@ -826,7 +892,9 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
     for (const w of ['A', 'B'] as const) out(`   runs ${w}: ${runs[mode][w].map((r) => `${f(r.rps, 0)}/s p50 ${f(r.p50, 1)} ms ${f(r.serverUs, 0)} µs`).join(' | ')}`);
     ratios[mode] = m('A', 'serverUs') / m('B', 'serverUs');
     const lat = m('A', 'p50') / m('B', 'p50');
-    out(`   goal under 10 % more server time: ${ratios[mode] < 1.1 ? 'met' : 'NOT met'} (server time +${f((ratios[mode] - 1) * 100, 1)} %, latency p50 +${f((lat - 1) * 100, 1)} %)`);
+    out(
+      `   goal under 10 % more server time: ${ratios[mode] < 1.1 ? 'met' : 'NOT met'} (server time +${f((ratios[mode] - 1) * 100, 1)} %, latency p50 +${f((lat - 1) * 100, 1)} %)`,
+    );
   }
   {
     type K = 'nodeUs' | 'pgUs' | 'redisUs' | 'wallUs';
@@ -898,22 +966,40 @@ async function main() {
     admin.on('error', () => undefined);
     await admin.connect();
     const user = async (addr: string, roles: string[]) =>
-      (await db!.insertInto('users').values({ wallet_address: addr, username: `bench_${roles[0] ?? 'user'}`, roles }).returning('id').executeTakeFirstOrThrow()).id;
+      (
+        await db!
+          .insertInto('users')
+          .values({ wallet_address: addr, username: `bench_${roles[0] ?? 'user'}`, roles })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
     const users = { editor: await user('0x' + 'e'.repeat(40), ['editor']), staff: await user('0x' + '5'.repeat(40), ['staff']), submitter: await user('0x' + 'a'.repeat(40), []) };
     const c: Ctx = { databaseUrl, redisUrl, pgPid, pgCpu: pgPid ? new TreeMeter(pgPid) : null, redisPid, db, admin, tmp, users };
 
     const version = (await admin.query('SHOW server_version')).rows[0].server_version;
-    const settings = (await admin.query(`SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) AS s FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'track_commit_timestamp', 'shared_buffers')`)).rows[0].s;
+    const settings = (
+      await admin.query(
+        `SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) AS s FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'track_commit_timestamp', 'shared_buffers')`,
+      )
+    ).rows[0].s;
     let rev = '';
     try {
       rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
-      const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'jobs', 'db'], { cwd: repoRoot, encoding: 'utf8' }).split('\n').filter(Boolean).map((l) => l.slice(3));
+      const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'jobs', 'db'], { cwd: repoRoot, encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.slice(3));
       if (dirty.length) rev += ` + uncommitted changes in ${dirty.join(', ')}`;
     } catch {
       rev = 'unknown';
     }
     out(`event log benchmark${quick ? ' (--quick)' : ''}: code at ${rev}`);
-    out(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} at start; Node ${process.version}`);
+    out(
+      `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')} at start; Node ${process.version}`,
+    );
     out(`PostgreSQL ${version} (${settings}${pgPid ? ', started by this run' : ', DATABASE_URL'}); Redis ${redisPid ? 'started by this run' : 'REDIS_URL'}`);
 
     const goals: string[] = [];
@@ -934,7 +1020,12 @@ async function main() {
     out();
     out('summary:');
     for (const g of goals) out(`   ${g}`);
-    out(`   (total ${f((Date.now() - t0) / 1000, 0)} s, load average at the end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+    out(
+      `   (total ${f((Date.now() - t0) / 1000, 0)} s, load average at the end ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')})`,
+    );
   } finally {
     await admin?.end().catch(() => undefined);
     await db?.destroy().catch(() => undefined);

@@ -115,7 +115,10 @@ try {
     if (updated !== N) throw new Error(`recompute updated ${updated} rows, expected ${N}`);
   }
   if (process.env.SKIP_RECOMPUTE) await recomputeHotScores(db, { windowHours: 168, all: true });
-  else console.log(`hot-score full recompute of ${N} articles (every row rewritten, VACUUM between runs): ${times.map((t) => `${(t / 1000).toFixed(2)} s`).join(', ')} (3 runs; goal < 2 s)`);
+  else
+    console.log(
+      `hot-score full recompute of ${N} articles (every row rewritten, VACUUM between runs): ${times.map((t) => `${(t / 1000).toFixed(2)} s`).join(', ')} (3 runs; goal < 2 s)`,
+    );
   if (!process.env.SKIP_RECOMPUTE) {
     const t0 = performance.now();
     const updated = await recomputeHotScores(db, { windowHours: config.HOT_SCORE_WINDOW_HOURS, now: new Date(Date.now() + 5 * 60_000) });
@@ -172,10 +175,22 @@ try {
     events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
   };
   // The full app with one trivial extra route: the floor every route of the app shares (headers, metrics, quota...).
-  const ping = defineRoute({ method: 'get', path: '/bench/ping', operationId: 'benchPing', summary: 'bench', tags: ['bench'], responses: { 200: { description: 'ok' } }, handler(ctx) { ctx.body = { ok: true }; } });
+  const ping = defineRoute({
+    method: 'get',
+    path: '/bench/ping',
+    operationId: 'benchPing',
+    summary: 'bench',
+    tags: ['bench'],
+    responses: { 200: { description: 'ok' } },
+    handler(ctx) {
+      ctx.body = { ok: true };
+    },
+  });
   const full = createApp(deps, [...allRoutes(deps), ping]);
   // The same app with the feed cache off: every request queries Postgres for the page and the count.
-  const uncachedRoutes = allRoutes(deps).map((r) => (r.operationId === 'listArticles' ? newsRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r));
+  const uncachedRoutes = allRoutes(deps).map((r) =>
+    r.operationId === 'listArticles' ? newsRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r,
+  );
   const uncached = createApp(deps, uncachedRoutes);
   const bare = new Koa();
   bare.use(errorMiddleware(deps.log));
@@ -213,15 +228,24 @@ try {
   const connectionsOf = (k: string) => (k.endsWith('1') ? 1 : CONNECTIONS);
   const sample = JSON.parse(await (await fetch(targets.hot)).text());
   const sampleToken = JSON.parse(await (await fetch(targets.token)).text());
-  console.log(`hot page: count ${sample.count}, ${sample.results.length} items, ${sample.results.filter((a: { top_tldr: unknown }) => a.top_tldr).length} with top_tldr; token filter: count ${sampleToken.count}`);
+  console.log(
+    `hot page: count ${sample.count}, ${sample.results.length} items, ${sample.results.filter((a: { top_tldr: unknown }) => a.top_tldr).length} with top_tldr; token filter: count ${sampleToken.count}`,
+  );
 
   // Issue 17: signed-in readers and API-key clients are served the shared cached page plus their
   // my_vote overlay (one primary-key lookup per user and page version, kept in the process). The
   // reader has votes on the hot page, so the overlay is not empty.
-  const reader = await db.insertInto('users').values({ wallet_address: '0x' + 'b'.repeat(40) }).returning('id').executeTakeFirstOrThrow();
+  const reader = await db
+    .insertInto('users')
+    .values({ wallet_address: '0x' + 'b'.repeat(40) })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   const token = await signAccessToken(config.JWT_SECRET, { userId: reader.id, address: '0x' + 'b'.repeat(40), roles: [] });
   const hotIds = (sample.results as { id: number }[]).slice(0, 5).map((a) => a.id);
-  await db.insertInto('votes').values(hotIds.map((id) => ({ article_id: id, user_id: reader.id, weight: 1 }))).execute();
+  await db
+    .insertInto('votes')
+    .values(hotIds.map((id) => ({ article_id: id, user_id: reader.id, weight: 1 })))
+    .execute();
   const { generateApiKey, generateKeyId } = await import('../../src/auth/api-keys.js');
   const { insertApiKey } = await import('../../src/queries/api-keys.js');
   const apiKey = generateApiKey();
@@ -252,9 +276,15 @@ try {
   const cpuUs = (k: keyof typeof targets) => median(cpuPerRequest[k]);
   const line = (label: string, k: keyof typeof targets) =>
     `${label.padEnd(34)} ${rps(k).toFixed(0).padStart(6)} req/s  p99 ${p99(k).toFixed(1).padStart(6)} ms  server ${cpuUs(k).toFixed(0).padStart(5)} us CPU/req` +
-    (k === 'bare' ? '' : `   ratio vs bare: ${(rps(k) / rps('bare')).toFixed(2)}x req/s, ${(p99(k) / p99('bare')).toFixed(1)}x p99, ${(cpuUs('bare') / cpuUs(k)).toFixed(2)}x CPU cost`);
-  console.log(`load: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per run, median of ${RUNS} alternated runs, ${os.cpus().length} CPUs shared by server, load generator, Postgres and Redis`);
-  console.log('(CPU cost ratio = bare CPU per request / this CPU per request: the req/s ratio the server alone would allow if it were the only bottleneck; Postgres and Redis CPU not included)');
+    (k === 'bare'
+      ? ''
+      : `   ratio vs bare: ${(rps(k) / rps('bare')).toFixed(2)}x req/s, ${(p99(k) / p99('bare')).toFixed(1)}x p99, ${(cpuUs('bare') / cpuUs(k)).toFixed(2)}x CPU cost`);
+  console.log(
+    `load: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per run, median of ${RUNS} alternated runs, ${os.cpus().length} CPUs shared by server, load generator, Postgres and Redis`,
+  );
+  console.log(
+    '(CPU cost ratio = bare CPU per request / this CPU per request: the req/s ratio the server alone would allow if it were the only bottleneck; Postgres and Redis CPU not included)',
+  );
   console.log(line('bare Koa JSON route', 'bare'));
   console.log(line('full app, trivial JSON route', 'appFloor'));
   console.log(line('GET /news/ (hot, page 1)', 'hot'));
@@ -268,7 +298,9 @@ try {
   console.log(line('cold: tag+since, 1 conn', 'coldBroad1'));
   console.log(line('  hot, feed cache off', 'hotNoCache'));
   console.log(line('  token, feed cache off', 'tokenNoCache'));
-  console.log(`issue 17 goals: hot anonymous / API key / signed in >= 0.5x bare: ${(['hot', 'hotApiKey', 'hotSignedIn'] as const).map((k) => (rps(k) / rps('bare')).toFixed(2) + 'x').join(' / ')}; 304 >= 0.7x: ${(rps('hot304') / rps('bare')).toFixed(2)}x; cold p99 <= 20 ms: ${p99('coldSelective').toFixed(1)} / ${p99('coldBroad').toFixed(1)} ms at ${CONNECTIONS} connections, ${p99('coldSelective1').toFixed(1)} / ${p99('coldBroad1').toFixed(1)} ms at 1`);
+  console.log(
+    `issue 17 goals: hot anonymous / API key / signed in >= 0.5x bare: ${(['hot', 'hotApiKey', 'hotSignedIn'] as const).map((k) => (rps(k) / rps('bare')).toFixed(2) + 'x').join(' / ')}; 304 >= 0.7x: ${(rps('hot304') / rps('bare')).toFixed(2)}x; cold p99 <= 20 ms: ${p99('coldSelective').toFixed(1)} / ${p99('coldBroad').toFixed(1)} ms at ${CONNECTIONS} connections, ${p99('coldSelective1').toFixed(1)} / ${p99('coldBroad1').toFixed(1)} ms at 1`,
+  );
 
   await deps.queue.close();
   redis.disconnect();

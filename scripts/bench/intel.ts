@@ -94,7 +94,15 @@ if (mode === 'client') {
   agent.destroy();
   lat.sort((a, b) => a - b);
   const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? 0;
-  const r: ClientResult = { requests: lat.length, seconds: elapsed, rps: lat.length / elapsed, mean: lat.reduce((s, x) => s + x, 0) / Math.max(1, lat.length), p50: q(0.5), p99: q(0.99), statuses };
+  const r: ClientResult = {
+    requests: lat.length,
+    seconds: elapsed,
+    rps: lat.length / elapsed,
+    mean: lat.reduce((s, x) => s + x, 0) / Math.max(1, lat.length),
+    p50: q(0.5),
+    p99: q(0.99),
+    statuses,
+  };
   process.stdout.write(JSON.stringify(r) + '\n');
   process.exit(0);
 }
@@ -102,9 +110,13 @@ if (mode === 'client') {
 async function runClient(url: string, seconds: number, headers: Record<string, string>[], reuse: boolean, dir: string): Promise<ClientResult> {
   const file = path.join(dir, `headers-${randomBytes(4).toString('hex')}.json`);
   writeFileSync(file, JSON.stringify(headers));
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, 'client', url, String(seconds), String(CONCURRENCY), file, reuse ? 'reuse' : 'once'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL(import.meta.url).pathname, 'client', url, String(seconds), String(CONCURRENCY), file, reuse ? 'reuse' : 'once'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await new Promise((r) => child.once('exit', r));
@@ -178,7 +190,11 @@ try {
   await sql`UPDATE article_hot_scores SET hot_score = random() * 50`.execute(db);
   await sql`ANALYZE articles`.execute(db);
   await sql`VACUUM ANALYZE article_hot_scores`.execute(db);
-  const totals = (await sql<{ n: number; c: number; a: number }>`SELECT count(*)::int AS n, sum(clicks)::int8 AS c, count(*) FILTER (WHERE status = 'approved')::int AS a FROM articles`.execute(db)).rows[0];
+  const totals = (
+    await sql<{ n: number; c: number; a: number }>`SELECT count(*)::int AS n, sum(clicks)::int8 AS c, count(*) FILTER (WHERE status = 'approved')::int AS a FROM articles`.execute(
+      db,
+    )
+  ).rows[0];
   console.log(`data: ${totals.n} articles (${totals.a} approved), ${totals.c} clicks, seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
   // ---- 1. Worker compute time.
@@ -231,12 +247,24 @@ try {
   }
 
   // Fresh x402 payments, one per request (signing is done here, not timed).
-  const req: PaymentRequirements = paymentRequirements(config, resolveAsset(config), payTo, { purpose: 'intel_report', amountAtomic: 250_000n, path: '/api/v1/intel/report/', description: 'bench' });
+  const req: PaymentRequirements = paymentRequirements(config, resolveAsset(config), payTo, {
+    purpose: 'intel_report',
+    amountAtomic: 250_000n,
+    path: '/api/v1/intel/report/',
+    description: 'bench',
+  });
   const accounts = Array.from({ length: 50 }, () => privateKeyToAccount(generatePrivateKey()));
   const sign = async (i: number) => {
     const acct = accounts[i % accounts.length];
     const now = BigInt(Math.floor(Date.now() / 1000));
-    const authorization = { from: acct.address, to: payTo, value: 250_000n, validAfter: now - 600n, validBefore: now + 3600n, nonce: `0x${randomBytes(32).toString('hex')}` as Hex };
+    const authorization = {
+      from: acct.address,
+      to: payTo,
+      value: 250_000n,
+      validAfter: now - 600n,
+      validBefore: now + 3600n,
+      nonce: `0x${randomBytes(32).toString('hex')}` as Hex,
+    };
     const signature = await acct.signTypedData({
       domain: { name: String(req.extra.name), version: String(req.extra.version), chainId: 8453, verifyingContract: getAddress(req.asset) },
       types: authorizationTypes,
@@ -246,7 +274,10 @@ try {
     return encodePaymentSignatureHeader({
       x402Version: 2,
       accepted: req,
-      payload: { authorization: { ...authorization, value: '250000', validAfter: authorization.validAfter.toString(), validBefore: authorization.validBefore.toString() }, signature },
+      payload: {
+        authorization: { ...authorization, value: '250000', validAfter: authorization.validAfter.toString(), validBefore: authorization.validBefore.toString() },
+        signature,
+      },
     } as never);
   };
   t = performance.now();
@@ -279,8 +310,12 @@ try {
   }
   const m = (rs: ClientResult[], k: keyof ClientResult) => median(rs.map((r) => r[k] as number));
   const payments = Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM payments`.execute(db)).rows[0].n);
-  console.log(`cached GET /intel/report/ (builder key): p50 ${f1(m(builder, 'p50'))} ms, p99 ${f1(m(builder, 'p99'))} ms, ${m(builder, 'rps').toFixed(0)} req/s (median of 3 x ${SECONDS} s, ${CONCURRENCY} connections)`);
-  console.log(`same, paid per request over x402:     p50 ${f1(m(paid, 'p50'))} ms, p99 ${f1(m(paid, 'p99'))} ms, ${m(paid, 'rps').toFixed(0)} req/s (${payments} payments recorded)`);
+  console.log(
+    `cached GET /intel/report/ (builder key): p50 ${f1(m(builder, 'p50'))} ms, p99 ${f1(m(builder, 'p99'))} ms, ${m(builder, 'rps').toFixed(0)} req/s (median of 3 x ${SECONDS} s, ${CONCURRENCY} connections)`,
+  );
+  console.log(
+    `same, paid per request over x402:     p50 ${f1(m(paid, 'p50'))} ms, p99 ${f1(m(paid, 'p99'))} ms, ${m(paid, 'rps').toFixed(0)} req/s (${payments} payments recorded)`,
+  );
   const perReqBuilder = 1000 / m(builder, 'rps');
   const perReqPaid = 1000 / m(paid, 'rps');
   console.log(

@@ -106,14 +106,18 @@ try {
   const line = (label: string, k: string, base: string) =>
     `${label.padEnd(44)} ${rps(k).toFixed(0).padStart(6)} req/s  p99 ${p99(k).toFixed(1).padStart(6)} ms` +
     (k === base ? '   (baseline)' : `   vs disk: ${(rps(k) / rps(base)).toFixed(2)}x req/s, ${(p99(k) / p99(base)).toFixed(2)}x p99`);
-  console.log(`load: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per run, median of ${RUNS} alternated runs, ${os.cpus().length} CPUs shared by server, load generator and Postgres`);
+  console.log(
+    `load: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per run, median of ${RUNS} alternated runs, ${os.cpus().length} CPUs shared by server, load generator and Postgres`,
+  );
   console.log(line('200 from disk (stat + stream)', 'disk', 'disk'));
   console.log(line('200 from PostgreSQL (as deployed, cached)', 'pg', 'disk'));
   console.log(line('200 from PostgreSQL (MEDIA_CACHE_BYTES=0)', 'pgNoCache', 'disk'));
   console.log(line('304 from disk (If-None-Match)', 'disk304', 'disk304'));
   console.log(line('304 from PostgreSQL (as deployed, cached)', 'pg304', 'disk304'));
   console.log(line('304 from PostgreSQL (MEDIA_CACHE_BYTES=0)', 'pg304NoCache', 'disk304'));
-  console.log(`goals: 200 from PostgreSQL >= 0.5x disk req/s: ${(rps('pgNoCache') / rps('disk')).toFixed(2)}x uncached, ${(rps('pg') / rps('disk')).toFixed(2)}x cached; 304 path >= 0.8x: ${(rps('pg304NoCache') / rps('disk304')).toFixed(2)}x uncached, ${(rps('pg304') / rps('disk304')).toFixed(2)}x cached`);
+  console.log(
+    `goals: 200 from PostgreSQL >= 0.5x disk req/s: ${(rps('pgNoCache') / rps('disk')).toFixed(2)}x uncached, ${(rps('pg') / rps('disk')).toFixed(2)}x cached; 304 path >= 0.8x: ${(rps('pg304NoCache') / rps('disk304')).toFixed(2)}x uncached, ${(rps('pg304') / rps('disk304')).toFixed(2)}x cached`,
+  );
 } catch (err) {
   console.error('[bench] failed:', err);
   process.exitCode = 1;

@@ -89,7 +89,12 @@ async function httpOk(url: string): Promise<boolean> {
 
 async function runOnce(name: string, cmd: string, vars: Record<string, string>, webPort: number, wsPort: number): Promise<{ readyMs: number; rssMb: number }> {
   const t0 = performance.now();
-  const child = spawn('/bin/bash', ['-c', cmd], { cwd: repoRoot, env: platformEnv({ ...vars, PORT: String(webPort), WS_PORT: String(wsPort) }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('/bin/bash', ['-c', cmd], {
+    cwd: repoRoot,
+    env: platformEnv({ ...vars, PORT: String(webPort), WS_PORT: String(wsPort) }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

@@ -103,7 +103,9 @@ async function seed(db: ReturnType<typeof createDb>) {
             FROM generate_series(1, ${sql.lit(ARTICLES + OTHERS)}) g, (${VOCAB}) v) s`.execute(c);
     log(`articles: ${ARTICLES} curated + ${OTHERS} others in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const t1 = performance.now();
-    await sql`INSERT INTO wire_sources (name, url, weight) SELECT 'Wire ' || g, 'https://wire' || g || '.example.com/feed.xml', 0.5 + (g % 5) * 0.25 FROM generate_series(1, 50) g`.execute(c);
+    await sql`INSERT INTO wire_sources (name, url, weight) SELECT 'Wire ' || g, 'https://wire' || g || '.example.com/feed.xml', 0.5 + (g % 5) * 0.25 FROM generate_series(1, 50) g`.execute(
+      c,
+    );
     await sql`
       INSERT INTO wire_items (normalized_url, url, title, source_id, source_name, source_url, publisher_claimed_at, ingested_at, scored_at, novelty, score)
       SELECT 'https://wire' || (1 + g % 50) || '.example.com/item/' || g, 'https://wire' || (1 + g % 50) || '.example.com/item/' || g || '?utm_source=rss',
@@ -122,8 +124,20 @@ async function seed(db: ReturnType<typeof createDb>) {
 }
 
 const REWORD: Record<string, string> = {
-  launches: 'unveils', unveils: 'launches', acquires: 'buys', buys: 'acquires', sues: 'takes legal action against', approves: 'greenlights',
-  halts: 'pauses', pauses: 'halts', announces: 'reveals', raises: 'secures', cuts: 'slashes', slashes: 'cuts', hacks: 'exploits', drains: 'empties',
+  launches: 'unveils',
+  unveils: 'launches',
+  acquires: 'buys',
+  buys: 'acquires',
+  sues: 'takes legal action against',
+  approves: 'greenlights',
+  halts: 'pauses',
+  pauses: 'halts',
+  announces: 'reveals',
+  raises: 'secures',
+  cuts: 'slashes',
+  slashes: 'cuts',
+  hacks: 'exploits',
+  drains: 'empties',
 };
 
 /** A rewording an editor or another outlet might write: a verb swapped for a synonym, one trailing word dropped, lower case. */
@@ -154,9 +168,15 @@ let adminUrl = '';
 const dbName = `bench_provenance_${process.pid}`;
 
 try {
-  console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average at start ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  adminUrl = env.DATABASE_URL ?? (started[started.push(await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false })) - 1]).url;
-  const redisUrl = env.REDIS_URL ?? (started[started.push(await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log })) - 1]).url;
+  console.log(
+    `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average at start ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  adminUrl =
+    env.DATABASE_URL ?? started[started.push(await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false })) - 1].url;
+  const redisUrl = env.REDIS_URL ?? started[started.push(await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log })) - 1].url;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${dbName}`);
@@ -165,7 +185,15 @@ try {
   u.pathname = `/${dbName}`;
   const databaseUrl = u.toString();
   const prefix = `benchprov${process.pid}`;
-  const childVars: Record<string, string> = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', JWT_SECRET: 'b'.repeat(40), OUTBOUND_ALLOW_PRIVATE: 'true', NODE_ENV: 'test' };
+  const childVars: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    JWT_SECRET: 'b'.repeat(40),
+    OUTBOUND_ALLOW_PRIVATE: 'true',
+    NODE_ENV: 'test',
+  };
   // PROVENANCE_TRGM_THRESHOLD from the environment applies to the worker and the in-process matcher alike.
   if (process.env.PROVENANCE_TRGM_THRESHOLD) childVars.PROVENANCE_TRGM_THRESHOLD = process.env.PROVENANCE_TRGM_THRESHOLD;
   const config: Config = loadConfig({ ...childVars, TRUST_PROXY: 'true', JOB_WAIT_MS: '10000', ANON_DAILY_QUOTA: '100000000' });
@@ -200,7 +228,12 @@ try {
   };
 
   // Query sets, drawn from the seeded data.
-  const curated = (await sql<{ headline: string; normalized_url: string }>`SELECT headline, normalized_url FROM articles WHERE status = 'approved' ORDER BY random() LIMIT ${sql.lit(QUERIES)}`.execute(db)).rows;
+  const curated = (
+    await sql<{
+      headline: string;
+      normalized_url: string;
+    }>`SELECT headline, normalized_url FROM articles WHERE status = 'approved' ORDER BY random() LIMIT ${sql.lit(QUERIES)}`.execute(db)
+  ).rows;
   const wireOnly = (await sql<{ normalized_url: string }>`SELECT normalized_url FROM wire_items ORDER BY random() LIMIT ${sql.lit(Math.round(QUERIES / 3))}`.execute(db)).rows;
   const urlQueries = [
     ...curated.slice(0, Math.round(QUERIES / 2)).map((r) => `${r.normalized_url}?utm_source=twitter&fbclid=abc`),
@@ -235,7 +268,9 @@ try {
     if (r.match_count > 0 || r.tsunami_receipts.length > 0) urlMatched++;
   }
   const us = summary(urlLat);
-  console.log(`POST /provenance/check by URL  (${urlQueries.length} requests, app + worker): p50 ${fmt(us.p50)}, p99 ${fmt(us.p99)}, max ${fmt(us.max)}; ${urlMatched} found a match or receipt`);
+  console.log(
+    `POST /provenance/check by URL  (${urlQueries.length} requests, app + worker): p50 ${fmt(us.p50)}, p99 ${fmt(us.p99)}, max ${fmt(us.max)}; ${urlMatched} found a match or receipt`,
+  );
 
   const textLat: number[] = [];
   let textMatched = 0;
@@ -246,7 +281,9 @@ try {
     if (r.match_count > 0) textMatched++;
   }
   const ts = summary(textLat);
-  console.log(`POST /provenance/check by text (${textQueries.length} requests, app + worker): p50 ${fmt(ts.p50)}, p99 ${fmt(ts.p99)}, max ${fmt(ts.max)}; ${textMatched} matched (${Math.round(QUERIES * 0.7)} were rewordings of curated headlines)`);
+  console.log(
+    `POST /provenance/check by text (${textQueries.length} requests, app + worker): p50 ${fmt(ts.p50)}, p99 ${fmt(ts.p99)}, max ${fmt(ts.max)}; ${textMatched} matched (${Math.round(QUERIES * 0.7)} were rewordings of curated headlines)`,
+  );
 
   // Matcher alone vs naive scan, same queries, same process.
   const trgmThreshold = provenanceSettings(config).trgmThreshold;
@@ -263,11 +300,16 @@ try {
       const t0 = performance.now();
       const m = await checkProvenance(db, { text: q }, { now: new Date(), trgmThreshold: t });
       matcherLat.get(t)!.push(performance.now() - t0);
-      found.set(t, m.matches.map((x) => x.news_id));
+      found.set(
+        t,
+        m.matches.map((x) => x.news_id),
+      );
     }
     const t1 = performance.now();
-    const rows = (await sql<{ id: number; headline: string }>`
-      SELECT id, headline FROM articles WHERE status = 'approved' AND sponsored IS NULL AND created_at >= now() - interval '30 days'`.execute(db)).rows;
+    const rows = (
+      await sql<{ id: number; headline: string }>`
+      SELECT id, headline FROM articles WHERE status = 'approved' AND sponsored IS NULL AND created_at >= now() - interval '30 days'`.execute(db)
+    ).rows;
     const t2 = performance.now();
     let best = { id: 0, s: 0 };
     for (const r of rows) {
@@ -284,7 +326,9 @@ try {
   }
   const ns = summary(naiveLat);
   const nss = summary(naiveScoreOnly);
-  console.log(`naive scan (${naiveQueries.length} of the text queries: read all ${ARTICLES} curated headlines of the window, score each with string-similarity): p50 ${fmt(ns.p50)}, p99 ${fmt(ns.p99)} (scoring alone p50 ${fmt(nss.p50)})`);
+  console.log(
+    `naive scan (${naiveQueries.length} of the text queries: read all ${ARTICLES} curated headlines of the window, score each with string-similarity): p50 ${fmt(ns.p50)}, p99 ${fmt(ns.p99)} (scoring alone p50 ${fmt(nss.p50)})`,
+  );
   for (const t of thresholds) {
     const ms = summary(matcherLat.get(t)!);
     console.log(
@@ -301,7 +345,13 @@ try {
   });
   await new Promise<void>((r) => feedServer.listen(0, '127.0.0.1', r));
   const source = await addSource(db, { name: 'Bench feed', url: `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/feed.xml` });
-  const ingestConfig = { ...config, OUTBOUND_ALLOW_PRIVATE: true, WIRE_MAX_ITEMS_PER_FETCH: FEED, WIRE_FETCH_MAX_BYTES: 100 * 1024 * 1024, WIRE_FETCH_TIMEOUT_MS: 120_000 } as Config;
+  const ingestConfig = {
+    ...config,
+    OUTBOUND_ALLOW_PRIVATE: true,
+    WIRE_MAX_ITEMS_PER_FETCH: FEED,
+    WIRE_FETCH_MAX_BYTES: 100 * 1024 * 1024,
+    WIRE_FETCH_TIMEOUT_MS: 120_000,
+  } as Config;
   const ti = performance.now();
   const result = (await wireFetch.run(
     { source_id: source.id },
@@ -313,9 +363,18 @@ try {
     `ingest: ${FEED} items (${(feedBody.length / 1024 / 1024).toFixed(1)} MiB RSS from a local feed; fetch, parse, normalise, store with receipts, ${result.created} news.tsunami events) in ${(ingestMs / 1000).toFixed(2)} s = ${Math.round((FEED / ingestMs) * 1000)} items/s`,
   );
   const tr = performance.now();
-  const rerun = (await wireFetch.run({ source_id: source.id }, { config: ingestConfig, db, redis, events, log: deps.log, enqueue: queue.enqueuer }, { attempt: 1, jobId: 'bench2' })) as { created?: number };
+  const rerun = (await wireFetch.run(
+    { source_id: source.id },
+    { config: ingestConfig, db, redis, events, log: deps.log, enqueue: queue.enqueuer },
+    { attempt: 1, jobId: 'bench2' },
+  )) as { created?: number };
   console.log(`re-run of the same feed (no validators, everything seen): ${rerun.created} new in ${((performance.now() - tr) / 1000).toFixed(2)} s`);
-  console.log(`load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average at end ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
 
   feedServer.close();
   server.close();
@@ -329,7 +388,10 @@ try {
   }
   if (adminUrl) {
     const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect().then(() => admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)).catch(() => undefined);
+    await admin
+      .connect()
+      .then(() => admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`))
+      .catch(() => undefined);
     await admin.end().catch(() => undefined);
   }
   for (const s of started.reverse()) await s.stop();

@@ -24,8 +24,9 @@ function pct(sorted: number[], p: number) {
 }
 
 try {
-  const databaseUrl = env.DATABASE_URL ?? (started[started.push(await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'bench', durable: false })) - 1]).url;
-  const redisUrl = env.REDIS_URL ?? (started[started.push(await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log })) - 1]).url;
+  const databaseUrl =
+    env.DATABASE_URL ?? started[started.push(await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'bench', durable: false })) - 1].url;
+  const redisUrl = env.REDIS_URL ?? started[started.push(await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log })) - 1].url;
   const prefix = `bench${process.pid}`;
   const worker = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
     env: childEnv({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', JWT_SECRET: 'b'.repeat(40) }),
@@ -62,9 +63,7 @@ try {
   );
   const wall = performance.now() - t0;
   conc.sort((a, b) => a - b);
-  console.log(
-    `${N} jobs at once: ${((N / wall) * 1000).toFixed(0)} jobs/s, round trip p50 ${pct(conc, 50).toFixed(1)} ms, p99 ${pct(conc, 99).toFixed(1)} ms`,
-  );
+  console.log(`${N} jobs at once: ${((N / wall) * 1000).toFixed(0)} jobs/s, round trip p50 ${pct(conc, 50).toFixed(1)} ms, p99 ${pct(conc, 99).toFixed(1)} ms`);
   await queue.close();
   redis.disconnect();
   worker.kill('SIGTERM');

@@ -55,7 +55,9 @@ try {
   for (const t of ['articles', 'article_hot_scores', 'wire_items', 'wire_receipts', 'wire_item_tombstones']) await sql`VACUUM ANALYZE ${sql.table(t)}`.execute(db);
   console.log(`seed: ${ARTICLES} articles, ${EXPIRED} expired + 50000 recent wire items, one receipt each, in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-  const uncachedRoutes = allRoutes(deps).map((r) => (r.operationId === 'listArticles' ? newsRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r));
+  const uncachedRoutes = allRoutes(deps).map((r) =>
+    r.operationId === 'listArticles' ? newsRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r,
+  );
   const app = createApp(deps, uncachedRoutes);
   const url = await new Promise<string>((resolve) => {
     const s = http.createServer(koaListener(app)).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as { port: number }).port}/api/v1/news/`));
@@ -68,7 +70,9 @@ try {
     console.log(`  ${label.padEnd(14)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms`);
     return r;
   };
-  console.log(`feed load: GET /api/v1/news/ (feed cache off), ${CONNECTIONS} keep-alive connections, ${WINDOW_S} s windows, ${os.cpus().length} CPUs shared by server, load generator, job and Postgres`);
+  console.log(
+    `feed load: GET /api/v1/news/ (feed cache off), ${CONNECTIONS} keep-alive connections, ${WINDOW_S} s windows, ${os.cpus().length} CPUs shared by server, load generator, job and Postgres`,
+  );
   const before: LoadResult[] = [];
   for (let i = 0; i < 3; i++) before.push(await window(`baseline ${i + 1}`));
 
@@ -87,11 +91,13 @@ try {
   const after: LoadResult[] = [];
   for (let i = 0; i < 3; i++) after.push(await window(`after ${i + 1}`));
 
-  const left = (await sql<{ old: number; recent: number; receipts: number; tombs: number }>`
+  const left = (
+    await sql<{ old: number; recent: number; receipts: number; tombs: number }>`
     SELECT (SELECT count(*) FROM wire_items WHERE ingested_at < now() - interval '30 days')::int AS old,
            (SELECT count(*) FROM wire_items)::int AS recent,
            (SELECT count(*) FROM wire_receipts)::int AS receipts,
-           (SELECT count(*) FROM wire_item_tombstones)::int AS tombs`.execute(db)).rows[0];
+           (SELECT count(*) FROM wire_item_tombstones)::int AS tombs`.execute(db)
+  ).rows[0];
   if (result.items.deleted !== EXPIRED || left.old !== 0 || left.recent !== 50000) throw new Error(`job result ${JSON.stringify(result)}, left ${JSON.stringify(left)}`);
   console.log(
     `wire-prune: deleted ${result.items.deleted} expired wire items (+ ${result.items.deleted} receipts, ${left.tombs} tombstones written) in ${result.items.batches} transactions of ${config.RETENTION_BATCH}, ` +
@@ -100,7 +106,9 @@ try {
   const p99 = (xs: LoadResult[]) => median(xs.map((r) => r.p99));
   const rps = (xs: LoadResult[]) => median(xs.map((r) => r.rps));
   const base = [...before, ...after];
-  console.log(`feed p99 without the job: ${p99(base).toFixed(1)} ms (median of ${base.length} windows, before and after); with the job: ${p99(during).toFixed(1)} ms (median of ${during.length}, worst ${Math.max(...during.map((r) => r.p99)).toFixed(1)} ms); ratio ${(p99(during) / p99(base)).toFixed(2)}x`);
+  console.log(
+    `feed p99 without the job: ${p99(base).toFixed(1)} ms (median of ${base.length} windows, before and after); with the job: ${p99(during).toFixed(1)} ms (median of ${during.length}, worst ${Math.max(...during.map((r) => r.p99)).toFixed(1)} ms); ratio ${(p99(during) / p99(base)).toFixed(2)}x`,
+  );
   console.log(`feed req/s without the job: ${rps(base).toFixed(0)}, with the job: ${rps(during).toFixed(0)} (${(rps(during) / rps(base)).toFixed(2)}x)`);
 } catch (err) {
   console.error('[bench] failed:', err);

@@ -55,7 +55,9 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  process.stderr.write('usage: npm run bench:webhooks -- [--endpoints 1000] [--rate 50] [--seconds 60] [--hang-pct 10] [--receiver-ms 50] [--workers 1] [--only healthy|hanging] [--warmup 5] [--rounds 1] [--verbose] [--profile-dir D]\n');
+  process.stderr.write(
+    'usage: npm run bench:webhooks -- [--endpoints 1000] [--rate 50] [--seconds 60] [--hang-pct 10] [--receiver-ms 50] [--workers 1] [--only healthy|hanging] [--warmup 5] [--rounds 1] [--verbose] [--profile-dir D]\n',
+  );
   process.exit(0);
 }
 const N = Number(values.endpoints);
@@ -73,7 +75,7 @@ const SYMBOLS = Array.from({ length: 200 }, (_, i) => `TK${i}`);
 const TAGS = Array.from({ length: 100 }, (_, i) => `topic-${i}`);
 const ADDRESSES = Array.from({ length: 200 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`);
 let seed = 42;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(xs: readonly T[], n: number): T[] => {
   const out = new Set<T>();
   while (out.size < n) out.add(xs[Math.floor(rnd() * xs.length)]);
@@ -112,7 +114,9 @@ const cpuSeconds = (pid: number) => statOf(pid)?.cpu ?? NaN;
 
 /** CPU seconds used so far by the deployment's parts: PostgreSQL (postmaster and backends), Redis, workers, clock, this process. */
 function cpuByPart(stack: Stack, workerPids: number[]): Record<string, number> {
-  const pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+  const pids = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number);
   const cmd = (pid: number) => {
     try {
       return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
@@ -176,14 +180,22 @@ async function main() {
       const r = await insertEndpoint(
         stack.db,
         { kind: 'user', userId: editor.id },
-        { url: sink.url(path), description: null, eventTypes: ['news.approved'], filters: { tags: filters.tags ?? null, token_addresses: filters.token_addresses ?? null, token_symbols: filters.token_symbols ?? null }, secretEnc: encryptSecret(key, generateSecret()) },
+        {
+          url: sink.url(path),
+          description: null,
+          eventTypes: ['news.approved'],
+          filters: { tags: filters.tags ?? null, token_addresses: filters.token_addresses ?? null, token_symbols: filters.token_symbols ?? null },
+          secretEnc: encryptSecret(key, generateSecret()),
+        },
         N,
       );
       if (!r.ok) throw new Error('cap');
       endpoints.push({ id: r.row.id, path, filters });
     }
     const sample = Array.from({ length: 2000 }, eventAttrs);
-    const meanFanout = sample.reduce((a, at) => a + endpoints.filter((e) => endpointMatches({ id: e.id, eventTypes: ['news.approved'], filters: e.filters }, 'news.approved', at)).length, 0) / sample.length;
+    const meanFanout =
+      sample.reduce((a, at) => a + endpoints.filter((e) => endpointMatches({ id: e.id, eventTypes: ['news.approved'], filters: e.filters }, 'news.approved', at)).length, 0) /
+      sample.length;
     log(`${N} endpoints; an event matches ${meanFanout.toFixed(1)} of them on average (~${Math.round(meanFanout * RATE)} deliveries/s at ${RATE} events/s)`);
 
     // ---- the relay's fan-out in isolation (rolled back) ---------------------------------------------
@@ -202,7 +214,14 @@ async function main() {
         await stack.db
           .transaction()
           .execute(async (trx) => {
-            const rows = ids.map((id, i) => ({ event_id: id, article_id: null, type: 'news.approved' as const, visibility: 'public' as const, payload: '{}', attrs: JSON.stringify(arts[i].at) }));
+            const rows = ids.map((id, i) => ({
+              event_id: id,
+              article_id: null,
+              type: 'news.approved' as const,
+              visibility: 'public' as const,
+              payload: '{}',
+              attrs: JSON.stringify(arts[i].at),
+            }));
             const t0 = performance.now();
             await fanOutWebhooks(stack.db, trx, rows);
             times.push(performance.now() - t0);
@@ -230,7 +249,11 @@ async function main() {
     let profiled: ChildProcess | null = null;
     if (values['profile-dir']) {
       for (const w of workers.splice(0)) await w.stop('SIGTERM');
-      profiled = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${values['profile-dir']}`, '--import', 'tsx', 'src/bin/worker.ts'], { cwd: repoRoot, env: childEnv({ ...stack.env, LOG_LEVEL: 'info' }), stdio: ['pipe', 'pipe', 'inherit'] });
+      profiled = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${values['profile-dir']}`, '--import', 'tsx', 'src/bin/worker.ts'], {
+        cwd: repoRoot,
+        env: childEnv({ ...stack.env, LOG_LEVEL: 'info' }),
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
       // Keep reading its output: a full pipe would block its logging, and with it the process.
       await new Promise<void>((resolve) => profiled!.stdout!.on('data', (d: Buffer) => /workers started/.test(d.toString()) && resolve()));
       workers.push({ pid: profiled.pid! } as Proc);
@@ -248,9 +271,20 @@ async function main() {
         queue.queue('webhook-deliver').getJobCounts('waiting', 'active', 'delayed'),
       ]);
       const act = values.verbose
-        ? (await sql<{ k: string; n: number }>`SELECT application_name || ':' || state || ':' || coalesce(wait_event, '-') AS k, count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() GROUP BY 1 ORDER BY 2 DESC`.execute(stack.db)).rows.map((r) => `${r.k}=${r.n}`).join(' ')
+        ? (
+            await sql<{
+              k: string;
+              n: number;
+            }>`SELECT application_name || ':' || state || ':' || coalesce(wait_event, '-') AS k, count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() GROUP BY 1 ORDER BY 2 DESC`.execute(
+              stack.db,
+            )
+          ).rows
+            .map((r) => `${r.k}=${r.n}`)
+            .join(' ')
         : '';
-      log(`${name}: ${i}/${total} events, ${delivered} healthy deliveries; outbox ${outbox.rows[0].n}, due deliveries ${pending.rows[0].n}, runs waiting ${counts.waiting} active ${counts.active} ${act}`);
+      log(
+        `${name}: ${i}/${total} events, ${delivered} healthy deliveries; outbox ${outbox.rows[0].n}, due deliveries ${pending.rows[0].n}, runs waiting ${counts.waiting} active ${counts.active} ${act}`,
+      );
     }
 
     async function run(name: string, hang: boolean, seconds = SECONDS): Promise<RunFigures> {
@@ -268,7 +302,10 @@ async function main() {
         if (!first.has(k)) first.set(k, d.at);
       };
       const cpu0 = workers.reduce((a, w) => a + cpuSeconds(w.pid), 0);
-      const parts0 = cpuByPart(stack, workers.map((w) => w.pid));
+      const parts0 = cpuByPart(
+        stack,
+        workers.map((w) => w.pid),
+      );
       const t0 = performance.timeOrigin + performance.now();
       const total = Math.round(RATE * seconds);
       let lagMax = 0;
@@ -282,7 +319,8 @@ async function main() {
         inflight.push(
           publishApproved(stack.db, editor.id, attrs).then(({ articleId, committedAt }) => {
             committed.set(articleId, committedAt);
-            for (const e of compared) if (endpointMatches({ id: e.id, eventTypes: ['news.approved'], filters: e.filters }, 'news.approved', attrs)) expectedPairs.add(`${e.path}:${articleId}`);
+            for (const e of compared)
+              if (endpointMatches({ id: e.id, eventTypes: ['news.approved'], filters: e.filters }, 'news.approved', attrs)) expectedPairs.add(`${e.path}:${articleId}`);
           }),
         );
         if (i % RATE === 0) void progress(name, i, total, first.size);
@@ -292,7 +330,10 @@ async function main() {
       // Drain: wait for the healthy deliveries still on their way (at most 30 s).
       for (let i = 0; i < 300 && [...expectedPairs].some((k) => !first.has(k)); i++) await sleep(100);
       const cpu1 = workers.reduce((a, w) => a + cpuSeconds(w.pid), 0);
-      const parts1 = cpuByPart(stack, workers.map((w) => w.pid));
+      const parts1 = cpuByPart(
+        stack,
+        workers.map((w) => w.pid),
+      );
       const wall = (performance.timeOrigin + performance.now() - t0) / 1000;
       const lat: number[] = [];
       let last = t0;
@@ -350,25 +391,40 @@ async function main() {
       }
     }
     if (values.verbose) {
-      const st = await sql<{ k: string; n: number }>`SELECT state || ' attempts=' || attempts || ' ' || coalesce(last_error, last_status::text, '-') AS k, count(*)::int AS n FROM webhook_deliveries GROUP BY 1 ORDER BY 2 DESC LIMIT 12`.execute(stack.db);
+      const st = await sql<{
+        k: string;
+        n: number;
+      }>`SELECT state || ' attempts=' || attempts || ' ' || coalesce(last_error, last_status::text, '-') AS k, count(*)::int AS n FROM webhook_deliveries GROUP BY 1 ORDER BY 2 DESC LIMIT 12`.execute(
+        stack.db,
+      );
       log(`deliveries by outcome: ${st.rows.map((r) => `${r.k}: ${r.n}`).join('; ')}`);
-      const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN (ANALYZE, SUMMARY) SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = ${endpoints[1].id} AND d.state = 'pending' AND d.next_attempt_at <= now() ORDER BY d.next_attempt_at, d.id LIMIT 4`.execute(stack.db);
+      const plan = await sql<{
+        'QUERY PLAN': string;
+      }>`EXPLAIN (ANALYZE, SUMMARY) SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = ${endpoints[1].id} AND d.state = 'pending' AND d.next_attempt_at <= now() ORDER BY d.next_attempt_at, d.id LIMIT 4`.execute(
+        stack.db,
+      );
       log(`due query plan: ${plan.rows.map((r) => r['QUERY PLAN']).join(' | ')}`);
       const timeIt = async (fn: () => Promise<unknown>) => {
         const t = performance.now();
         for (let i = 0; i < 300; i++) await fn();
         return ((performance.now() - t) / 300).toFixed(3);
       };
-      log(`round trips from here (ms each): SELECT 1 ${await timeIt(() => sql`SELECT 1`.execute(stack.db))}, dueDeliveries ${await timeIt(() => dueDeliveries(stack.db, endpoints[1].id, 4))}`);
+      log(
+        `round trips from here (ms each): SELECT 1 ${await timeIt(() => sql`SELECT 1`.execute(stack.db))}, dueDeliveries ${await timeIt(() => dueDeliveries(stack.db, endpoints[1].id, 4))}`,
+      );
       const jobs = await queue.queue('webhook-deliver').getJobs(['completed'], 0, 999);
       const waitMs = jobs.map((j) => j.processedOn! - j.timestamp).sort((a, b) => a - b);
       const runMs = jobs.map((j) => j.finishedOn! - j.processedOn!).sort((a, b) => a - b);
       const attempted = jobs.map((j) => (j.returnvalue as { attempted: number })?.attempted ?? 0);
-      log(`last ${jobs.length} runs: queued p50 ${percentile(waitMs, 50)} p99 ${percentile(waitMs, 99)} ms; run p50 ${percentile(runMs, 50)} p99 ${percentile(runMs, 99)} ms; deliveries per run ${(attempted.reduce((a, b) => a + b, 0) / jobs.length).toFixed(2)}`);
+      log(
+        `last ${jobs.length} runs: queued p50 ${percentile(waitMs, 50)} p99 ${percentile(waitMs, 99)} ms; run p50 ${percentile(runMs, 50)} p99 ${percentile(runMs, 99)} ms; deliveries per run ${(attempted.reduce((a, b) => a + b, 0) / jobs.length).toFixed(2)}`,
+      );
     }
     const hangingBacklog = await sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'pending'`.execute(stack.db);
 
-    console.log(`\nwebhooks benchmark: ${N} endpoints (${meanFanout.toFixed(1)} matches per event on average), ${RATE} events/s for ${SECONDS} s, receivers answer in 0-${RECEIVER_MS} ms, ${WORKERS} worker process(es)`);
+    console.log(
+      `\nwebhooks benchmark: ${N} endpoints (${meanFanout.toFixed(1)} matches per event on average), ${RATE} events/s for ${SECONDS} s, receivers answer in 0-${RECEIVER_MS} ms, ${WORKERS} worker process(es)`,
+    );
     console.log(`relay fan-out (matching + inserting deliveries, in the relay's transaction): ${fanout.join('; ')}`);
     console.log('latency: commit of the approval -> first arrival at the receiver, over the endpoints that never hang (the same set in both runs)');
     for (const r of results) {
@@ -376,10 +432,20 @@ async function main() {
         `  ${r.name.padEnd(30)} ${r.delivered}/${r.expected} delivered (${r.missing} missing), ${r.deliveriesPerS.toFixed(0)} deliveries/s, ` +
           `p50 ${r.p50.toFixed(0)} ms, p90 ${r.p90.toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, max ${r.max.toFixed(0)} ms; publisher lag max ${r.publishLagMs.toFixed(0)} ms`,
       );
-      console.log(`  ${''.padEnd(30)} CPU, % of one core: ${Object.entries(r.cpuPct).map(([k, v]) => `${k} ${v}`).join(', ')}; machine load ${loadavg()[0].toFixed(1)}`);
+      console.log(
+        `  ${''.padEnd(30)} CPU, % of one core: ${Object.entries(r.cpuPct)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}; machine load ${loadavg()[0].toFixed(1)}`,
+      );
     }
-    const healthyRuns = results.filter((r) => r.name.startsWith('all receivers healthy')).map((r) => r.p99).sort((a, b) => a - b);
-    const hangingRuns = results.filter((r) => !r.name.startsWith('all receivers healthy')).map((r) => r.p99).sort((a, b) => a - b);
+    const healthyRuns = results
+      .filter((r) => r.name.startsWith('all receivers healthy'))
+      .map((r) => r.p99)
+      .sort((a, b) => a - b);
+    const hangingRuns = results
+      .filter((r) => !r.name.startsWith('all receivers healthy'))
+      .map((r) => r.p99)
+      .sort((a, b) => a - b);
     if (healthyRuns.length && hangingRuns.length) {
       const med = (xs: number[]) => xs[Math.floor((xs.length - 1) / 2)];
       const ratio = med(hangingRuns) / med(healthyRuns);

@@ -430,7 +430,19 @@ type Phase = 'ws' | 'ws-filtered' | 'ws-nomatch' | 'baseline';
 
 async function runPhase(
   phase: Phase,
-  o: { N: number; rate: number; seconds: number; warmup: number; W: number; measureEvery: number; addresses: number; rawReadMs: number; redisUrl: string; tmp: string; log: (l: string) => void },
+  o: {
+    N: number;
+    rate: number;
+    seconds: number;
+    warmup: number;
+    W: number;
+    measureEvery: number;
+    addresses: number;
+    rawReadMs: number;
+    redisUrl: string;
+    tmp: string;
+    log: (l: string) => void;
+  },
 ): Promise<PhaseResult> {
   const port = await freePort();
   let server: ChildProcess;
@@ -487,7 +499,16 @@ async function runPhase(
     workers.map((w, i) => {
       const from = i * per;
       const count = Math.max(0, Math.min(per, o.N - from));
-      w.send({ cmd: 'connect', url: `ws://127.0.0.1:${port}/ws/news/`, from, count, measureEvery: o.measureEvery, addresses: o.addresses, rawReadMs: o.rawReadMs, filters } satisfies ConnectCmd);
+      w.send({
+        cmd: 'connect',
+        url: `ws://127.0.0.1:${port}/ws/news/`,
+        from,
+        count,
+        measureEvery: o.measureEvery,
+        addresses: o.addresses,
+        rawReadMs: o.rawReadMs,
+        filters,
+      } satisfies ConnectCmd);
       return once<{ ok: number; failed: number; measured: number }>(w, 'connected', 300_000);
     }),
   );
@@ -612,7 +633,12 @@ async function runPhase(
     delivered: total,
     expected,
     deliveries,
-    eventsPerFrame: allEvents / Math.max(1, reports.reduce((s, r) => s + r.frames, 0)),
+    eventsPerFrame:
+      allEvents /
+      Math.max(
+        1,
+        reports.reduce((s, r) => s + r.frames, 0),
+      ),
     closes: reports.reduce((s, r) => s + r.closes, 0),
     reconciles: reports.reduce((s, r) => s + r.reconciles, 0),
     // Server CPU per event written to one client, over the whole run (robust to CPU starvation).

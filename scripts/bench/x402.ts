@@ -33,7 +33,7 @@ import { signedHeader } from '../../test/support/x402.js';
 import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
 import { koaListener } from '../../src/http/listener.js';
 
-const CONCURRENCY = Number(process.argv.find((a) => a.startsWith("--concurrency="))?.split("=")[1] ?? 8);
+const CONCURRENCY = Number(process.argv.find((a) => a.startsWith('--concurrency='))?.split('=')[1] ?? 8);
 const env = launcherEnv();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-x402-'));
 const started: RunningService[] = [];
@@ -114,7 +114,14 @@ try {
 
   const serve = async (mode: 'sync' | 'deferred') => {
     const config = { ...base, X402_SETTLEMENT_MODE: mode } as Config;
-    const deps = { config, log: createLogger('bench', 'silent'), db, redis, queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX), events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000) };
+    const deps = {
+      config,
+      log: createLogger('bench', 'silent'),
+      db,
+      redis,
+      queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
+      events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
+    };
     const server = http.createServer(koaListener(createApp(deps)));
     const url = await new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as any).port}/api/v1/intel/report/`)));
     return { url, close: () => new Promise<void>((r) => server.close(() => r())) };
@@ -127,12 +134,18 @@ try {
   await insertApiKey(db, { id: kid, hash: k.hash, first4: k.first4, last4: k.last4, name: 'bench', email: null, useCase: null, userId: null, tier: 'enterprise' });
   const keyHeaders = (n: number) => Array.from({ length: n }, () => ({ authorization: `Bearer ${k.raw}` }));
 
-  const req: PaymentRequirements = paymentRequirements(base, resolveAsset(base), payTo, { purpose: 'intel_report', amountAtomic: 250_000n, path: '/api/v1/intel/report/', description: 'bench' });
+  const req: PaymentRequirements = paymentRequirements(base, resolveAsset(base), payTo, {
+    purpose: 'intel_report',
+    amountAtomic: 250_000n,
+    path: '/api/v1/intel/report/',
+    description: 'bench',
+  });
   const accounts = Array.from({ length: 20 }, () => privateKeyToAccount(generatePrivateKey()));
   let signed = 0;
   const paid = async (n: number) => {
     const out: Record<string, string>[] = [];
-    for (let i = 0; i < n; i++) out.push({ 'payment-signature': await signedHeader(accounts[signed++ % accounts.length], req, { validBefore: BigInt(Math.floor(Date.now() / 1000) + 3600) }) });
+    for (let i = 0; i < n; i++)
+      out.push({ 'payment-signature': await signedHeader(accounts[signed++ % accounts.length], req, { validBefore: BigInt(Math.floor(Date.now() / 1000) + 3600) }) });
     return out;
   };
 

@@ -10,7 +10,16 @@
 import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db.js';
 import { isTrustLevel, TRUST_LEVELS, type TrustLevel } from '../../src/domain/trust.js';
-import { AgentChatRefusal, findAgentByUsername, getAgentAccount, listAgents, listTrustEvents, listViolations, recordViolation, setTrustLevel } from '../../src/queries/agent-trust.js';
+import {
+  AgentChatRefusal,
+  findAgentByUsername,
+  getAgentAccount,
+  listAgents,
+  listTrustEvents,
+  listViolations,
+  recordViolation,
+  setTrustLevel,
+} from '../../src/queries/agent-trust.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import { ALLOWED_UPDATES, botApiFromConfig, registerWebhook, TelegramError, webhookUrl } from '../../src/telegram/bot-api.js';
@@ -107,12 +116,15 @@ export const telegramCommands: CommandGroup = {
         if (!api) throw new CliError('set TELEGRAM_BOT_TOKEN first');
         try {
           const w = await api.getWebhookInfo();
-          return print(ctx, [
-            `url: ${w.url || '(none)'}`,
-            `pending updates: ${w.pending_update_count}`,
-            `allowed updates: ${w.allowed_updates?.join(', ') ?? '(default)'}`,
-            `last error: ${w.last_error_message ? `${w.last_error_message} at ${iso(new Date((w.last_error_date ?? 0) * 1000))}` : '(none)'}`,
-          ].join('\n'));
+          return print(
+            ctx,
+            [
+              `url: ${w.url || '(none)'}`,
+              `pending updates: ${w.pending_update_count}`,
+              `allowed updates: ${w.allowed_updates?.join(', ') ?? '(default)'}`,
+              `last error: ${w.last_error_message ? `${w.last_error_message} at ${iso(new Date((w.last_error_date ?? 0) * 1000))}` : '(none)'}`,
+            ].join('\n'),
+          );
         } catch (err) {
           if (err instanceof TelegramError) throw new CliError(err.message);
           throw err;
@@ -141,10 +153,13 @@ export const agentCommands: CommandGroup = {
         if (args[0] !== undefined && !isTrustLevel(args[0])) throw new UsageError(`unknown trust level "${args[0]}"; levels are ${TRUST_LEVELS.join(', ')}`);
         const rows = await listAgents(ctx.db(), { trustLevel: args[0] as TrustLevel | undefined, limit: 500 });
         if (!rows.length) return print(ctx, 'no registered agents');
-        return print(ctx, formatTable(
-          ['user', 'telegram', 'trust', 'violations', 'operator', 'model', 'registered'],
-          rows.map((r) => [String(r.user_id), `@${r.telegram_username}`, r.trust_level, String(r.violation_count), r.operator, r.model_name, iso(r.registered_at)]),
-        ).join('\n'));
+        return print(
+          ctx,
+          formatTable(
+            ['user', 'telegram', 'trust', 'violations', 'operator', 'model', 'registered'],
+            rows.map((r) => [String(r.user_id), `@${r.telegram_username}`, r.trust_level, String(r.violation_count), r.operator, r.model_name, iso(r.registered_at)]),
+          ).join('\n'),
+        );
       },
     },
     {
@@ -163,30 +178,36 @@ export const agentCommands: CommandGroup = {
     {
       name: 'violations',
       args: '<agent>',
-      summary: 'the agent\'s violations, newest first',
+      summary: "the agent's violations, newest first",
       async run(args, ctx) {
         expectArgs(args, 1, '<agent>');
         const userId = await resolveAgent(ctx.db(), args[0]);
         const rows = await listViolations(ctx.db(), { userId, limit: 200 });
         if (!rows.length) return print(ctx, 'no violations');
-        return print(ctx, formatTable(
-          ['id', 'kind', 'by', 'at', 'reason'],
-          rows.map((v) => [String(v.id), v.kind, v.recorded_by === null ? (v.kind === 'staff' ? 'cli' : 'moderation') : `user ${v.recorded_by}`, iso(v.created_at), v.reason]),
-        ).join('\n'));
+        return print(
+          ctx,
+          formatTable(
+            ['id', 'kind', 'by', 'at', 'reason'],
+            rows.map((v) => [String(v.id), v.kind, v.recorded_by === null ? (v.kind === 'staff' ? 'cli' : 'moderation') : `user ${v.recorded_by}`, iso(v.created_at), v.reason]),
+          ).join('\n'),
+        );
       },
     },
     {
       name: 'events',
       args: '<agent>',
-      summary: 'the agent\'s trust-level history (append-only), newest first',
+      summary: "the agent's trust-level history (append-only), newest first",
       async run(args, ctx) {
         expectArgs(args, 1, '<agent>');
         const userId = await resolveAgent(ctx.db(), args[0]);
         const rows = await listTrustEvents(ctx.db(), { userId, limit: 200 });
-        return print(ctx, formatTable(
-          ['id', 'at', 'from', 'to', 'cause', 'reason'],
-          rows.map((e) => [String(e.id), iso(e.created_at), e.from_level ?? '-', e.to_level, e.cause, e.reason]),
-        ).join('\n'));
+        return print(
+          ctx,
+          formatTable(
+            ['id', 'at', 'from', 'to', 'cause', 'reason'],
+            rows.map((e) => [String(e.id), iso(e.created_at), e.from_level ?? '-', e.to_level, e.cause, e.reason]),
+          ).join('\n'),
+        );
       },
     },
     {

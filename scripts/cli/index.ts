@@ -27,7 +27,7 @@ export interface CliIo {
 function generalHelp(): string[] {
   const lines = [`usage: ${PROG} <command> [arguments]`, '', 'commands:'];
   const rows = commandGroups.flatMap((g) => g.commands.map((c) => [`${g.name} ${c.name} ${c.args}`.trim(), c.summary]));
-  rows.push(['help [group]', 'this help, or a group\'s rules']);
+  rows.push(['help [group]', "this help, or a group's rules"]);
   const width = Math.max(...rows.map((r) => r[0].length));
   for (const [synopsis, summary] of rows) lines.push(`  ${synopsis.padEnd(width)}  ${summary}`);
   lines.push(

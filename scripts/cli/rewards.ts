@@ -33,7 +33,7 @@ export const rewardCommands: CommandGroup = {
     'The pool is 1,000,000 SQUID a month. `allocation` records the split the DAO voted (in the month before) for a month;',
     'a month without one uses the last earlier split, and 25% each when none was ever recorded.',
     'Percentages take at most two decimals and must add up to 100.',
-    'distribute freezes the month\'s leaderboard, splits each category exactly (18-decimal units, largest remainder),',
+    "distribute freezes the month's leaderboard, splits each category exactly (18-decimal units, largest remainder),",
     'and stores the Merkle root and every proof. A distributed month never changes; running it again prints the stored result.',
   ],
   commands: [
@@ -66,7 +66,12 @@ export const rewardCommands: CommandGroup = {
         if (args[0]) {
           const a = await allocationFor(ctx.db(), parseMonth(args[0]));
           ctx.out(`${a.month}: ${a.source}${a.from_month && a.source !== 'set' ? ` (from ${a.from_month})` : ''}`);
-          ctx.out(formatTable(['category', 'share'], CATEGORIES.map((c) => [c, `${a.bp[c] / 100}%`])).join('\n'));
+          ctx.out(
+            formatTable(
+              ['category', 'share'],
+              CATEGORIES.map((c) => [c, `${a.bp[c] / 100}%`]),
+            ).join('\n'),
+          );
           return;
         }
         const rows = await listAllocations(ctx.db());

@@ -33,7 +33,7 @@ export const webhookCommands: CommandGroup = {
   name: 'webhooks',
   summary: 'Webhook endpoints and their deliveries (all owners)',
   notes: [
-    'Deliveries are made by the worker (webhook-deliver) and retried on schedule; the clock\'s webhook-sweep wakes due ones every second.',
+    "Deliveries are made by the worker (webhook-deliver) and retried on schedule; the clock's webhook-sweep wakes due ones every second.",
     '`redeliver` starts a finished delivery over (pending, due now, attempts from 0) with the same webhook-id; a pending one keeps its own schedule.',
   ],
   commands: [
@@ -113,7 +113,8 @@ export const webhookCommands: CommandGroup = {
         const ep = await findEndpointById(ctx.db(), d.endpoint_id);
         if (!ep?.enabled) throw new CliError(`endpoint ${d.endpoint_id} is disabled (${ep?.disabled_reason ?? 'gone'}); its owner re-enables it with PATCH {"enabled": true}`);
         const r = await rearmDelivery(ctx.db(), d.endpoint_id, id);
-        if (!r.ok && r.reason === 'pending') throw new CliError(`delivery ${id} is still pending (next attempt ${iso(r.row!.next_attempt_at)}); only finished deliveries can be redelivered`);
+        if (!r.ok && r.reason === 'pending')
+          throw new CliError(`delivery ${id} is still pending (next attempt ${iso(r.row!.next_attempt_at)}); only finished deliveries can be redelivered`);
         if (!r.ok) throw new CliError(r.reason === 'event_expired' ? `the event of delivery ${id} was deleted by retention` : `no delivery ${id}`);
         const config = ctx.config();
         const redis = createRedis(config.REDIS_URL, 'command', 'cli');
@@ -121,17 +122,16 @@ export const webhookCommands: CommandGroup = {
         const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
         let woke = true;
         try {
-          await Promise.race([
-            wakeEndpoint(queue.enqueuer, d.endpoint_id),
-            new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer')), 5000)),
-          ]);
+          await Promise.race([wakeEndpoint(queue.enqueuer, d.endpoint_id), new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer')), 5000))]);
         } catch {
           woke = false;
         } finally {
           await queue.close();
           redis.disconnect();
         }
-        ctx.out(`delivery ${id} (${messageId(id)}, ${d.event_type}) to endpoint ${d.endpoint_id} is pending again${woke ? '; a worker sends it now' : '; the webhook sweep sends it once Redis and a worker are up'}`);
+        ctx.out(
+          `delivery ${id} (${messageId(id)}, ${d.event_type}) to endpoint ${d.endpoint_id} is pending again${woke ? '; a worker sends it now' : '; the webhook sweep sends it once Redis and a worker are up'}`,
+        );
       },
     },
   ],

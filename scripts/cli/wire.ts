@@ -60,7 +60,7 @@ export const wireCommands: CommandGroup = {
   summary: 'Wire ("tsunami") sources: RSS 2.0, Atom and JSON Feed URLs polled by the worker',
   notes: [
     'Each enabled source is fetched every --every seconds (default 300) with a conditional GET; a failing source backs off exponentially (up to WIRE_BACKOFF_MAX_S).',
-    '--weight (0-10, default 1) multiplies the novelty score of the source\'s items when the worker picks items to promote into the editors\' queue.',
+    "--weight (0-10, default 1) multiplies the novelty score of the source's items when the worker picks items to promote into the editors' queue.",
     'Feed URLs resolving to private or loopback addresses are refused at fetch time unless OUTBOUND_ALLOW_PRIVATE is set.',
   ],
   commands: [
@@ -176,7 +176,9 @@ export const wireCommands: CommandGroup = {
             result = r.result;
           }
           const res = result as { status?: number; format?: string; items?: number; created?: number; receipts?: number };
-          ctx.out(`fetched "${s.name}": HTTP ${res.status ?? '-'}${res.format ? `, ${res.format}` : ''}, ${res.items ?? 0} items, ${res.created ?? 0} new, ${res.receipts ?? 0} receipts`);
+          ctx.out(
+            `fetched "${s.name}": HTTP ${res.status ?? '-'}${res.format ? `, ${res.format}` : ''}, ${res.items ?? 0} items, ${res.created ?? 0} new, ${res.receipts ?? 0} receipts`,
+          );
         } finally {
           await queue.close();
           redis.disconnect();

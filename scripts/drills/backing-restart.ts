@@ -24,7 +24,15 @@ export interface RestartReport {
   lost: string[];
 }
 
-export async function runRestartDrill(opts: { service: 'redis' | 'postgres'; downS?: number; clients?: number; beforeS?: number; afterS?: number; stack?: StackOptions; log?: (l: string) => void }): Promise<RestartReport> {
+export async function runRestartDrill(opts: {
+  service: 'redis' | 'postgres';
+  downS?: number;
+  clients?: number;
+  beforeS?: number;
+  afterS?: number;
+  stack?: StackOptions;
+  log?: (l: string) => void;
+}): Promise<RestartReport> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`[${opts.service}-restart] ${l}\n`));
   const stack = await Stack.start({ redisPersistent: true, ...opts.stack, env: { JOB_WAIT_MS: '500', JOB_LOCK_MS: '5000', ...opts.stack?.env }, log });
   // Pages answer slowly, so page-title jobs are in flight when the service goes away.
@@ -78,7 +86,9 @@ export async function runRestartDrill(opts: { service: 'redis' | 'postgres'; dow
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { service: { type: 'string', default: 'redis' }, down: { type: 'string' }, clients: { type: 'string' }, before: { type: 'string' }, after: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { service: { type: 'string', default: 'redis' }, down: { type: 'string' }, clients: { type: 'string' }, before: { type: 'string' }, after: { type: 'string' } },
+  });
   if (values.service !== 'redis' && values.service !== 'postgres') throw new Error('--service redis|postgres');
   const report = await runRestartDrill({
     service: values.service,

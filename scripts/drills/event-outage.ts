@@ -259,7 +259,13 @@ export async function runEventOutageDrill(opts: EventOutageOptions = {}): Promis
     const committed = committedRows.length;
     const missing = committedRows.filter((r) => !got.has(r.event_id));
     const delivered = committed - missing.length;
-    if (missing.length) problems.push(`${missing.length} committed events never reached the stream client (e.g. ${missing.slice(0, 5).map((r) => `${r.type}:${r.article_id}#${r.event_id}`).join(', ')})`);
+    if (missing.length)
+      problems.push(
+        `${missing.length} committed events never reached the stream client (e.g. ${missing
+          .slice(0, 5)
+          .map((r) => `${r.type}:${r.article_id}#${r.event_id}`)
+          .join(', ')})`,
+      );
     if (reconciles.length) problems.push(`the stream client was told to reconcile (${reconciles.join(', ')})`);
 
     const firstReceipt = new Map<number, number>();
@@ -271,11 +277,7 @@ export async function runEventOutageDrill(opts: EventOutageOptions = {}): Promis
     const backlogDeliveredMs = backlog.length > 0 && backlogArrivals.length === backlog.length ? Math.max(0, Math.max(...backlogArrivals) - upAt) : null;
 
     // ---- database cross-check -------------------------------------------------------------------
-    const articles = await stack.db
-      .selectFrom('articles')
-      .select(['id', 'status', 'created_at'])
-      .where('url', 'like', `https://outage-drill.example/${run}/%`)
-      .execute();
+    const articles = await stack.db.selectFrom('articles').select(['id', 'status', 'created_at']).where('url', 'like', `https://outage-drill.example/${run}/%`).execute();
     const byType = (t: string) => committedRows.filter((r) => r.type === t);
     const submittedEvents = byType('news.submitted');
     const approvedEvents = byType('news.approved');
@@ -294,7 +296,13 @@ export async function runEventOutageDrill(opts: EventOutageOptions = {}): Promis
     if (noSubmitted.length) problems.push(`${noSubmitted.length} stored articles without exactly one news.submitted (${noSubmitted.slice(0, 5).join(', ')})`);
     if (noApproved.length) problems.push(`${noApproved.length} approved articles without exactly one news.approved (${noApproved.slice(0, 5).join(', ')})`);
     if (approvedEvents.length !== approvedIds.size) problems.push(`${approvedEvents.length} news.approved events for ${approvedIds.size} approved articles`);
-    if (strays.length) problems.push(`${strays.length} events not about this run's articles (e.g. ${strays.slice(0, 3).map((r) => `${r.type}:${r.article_id}`).join(', ')})`);
+    if (strays.length)
+      problems.push(
+        `${strays.length} events not about this run's articles (e.g. ${strays
+          .slice(0, 3)
+          .map((r) => `${r.type}:${r.article_id}`)
+          .join(', ')})`,
+      );
     const notStored = [...acknowledged.submitted.keys()].filter((id) => !articleIds.has(id));
     const notApproved = [...acknowledged.approved].filter((id) => !approvedIds.has(id));
     if (notStored.length) problems.push(`${notStored.length} acknowledged submissions are not stored`);
@@ -332,7 +340,9 @@ export async function runEventOutageDrill(opts: EventOutageOptions = {}): Promis
       const k = `${e.type}:${e.id}:${e.status}:${e.previous_status ?? ''}`;
       (copies.get(k) ?? copies.set(k, new Set()).get(k)!).add(JSON.stringify(e));
     }
-    const duplicateMismatches = [...copies.entries()].filter(([, v]) => v.size > 1).map(([k, v]) => `${k}: ${[...v].map((x) => (JSON.parse(x) as NewsEvent).event_id).join(' vs ')}`);
+    const duplicateMismatches = [...copies.entries()]
+      .filter(([, v]) => v.size > 1)
+      .map(([k, v]) => `${k}: ${[...v].map((x) => (JSON.parse(x) as NewsEvent).event_id).join(' vs ')}`);
     if (duplicateMismatches.length) problems.push(`${duplicateMismatches.length} duplicates with a different event_id or payload (${duplicateMismatches.slice(0, 3).join('; ')})`);
     const duplicates = receipts.length - seen.size;
     const unexpected = [...seen].filter((id) => !typeOf.has(id));
@@ -481,7 +491,9 @@ async function streamCopies(stack: Stack, afterId: string): Promise<Map<number, 
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { down: { type: 'string' }, before: { type: 'string' }, after: { type: 'string' }, editors: { type: 'string' }, endpoint: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { down: { type: 'string' }, before: { type: 'string' }, after: { type: 'string' }, editors: { type: 'string' }, endpoint: { type: 'string' } },
+  });
   const report = await runEventOutageDrill({
     downS: values.down ? Number(values.down) : undefined,
     beforeS: values.before ? Number(values.before) : undefined,

@@ -33,21 +33,27 @@ export interface PaymentKillReport {
 /** Forwards to the facilitator at once, but holds /settle answers for `holdMs`. */
 async function startRelay(target: string, holdMs: number) {
   let held = 0;
-  const server = http.createServer(asyncListener(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const upstream = await fetch(target + req.url, { method: req.method, headers: { 'content-type': 'application/json' }, body: req.method === 'POST' ? Buffer.concat(chunks) : undefined });
-    const body = Buffer.from(await upstream.arrayBuffer());
-    const send = () => {
-      if (res.destroyed) return;
-      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
-      res.end(body);
-    };
-    if ((req.url ?? '').startsWith('/settle')) {
-      held++;
-      setTimeout(send, holdMs);
-    } else send();
-  }));
+  const server = http.createServer(
+    asyncListener(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const upstream = await fetch(target + req.url, {
+        method: req.method,
+        headers: { 'content-type': 'application/json' },
+        body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
+      });
+      const body = Buffer.from(await upstream.arrayBuffer());
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+        res.end(body);
+      };
+      if ((req.url ?? '').startsWith('/settle')) {
+        held++;
+        setTimeout(send, holdMs);
+      } else send();
+    }),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -107,7 +113,11 @@ export async function runPaymentKillDrill(opts: { payments?: number; stack?: Sta
     let recoveryMs: number | null = null;
     const until = Date.now() + 60_000;
     for (;;) {
-      const rows = await stack.db.selectFrom('payments').select(['id', 'state']).where('id', 'in', paymentIds.length ? paymentIds : ['-']).execute();
+      const rows = await stack.db
+        .selectFrom('payments')
+        .select(['id', 'state'])
+        .where('id', 'in', paymentIds.length ? paymentIds : ['-'])
+        .execute();
       if (rows.length === paymentIds.length && rows.every((r) => r.state === 'settled' || r.state === 'failed')) {
         recoveryMs = Date.now() - killedAt;
         break;
@@ -115,17 +125,36 @@ export async function runPaymentKillDrill(opts: { payments?: number; stack?: Sta
       if (Date.now() > until) break;
       await sleep(200);
     }
-    const rows = await stack.db.selectFrom('payments').select(['id', 'state', 'payer', 'last_error']).where('id', 'in', paymentIds.length ? paymentIds : ['-']).execute();
+    const rows = await stack.db
+      .selectFrom('payments')
+      .select(['id', 'state', 'payer', 'last_error'])
+      .where('id', 'in', paymentIds.length ? paymentIds : ['-'])
+      .execute();
     const states: Record<string, number> = {};
     for (const r of rows) states[r.state] = (states[r.state] ?? 0) + 1;
     const nonces = new Set(fac.settles.map((s) => s.paymentPayload.payload.authorization.nonce));
     const suspended = (await Promise.all(rows.map((r) => stack.redis.exists(`${stack.prefix}:pay:suspended:${String(r.payer).toLowerCase()}`)))).filter(Boolean).length;
     const failed = rows.filter((r) => r.state !== 'settled');
-    if (failed.length) lost.push(`${failed.length} payments settled at the facilitator but recorded as ${failed.map((r) => `${r.state} (${r.last_error})`).slice(0, 2).join('; ')}`);
+    if (failed.length)
+      lost.push(
+        `${failed.length} payments settled at the facilitator but recorded as ${failed
+          .map((r) => `${r.state} (${r.last_error})`)
+          .slice(0, 2)
+          .join('; ')}`,
+      );
     if (nonces.size !== paymentIds.length) lost.push(`${paymentIds.length} payments but ${nonces.size} distinct authorizations settled`);
     if (suspended) lost.push(`${suspended} payers suspended`);
     void queue;
-    return { payments: P, paid: paymentIds.length, settlesHeldWhenKilled: heldAtKill, facilitatorSettles: fac.settles.length, states, suspendedPayers: suspended, recoveryMs, lost };
+    return {
+      payments: P,
+      paid: paymentIds.length,
+      settlesHeldWhenKilled: heldAtKill,
+      facilitatorSettles: fac.settles.length,
+      states,
+      suspendedPayers: suspended,
+      recoveryMs,
+      lost,
+    };
   } finally {
     await queue.close();
     await stack.close();

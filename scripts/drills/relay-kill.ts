@@ -174,7 +174,13 @@ export async function runRelayKillDrill(opts: RelayKillOptions = {}): Promise<Re
     const missing = committedRows.filter((r) => !copies.has(r.event_id));
     const delivered = committed - missing.length;
     if (committed !== backlog.length) problems.push(`${committed} client-visible events in the log, ${backlog.length} recorded`);
-    if (missing.length) problems.push(`${missing.length} committed events are not on the stream (e.g. ${missing.slice(0, 5).map((r) => r.event_id).join(', ')})`);
+    if (missing.length)
+      problems.push(
+        `${missing.length} committed events are not on the stream (e.g. ${missing
+          .slice(0, 5)
+          .map((r) => r.event_id)
+          .join(', ')})`,
+      );
     const logged = new Map(committedRows.map((r) => [r.event_id, r.payload]));
     const unexpected = [...copies.keys()].filter((id) => !logged.has(id));
     if (unexpected.length) problems.push(`${unexpected.length} stream events the log does not hold after the baseline`);
@@ -208,7 +214,8 @@ export async function runRelayKillDrill(opts: RelayKillOptions = {}): Promise<Re
     }
     const violations: string[] = [];
     for (const [article, list] of perArticle) {
-      for (let i = 1; i < list.length; i++) if (list[i].id < list[i - 1].id) violations.push(`article ${article}: ${list[i].type}#${list[i].id} after ${list[i - 1].type}#${list[i - 1].id}`);
+      for (let i = 1; i < list.length; i++)
+        if (list[i].id < list[i - 1].id) violations.push(`article ${article}: ${list[i].type}#${list[i].id} after ${list[i - 1].type}#${list[i - 1].id}`);
     }
     if (violations.length) problems.push(`${violations.length} per-article order violations (${violations.slice(0, 3).join('; ')})`);
     if (inFlightAtKill === 0) problems.push('the worker was not killed with a pass in flight (nothing XADDed before the kill)');

@@ -96,7 +96,9 @@ export async function runSigtermDrill(opts: { clients?: number; concurrency?: nu
     running = false;
     await Promise.all(loops);
     const started = sent.filter((s) => s.connectedAt !== null && s.connectedAt < signalAt);
-    const failedAfterStart = started.filter((s) => s.status === null || s.status >= 500).map((s) => `${s.op} ${s.status ?? s.error} (connected ${signalAt - s.connectedAt!} ms before the signal)`);
+    const failedAfterStart = started
+      .filter((s) => s.status === null || s.status >= 500)
+      .map((s) => `${s.op} ${s.status ?? s.error} (connected ${signalAt - s.connectedAt!} ms before the signal)`);
     const refused = sent.filter((s) => (s.connectedAt === null || s.connectedAt >= signalAt) && s.status === null).length;
     if (failedAfterStart.length) lost.push(`web: ${failedAfterStart.length} started requests failed: ${failedAfterStart.slice(0, 3).join('; ')}`);
     if (webExit.code !== 0) lost.push(`web exited ${JSON.stringify(webExit)}`);
@@ -114,7 +116,18 @@ export async function runSigtermDrill(opts: { clients?: number; concurrency?: nu
     const pub = (async () => {
       while (publishing) {
         const k = id++;
-        await publisher.publish({ type: 'news.approved', id: k, slug: `e-${k}`, status: 'approved', headline: `Event ${k}`, date_posted: new Date().toISOString(), origin: 'manual', sponsored: null }).catch(() => undefined);
+        await publisher
+          .publish({
+            type: 'news.approved',
+            id: k,
+            slug: `e-${k}`,
+            status: 'approved',
+            headline: `Event ${k}`,
+            date_posted: new Date().toISOString(),
+            origin: 'manual',
+            sponsored: null,
+          })
+          .catch(() => undefined);
         await sleep(10);
       }
     })();
@@ -140,7 +153,15 @@ export async function runSigtermDrill(opts: { clients?: number; concurrency?: nu
     if (resumed < clients.length) lost.push(`ws: ${clients.length - resumed} clients did not reconnect`);
     if (wsExit.code !== 0) lost.push(`ws exited ${JSON.stringify(wsExit)}`);
     return {
-      web: { requests: sent.length, startedBeforeSignal: started.length, inFlightAtSignal: inFlight, failedAfterStart, refusedAfterSignal: refused, exit: JSON.stringify(webExit), shutdownMs: webShutdownMs },
+      web: {
+        requests: sent.length,
+        startedBeforeSignal: started.length,
+        inFlightAtSignal: inFlight,
+        failedAfterStart,
+        refusedAfterSignal: refused,
+        exit: JSON.stringify(webExit),
+        shutdownMs: webShutdownMs,
+      },
       ws: { clients: clients.length, closeCodes, resumed, audit: { ...audit, lost: audit.lost.slice(0, 3) }, exit: JSON.stringify(wsExit), shutdownMs: wsShutdownMs },
       lost,
     };

@@ -31,14 +31,25 @@ async function phase(stack: Stack, clients: StreamClient[], latencies: number[],
     if (wait > 0) await sleep(wait);
     const id = startId + i;
     // The planned publish time rides in the slug: a publisher that falls behind shows as latency.
-    await publisher.publish({ type: 'news.approved', id, slug: `t${due}`, status: 'approved', headline: pad, date_posted: new Date().toISOString(), origin: 'manual', sponsored: null });
+    await publisher.publish({
+      type: 'news.approved',
+      id,
+      slug: `t${due}`,
+      status: 'approved',
+      headline: pad,
+      date_posted: new Date().toISOString(),
+      origin: 'manual',
+      sponsored: null,
+    });
   }
   await sleep(1500);
   void clients;
   return { p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), maxMs: latencies.reduce((a, b) => Math.max(a, b), 0) };
 }
 
-export async function runSlowClientDrill(opts: { clients?: number; events?: number; rate?: number; stack?: StackOptions; log?: (l: string) => void } = {}): Promise<SlowClientReport> {
+export async function runSlowClientDrill(
+  opts: { clients?: number; events?: number; rate?: number; stack?: StackOptions; log?: (l: string) => void } = {},
+): Promise<SlowClientReport> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`[slow-client] ${l}\n`));
   const events = opts.events ?? 3000;
   const rate = opts.rate ?? 500;
@@ -51,7 +62,10 @@ export async function runSlowClientDrill(opts: { clients?: number; events?: numb
       const planned = Number(e.slug.slice(1));
       if (Number.isFinite(planned)) latencies.push(at - planned);
     };
-    const clients = Array.from({ length: opts.clients ?? 50 }, (_, i) => new StreamClient(stack.wsUrl, stack.env.TRUSTED_ORIGIN, { localAddress: `127.0.3.${1 + (i % 250)}`, onEvent }));
+    const clients = Array.from(
+      { length: opts.clients ?? 50 },
+      (_, i) => new StreamClient(stack.wsUrl, stack.env.TRUSTED_ORIGIN, { localAddress: `127.0.3.${1 + (i % 250)}`, onEvent }),
+    );
     await Promise.all(clients.map((c) => c.opened));
     log(`baseline: ${events} events at ${rate}/s to ${clients.length} clients`);
     const base = await phase(stack, clients, latencies, events, rate, 1);
@@ -69,7 +83,16 @@ export async function runSlowClientDrill(opts: { clients?: number; events?: numb
     slow.resumeReading();
     await sleep(2000);
     const publisher = new EventPublisher(stack.redis, eventStreamKey(stack.prefix), 1_000_000);
-    await publisher.publish({ type: 'news.approved', id: 9_999_999, slug: 'after', status: 'approved', headline: 'after', date_posted: new Date().toISOString(), origin: 'manual', sponsored: null });
+    await publisher.publish({
+      type: 'news.approved',
+      id: 9_999_999,
+      slug: 'after',
+      status: 'approved',
+      headline: 'after',
+      date_posted: new Date().toISOString(),
+      origin: 'manual',
+      sponsored: null,
+    });
     await sleep(1000);
     const slowReport = { reconciles: slow.reconciles.map((r) => r.reason), eventsAfterResume: slow.events.size - before, stillConnected: slow.open };
     for (const c of [...clients, slow]) c.stop();

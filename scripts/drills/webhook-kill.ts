@@ -84,7 +84,13 @@ export async function runWebhookKillDrill(opts: { events?: number; flakySeconds?
       const r = await insertEndpoint(
         stack.db,
         { kind: 'user', userId: editor.id },
-        { url: sink.url(`/${name}`), description: `drill ${name}`, eventTypes: ['news.approved'], filters: { tags: filters.tags ?? null, token_addresses: null, token_symbols: filters.token_symbols ?? null }, secretEnc: encryptSecret(key, secret) },
+        {
+          url: sink.url(`/${name}`),
+          description: `drill ${name}`,
+          eventTypes: ['news.approved'],
+          filters: { tags: filters.tags ?? null, token_addresses: null, token_symbols: filters.token_symbols ?? null },
+          secretEnc: encryptSecret(key, secret),
+        },
         100,
       );
       if (!r.ok) throw new Error('endpoint cap');
@@ -114,7 +120,9 @@ export async function runWebhookKillDrill(opts: { events?: number; flakySeconds?
 
     // Expected pairs from the published attributes (the same rule the relay applies).
     const expected = new Set<string>();
-    for (const p of published) for (const [name, ep] of endpoints) if (endpointMatches({ id: ep.id, eventTypes: ['news.approved'], filters: ep.filters }, 'news.approved', p.attrs)) expected.add(`${name}:${p.articleId}`);
+    for (const p of published)
+      for (const [name, ep] of endpoints)
+        if (endpointMatches({ id: ep.id, eventTypes: ['news.approved'], filters: ep.filters }, 'news.approved', p.attrs)) expected.add(`${name}:${p.articleId}`);
     const seenPairs = () => {
       const s = new Set<string>();
       for (const d of sink.deliveries) {

@@ -19,9 +19,29 @@ import { Api, createUser, startPageSite } from './lib/actors.js';
 import { JWT_SECRET, sleep, Stack, type StackOptions } from './lib/stack.js';
 
 export interface WorkerKillReport {
-  pageTitle: { articles: number; created: number; duplicates: number; stillProvisional: number; wrongHeadline: number; failedJobs: number; killedWhileActive: number; refetched: number; recoveryMs: number };
+  pageTitle: {
+    articles: number;
+    created: number;
+    duplicates: number;
+    stillProvisional: number;
+    wrongHeadline: number;
+    failedJobs: number;
+    killedWhileActive: number;
+    refetched: number;
+    recoveryMs: number;
+  };
   provenance: { checks: number; accepted: number; results: number; missing: number; failedJobs: number; killedWhileActive: number; recoveryMs: number };
-  distribution: { month: string; killedInsideTransaction: boolean; distributions: number; drops: number; duplicateDrops: number; sumMatches: boolean; recipients: number; secondRun: string; recoveryMs: number };
+  distribution: {
+    month: string;
+    killedInsideTransaction: boolean;
+    distributions: number;
+    drops: number;
+    duplicateDrops: number;
+    sumMatches: boolean;
+    recipients: number;
+    secondRun: string;
+    recoveryMs: number;
+  };
   lost: string[];
 }
 
@@ -35,7 +55,9 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
   }
 }
 
-export async function runWorkerKillDrill(opts: { articles?: number; checks?: number; recipients?: number; stack?: StackOptions; log?: (l: string) => void } = {}): Promise<WorkerKillReport> {
+export async function runWorkerKillDrill(
+  opts: { articles?: number; checks?: number; recipients?: number; stack?: StackOptions; log?: (l: string) => void } = {},
+): Promise<WorkerKillReport> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`[worker-kill] ${l}\n`));
   const N = opts.articles ?? 40;
   const C = opts.checks ?? 120;
@@ -66,7 +88,11 @@ export async function runWorkerKillDrill(opts: { articles?: number; checks?: num
     await until(
       'every page title applied',
       async () => {
-        const r = await stack.db.selectFrom('articles').select(({ fn }) => fn.countAll<number>().as('n')).where('headline_source', '=', 'provisional').executeTakeFirstOrThrow();
+        const r = await stack.db
+          .selectFrom('articles')
+          .select(({ fn }) => fn.countAll<number>().as('n'))
+          .where('headline_source', '=', 'provisional')
+          .executeTakeFirstOrThrow();
         return Number(r.n) === 0;
       },
       60_000,
@@ -110,10 +136,15 @@ export async function runWorkerKillDrill(opts: { articles?: number; checks?: num
     let results = 0;
     const missing: string[] = [];
     for (const id of pending) {
-      const r = await until(`result of ${id}`, async () => {
-        const o = await api.get('poll', `/api/v1/provenance/check/${id}`);
-        return o.status === 202 ? undefined : o;
-      }, 60_000, 200);
+      const r = await until(
+        `result of ${id}`,
+        async () => {
+          const o = await api.get('poll', `/api/v1/provenance/check/${id}`);
+          return o.status === 202 ? undefined : o;
+        },
+        60_000,
+        200,
+      );
       if (r.status === 200 && r.body?.verdict) results++;
       else missing.push(`${id}: ${r.status} ${r.code}`);
     }
@@ -126,7 +157,15 @@ export async function runWorkerKillDrill(opts: { articles?: number; checks?: num
       killedWhileActive: active.active,
       recoveryMs: Date.now() - killed2,
     };
-    if (ids.length !== C) lost.push(`provenance: ${C - ids.length} checks not accepted: ${JSON.stringify(checks.filter((c) => c.status !== 202 && c.status !== 200).slice(0, 3).map((c) => [c.status, c.code]))}`);
+    if (ids.length !== C)
+      lost.push(
+        `provenance: ${C - ids.length} checks not accepted: ${JSON.stringify(
+          checks
+            .filter((c) => c.status !== 202 && c.status !== 200)
+            .slice(0, 3)
+            .map((c) => [c.status, c.code]),
+        )}`,
+      );
     if (missing.length) lost.push(`provenance: ${missing.length} checks without a result (${missing.slice(0, 3).join('; ')})`);
 
     // ---- monthly-distribution -----------------------------------------------------------------
@@ -168,8 +207,16 @@ export async function runWorkerKillDrill(opts: { articles?: number; checks?: num
     await stack.spawn('worker');
     await until('distribution completed', async () => (await queue.queue('monthly-distribution').getCompletedCount()) === 1, 60_000, 200);
     const recovery3 = Date.now() - killed3;
-    const dist = await sql<{ n: number; total: string; recipients: number }>`SELECT count(*)::int AS n, max(total_distributed)::text AS total, max(recipients)::int AS recipients FROM reward_distributions WHERE month = ${month}`.execute(stack.db);
-    const drops = await sql<{ n: number; sum: string; distinct_addr: number }>`SELECT count(*)::int AS n, coalesce(sum(amount), 0)::text AS sum, count(DISTINCT address)::int AS distinct_addr FROM reward_drops WHERE month = ${month}`.execute(stack.db);
+    const dist = await sql<{
+      n: number;
+      total: string;
+      recipients: number;
+    }>`SELECT count(*)::int AS n, max(total_distributed)::text AS total, max(recipients)::int AS recipients FROM reward_distributions WHERE month = ${month}`.execute(stack.db);
+    const drops = await sql<{
+      n: number;
+      sum: string;
+      distinct_addr: number;
+    }>`SELECT count(*)::int AS n, coalesce(sum(amount), 0)::text AS sum, count(DISTINCT address)::int AS distinct_addr FROM reward_drops WHERE month = ${month}`.execute(stack.db);
     const again = await queue.enqueueAndWait('monthly-distribution', { month }, 20_000);
     const d = dist.rows[0];
     const dr = drops.rows[0];

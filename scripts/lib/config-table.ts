@@ -12,7 +12,10 @@ function comments(source: string): Map<string, string> {
   const out = new Map<string, string>();
   const re = /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*\n\s*([A-Z][A-Z0-9_]*):/g;
   for (const m of source.matchAll(re)) {
-    const text = m[1].replace(/^\s*\*\s?/gm, '').replace(/\s+/g, ' ').trim();
+    const text = m[1]
+      .replace(/^\s*\*\s?/gm, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     if (!out.has(m[2])) out.set(m[2], text);
   }
   return out;

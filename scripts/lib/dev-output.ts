@@ -42,12 +42,7 @@ export interface DevOutput {
   attach(name: string, stream: Readable): void;
 }
 
-export function createDevOutput(opts: {
-  names: string[];
-  color: boolean;
-  format: LogFormat;
-  write?: (s: string) => void;
-}): DevOutput {
+export function createDevOutput(opts: { names: string[]; color: boolean; format: LogFormat; write?: (s: string) => void }): DevOutput {
   const write = opts.write ?? ((s: string) => void process.stdout.write(s));
   const width = Math.max(...opts.names.map((n) => n.length));
   const paint = (colour: string, s: string) => (opts.color ? `${colour}${s}${ansi.reset}` : s);
@@ -76,7 +71,13 @@ export function createDevOutput(opts: {
       if (k === 'err' && v && typeof v === 'object') {
         const err = v as { message?: string; stack?: string };
         extra.push(`err=${quote(err.message ?? JSON.stringify(v))}`);
-        if (err.stack) more.push(...err.stack.split('\n').slice(1).map((l) => paint(ansi.dim, `    ${l.trim()}`)));
+        if (err.stack)
+          more.push(
+            ...err.stack
+              .split('\n')
+              .slice(1)
+              .map((l) => paint(ansi.dim, `    ${l.trim()}`)),
+          );
         continue;
       }
       extra.push(`${k}=${typeof v === 'string' ? quote(v) : JSON.stringify(v)}`);

@@ -83,9 +83,7 @@ function redact(url: string): string {
  * unset, and a note saying so (null when nothing was filled in). Throws NoStackError, with how to
  * start a stack, when one is needed and none is running.
  */
-export async function withDevStack(
-  env: Record<string, string | undefined>,
-): Promise<{ env: Record<string, string | undefined>; note: string | null }> {
+export async function withDevStack(env: Record<string, string | undefined>): Promise<{ env: Record<string, string | undefined>; note: string | null }> {
   const missing = (['DATABASE_URL', 'REDIS_URL'] as const).filter((k) => !env[k]);
   if (missing.length === 0 || env.NODE_ENV === 'production') return { env, note: null };
   let dataDir = '.data';

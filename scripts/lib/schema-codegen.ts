@@ -66,7 +66,12 @@ async function checkedValues(db: Kysely<any>): Promise<Map<string, string>> {
   for (const r of rows) {
     const m = /^CHECK \(\(\(?(\w+)\)? = ANY \(\(?ARRAY\[(.+)\]\)?(?:::\w+\[\])?\)\)\)$/.exec(r.def);
     if (!m) continue;
-    const values = m[2].split(',').map((v) => v.trim().replace(/::\w+( \w+)*$/, '').replace(/^\((.*)\)$/, '$1'));
+    const values = m[2].split(',').map((v) =>
+      v
+        .trim()
+        .replace(/::\w+( \w+)*$/, '')
+        .replace(/^\((.*)\)$/, '$1'),
+    );
     const literals = values.map((v) => {
       if (/^-?\d+$/.test(v)) return v;
       if (!/^'(?:[^']|'')*'$/.test(v)) return null;

@@ -133,8 +133,7 @@ export function ensureRedisBinary(log: Log): string {
     if (now) return now;
   }
   throw new Error(
-    `redis-server is not installed. Install it with:\n    ${isRoot ? '' : 'sudo '}${REDIS_INSTALL_HINT}\n` +
-      'or point REDIS_URL at a running Redis (maxmemory-policy noeviction).',
+    `redis-server is not installed. Install it with:\n    ${isRoot ? '' : 'sudo '}${REDIS_INSTALL_HINT}\n` + 'or point REDIS_URL at a running Redis (maxmemory-policy noeviction).',
   );
 }
 
@@ -157,14 +156,22 @@ export async function startRedis(opts: {
     throw new Error(`port ${opts.port} (Redis) is in use by another program: set REDIS_PORT to another port, or REDIS_URL`);
   }
   const args = [
-    '--port', String(opts.port),
-    '--bind', '127.0.0.1',
-    '--dir', path.resolve(opts.dir),
-    '--maxmemory-policy', 'noeviction',
-    '--daemonize', 'no',
-    '--save', opts.persistent ? '60 1' : '',
-    '--appendonly', opts.persistent ? 'yes' : 'no',
-    '--loglevel', 'warning',
+    '--port',
+    String(opts.port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    path.resolve(opts.dir),
+    '--maxmemory-policy',
+    'noeviction',
+    '--daemonize',
+    'no',
+    '--save',
+    opts.persistent ? '60 1' : '',
+    '--appendonly',
+    opts.persistent ? 'yes' : 'no',
+    '--loglevel',
+    'warning',
   ];
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   let output = '';
@@ -172,10 +179,14 @@ export async function startRedis(opts: {
   child.stderr?.on('data', (d) => (output += d));
   writeFileSync(pidFile, String(child.pid));
   try {
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`redis-server exited: ${output.trim()}`);
-      return !(await portIsFree(opts.port));
-    }, 15_000, 'redis-server to listen');
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`redis-server exited: ${output.trim()}`);
+        return !(await portIsFree(opts.port));
+      },
+      15_000,
+      'redis-server to listen',
+    );
   } catch (err) {
     child.kill('SIGKILL');
     throw err;
@@ -285,24 +296,17 @@ export async function startPostgres(opts: {
     const pwFile = path.join(os.tmpdir(), `pg-pw-${randomBytes(6).toString('hex')}`);
     writeFileSync(pwFile, `${password}\n`, { mode: 0o644 });
     try {
-      const r = spawnSync(
-        bins.initdb,
-        [`--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C'],
-        { ...spawnOpts, encoding: 'utf8' },
-      );
+      const r = spawnSync(bins.initdb, [`--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C'], {
+        ...spawnOpts,
+        encoding: 'utf8',
+      });
       if (r.status !== 0) throw new Error(`initdb failed (${r.status}): ${r.stderr || r.stdout}`);
     } finally {
       rmSync(pwFile, { force: true });
     }
   }
 
-  const flags = [
-    '-D', dataDir,
-    '-p', String(opts.port),
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'unix_socket_directories=',
-    '-c', 'max_connections=200',
-  ];
+  const flags = ['-D', dataDir, '-p', String(opts.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
   if (!opts.durable) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const child = spawn(bins.postgres, flags, { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   let output = '';
@@ -315,9 +319,7 @@ export async function startPostgres(opts: {
     child.stderr?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`postgres exited (${code}) during start: ${output.trim().slice(-2000)}`)));
   });
-  const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error(`postgres did not start in 60 s: ${output.slice(-2000)}`)), 60_000).unref(),
-  );
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`postgres did not start in 60 s: ${output.slice(-2000)}`)), 60_000).unref());
   try {
     await Promise.race([ready, timeout]);
   } catch (err) {

@@ -90,7 +90,11 @@ export async function startSink(answer: (path: string) => SinkAnswer = () => ({ 
 let seq = 0;
 
 /** An article with these attributes, approved by `editorId`; resolves when its news.approved has committed. */
-export async function publishApproved(db: Db, editorId: number, attrs: { tags?: string[]; token_addresses?: string[]; token_symbols?: string[] }): Promise<{ articleId: number; committedAt: number }> {
+export async function publishApproved(
+  db: Db,
+  editorId: number,
+  attrs: { tags?: string[]; token_addresses?: string[]; token_symbols?: string[] },
+): Promise<{ articleId: number; committedAt: number }> {
   const n = ++seq;
   const url = `https://webhook-load.example/${process.pid}/${n}`;
   const a = await db

@@ -67,7 +67,9 @@ try {
   log(`connecting ${wsClients} stream clients`);
   let eventsDelivered = 0;
   for (let i = 0; i < wsClients; i++) {
-    clients.push(new StreamClient(stack.wsUrl, stack.env.TRUSTED_ORIGIN, { localAddress: `127.0.${1 + (i % 4)}.${1 + (Math.floor(i / 4) % 250)}`, onEvent: () => eventsDelivered++ }));
+    clients.push(
+      new StreamClient(stack.wsUrl, stack.env.TRUSTED_ORIGIN, { localAddress: `127.0.${1 + (i % 4)}.${1 + (Math.floor(i / 4) % 250)}`, onEvent: () => eventsDelivered++ }),
+    );
     if (i % 50 === 49) await sleep(50);
   }
   await Promise.all(clients.map((c) => c.opened));
@@ -100,11 +102,27 @@ try {
       const r = Math.random();
       if (r < 0.2) {
         const n = ++seq;
-        const s = await api.post('POST /news/post', '/api/v1/news/post', n % 2 ? { url: `${site.url}/w/${n}` } : { url: `${site.url}/w/${n}`, headline: `Contributed ${n}` }, u.bearer);
+        const s = await api.post(
+          'POST /news/post',
+          '/api/v1/news/post',
+          n % 2 ? { url: `${site.url}/w/${n}` } : { url: `${site.url}/w/${n}`, headline: `Contributed ${n}` },
+          u.bearer,
+        );
         if (s.status === 201) pending.push(s.body.article_id);
       } else if (r < 0.5) await api.post('POST /news/:id/vote', `/api/v1/news/${pick(ids)}/vote`, { weight: pick([1, 1, 1, -1, 0]) }, u.bearer);
-      else if (r < 0.75) await api.post('POST /news/:id/post_yap', `/api/v1/news/${pick(ids)}/post_yap`, { text: `Take ${Math.random().toString(36).slice(2)}`, tags: [pick(['tldr', 'analysis', 'question'])] }, u.bearer);
-      else await api.post('POST /provenance/check', '/api/v1/provenance/check', Math.random() < 0.5 ? { url: `${site.url}/seed/${Math.floor(Math.random() * 400)}` } : { text: `Seed article ${Math.floor(Math.random() * 200)} about ETH` });
+      else if (r < 0.75)
+        await api.post(
+          'POST /news/:id/post_yap',
+          `/api/v1/news/${pick(ids)}/post_yap`,
+          { text: `Take ${Math.random().toString(36).slice(2)}`, tags: [pick(['tldr', 'analysis', 'question'])] },
+          u.bearer,
+        );
+      else
+        await api.post(
+          'POST /provenance/check',
+          '/api/v1/provenance/check',
+          Math.random() < 0.5 ? { url: `${site.url}/seed/${Math.floor(Math.random() * 400)}` } : { text: `Seed article ${Math.floor(Math.random() * 200)} about ETH` },
+        );
       await sleep(think * 2 * (0.5 + Math.random()));
     }
   };
@@ -164,7 +182,15 @@ try {
     st[k] = (st[k] ?? 0) + 1;
   }
   const routes = [...byRoute.entries()]
-    .map(([route, ms]) => ({ route, requests: ms.length, rps: +(ms.length / elapsedS).toFixed(1), p50: +percentile(ms, 0.5).toFixed(1), p99: +percentile(ms, 0.99).toFixed(1), max: +Math.max(...ms).toFixed(0), statuses: statuses.get(route) }))
+    .map(([route, ms]) => ({
+      route,
+      requests: ms.length,
+      rps: +(ms.length / elapsedS).toFixed(1),
+      p50: +percentile(ms, 0.5).toFixed(1),
+      p99: +percentile(ms, 0.99).toFixed(1),
+      max: +Math.max(...ms).toFixed(0),
+      statuses: statuses.get(route),
+    }))
     .sort((a, b) => b.requests - a.requests);
   const fivexx = outcomes.filter((o) => o.status !== null && o.status >= 500);
   const transport = outcomes.filter((o) => o.status === null);
@@ -180,7 +206,13 @@ try {
     transportErrors: transport.length,
     transportSamples: transport.slice(0, 5).map((o) => `${o.op} ${o.error}`),
     routes,
-    streamClients: { configured: wsClients, openAtEnd: clients.filter((c) => c.open).length, reconnects: clients.reduce((s, c) => s + Math.max(0, c.connects - 1), 0), eventsDelivered, reconciles: clients.reduce((s, c) => s + c.reconciles.length, 0) },
+    streamClients: {
+      configured: wsClients,
+      openAtEnd: clients.filter((c) => c.open).length,
+      reconnects: clients.reduce((s, c) => s + Math.max(0, c.connects - 1), 0),
+      eventsDelivered,
+      reconciles: clients.reduce((s, c) => s + c.reconciles.length, 0),
+    },
     rssMB: Object.fromEntries(procs.map((p) => [p.name, { start: mb(rssStart[p.name]), end: mb(rssEnd[p.name]), peak: mb(Math.max(rssPeak[p.name], rssEnd[p.name])) }])),
     backlog: { atStop: backlogAtStop, drainedInMs: left === 0 ? Date.now() - drainStart : null, left, failedJobs, provisionalHeadlines: provisional.length },
   };

@@ -16,11 +16,7 @@ const items = [
 export const wire: SeedPart = {
   name: 'wire items',
   async run(ctx) {
-    const source = await ctx.trx
-      .insertInto('wire_sources')
-      .values({ name: SOURCE.name, url: SOURCE.url, enabled: false })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const source = await ctx.trx.insertInto('wire_sources').values({ name: SOURCE.name, url: SOURCE.url, enabled: false }).returning('id').executeTakeFirstOrThrow();
     for (const it of items) {
       const at = ctx.ago(it.hoursAgo);
       const row = await ctx.trx
@@ -39,7 +35,15 @@ export const wire: SeedPart = {
         .executeTakeFirstOrThrow();
       await ctx.trx
         .insertInto('wire_receipts')
-        .values({ wire_item_id: row.id, source_id: source.id, source_name: SOURCE.name, source_url: SOURCE.url, item_url: it.url, publisher_claimed_at: new Date(at.getTime() - 600_000), ingested_at: at })
+        .values({
+          wire_item_id: row.id,
+          source_id: source.id,
+          source_name: SOURCE.name,
+          source_url: SOURCE.url,
+          item_url: it.url,
+          publisher_claimed_at: new Date(at.getTime() - 600_000),
+          ingested_at: at,
+        })
         .execute();
     }
     return items.length;

@@ -4,9 +4,7 @@
  * connects can never overshoot: the event loop runs one upgrade handler at a time.
  */
 
-export type CapsVerdict =
-  | { ok: true; release: () => void }
-  | { ok: false; reason: string };
+export type CapsVerdict = { ok: true; release: () => void } | { ok: false; reason: string };
 
 export interface CapsLimits {
   maxTotal: number;

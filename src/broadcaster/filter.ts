@@ -9,15 +9,7 @@
  * except the plural names of the webhook filter object (`tags`, `token_addresses`,
  * `token_symbols`) and `type`, which are refused so that a typo does not silently mean "everything".
  */
-import {
-  eventFilterKey,
-  filterValueRules,
-  isEmptyFilter,
-  matchesEventFilter,
-  normalizeFilterValue,
-  type AttributeKind,
-  type EventFilter,
-} from '../domain/event-filter.js';
+import { eventFilterKey, filterValueRules, isEmptyFilter, matchesEventFilter, normalizeFilterValue, type AttributeKind, type EventFilter } from '../domain/event-filter.js';
 import { eventTypes, type EventType } from '../events.js';
 import type { StreamItem } from './frames.js';
 
@@ -67,7 +59,14 @@ export function parseStreamFilter(query: URLSearchParams): FilterParse {
     if (raw.length === 0) continue;
     const bad = raw.filter((v) => normalizeFilterValue(kind, v) === null);
     if (bad.length > 0) {
-      issue(name, 'invalid_value', `${bad.slice(0, 3).map((v) => JSON.stringify(v.slice(0, 64))).join(', ')} ${bad.length === 1 ? 'is' : 'are'} not ${filterValueRules[kind]}`);
+      issue(
+        name,
+        'invalid_value',
+        `${bad
+          .slice(0, 3)
+          .map((v) => JSON.stringify(v.slice(0, 64)))
+          .join(', ')} ${bad.length === 1 ? 'is' : 'are'} not ${filterValueRules[kind]}`,
+      );
       continue;
     }
     const values = new Set(raw.map((v) => normalizeFilterValue(kind, v)!));

@@ -40,7 +40,10 @@ export function clientIp(req: http.IncomingMessage, trustProxy: boolean): string
     const xff = req.headers['x-forwarded-for'];
     const value = Array.isArray(xff) ? xff.join(',') : xff;
     if (value) {
-      const hops = value.split(',').map((s) => s.trim()).filter(Boolean);
+      const hops = value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (hops.length > 0) return normaliseIp(hops[hops.length - 1]);
     }
   }
@@ -55,7 +58,6 @@ function normaliseIp(ip: string): string {
 export function rejectHandshake(socket: Duplex, status: number, code: string, message: string, details: unknown = null): void {
   const body = JSON.stringify({ error: { code, message, details } });
   socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

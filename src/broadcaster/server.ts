@@ -229,9 +229,7 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
     if (target.path === SSE_PATH) return handleSse(req, res, target, sseDeps);
     if (opts.httpHandler?.(req, res)) return;
     res.writeHead(426, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({ error: { code: 'upgrade_required', message: `connect with WebSocket to ${WS_PATH}, or with EventSource to ${SSE_PATH}`, details: null } }),
-    );
+    res.end(JSON.stringify({ error: { code: 'upgrade_required', message: `connect with WebSocket to ${WS_PATH}, or with EventSource to ${SSE_PATH}`, details: null } }));
   });
 
   server.on('upgrade', (req: http.IncomingMessage, socket, head) => {

@@ -62,8 +62,7 @@ export const filterValueRules: Record<AttributeKind, string> = {
 export function normalizeAttrs(raw: unknown): EventAttrs | null {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
   const r = raw as Record<string, unknown>;
-  const list = (v: unknown, norm: (s: string) => string): string[] =>
-    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').map(norm) : [];
+  const list = (v: unknown, norm: (s: string) => string): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').map(norm) : []);
   return {
     token_addresses: list(r.token_addresses, (s) => s.toLowerCase()),
     token_symbols: list(r.token_symbols, (s) => s.toUpperCase()),

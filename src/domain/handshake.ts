@@ -110,7 +110,8 @@ export function challengePrompts(spec: ChallengeSpec, rulesUrl: string): PublicT
     {
       key: 'identity',
       response_key: null,
-      prompt: 'Nothing to send: graded from your account. The Telegram identity bound at registration must be the one bound when this challenge was issued and still be in the room.',
+      prompt:
+        'Nothing to send: graded from your account. The Telegram identity bound at registration must be the one bound when this challenge was issued and still be in the room.',
     },
   ];
 }
@@ -187,7 +188,7 @@ function gradeRules(spec: ChallengeSpec, answer: string): TestResult {
   return {
     test: 'rules_ack',
     passed,
-    reason: passed ? 'stated the rule\'s value' : value === null ? 'no number in the answer' : 'the first number in the answer is not the rule\'s value',
+    reason: passed ? "stated the rule's value" : value === null ? 'no number in the answer' : "the first number in the answer is not the rule's value",
   };
 }
 

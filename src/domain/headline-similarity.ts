@@ -111,21 +111,65 @@ const SYNONYMS: Record<string, string> = {
 };
 
 const STOP_WORDS = new Set([
-  'a', 'an', 'the', 'of', 'for', 'to', 'in', 'on', 'at', 'as', 'by', 'with', 'from', 'and', 'or', 'its', 'it', 'is', 'are',
-  'be', 'been', 'was', 'were', 'after', 'amid', 'into', 'via', 'this', 'that', 'new', 'more', 'another', 'additional',
-  'ever', 'now', 'over', 'says', 'report', 'reports', 'reportedly', 'just', 'first', 'time', 'crypto',
+  'a',
+  'an',
+  'the',
+  'of',
+  'for',
+  'to',
+  'in',
+  'on',
+  'at',
+  'as',
+  'by',
+  'with',
+  'from',
+  'and',
+  'or',
+  'its',
+  'it',
+  'is',
+  'are',
+  'be',
+  'been',
+  'was',
+  'were',
+  'after',
+  'amid',
+  'into',
+  'via',
+  'this',
+  'that',
+  'new',
+  'more',
+  'another',
+  'additional',
+  'ever',
+  'now',
+  'over',
+  'says',
+  'report',
+  'reports',
+  'reportedly',
+  'just',
+  'first',
+  'time',
+  'crypto',
 ]);
 
 function money(digits: string, mult: string | undefined): string {
   const n = Number(digits.replace(/,/g, ''));
   if (!Number.isFinite(n)) return digits;
-  const factor = mult ? MULTIPLIERS[mult.toLowerCase()] ?? 1 : 1;
+  const factor = mult ? (MULTIPLIERS[mult.toLowerCase()] ?? 1) : 1;
   return String(Math.round(n * factor));
 }
 
 /** The comparable form of a headline (see the module comment). Pure and idempotent in effect. */
 export function normalizeHeadline(headline: string): string {
-  let s = headline.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  let s = headline
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
   s = s.replace(/[\u2018\u2019\u201b\u2032]/g, "'").replace(/[\u201c\u201d]/g, '"');
   s = s.replace(/'s\b/g, '');
   // Amounts: "$1.5B", "1.5 billion", "100,000", "$100k" -> plain integers.

@@ -88,7 +88,10 @@ export function postingSignal(buckets: HourBucket[], hourUtc: number, prior = PO
 /** Parse the `topics` query value: comma-separated tag slugs, lower-cased, de-duplicated, sorted. */
 export function parseTopics(raw: string | undefined): { topics: string[] } | { error: string } {
   if (raw === undefined || raw.trim() === '') return { topics: [] };
-  const parts = raw.split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== '');
+  const parts = raw
+    .split(',')
+    .map((t) => t.trim().toLowerCase())
+    .filter((t) => t !== '');
   const bad = parts.filter((t) => t.length > MAX_TOPIC_LENGTH || !TOPIC_PATTERN.test(t));
   if (bad.length) return { error: `not tag slugs (lower-case letters, digits, single hyphens, at most ${MAX_TOPIC_LENGTH}): ${bad.slice(0, 5).join(', ')}` };
   const topics = [...new Set(parts)].sort();

@@ -15,12 +15,17 @@ const ENTITY = /&(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,31});/i;
 
 function decodeLeftoverEntities(s: string): string {
   if (!ENTITY.test(s)) return s;
-  return cheerio.load(`<p>${s.replace(/</g, '&lt;')}</p>`)('p').text();
+  return cheerio
+    .load(`<p>${s.replace(/</g, '&lt;')}</p>`)('p')
+    .text();
 }
 
 /** Whitespace folded, control characters removed, trimmed, cut to `max` characters at a word boundary. */
 export function cleanHeadline(raw: string, max = MAX_HEADLINE_LENGTH): string {
-  const s = raw.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b\ufeff]/g, '').replace(/\s+/g, ' ').trim();
+  const s = raw
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b\ufeff]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (s.length <= max) return s;
   const cut = s.slice(0, max - 1);
   const space = cut.lastIndexOf(' ');

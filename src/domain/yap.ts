@@ -17,4 +17,3 @@ export function baseScoreFor(accountType: string): -1 | 0 | 1 {
   if (accountType === 'cyborg') return 0;
   return -1;
 }
-

@@ -95,7 +95,11 @@ export class EditorProvenance {
     const key = this.key(item.id);
     this.lookups++;
     try {
-      const result = await checkProvenance(this.deps.db, { url: item.url, text: item.headline }, { now: new Date(), trgmThreshold: provenanceSettings(this.deps.config).trgmThreshold });
+      const result = await checkProvenance(
+        this.deps.db,
+        { url: item.url, text: item.headline },
+        { now: new Date(), trgmThreshold: provenanceSettings(this.deps.config).trgmThreshold },
+      );
       await this.deps.redis.set(key, JSON.stringify(result), 'KEEPTTL', 'XX');
     } catch (err) {
       this.deps.log.warn({ articleId: item.id, err: (err as Error).message }, 'editor provenance lookup failed');

@@ -193,7 +193,10 @@ function dialogs(): string {
 }
 
 export function queuePage(items: QueueItem[], total: number, prov: Map<number, CachedProvenance>, now: number): string {
-  return queuePageOf(items.map((i) => queueRow(i, prov.get(i.id), now)), total);
+  return queuePageOf(
+    items.map((i) => queueRow(i, prov.get(i.id), now)),
+    total,
+  );
 }
 
 /** The queue page around rendered rows (newest first). */

@@ -64,7 +64,13 @@ export function editorCsp(config: AppDeps['config']): (ctx: Context) => string |
 }
 
 const html = { description: 'HTML page', schema: z.string(), contentType: 'text/html' };
-const idParam = z.strictObject({ id: z.string().regex(/^[1-9]\d{0,9}$/, 'must be a positive integer').transform(Number).pipe(z.number().int().max(2_147_483_647)) });
+const idParam = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[1-9]\d{0,9}$/, 'must be a positive integer')
+    .transform(Number)
+    .pipe(z.number().int().max(2_147_483_647)),
+});
 
 export function editorRoutes(deps: AppDeps): RouteDef[] {
   const assets = loadAssets();
@@ -119,7 +125,17 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
   }
 
   const page = (path: string, operationId: string, summary: string, handler: RouteDef['handler'], params?: z.ZodType) =>
-    defineRoute({ method: 'get', path, mount: 'root', operationId, summary, tags: ['editor console'], params, responses: { 200: html, 401: html, 403: html }, handler } as RouteDef);
+    defineRoute({
+      method: 'get',
+      path,
+      mount: 'root',
+      operationId,
+      summary,
+      tags: ['editor console'],
+      params,
+      responses: { 200: html, 401: html, 403: html },
+      handler,
+    } as RouteDef);
 
   return [
     page('/editor/', 'editorQueuePage', "The editors' review queue (HTML)", async (ctx) => {
@@ -137,7 +153,14 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
         else misses.push(i);
       });
       if (misses.length) {
-        const full = new Map((await queueItemsByIds(deps.db, misses.map((i) => ids[i].id))).map((it) => [it.id, it]));
+        const full = new Map(
+          (
+            await queueItemsByIds(
+              deps.db,
+              misses.map((i) => ids[i].id),
+            )
+          ).map((it) => [it.id, it]),
+        );
         for (const i of misses) {
           const it = full.get(ids[i].id);
           if (!it) continue; // decided between the two reads
@@ -146,7 +169,16 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
           rows.set(it.id, { stamp: stamps[i], html: html[i], until: now + ROW_CACHE_MS });
         }
       }
-      render(ctx, 200, 'Review queue', queuePageOf(html.filter((h) => h !== undefined), total), who);
+      render(
+        ctx,
+        200,
+        'Review queue',
+        queuePageOf(
+          html.filter((h) => h !== undefined),
+          total,
+        ),
+        who,
+      );
     }),
 
     page('/editor/modlog/', 'editorModlogPage', 'The moderation log (HTML)', async (ctx) => {

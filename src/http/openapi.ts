@@ -16,9 +16,7 @@ export const errorSchema = z
     error: z.object({
       code: z.string().meta({ description: 'Stable machine-readable code, e.g. validation_failed' }),
       message: z.string().meta({ description: 'Human-readable explanation' }),
-      details: z
-        .unknown()
-        .meta({ description: 'null, or structured detail: {fields: [{path, code, message}]} for validation_failed, {request_id} for 5xx' }),
+      details: z.unknown().meta({ description: 'null, or structured detail: {fields: [{path, code, message}]} for validation_failed, {request_id} for 5xx' }),
     }),
   })
   .meta({ id: 'Error' });
@@ -48,15 +46,22 @@ function sharedErrorResponses(def: RouteDef): Record<string, { description: stri
     };
   }
   if (def.auth && def.auth !== 'public') {
-    out['401'] = { description: 'Not authenticated (auth_required, authorization_malformed, token_expired, token_invalid, account_not_found, api_key_invalid, api_key_revoked)', content: errorContent };
+    out['401'] = {
+      description: 'Not authenticated (auth_required, authorization_malformed, token_expired, token_invalid, account_not_found, api_key_invalid, api_key_revoked)',
+      content: errorContent,
+    };
     out['403'] = {
-      description: def.auth === 'user' ? 'Cross-site check failed (csrf_origin_mismatch) or API key not linked to an account (account_required)' : `Missing role (${def.auth}_required), API key not linked to an account (account_required) or csrf_origin_mismatch`,
+      description:
+        def.auth === 'user'
+          ? 'Cross-site check failed (csrf_origin_mismatch) or API key not linked to an account (account_required)'
+          : `Missing role (${def.auth}_required), API key not linked to an account (account_required) or csrf_origin_mismatch`,
       content: errorContent,
     };
   } else {
     // Credentials are optional here, but one that is presented must be valid (src/http/auth.ts).
     out['401'] = {
-      description: 'An Authorization header that is malformed (authorization_malformed) or carries an invalid, expired or revoked credential (token_invalid, token_expired, api_key_invalid, api_key_revoked)',
+      description:
+        'An Authorization header that is malformed (authorization_malformed) or carries an invalid, expired or revoked credential (token_invalid, token_expired, api_key_invalid, api_key_revoked)',
       content: errorContent,
     };
     if (write) out['403'] = { description: 'A cookie-authenticated write without the trusted Origin (csrf_origin_mismatch)', content: errorContent };
@@ -157,12 +162,8 @@ export function buildOpenApi(defs: RouteDef[], opts: { publicBaseUrl: string; ex
       summary: def.summary,
       description: def.description,
       tags: def.tags,
-      security: (def.security ?? (def.auth && def.auth !== 'public' ? [['cookieAuth'], ['bearerAuth']] : undefined))?.map((names) =>
-        Object.fromEntries(names.map((n) => [n, []])),
-      ),
-      requestParams: Object.fromEntries(
-        Object.entries({ path: def.params, query: def.query }).filter(([, v]) => v !== undefined),
-      ) as ZodOpenApiOperationObject['requestParams'],
+      security: (def.security ?? (def.auth && def.auth !== 'public' ? [['cookieAuth'], ['bearerAuth']] : undefined))?.map((names) => Object.fromEntries(names.map((n) => [n, []]))),
+      requestParams: Object.fromEntries(Object.entries({ path: def.params, query: def.query }).filter(([, v]) => v !== undefined)) as ZodOpenApiOperationObject['requestParams'],
       requestBody: def.body
         ? {
             required: true,
@@ -175,27 +176,30 @@ export function buildOpenApi(defs: RouteDef[], opts: { publicBaseUrl: string; ex
     paths[p] = { ...(paths[p] ?? {}), [def.method]: op };
   }
   const codes = { ...httpErrorCodes, ...(opts.extraErrorCodes ?? {}) };
-  return createDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'Squid News API',
-      version: DOCUMENT_VERSION,
-      description: [
-        `API version ${API_VERSION}. Every REST path carries the version segment ${API_PREFIX}; host-root pages and the WebSocket stream /ws/news/ do not.`,
-        '',
-        'Every 4xx/5xx response has the body {"error": {"code", "message", "details"}}. Error codes:',
-        ...Object.entries(codes).map(([c, d]) => `- \`${c}\`: ${d}`),
-      ].join('\n'),
-    },
-    'x-api-version': API_VERSION,
-    servers: [{ url: opts.publicBaseUrl }],
-    paths,
-    components: {
-      schemas: { Error: errorSchema },
-      securitySchemes: {
-        cookieAuth: { type: 'apiKey', in: 'cookie', name: 'access_token', description: 'JWT from POST /api/v1/wallet/verify/' },
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'The access-token JWT or an API key (squid_...)' },
+  return createDocument(
+    {
+      openapi: '3.1.0',
+      info: {
+        title: 'Squid News API',
+        version: DOCUMENT_VERSION,
+        description: [
+          `API version ${API_VERSION}. Every REST path carries the version segment ${API_PREFIX}; host-root pages and the WebSocket stream /ws/news/ do not.`,
+          '',
+          'Every 4xx/5xx response has the body {"error": {"code", "message", "details"}}. Error codes:',
+          ...Object.entries(codes).map(([c, d]) => `- \`${c}\`: ${d}`),
+        ].join('\n'),
       },
-    },
-  } as never, { override: renderParsedIntegers as never });
+      'x-api-version': API_VERSION,
+      servers: [{ url: opts.publicBaseUrl }],
+      paths,
+      components: {
+        schemas: { Error: errorSchema },
+        securitySchemes: {
+          cookieAuth: { type: 'apiKey', in: 'cookie', name: 'access_token', description: 'JWT from POST /api/v1/wallet/verify/' },
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'The access-token JWT or an API key (squid_...)' },
+        },
+      },
+    } as never,
+    { override: renderParsedIntegers as never },
+  );
 }

@@ -132,14 +132,18 @@ function toolsFor(deps: AppDeps, routes: RouteDef[], dispatch: () => Dispatch) {
       return { status: res.statusCode, headers: res.headers as Inner['headers'], body };
     };
 
-    const server = new McpServer({ name: 'squid-news', version: '1.2.0' }, { instructions: 'Squid News: crypto/DeFi news feed, provenance checks and market intelligence. See /llms.txt.' });
+    const server = new McpServer(
+      { name: 'squid-news', version: '1.2.0' },
+      { instructions: 'Squid News: crypto/DeFi news feed, provenance checks and market intelligence. See /llms.txt.' },
+    );
     const ro = { readOnlyHint: true, openWorldHint: false };
 
     server.registerTool(
       'feed',
       {
         title: 'Article feed',
-        description: 'The curated article feed (GET /api/v1/news/): status, sort_type (hot, new, top), page, per_page or limit, token_address. Integers are given as decimal strings, exactly as in the REST query.',
+        description:
+          'The curated article feed (GET /api/v1/news/): status, sort_type (hot, new, top), page, per_page or limit, token_address. Integers are given as decimal strings, exactly as in the REST query.',
         inputSchema: feedQuery,
         annotations: ro,
       },
@@ -150,7 +154,8 @@ function toolsFor(deps: AppDeps, routes: RouteDef[], dispatch: () => Dispatch) {
       'article',
       {
         title: 'Article with its top yaps',
-        description: 'One article (GET /api/v1/news/{id}/) and its yaps (GET /api/v1/news/{id}/list_yaps, sort top by default; page, per_page). Result: {article, yaps: {count, results}}.',
+        description:
+          'One article (GET /api/v1/news/{id}/) and its yaps (GET /api/v1/news/{id}/list_yaps, sort top by default; page, per_page). Result: {article, yaps: {count, results}}.',
         inputSchema: articleInput,
         annotations: ro,
       },
@@ -238,7 +243,8 @@ function toolsFor(deps: AppDeps, routes: RouteDef[], dispatch: () => Dispatch) {
       'submit_article',
       {
         title: 'Submit an article',
-        description: 'Submit an article URL (optionally with a headline) to the curation queue (POST /api/v1/news/post). Needs an authenticated caller: Authorization: Bearer <API key linked to an account, or access token> on the MCP HTTP request.',
+        description:
+          'Submit an article URL (optionally with a headline) to the curation queue (POST /api/v1/news/post). Needs an authenticated caller: Authorization: Bearer <API key linked to an account, or access token> on the MCP HTTP request.',
         inputSchema: submitBody,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       },
@@ -250,7 +256,11 @@ function toolsFor(deps: AppDeps, routes: RouteDef[], dispatch: () => Dispatch) {
 
   /** The x402 MCP transport's "payment required" result: isError, structuredContent = PaymentRequired, content[0].text = its JSON. */
   function paymentRequiredResult(pr: PaymentRequired, r: Inner, settlement: unknown): CallToolResult {
-    const mcpPr: PaymentRequired = { ...pr, resource: { url: offer.resourceUrl!, description: offer.description, mimeType: 'application/json' }, extensions: { bazaar: compactBazaar(offer.bazaar!) } };
+    const mcpPr: PaymentRequired = {
+      ...pr,
+      resource: { url: offer.resourceUrl!, description: offer.description, mimeType: 'application/json' },
+      extensions: { bazaar: compactBazaar(offer.bazaar!) },
+    };
     // (compact: a client echoes extensions into its PaymentPayload; the full output schema is in /.well-known/x402)
     const err = r.body?.error ?? {};
     const req = pr.accepts[0];

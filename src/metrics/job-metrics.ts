@@ -66,7 +66,12 @@ export async function readJobMetrics(redis: Redis, prefix: string, jobNames: rea
     type: 'counter',
     values: [],
   };
-  const stalled: MetricObject = { name: 'squid_jobs_stalled_total', help: 'Jobs recovered after their worker stopped renewing the lock, by job name.', type: 'counter', values: [] };
+  const stalled: MetricObject = {
+    name: 'squid_jobs_stalled_total',
+    help: 'Jobs recovered after their worker stopped renewing the lock, by job name.',
+    type: 'counter',
+    values: [],
+  };
   const duration: MetricObject = {
     name: 'squid_job_duration_seconds',
     help: 'Duration of job attempts (completed and failed), by job name.',

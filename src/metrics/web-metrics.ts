@@ -36,10 +36,7 @@ export function routeLabel(ctx: Context): string {
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('metrics read timed out')), ms))),
-  ]).finally(() => clearTimeout(timer));
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('metrics read timed out')), ms)))]).finally(() => clearTimeout(timer));
 }
 
 export interface WebMetricsDeps {
@@ -132,7 +129,8 @@ export class WebMetrics {
       if (ctx.path !== METRICS_PATH) return next();
       const check = checkScrapeToken(this.deps.token, ctx.get('authorization') || undefined);
       if (check === 'disabled') throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
-      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new AppError(405, 'method_not_allowed', `method ${ctx.method} not allowed on ${ctx.path}`, null, { Allow: 'GET, HEAD' });
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
+        throw new AppError(405, 'method_not_allowed', `method ${ctx.method} not allowed on ${ctx.path}`, null, { Allow: 'GET, HEAD' });
       if (check === 'unauthorized') {
         throw new AppError(401, 'metrics_token_invalid', 'send Authorization: Bearer <METRICS_TOKEN>', null, { 'WWW-Authenticate': 'Bearer realm="metrics"' });
       }
@@ -185,7 +183,11 @@ export class WebMetrics {
     const lastMs = last ? Number(last.split('-')[0]) : null;
     return [
       gauge('squid_event_stream_length', 'Entries in the lifecycle-event stream (trimmed to about EVENT_STREAM_MAXLEN).', [{ value: len }]),
-      gauge('squid_event_stream_last_event_age_seconds', 'Seconds since the newest lifecycle event was published (absent: empty stream).', lastMs === null ? [] : [{ value: Math.max(0, (Date.now() - lastMs) / 1000) }]),
+      gauge(
+        'squid_event_stream_last_event_age_seconds',
+        'Seconds since the newest lifecycle event was published (absent: empty stream).',
+        lastMs === null ? [] : [{ value: Math.max(0, (Date.now() - lastMs) / 1000) }],
+      ),
     ];
   }
 }

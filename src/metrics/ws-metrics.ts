@@ -21,9 +21,7 @@ const idMs = (id: string): number | null => {
 export class WsMetrics {
   readonly registry = new Registry();
 
-  constructor(
-    private readonly deps: { token: string | undefined; stats: () => BroadcasterStats; redis: Redis | null; streamKey: string; log: Logger },
-  ) {
+  constructor(private readonly deps: { token: string | undefined; stats: () => BroadcasterStats; redis: Redis | null; streamKey: string; log: Logger }) {
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -66,9 +64,15 @@ export class WsMetrics {
       gauge('squid_ws_connections_catching_up', 'Connections replaying history after a ?cursor= resume.', [{ value: s.catchingUp }]),
       counter('squid_ws_frames_sent_total', 'Frames written to client sockets (batches, heartbeats, reconciles).', [{ value: s.framesSent }]),
       counter('squid_ws_backlog_reconciles_total', 'Slow clients told to reconcile (reason backlog) because their queue overflowed.', [{ value: s.backlogs }]),
-      counter('squid_ws_resumes_total', 'Cursor resumes by outcome.', Object.entries(s.resumes).map(([outcome, value]) => ({ labels: { outcome }, value }))),
+      counter(
+        'squid_ws_resumes_total',
+        'Cursor resumes by outcome.',
+        Object.entries(s.resumes).map(([outcome, value]) => ({ labels: { outcome }, value })),
+      ),
       counter('squid_ws_stream_entries_read_total', 'Lifecycle-event stream entries read by this process.', [{ value: s.reader.entries }]),
-      counter('squid_ws_stream_losses_total', 'Times the reader found events missing (trimmed or Redis restarted empty) and sent reconcile/resubscribed.', [{ value: s.reader.losses }]),
+      counter('squid_ws_stream_losses_total', 'Times the reader found events missing (trimmed or Redis restarted empty) and sent reconcile/resubscribed.', [
+        { value: s.reader.losses },
+      ]),
       counter('squid_ws_stream_read_errors_total', 'Failed stream reads (Redis unreachable); the reader retries.', [{ value: s.reader.errors }]),
     ];
     if (this.deps.redis) {
@@ -77,7 +81,9 @@ export class WsMetrics {
         const newest = last[0] ? idMs(last[0][0]) : null;
         const at = idMs(s.reader.position);
         const behind = newest !== null && at !== null && last[0][0] !== s.reader.position ? Math.max(0, newest - at) / 1000 : 0;
-        custom.push(gauge('squid_ws_stream_lag_seconds', 'Publish-time gap between the newest stream entry and the last one this process has read (0 when caught up).', [{ value: behind }]));
+        custom.push(
+          gauge('squid_ws_stream_lag_seconds', 'Publish-time gap between the newest stream entry and the last one this process has read (0 when caught up).', [{ value: behind }]),
+        );
       } catch (err) {
         this.deps.log.debug({ err: (err as Error).message }, 'metrics: stream lag unavailable');
       }

@@ -119,7 +119,10 @@ function parseJsonFeed(body: string, base: string): ParsedFeed {
 
 function atomLink(el: Element, base: string): string | null {
   const links = elementChildren(el).filter((c) => c.name.toLowerCase() === 'link');
-  const pick = links.find((l) => (l.attribs.rel ?? 'alternate') === 'alternate' && (!l.attribs.type || /html/i.test(l.attribs.type))) ?? links.find((l) => (l.attribs.rel ?? 'alternate') === 'alternate') ?? links[0];
+  const pick =
+    links.find((l) => (l.attribs.rel ?? 'alternate') === 'alternate' && (!l.attribs.type || /html/i.test(l.attribs.type))) ??
+    links.find((l) => (l.attribs.rel ?? 'alternate') === 'alternate') ??
+    links[0];
   return resolveLink(pick?.attribs.href, base);
 }
 

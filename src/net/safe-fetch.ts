@@ -26,15 +26,7 @@ import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 
 export type SafeFetchErrorCode =
-  | 'invalid_url'
-  | 'blocked_address'
-  | 'dns_failed'
-  | 'timeout'
-  | 'too_large'
-  | 'too_many_redirects'
-  | 'bad_redirect'
-  | 'bad_content_type'
-  | 'network';
+  'invalid_url' | 'blocked_address' | 'dns_failed' | 'timeout' | 'too_large' | 'too_many_redirects' | 'bad_redirect' | 'bad_content_type' | 'network';
 
 export class SafeFetchError extends Error {
   constructor(
@@ -245,7 +237,11 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | { ad
 function pinnedLookup(addresses: string[]) {
   return (_hostname: string, options: { all?: boolean } | number | undefined, cb: LookupCallback) => {
     const all = typeof options === 'object' && options?.all;
-    if (all) cb(null, addresses.map((a) => ({ address: a, family: net.isIP(a) })));
+    if (all)
+      cb(
+        null,
+        addresses.map((a) => ({ address: a, family: net.isIP(a) })),
+      );
     else cb(null, addresses[0], net.isIP(addresses[0]));
   };
 }

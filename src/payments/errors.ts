@@ -6,9 +6,11 @@
  */
 
 export const paymentErrorCodes = {
-  payment_required: '402: the intel report (or a sponsored post) is paid: sign the PAYMENT-REQUIRED requirements and retry with PAYMENT-SIGNATURE, send X-Payment-Tx + X-Payment-From, or (report) use a builder/enterprise API key.',
+  payment_required:
+    '402: the intel report (or a sponsored post) is paid: sign the PAYMENT-REQUIRED requirements and retry with PAYMENT-SIGNATURE, send X-Payment-Tx + X-Payment-From, or (report) use a builder/enterprise API key.',
   api_key_tier_insufficient: '402: a free-tier API key does not include the intel report; the builder tier does. Payment options as for payment_required.',
-  payment_invalid_encoding: '400 (PAYMENT-SIGNATURE, as the x402 v2 HTTP transport specifies for a malformed payment payload) or 402 (X-Payment-Tx / X-Payment-From): the header is not base64 of an x402 v2 JSON payment payload with an EIP-3009 authorization, or the fallback header is malformed (details.header). PAYMENT-REQUIRED is sent either way.',
+  payment_invalid_encoding:
+    '400 (PAYMENT-SIGNATURE, as the x402 v2 HTTP transport specifies for a malformed payment payload) or 402 (X-Payment-Tx / X-Payment-From): the header is not base64 of an x402 v2 JSON payment payload with an EIP-3009 authorization, or the fallback header is malformed (details.header). PAYMENT-REQUIRED is sent either way.',
   payment_requirements_mismatch: '402: the payload is for another x402 version, scheme, network or asset than the requirements offered.',
   payment_invalid_signature: '402: the EIP-712 TransferWithAuthorization signature does not recover to authorization.from.',
   payment_wrong_recipient: '402: authorization.to (or accepted.payTo) is not our payTo address.',
@@ -18,9 +20,12 @@ export const paymentErrorCodes = {
   payment_replayed: '402: this authorization nonce or transaction hash has already paid for a request.',
   payment_payer_suspended: '402: a recent payment from this address failed to settle; its authorizations are refused for 24 h.',
   payment_rejected_by_facilitator: '402: (X402_VERIFY_MODE=facilitator) the facilitator refused the payment; details.reason is its invalidReason.',
-  payment_settlement_failed: '402: (X402_SETTLEMENT_MODE=sync) the facilitator refused to settle the payment (details.reason, e.g. insufficient balance); PAYMENT-RESPONSE says success false with errorReason; the resource was not delivered.',
-  payment_settlement_unavailable: '503: (X402_SETTLEMENT_MODE=sync) the facilitator could not be reached or failed (5xx); nothing was transferred and the resource was not delivered; retry with the same PAYMENT-SIGNATURE.',
-  payment_settlement_pending: '503: (X402_SETTLEMENT_MODE=sync) the facilitator did not answer in time, so the transfer may or may not have happened; the resource was not delivered; details.status_url (GET /payments/{id}/) shows the outcome once the settle-payment job has resolved it.',
+  payment_settlement_failed:
+    '402: (X402_SETTLEMENT_MODE=sync) the facilitator refused to settle the payment (details.reason, e.g. insufficient balance); PAYMENT-RESPONSE says success false with errorReason; the resource was not delivered.',
+  payment_settlement_unavailable:
+    '503: (X402_SETTLEMENT_MODE=sync) the facilitator could not be reached or failed (5xx); nothing was transferred and the resource was not delivered; retry with the same PAYMENT-SIGNATURE.',
+  payment_settlement_pending:
+    '503: (X402_SETTLEMENT_MODE=sync) the facilitator did not answer in time, so the transfer may or may not have happened; the resource was not delivered; details.status_url (GET /payments/{id}/) shows the outcome once the settle-payment job has resolved it.',
   payment_tx_unknown: '402: no receipt for X-Payment-Tx on Ethereum mainnet (unknown or still pending).',
   payment_tx_failed: '402: the transaction reverted.',
   payment_tx_unconfirmed: '402: the transaction has fewer than MAINNET_MIN_CONFIRMATIONS confirmations (details.confirmations); retry later, the transaction is not consumed.',

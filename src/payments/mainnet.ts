@@ -7,17 +7,7 @@
  * Known limit, inherent in this method: the chain is public, so whoever quotes a qualifying
  * (hash, from) first gets the call; x402 signatures do not have this problem.
  */
-import {
-  createPublicClient,
-  getAddress,
-  http,
-  parseEventLogs,
-  erc20Abi,
-  TransactionReceiptNotFoundError,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
+import { createPublicClient, getAddress, http, parseEventLogs, erc20Abi, TransactionReceiptNotFoundError, type Address, type Hex, type PublicClient } from 'viem';
 import { mainnet } from 'viem/chains';
 import { reject, unavailable } from './errors.js';
 import { MAINNET_CHAIN_ID, MAINNET_STABLECOINS } from './requirements.js';
@@ -88,11 +78,16 @@ export class MainnetVerifier {
     const confirmations = latest >= receipt.blockNumber ? latest - receipt.blockNumber + 1n : 0n;
     if (confirmations < BigInt(this.minConfirmations)) {
       const missing = BigInt(this.minConfirmations) - confirmations;
-      const e = reject('payment_tx_unconfirmed', `transaction ${txHash} has ${confirmations} of ${this.minConfirmations} confirmations; retry in about ${Number(missing) * 12} s`, 'invalid_transaction_unconfirmed', {
-        tx: txHash,
-        confirmations: Number(confirmations),
-        required: this.minConfirmations,
-      });
+      const e = reject(
+        'payment_tx_unconfirmed',
+        `transaction ${txHash} has ${confirmations} of ${this.minConfirmations} confirmations; retry in about ${Number(missing) * 12} s`,
+        'invalid_transaction_unconfirmed',
+        {
+          tx: txHash,
+          confirmations: Number(confirmations),
+          required: this.minConfirmations,
+        },
+      );
       e.headers['Retry-After'] = String(Math.max(12, Number(missing) * 12));
       throw e;
     }
@@ -101,7 +96,10 @@ export class MainnetVerifier {
       (l) => MAINNET_STABLECOINS[l.address.toLowerCase()] && getAddress(l.args.from) === from && getAddress(l.args.to) === payTo,
     );
     if (transfers.length === 0) {
-      throw reject('payment_tx_no_transfer', `transaction ${txHash} has no USDC or USDT transfer from ${from} to ${payTo}`, 'invalid_transaction_no_transfer', { tx: txHash, pay_to: payTo });
+      throw reject('payment_tx_no_transfer', `transaction ${txHash} has no USDC or USDT transfer from ${from} to ${payTo}`, 'invalid_transaction_no_transfer', {
+        tx: txHash,
+        pay_to: payTo,
+      });
     }
     // Several transfers in one transaction add up; USDC and USDT have the same decimals (6).
     const amount = transfers.reduce((s, l) => s + l.args.value, 0n);

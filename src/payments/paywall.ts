@@ -180,7 +180,11 @@ export class Paywall {
         { api_key_tier: key.tier },
       );
     }
-    throw reject('payment_required', `payment required: ${formatUnits6(offer.amountAtomic)} ${this.asset?.symbol ?? 'USDC'} on ${req.network} (see PAYMENT-REQUIRED), or another option in details.alternatives`, 'payment_required');
+    throw reject(
+      'payment_required',
+      `payment required: ${formatUnits6(offer.amountAtomic)} ${this.asset?.symbol ?? 'USDC'} on ${req.network} (see PAYMENT-REQUIRED), or another option in details.alternatives`,
+      'payment_required',
+    );
   }
 
   private async authorizeX402(ctx: Context, offer: Offer, req: PaymentRequirements, header: string): Promise<Grant> {
@@ -188,7 +192,8 @@ export class Paywall {
     const replayKey = x402ReplayKey(req.network, req.asset, v.payer, v.nonce);
     const seen = await this.guard.check(replayKey, v.payer);
     if (seen.used) throw reject('payment_replayed', 'this authorization nonce has already paid for a request; sign a new authorization', 'invalid_exact_evm_nonce_already_used');
-    if (seen.suspended) throw reject('payment_payer_suspended', `a recent payment from ${v.payer} failed to settle; payments from it are refused for now`, 'invalid_exact_evm_insufficient_balance');
+    if (seen.suspended)
+      throw reject('payment_payer_suspended', `a recent payment from ${v.payer} failed to settle; payments from it are refused for now`, 'invalid_exact_evm_insufficient_balance');
     if (this.facilitator) {
       let res;
       try {
@@ -254,10 +259,19 @@ export class Paywall {
         // Spent by an earlier request of ours (the Redis claim was lost): a replay, as Postgres says.
         else if (await replayKeyUsed(this.deps.db, replayKey)) throw this.replayed(offer, 'x402');
         const failed: SettleResponse = { success: false, errorReason: outcome.reason, transaction: '', network, payer: v.payer };
-        const rej = reject('payment_settlement_failed', `the facilitator refused to settle the payment: ${outcome.reason}; nothing was charged and the resource was not delivered`, outcome.reason, {
-          reason: outcome.reason,
-        });
-        throw this.toHttpError(new PaymentRejection(rej.code, rej.message, rej.x402Reason, rej.details, 402, { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(failed) }), offer, {});
+        const rej = reject(
+          'payment_settlement_failed',
+          `the facilitator refused to settle the payment: ${outcome.reason}; nothing was charged and the resource was not delivered`,
+          outcome.reason,
+          {
+            reason: outcome.reason,
+          },
+        );
+        throw this.toHttpError(
+          new PaymentRejection(rej.code, rej.message, rej.x402Reason, rej.details, 402, { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(failed) }),
+          offer,
+          {},
+        );
       }
       if (outcome.kind === 'transient' && !outcome.indeterminate) {
         await this.guard.release(replayKey).catch(() => undefined);
@@ -271,7 +285,11 @@ export class Paywall {
         // Timed out: the transfer may have been sent. Record it for the settle-payment job, which
         // asks again (a later "nonce already used" then means this transfer went through).
         await this.record(offer, replayKey, claimTtlS, row(paymentId, 'verified', null), undefined, true);
-        await this.deps.db.updateTable('payments').set({ last_error: `${INDETERMINATE}${outcome.reason}` }).where('id', '=', paymentId).execute();
+        await this.deps.db
+          .updateTable('payments')
+          .set({ last_error: `${INDETERMINATE}${outcome.reason}` })
+          .where('id', '=', paymentId)
+          .execute();
         await this.enqueueSettlement(paymentId);
         throw new AppError(
           503,
@@ -313,7 +331,11 @@ export class Paywall {
   }
 
   private replayed(offer: Offer, method: 'x402' | 'mainnet_transfer'): AppError {
-    return this.toHttpError(reject('payment_replayed', 'this payment has already paid for a request', method === 'x402' ? 'invalid_exact_evm_nonce_already_used' : 'invalid_transaction_already_used'), offer, {});
+    return this.toHttpError(
+      reject('payment_replayed', 'this payment has already paid for a request', method === 'x402' ? 'invalid_exact_evm_nonce_already_used' : 'invalid_transaction_already_used'),
+      offer,
+      {},
+    );
   }
 
   private async authorizeMainnet(ctx: Context, offer: Offer, req: PaymentRequirements, txHeader: string, fromHeader: string): Promise<Grant> {
@@ -332,23 +354,29 @@ export class Paywall {
       settled: true,
       commit: once(async (attach) => {
         const paymentId = newPaymentId();
-        const articleId = await this.record(offer, replayKey, 30 * 24 * 3600, {
-          id: paymentId,
-          method: 'mainnet_transfer',
-          purpose: offer.purpose,
+        const articleId = await this.record(
+          offer,
           replayKey,
-          network: `eip155:${MAINNET_CHAIN_ID}`,
-          asset: t.token,
-          payer: from,
-          payTo: req.payTo,
-          amountAtomic: t.amount.toString(),
-          state: 'settled',
-          validBefore: null,
-          payload: { token: t.symbol, block_number: t.blockNumber.toString(), confirmations: t.confirmations.toString() },
-          transactionHash: txHash,
-          resource: `${ctx.method} ${ctx.path}`,
-          userId: ctx.state.user?.id ?? null,
-        }, attach);
+          30 * 24 * 3600,
+          {
+            id: paymentId,
+            method: 'mainnet_transfer',
+            purpose: offer.purpose,
+            replayKey,
+            network: `eip155:${MAINNET_CHAIN_ID}`,
+            asset: t.token,
+            payer: from,
+            payTo: req.payTo,
+            amountAtomic: t.amount.toString(),
+            state: 'settled',
+            validBefore: null,
+            payload: { token: t.symbol, block_number: t.blockNumber.toString(), confirmations: t.confirmations.toString() },
+            transactionHash: txHash,
+            resource: `${ctx.method} ${ctx.path}`,
+            userId: ctx.state.user?.id ?? null,
+          },
+          attach,
+        );
         ctx.set(
           'PAYMENT-RESPONSE',
           encodePaymentResponseHeader({

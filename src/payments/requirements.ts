@@ -61,9 +61,7 @@ export function resolveAsset(config: Pick<Config, 'X402_NETWORK' | 'X402_ASSET' 
   const name = config.X402_ASSET_NAME ?? known?.name;
   const version = config.X402_ASSET_VERSION ?? known?.version;
   if (!address || !name || !version) {
-    throw new PaymentConfigError(
-      `X402_ASSET on ${network}: set X402_ASSET, X402_ASSET_NAME and X402_ASSET_VERSION (no default USDC is known for this network)`,
-    );
+    throw new PaymentConfigError(`X402_ASSET on ${network}: set X402_ASSET, X402_ASSET_NAME and X402_ASSET_VERSION (no default USDC is known for this network)`);
   }
   return { address: getAddress(address), name, version, decimals: known?.decimals ?? 6, symbol: known?.symbol ?? 'USDC' };
 }

@@ -141,21 +141,34 @@ export async function verifyExactPayment(header: string, req: PaymentRequirement
   }
   if (!same(acc.asset, req.asset)) throw reject('payment_requirements_mismatch', `asset ${acc.asset} is not offered; pay in ${req.asset}`, 'invalid_exact_evm_asset_mismatch');
   if (!same(acc.payTo, req.payTo) || !same(auth.to, req.payTo)) {
-    throw reject('payment_wrong_recipient', `the authorization pays ${auth.to}; it must pay ${req.payTo}`, 'invalid_exact_evm_recipient_mismatch', { expected: req.payTo, got: auth.to });
+    throw reject('payment_wrong_recipient', `the authorization pays ${auth.to}; it must pay ${req.payTo}`, 'invalid_exact_evm_recipient_mismatch', {
+      expected: req.payTo,
+      got: auth.to,
+    });
   }
   if (acc.amount !== req.amount || BigInt(auth.value) !== BigInt(req.amount)) {
-    throw reject('payment_wrong_amount', `the authorization is for ${auth.value} atomic units; the price is exactly ${req.amount}`, 'invalid_exact_evm_payload_authorization_value_mismatch', {
-      expected: req.amount,
-      got: auth.value,
-    });
+    throw reject(
+      'payment_wrong_amount',
+      `the authorization is for ${auth.value} atomic units; the price is exactly ${req.amount}`,
+      'invalid_exact_evm_payload_authorization_value_mismatch',
+      {
+        expected: req.amount,
+        got: auth.value,
+      },
+    );
   }
   const validAfter = BigInt(auth.validAfter);
   const validBefore = BigInt(auth.validBefore);
   if (validBefore < BigInt(nowS + VALID_BEFORE_MARGIN_S)) {
-    throw reject('payment_expired', `the authorization expired (validBefore ${auth.validBefore}, now ${nowS}); sign a new one`, 'invalid_exact_evm_payload_authorization_valid_before', {
-      valid_before: Number(validBefore),
-      now: nowS,
-    });
+    throw reject(
+      'payment_expired',
+      `the authorization expired (validBefore ${auth.validBefore}, now ${nowS}); sign a new one`,
+      'invalid_exact_evm_payload_authorization_valid_before',
+      {
+        valid_before: Number(validBefore),
+        now: nowS,
+      },
+    );
   }
   if (validAfter > BigInt(nowS)) {
     throw reject('payment_not_yet_valid', `the authorization is valid only after ${auth.validAfter} (now ${nowS})`, 'invalid_exact_evm_payload_authorization_valid_after', {
@@ -181,7 +194,11 @@ export async function verifyExactPayment(header: string, req: PaymentRequirement
     ok = false;
   }
   if (!ok) {
-    throw reject('payment_invalid_signature', `the signature is not a TransferWithAuthorization by ${auth.from} under the ${name} v${version} domain on ${req.network}`, 'invalid_exact_evm_signature');
+    throw reject(
+      'payment_invalid_signature',
+      `the signature is not a TransferWithAuthorization by ${auth.from} under the ${name} v${version} domain on ${req.network}`,
+      'invalid_exact_evm_signature',
+    );
   }
   return {
     payer: getAddress(auth.from),

@@ -57,7 +57,12 @@ export async function violationCount(db: Db, userId: number): Promise<number> {
   return a ? countViolations(db, a) : 0;
 }
 
-async function applyTransition(trx: Trx, userId: number, t: Transition, extra: { violationCount?: number; actor?: number | null; resetViolations?: boolean; handshake?: boolean } = {}) {
+async function applyTransition(
+  trx: Trx,
+  userId: number,
+  t: Transition,
+  extra: { violationCount?: number; actor?: number | null; resetViolations?: boolean; handshake?: boolean } = {},
+) {
   await trx
     .updateTable('agent_chat_accounts')
     .set({
@@ -139,9 +144,14 @@ export async function registerAgent(db: Db, input: RegisterInput): Promise<Regis
         .forUpdate()
         .executeTakeFirst();
       if (!command) {
-        throw new AgentChatRefusal(409, 'registration_command_not_found', `no /register command from @${username} has been seen in the room; have the bot send /register there, then call this within ${input.windowS} s`, {
-          window_seconds: input.windowS,
-        });
+        throw new AgentChatRefusal(
+          409,
+          'registration_command_not_found',
+          `no /register command from @${username} has been seen in the room; have the bot send /register there, then call this within ${input.windowS} s`,
+          {
+            window_seconds: input.windowS,
+          },
+        );
       }
       if (!command.in_window) {
         throw new AgentChatRefusal(409, 'registration_window_expired', `the last /register from @${username} is older than ${input.windowS} s; have the bot send /register again`, {
@@ -150,7 +160,7 @@ export async function registerAgent(db: Db, input: RegisterInput): Promise<Regis
         });
       }
       if (command.claim_address && command.claim_address !== user.wallet_address) {
-        throw new AgentChatRefusal(403, 'registration_claim_mismatch', 'the /register command names another account\'s wallet address');
+        throw new AgentChatRefusal(403, 'registration_claim_mismatch', "the /register command names another account's wallet address");
       }
       const taken = await trx.selectFrom('agent_chat_accounts').select('user_id').where('telegram_user_id', '=', command.telegram_user_id).executeTakeFirst();
       if (taken) throw new AgentChatRefusal(409, 'telegram_identity_taken', `@${username} is already bound to another account`);
@@ -167,7 +177,11 @@ export async function registerAgent(db: Db, input: RegisterInput): Promise<Regis
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await trx.updateTable('agent_registration_commands').set({ claimed_by: input.userId, claimed_at: sql`now()` }).where('id', '=', command.id).execute();
+      await trx
+        .updateTable('agent_registration_commands')
+        .set({ claimed_by: input.userId, claimed_at: sql`now()` })
+        .where('id', '=', command.id)
+        .execute();
       const event = await trx
         .insertInto('agent_trust_events')
         .values({ user_id: input.userId, from_level: null, to_level: INITIAL_TRUST_LEVEL, cause: 'registration', reason: `registered @${command.telegram_username}` })
@@ -200,7 +214,9 @@ export async function startHandshake(db: Db, userId: number, ttlS: number, makeS
       .where('created_at', '>', sql<Date>`now() - interval '1 hour'`)
       .executeTakeFirstOrThrow();
     if (recent.n >= HANDSHAKE_STARTS_PER_HOUR) {
-      throw new AgentChatRefusal(429, 'handshake_attempts_exceeded', `at most ${HANDSHAKE_STARTS_PER_HOUR} handshake challenges per hour per account`, { limit: HANDSHAKE_STARTS_PER_HOUR });
+      throw new AgentChatRefusal(429, 'handshake_attempts_exceeded', `at most ${HANDSHAKE_STARTS_PER_HOUR} handshake challenges per hour per account`, {
+        limit: HANDSHAKE_STARTS_PER_HOUR,
+      });
     }
     const superseded = await trx
       .updateTable('agent_handshake_challenges')

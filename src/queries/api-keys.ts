@@ -32,7 +32,13 @@ export async function listApiKeys(db: Db) {
 }
 
 export async function revokeApiKey(db: Db, id: string) {
-  return db.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('id', '=', id).where('revoked_at', 'is', null).returningAll().executeTakeFirst();
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: sql`now()` })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Replace the secret of a live key (same id, tier and usage history); the old secret stops working at once. */

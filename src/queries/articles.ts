@@ -401,7 +401,12 @@ export async function applyPageTitle(db: Db, id: number, headline: string) {
 
 /** The page cannot give a title (a reason no retry fixes): the page-title sweep leaves the article alone. */
 export async function recordPageTitleFailure(db: Db, id: number, reason: string): Promise<void> {
-  await db.updateTable('articles').set({ page_title_failure: reason.slice(0, 200) }).where('id', '=', id).where('headline_source', '=', 'provisional').execute();
+  await db
+    .updateTable('articles')
+    .set({ page_title_failure: reason.slice(0, 200) })
+    .where('id', '=', id)
+    .where('headline_source', '=', 'provisional')
+    .execute();
 }
 
 /**
@@ -431,7 +436,11 @@ export async function claimPageTitleSweep(db: Db, opts: { maxSweeps: number; lim
 }
 
 export async function getArticleForEvent(db: Db, id: number) {
-  return db.selectFrom('articles').select([...eventColumns, 'url', 'headline_source']).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('articles')
+    .select([...eventColumns, 'url', 'headline_source'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export interface UrlCheckRow {
@@ -481,7 +490,17 @@ export async function articleUrl(db: Db, id: number) {
 export type TransitionOutcome =
   | {
       ok: true;
-      article: { id: number; slug: string; status: string; headline: string; origin: string; created_at: Date; published_at: Date | null; sponsored: unknown; scheduled_for: Date | null };
+      article: {
+        id: number;
+        slug: string;
+        status: string;
+        headline: string;
+        origin: string;
+        created_at: Date;
+        published_at: Date | null;
+        sponsored: unknown;
+        scheduled_for: Date | null;
+      };
       previousStatus: string;
       changes: Changes;
     }
@@ -507,12 +526,7 @@ export async function transitionArticle(
 ): Promise<TransitionOutcome> {
   const t = TRANSITIONS[input.action];
   return db.transaction().execute(async (trx) => {
-    const cur = await trx
-      .selectFrom('articles')
-      .select(['id', 'status', 'scheduled_for', 'published_at'])
-      .where('id', '=', input.id)
-      .forNoKeyUpdate()
-      .executeTakeFirst();
+    const cur = await trx.selectFrom('articles').select(['id', 'status', 'scheduled_for', 'published_at']).where('id', '=', input.id).forNoKeyUpdate().executeTakeFirst();
     if (!cur) return { ok: false, reason: 'not_found' } as const;
     if (!canTransition(input.action, cur.status)) return { ok: false, reason: 'illegal', currentStatus: cur.status } as const;
     const scheduledFor = input.action === 'schedule' ? input.scheduledFor! : null;
@@ -607,7 +621,11 @@ export async function editArticle(db: Db, input: { id: number; editorId: number;
       set.headline_source = 'editor';
       if (slugFollowsHeadline(cur.status, cur.published_at)) set.slug = slugify(changes.headline.to as string);
     }
-    await trx.updateTable('articles').set(set as never).where('id', '=', input.id).execute();
+    await trx
+      .updateTable('articles')
+      .set(set as never)
+      .where('id', '=', input.id)
+      .execute();
     await trx
       .insertInto('article_edits')
       .values({ article_id: input.id, editor_id: input.editorId, changes: JSON.stringify(changes), action: 'edit', status_at: cur.status })

@@ -84,7 +84,12 @@ export async function queueItems(db: Db, limit: number): Promise<{ items: QueueI
       .selectFrom(page.as('q'))
       .select(sql<Json<QueueItem>[]>`coalesce(json_agg(q ORDER BY q.created_at DESC, q.id DESC), '[]'::json)`.as('items'))
       .executeTakeFirstOrThrow(),
-    db.selectFrom('articles').select(sql<number>`count(*)`.as('n')).where('status', '=', 'submitted').where('origin', '<>', 'x402_ad').executeTakeFirstOrThrow(),
+    db
+      .selectFrom('articles')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('status', '=', 'submitted')
+      .where('origin', '<>', 'x402_ad')
+      .executeTakeFirstOrThrow(),
   ]);
   return { items: rows.items.map(dates), total: Number(total.n) };
 }
@@ -96,8 +101,21 @@ export async function queueItem(db: Db, id: number): Promise<QueueItem | undefin
 /** The ids (and last change) of the newest `limit` waiting items, and how many wait in all: the index alone nearly. */
 export async function queueIds(db: Db, limit: number): Promise<{ ids: { id: number; updated_at: Date }[]; total: number }> {
   const [ids, total] = await Promise.all([
-    db.selectFrom('articles').select(['id', 'updated_at']).where('status', '=', 'submitted').where('origin', '<>', 'x402_ad').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute(),
-    db.selectFrom('articles').select(sql<number>`count(*)`.as('n')).where('status', '=', 'submitted').where('origin', '<>', 'x402_ad').executeTakeFirstOrThrow(),
+    db
+      .selectFrom('articles')
+      .select(['id', 'updated_at'])
+      .where('status', '=', 'submitted')
+      .where('origin', '<>', 'x402_ad')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute(),
+    db
+      .selectFrom('articles')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('status', '=', 'submitted')
+      .where('origin', '<>', 'x402_ad')
+      .executeTakeFirstOrThrow(),
   ]);
   return { ids, total: Number(total.n) };
 }

@@ -51,7 +51,21 @@ export async function modlogPage(db: Db, f: ModlogFilter, page: number, perPage:
       .selectFrom('article_edits as e')
       .innerJoin('articles as a', 'a.id', 'e.article_id')
       .leftJoin('users as u', 'u.id', 'e.editor_id')
-      .select(['e.id', 'e.action', 'e.article_id', 'a.headline', 'a.slug', 'a.status as article_status', 'e.reason', 'e.note', 'e.duplicate_of', 'e.changes', 'e.created_at', 'e.editor_id', 'u.username as editor_username'])
+      .select([
+        'e.id',
+        'e.action',
+        'e.article_id',
+        'a.headline',
+        'a.slug',
+        'a.status as article_status',
+        'e.reason',
+        'e.note',
+        'e.duplicate_of',
+        'e.changes',
+        'e.created_at',
+        'e.editor_id',
+        'u.username as editor_username',
+      ])
       .where(where(f))
       .orderBy('e.created_at', 'desc')
       .orderBy('e.id', 'desc')
@@ -82,15 +96,13 @@ export const PSEUDONYM_PATTERN = /^editor-[0-9a-f]{10}$/;
 export async function resolveModlogEditor(db: Db, key: string, name: string): Promise<number | null> {
   if (PSEUDONYM_PATTERN.test(name)) {
     // Editors are few: compare against the pseudonyms of everyone without a username who ever acted.
-    const ids = await db
-      .selectFrom('article_edits as e')
-      .innerJoin('users as u', 'u.id', 'e.editor_id')
-      .select('u.id')
-      .distinct()
-      .where('u.username', 'is', null)
-      .execute();
+    const ids = await db.selectFrom('article_edits as e').innerJoin('users as u', 'u.id', 'e.editor_id').select('u.id').distinct().where('u.username', 'is', null).execute();
     return ids.find((r) => editorPseudonym(key, r.id) === name)?.id ?? null;
   }
-  const u = await db.selectFrom('users').select('id').where(sql`lower(username)`, '=', name.toLowerCase()).executeTakeFirst();
+  const u = await db
+    .selectFrom('users')
+    .select('id')
+    .where(sql`lower(username)`, '=', name.toLowerCase())
+    .executeTakeFirst();
   return u?.id ?? null;
 }

@@ -93,7 +93,11 @@ export async function beginSettlement(db: Db, id: string): Promise<PaymentRow | 
 }
 
 export async function recordSettleError(db: Db, id: string, error: string): Promise<void> {
-  await db.updateTable('payments').set({ last_error: error.slice(0, 500), updated_at: sql`now()` }).where('id', '=', id).execute();
+  await db
+    .updateTable('payments')
+    .set({ last_error: error.slice(0, 500), updated_at: sql`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function markSettled(db: Db | Transaction<Database>, id: string, transactionHash: string | null): Promise<void> {

@@ -63,7 +63,11 @@ export async function setUsername(db: Db, userId: number, username: string) {
 }
 
 export async function findUserByUsername(db: Db, username: string) {
-  return db.selectFrom('users').selectAll().where(sql`lower(username)`, '=', username.toLowerCase()).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(sql`lower(username)`, '=', username.toLowerCase())
+    .executeTakeFirst();
 }
 
 /**

@@ -50,12 +50,7 @@ export async function articlesByUrl(db: Db, normalizedUrl: string, since: Date, 
  * the query passes the index and is rechecked one by one, which was the slowest part of the check;
  * a rewording keeps its distinctive words (names, figures), so it is still found.
  */
-export async function headlineCandidates(
-  db: Db,
-  text: string,
-  since: Date,
-  opts: { trgmThreshold: number; limit: number; statuses?: readonly string[] },
-): Promise<ArticleHit[]> {
+export async function headlineCandidates(db: Db, text: string, since: Date, opts: { trgmThreshold: number; limit: number; statuses?: readonly string[] }): Promise<ArticleHit[]> {
   const { rows: keyRows } = await sql<{ key: string; common: string[] }>`
     SELECT k.key, coalesce(array_agg(c.word) FILTER (WHERE c.word IS NOT NULL), '{}') AS common
     FROM (SELECT provenance_headline_key(${text}) AS key) k
@@ -105,7 +100,9 @@ export async function refreshCommonWords(db: Db, since: Date): Promise<number> {
       FROM provenance_headlines, unnest(string_to_array(headline_key, ' ')) w
       WHERE created_at >= ${since}
       GROUP BY w
-      HAVING count(*) >= greatest(${COMMON_WORD_MIN_ARTICLES}::int, ${COMMON_WORD_SHARE}::float8 * (SELECT count(*) FROM provenance_headlines WHERE created_at >= ${since}))`.execute(trx);
+      HAVING count(*) >= greatest(${COMMON_WORD_MIN_ARTICLES}::int, ${COMMON_WORD_SHARE}::float8 * (SELECT count(*) FROM provenance_headlines WHERE created_at >= ${since}))`.execute(
+      trx,
+    );
     return Number(r.numAffectedRows ?? 0);
   });
 }

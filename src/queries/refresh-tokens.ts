@@ -17,14 +17,28 @@ export async function spendRefreshToken(db: Db, id: string, userId: number): Pro
     if (!row) return 'unknown';
     if (row.revoked_at) return 'revoked';
     if (row.used_at) {
-      await trx.updateTable('refresh_tokens').set({ revoked_at: sql`now()` }).where('family', '=', row.family).where('revoked_at', 'is', null).execute();
+      await trx
+        .updateTable('refresh_tokens')
+        .set({ revoked_at: sql`now()` })
+        .where('family', '=', row.family)
+        .where('revoked_at', 'is', null)
+        .execute();
       return 'reused';
     }
-    await trx.updateTable('refresh_tokens').set({ used_at: sql`now()` }).where('id', '=', id).execute();
+    await trx
+      .updateTable('refresh_tokens')
+      .set({ used_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
     return 'ok';
   });
 }
 
 export async function revokeFamily(db: Db, family: string) {
-  await db.updateTable('refresh_tokens').set({ revoked_at: sql`now()` }).where('family', '=', family).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('refresh_tokens')
+    .set({ revoked_at: sql`now()` })
+    .where('family', '=', family)
+    .where('revoked_at', 'is', null)
+    .execute();
 }

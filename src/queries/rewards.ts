@@ -6,17 +6,7 @@ import { sql } from 'kysely';
 import { getAddress } from 'viem';
 import type { Db } from '../db.js';
 import { buildDropTree } from '../domain/reward-tree.js';
-import {
-  CATEGORIES,
-  DEFAULT_ALLOCATION_BP,
-  POOL_UNITS,
-  addMonths,
-  allocationTokens,
-  computeDrops,
-  type AllocationBp,
-  type Category,
-  type Participant,
-} from '../domain/rewards.js';
+import { CATEGORIES, DEFAULT_ALLOCATION_BP, POOL_UNITS, addMonths, allocationTokens, computeDrops, type AllocationBp, type Category, type Participant } from '../domain/rewards.js';
 import { categoryEntries, computeMonthIn, lockMonth } from './leaderboards.js';
 
 export interface AllocationInEffect {
@@ -135,7 +125,17 @@ export async function listDistributions(db: Db, limit: number): Promise<Distribu
  */
 export async function distributeMonth(db: Db, month: string, now: Date = new Date()): Promise<DistributionSummary> {
   if (addMonths(month, 1) > `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`) {
-    return { month, status: 'month_not_over', merkle_root: null, recipients: 0, total_distributed: '0', pool_amount: POOL_UNITS.toString(), allocation: null, totals: null, created_at: null };
+    return {
+      month,
+      status: 'month_not_over',
+      merkle_root: null,
+      recipients: 0,
+      total_distributed: '0',
+      pool_amount: POOL_UNITS.toString(),
+      allocation: null,
+      totals: null,
+      created_at: null,
+    };
   }
   return db.transaction().execute(async (trx) => {
     await lockMonth(trx, month);
@@ -154,9 +154,7 @@ export async function distributeMonth(db: Db, month: string, now: Date = new Dat
     const { drops, totals, totalDistributed } = computeDrops(allocation.bp, boards);
     const tree = drops.length ? await buildDropTree(drops.map((d) => ({ address: addressOf.get(d.userId)!, amount: d.amount }))) : null;
 
-    const allocationJson = Object.fromEntries(
-      CATEGORIES.map((c) => [c, { percent: allocation.bp[c] / 100, amount: totals[c].allocated.toString() }]),
-    );
+    const allocationJson = Object.fromEntries(CATEGORIES.map((c) => [c, { percent: allocation.bp[c] / 100, amount: totals[c].allocated.toString() }]));
     const totalsJson = Object.fromEntries(
       CATEGORIES.map((c) => [c, { allocated: totals[c].allocated.toString(), distributed: totals[c].distributed.toString(), recipients: totals[c].recipients }]),
     );

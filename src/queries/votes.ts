@@ -26,7 +26,12 @@ export async function castArticleVote(db: Db, articleId: number, userId: number,
     } else if (!old) {
       await trx.insertInto('votes').values({ article_id: articleId, user_id: userId, weight }).execute();
     } else if (old.weight !== weight) {
-      await trx.updateTable('votes').set({ weight, updated_at: sql`now()` }).where('article_id', '=', articleId).where('user_id', '=', userId).execute();
+      await trx
+        .updateTable('votes')
+        .set({ weight, updated_at: sql`now()` })
+        .where('article_id', '=', articleId)
+        .where('user_id', '=', userId)
+        .execute();
     }
     const castDelta = (weight !== 0 ? 1 : 0) - (previous !== 0 ? 1 : 0);
     const counts = await trx

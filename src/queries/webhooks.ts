@@ -45,8 +45,21 @@ export interface EndpointRow {
 }
 
 const ENDPOINT_COLS = [
-  'id', 'url', 'description', 'event_types', 'filter_tags', 'filter_token_addresses', 'filter_token_symbols', 'enabled', 'disabled_reason',
-  'disabled_at', 'failing_since', 'secret_rotated_at', 'previous_secret_expires_at', 'created_at', 'updated_at',
+  'id',
+  'url',
+  'description',
+  'event_types',
+  'filter_tags',
+  'filter_token_addresses',
+  'filter_token_symbols',
+  'enabled',
+  'disabled_reason',
+  'disabled_at',
+  'failing_since',
+  'secret_rotated_at',
+  'previous_secret_expires_at',
+  'created_at',
+  'updated_at',
 ];
 const endpointCols = sql.raw(ENDPOINT_COLS.join(', '));
 
@@ -64,7 +77,12 @@ export async function accountKeyTiers(db: Db, userId: number): Promise<Tier[]> {
 }
 
 /** Create an endpoint unless the owner has `cap` already (checked under a per-owner lock, so two requests cannot both slip under it). */
-export async function insertEndpoint(db: Db, owner: Owner, input: EndpointInput & { secretEnc: string }, cap: number): Promise<{ ok: true; row: EndpointRow } | { ok: false; count: number }> {
+export async function insertEndpoint(
+  db: Db,
+  owner: Owner,
+  input: EndpointInput & { secretEnc: string },
+  cap: number,
+): Promise<{ ok: true; row: EndpointRow } | { ok: false; count: number }> {
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${CAP_LOCK_NS}, hashtext(${ownerKey(owner)}))`.execute(trx);
     const c = await sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_endpoints WHERE ${ownerWhere(owner)}`.execute(trx);
@@ -110,11 +128,19 @@ export async function updateEndpoint(db: Db, owner: Owner, id: number, p: Endpoi
     if (p.description !== undefined) sets.push(sql`description = ${p.description}`);
     if (p.eventTypes !== undefined) sets.push(sql`event_types = ${p.eventTypes}::text[]`);
     if (p.filters !== undefined) {
-      sets.push(sql`filter_tags = ${p.filters.tags}::text[]`, sql`filter_token_addresses = ${p.filters.token_addresses}::text[]`, sql`filter_token_symbols = ${p.filters.token_symbols}::text[]`);
+      sets.push(
+        sql`filter_tags = ${p.filters.tags}::text[]`,
+        sql`filter_token_addresses = ${p.filters.token_addresses}::text[]`,
+        sql`filter_token_symbols = ${p.filters.token_symbols}::text[]`,
+      );
     }
     if (p.enabled === true) sets.push(sql`enabled = true`, sql`disabled_reason = NULL`, sql`disabled_at = NULL`, sql`failing_since = NULL`);
     if (p.enabled === false) {
-      sets.push(sql`enabled = false`, sql`disabled_reason = CASE WHEN enabled THEN ${OWNER_DISABLED_REASON} ELSE disabled_reason END`, sql`disabled_at = coalesce(disabled_at, now())`);
+      sets.push(
+        sql`enabled = false`,
+        sql`disabled_reason = CASE WHEN enabled THEN ${OWNER_DISABLED_REASON} ELSE disabled_reason END`,
+        sql`disabled_at = coalesce(disabled_at, now())`,
+      );
     }
     const r = await sql<EndpointRow>`UPDATE webhook_endpoints SET ${sql.join(sets)} WHERE id = ${id} AND ${ownerWhere(owner)} RETURNING ${endpointCols}`.execute(trx);
     const row = r.rows[0];
@@ -218,7 +244,9 @@ export async function listAllEndpoints(db: Db) {
 }
 
 export async function findEndpointById(db: Db, id: number): Promise<(EndpointRow & { user_id: number | null; api_key_id: string | null }) | undefined> {
-  const r = await sql<EndpointRow & { user_id: number | null; api_key_id: string | null }>`SELECT ${endpointCols}, user_id, api_key_id FROM webhook_endpoints WHERE id = ${id}`.execute(db);
+  const r = await sql<
+    EndpointRow & { user_id: number | null; api_key_id: string | null }
+  >`SELECT ${endpointCols}, user_id, api_key_id FROM webhook_endpoints WHERE id = ${id}`.execute(db);
   return r.rows[0];
 }
 
@@ -241,7 +269,11 @@ export async function activeEndpointsForMatching(db: Conn): Promise<MatchableEnd
     SELECT e.id, e.event_types, e.filter_tags, e.filter_token_addresses, e.filter_token_symbols
     FROM webhook_endpoints e LEFT JOIN api_keys k ON k.id = e.api_key_id
     WHERE e.enabled AND k.revoked_at IS NULL`.execute(db);
-  return r.rows.map((x) => ({ id: x.id, eventTypes: x.event_types, filters: { tags: x.filter_tags, token_addresses: x.filter_token_addresses, token_symbols: x.filter_token_symbols } }));
+  return r.rows.map((x) => ({
+    id: x.id,
+    eventTypes: x.event_types,
+    filters: { tags: x.filter_tags, token_addresses: x.filter_token_addresses, token_symbols: x.filter_token_symbols },
+  }));
 }
 
 /** One delivery per (endpoint, event) pair, due now; an existing pair is left alone. Returns the endpoints that got new deliveries. */
@@ -290,7 +322,9 @@ export interface DueDelivery {
  */
 export async function dueDeliveries(db: Db, endpointId: number, limit: number, exclude: readonly number[] = []): Promise<{ target: DeliveryTarget | null; due: DueDelivery[] }> {
   // webhook_due (the migration): a function, so that its plans are cached per connection.
-  const r = await sql<{ r: { target: (Omit<DeliveryTarget, 'failing_since'> & { failing_since: string | null }) | null; due: (Omit<DueDelivery, 'occurred_at'> & { occurred_at: string })[] } }>`
+  const r = await sql<{
+    r: { target: (Omit<DeliveryTarget, 'failing_since'> & { failing_since: string | null }) | null; due: (Omit<DueDelivery, 'occurred_at'> & { occurred_at: string })[] };
+  }>`
     SELECT webhook_due(${endpointId}, ${limit}, ${exclude as number[]}::bigint[]) AS r`.execute(db);
   const { target: t, due } = r.rows[0].r;
   return {
@@ -350,7 +384,10 @@ async function cancelPending(trx: Conn, endpointId: number): Promise<void> {
 /** Disable an active endpoint with a reason its owner sees, and cancel its pending deliveries. */
 export async function disableEndpoint(db: Db, endpointId: number, reason: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const r = await sql`UPDATE webhook_endpoints SET enabled = false, disabled_reason = ${reason}, disabled_at = now(), updated_at = now() WHERE id = ${endpointId} AND enabled`.execute(trx);
+    const r =
+      await sql`UPDATE webhook_endpoints SET enabled = false, disabled_reason = ${reason}, disabled_at = now(), updated_at = now() WHERE id = ${endpointId} AND enabled`.execute(
+        trx,
+      );
     if (Number(r.numAffectedRows ?? 0) > 0) await cancelPending(trx, endpointId);
   });
 }

@@ -95,7 +95,13 @@ export async function recordFetchFailure(db: Db, id: number, r: { now: Date; sta
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable('wire_sources')
-      .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1), last_fetched_at: r.now, last_status: r.status, last_error: r.error.slice(0, 500), updated_at: r.now }))
+      .set((eb) => ({
+        consecutive_failures: eb('consecutive_failures', '+', 1),
+        last_fetched_at: r.now,
+        last_status: r.status,
+        last_error: r.error.slice(0, 500),
+        updated_at: r.now,
+      }))
       .where('id', '=', id)
       .returning('consecutive_failures')
       .executeTakeFirst();
@@ -173,7 +179,10 @@ export async function ingestItems(
       receipts += Number(rec.numAffectedRows ?? 0);
       // Exactly the items this call created get a news.tsunami event, committed with them (last:
       // recordEvents holds the event-order lock until commit).
-      await recordEvents(trx, ins.rows.map((w) => newsEvent(tsunamiEvent(w))));
+      await recordEvents(
+        trx,
+        ins.rows.map((w) => newsEvent(tsunamiEvent(w))),
+      );
     });
   }
   return { created, receipts };
@@ -320,11 +329,7 @@ export async function promoteWireItem(db: Db, itemId: number, opts: { promotedBy
       })
       .returning(['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'])
       .executeTakeFirstOrThrow();
-    await trx
-      .updateTable('wire_items')
-      .set({ promoted_article_id: article.id, promoted_at: opts.now, promoted_by: opts.promotedBy })
-      .where('id', '=', item.id)
-      .execute();
+    await trx.updateTable('wire_items').set({ promoted_article_id: article.id, promoted_at: opts.now, promoted_by: opts.promotedBy }).where('id', '=', item.id).execute();
     await recordEvents(trx, [newsEvent(articleEvent('news.tsunami_promoted', article)), newsEvent(articleEvent('news.submitted', article))]);
     return { outcome: 'promoted' as const, article, wireItemId: item.id };
   });

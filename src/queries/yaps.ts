@@ -48,7 +48,10 @@ export async function insertYap(db: Db, input: { articleId: number; userId: numb
       .executeTakeFirstOrThrow();
     // The relay retires the feed cache (yap_count, top_tldr) and schedules the article's hot-score recompute.
     await recordEvents(trx, [internalEvent('article.yap_posted', input.articleId, { yap_id: y.id })]);
-    return { ok: true, yap: { ...y, score: y.score ?? y.base_score + y.vote_score, username: author.username, wallet_address: author.wallet_address, account_type: author.account_type } } as const;
+    return {
+      ok: true,
+      yap: { ...y, score: y.score ?? y.base_score + y.vote_score, username: author.username, wallet_address: author.wallet_address, account_type: author.account_type },
+    } as const;
   });
 }
 
@@ -56,14 +59,34 @@ export async function listYaps(db: Db, q: { articleId: number; sort: YapSort; pa
   let page = db
     .selectFrom('yaps as y')
     .innerJoin('users as u', 'u.id', 'y.user_id')
-    .select(['y.id', 'y.article_id', 'y.text', 'y.tags', 'y.base_score', 'y.vote_score', 'y.score', 'y.created_at', 'y.user_id', 'u.username', 'u.wallet_address', 'u.account_type'])
+    .select([
+      'y.id',
+      'y.article_id',
+      'y.text',
+      'y.tags',
+      'y.base_score',
+      'y.vote_score',
+      'y.score',
+      'y.created_at',
+      'y.user_id',
+      'u.username',
+      'u.wallet_address',
+      'u.account_type',
+    ])
     .where('y.article_id', '=', q.articleId);
   if (q.sort === 'top') page = page.orderBy('y.score', 'desc').orderBy('y.id', 'asc');
   else if (q.sort === 'new') page = page.orderBy('y.created_at', 'desc').orderBy('y.id', 'desc');
   else page = page.orderBy('y.created_at', 'asc').orderBy('y.id', 'asc');
   const [rows, count] = await Promise.all([
-    page.limit(q.perPage).offset((q.page - 1) * q.perPage).execute(),
-    db.selectFrom('yaps').select((eb) => eb.fn.countAll<number>().as('n')).where('article_id', '=', q.articleId).executeTakeFirstOrThrow(),
+    page
+      .limit(q.perPage)
+      .offset((q.page - 1) * q.perPage)
+      .execute(),
+    db
+      .selectFrom('yaps')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('article_id', '=', q.articleId)
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows: rows as YapRow[], count: Number(count.n) };
 }
@@ -102,7 +125,12 @@ export async function castYapVote(db: Db, input: { articleId: number; yapId: num
     } else if (!old) {
       await trx.insertInto('yap_votes').values({ yap_id: input.yapId, user_id: input.userId, weight: input.weight }).execute();
     } else if (old.weight !== input.weight) {
-      await trx.updateTable('yap_votes').set({ weight: input.weight, updated_at: sql`now()` }).where('yap_id', '=', input.yapId).where('user_id', '=', input.userId).execute();
+      await trx
+        .updateTable('yap_votes')
+        .set({ weight: input.weight, updated_at: sql`now()` })
+        .where('yap_id', '=', input.yapId)
+        .where('user_id', '=', input.userId)
+        .execute();
     }
     const r = await trx
       .updateTable('yaps')

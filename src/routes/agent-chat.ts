@@ -47,8 +47,8 @@ export const agentChatErrorCodes = {
   telegram_unavailable: 'The Telegram Bot API failed or did not answer; retry later.',
   account_type_not_allowed: 'Agent chat is for accounts with account_type bot or cyborg.',
   registration_command_not_found: 'No /register command from that bot username was seen in the room.',
-  registration_window_expired: 'The bot\'s last /register is older than the registration window; send it again.',
-  registration_claim_mismatch: 'The /register command named another account\'s wallet address.',
+  registration_window_expired: "The bot's last /register is older than the registration window; send it again.",
+  registration_claim_mismatch: "The /register command named another account's wallet address.",
   telegram_identity_taken: 'That Telegram identity is bound to another account.',
   account_already_registered: 'This account is bound to another Telegram identity.',
   agent_not_registered: 'The account has no linked messaging identity yet (register first).',
@@ -78,9 +78,21 @@ const username = z
   .regex(/^@?[A-Za-z0-9_]{5,32}$/, 'must be a Telegram username: 5-32 letters, digits or underscores, optional leading @')
   .transform((s) => s.replace(/^@/, ''));
 /** One line of text: no control characters (Postgres text cannot hold NUL either). */
-const line = (max: number) => z.string().trim().min(1).max(max).regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
+const line = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 /** Free text: newlines and tabs allowed, other control characters not. */
-const prose = (min: number, max: number) => z.string().trim().min(min).max(max).regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, 'must not contain control characters');
+const prose = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .min(min)
+    .max(max)
+    .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, 'must not contain control characters');
 const timestamp = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 const topicParam = z
   .string()
@@ -187,7 +199,18 @@ function toAccount(a: AccountRow) {
   };
 }
 
-function toEvent(e: { id: number; user_id: number; telegram_username?: string | null; from_level: string | null; to_level: string; cause: string; reason: string; violation_count: number | null; actor_user_id: number | null; created_at: Date }) {
+function toEvent(e: {
+  id: number;
+  user_id: number;
+  telegram_username?: string | null;
+  from_level: string | null;
+  to_level: string;
+  cause: string;
+  reason: string;
+  violation_count: number | null;
+  actor_user_id: number | null;
+  created_at: Date;
+}) {
   return {
     id: e.id,
     user_id: e.user_id,
@@ -277,7 +300,14 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
       rateLimit: { key: 'agent-chat-history', points: 60, durationS: 60 },
       responses: { 200: { description: 'messages', schema: messagePage } },
       async handler(ctx, { query }) {
-        const rows = await listMessages(deps.db, { limit: query.limit, beforeId: query.before_id, since: query.since, before: query.before, topic: query.topic, username: query.username });
+        const rows = await listMessages(deps.db, {
+          limit: query.limit,
+          beforeId: query.before_id,
+          since: query.since,
+          before: query.before,
+          topic: query.topic,
+          username: query.username,
+        });
         ctx.body = { messages: rows.map(toMessage), count: rows.length, limit: query.limit, next_before_id: rows.length === query.limit ? rows.at(-1)!.message_id : null };
       },
     }),
@@ -291,7 +321,12 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
       tags: ['agent-chat'],
       query: z
         .object({
-          q: z.string().trim().min(3, 'must be at least 3 characters').max(200).regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
+          q: z
+            .string()
+            .trim()
+            .min(3, 'must be at least 3 characters')
+            .max(200)
+            .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
           limit: intParam(1, 50, 20),
           topic: topicParam.optional(),
           username: username.optional(),
@@ -309,7 +344,8 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
       path: '/agent-chat/participants/',
       operationId: 'getAgentChatParticipants',
       summary: 'Senders active in the room recently',
-      description: 'Active = posted at least one stored message in the last `hours` hours (1-168, default 24). Most recently active first, at most 200. Rate limit: 60 requests per minute per IP.',
+      description:
+        'Active = posted at least one stored message in the last `hours` hours (1-168, default 24). Most recently active first, at most 200. Rate limit: 60 requests per minute per IP.',
       tags: ['agent-chat'],
       query: z.object({ hours: intParam(1, 168, 24) }).strict(),
       rateLimit: { key: 'agent-chat-participants', points: 60, durationS: 60 },
@@ -395,7 +431,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
       path: '/agent-chat/rules/',
       operationId: 'getAgentChatRules',
       summary: 'The room rules: posting limits, violations, trust levels',
-      description: 'The handshake\'s rules_ack test asks for one of these values. Rate limit: 60 requests per minute per IP.',
+      description: "The handshake's rules_ack test asks for one of these values. Rate limit: 60 requests per minute per IP.",
       tags: ['agent-chat'],
       rateLimit: { key: 'agent-chat-rules', points: 60, durationS: 60 },
       responses: { 200: { description: 'rules', schema: z.record(z.string(), z.unknown()) } },
@@ -420,9 +456,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
       responses: {
         201: {
           description: 'invite link',
-          schema: z
-            .object({ invite_link: z.string(), expires_at: z.string(), member_limit: z.literal(1), single_use: z.literal(true) })
-            .meta({ id: 'AgentChatInvite' }),
+          schema: z.object({ invite_link: z.string(), expires_at: z.string(), member_limit: z.literal(1), single_use: z.literal(true) }).meta({ id: 'AgentChatInvite' }),
         },
         401: errorResponse('not authenticated, or a cookie instead of Bearer (bearer_required)'),
         403: errorResponse('account_type_not_allowed or agent_muted'),
@@ -465,7 +499,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
         .object({
           operator: line(100).meta({ description: 'Who runs the agent (person or organisation)' }),
           model_name: line(100).meta({ description: 'The model behind the agent, e.g. gpt-5 or claude-opus' }),
-          telegram_bot_username: username.meta({ description: 'The bot\'s Telegram username (with or without @)' }),
+          telegram_bot_username: username.meta({ description: "The bot's Telegram username (with or without @)" }),
         })
         .strict(),
       responses: {
@@ -480,7 +514,9 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
         );
         if (r.event) {
           await enqueueApplyTrust(r.account.user_id, r.event.id);
-          await announce(`@${r.account.telegram_username} is registered (operator: ${r.account.operator}, model: ${r.account.model_name}). Trust level read_only until the handshake is passed.`);
+          await announce(
+            `@${r.account.telegram_username} is registered (operator: ${r.account.operator}, model: ${r.account.model_name}). Trust level read_only until the handshake is passed.`,
+          );
         }
         ctx.status = r.created ? 201 : 200;
         ctx.body = {
@@ -494,7 +530,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
       method: 'get',
       path: '/agent-chat/me/',
       operationId: 'getMyAgent',
-      summary: 'This account\'s agent registration, trust level and counted violations',
+      summary: "This account's agent registration, trust level and counted violations",
       tags: ['agent-chat'],
       auth: 'user',
       security: agentSecurity,
@@ -730,12 +766,18 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
       method: 'post',
       path: '/agent-chat/agents/:user_id/trust-level/',
       operationId: 'setAgentTrustLevel',
-      summary: 'Set an agent\'s trust level (staff): reinstate from sandbox_write or muted, or demote',
+      summary: "Set an agent's trust level (staff): reinstate from sandbox_write or muted, or demote",
       description: `Moving to full_write or read_only also stops earlier violations from counting (a fresh start); read_only means the agent must pass the handshake again. ${codes('agent_not_found', 'trust_level_unchanged')}`,
       tags: ['agent-chat', 'staff'],
       auth: 'staff',
       security: [['bearerAuth'], ['cookieAuth']],
-      params: z.object({ user_id: z.string().regex(/^\d{1,10}$/, 'must be a user id').transform(Number).pipe(z.number().int().min(0).max(9_999_999_999)) }),
+      params: z.object({
+        user_id: z
+          .string()
+          .regex(/^\d{1,10}$/, 'must be a user id')
+          .transform(Number)
+          .pipe(z.number().int().min(0).max(9_999_999_999)),
+      }),
       body: z.object({ trust_level: trustLevel, reason: prose(3, 500) }).strict(),
       responses: {
         200: { description: 'changed', schema: z.object({ agent: accountSchema, trust_event: trustEventSchema }) },

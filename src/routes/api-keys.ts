@@ -124,13 +124,18 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       mount: 'root',
       operationId: 'apiKeySignup',
       summary: 'Create a free-tier key; responds with its dashboard showing the raw key once (HTML)',
-      description: 'Form fields (application/x-www-form-urlencoded): name (required, <= 100), email (optional), use_case (optional, <= 500). Invalid input re-renders the form with status 400.',
+      description:
+        'Form fields (application/x-www-form-urlencoded): name (required, <= 100), email (optional), use_case (optional, <= 500). Invalid input re-renders the form with status 400.',
       tags: ['api keys'],
       bodyTypes: ['application/x-www-form-urlencoded'],
       responses: {
         201: html,
         // The form re-rendered with the problem; a body the parser refuses (malformed JSON...) gets the error body.
-        400: { ...html, description: 'HTML page: the form with the problem; or the JSON error body for a body that cannot be parsed', alternatives: { 'application/json': errorSchema } },
+        400: {
+          ...html,
+          description: 'HTML page: the form with the problem; or the JSON error body for a body that cannot be parsed',
+          alternatives: { 'application/json': errorSchema },
+        },
       },
       async handler(ctx) {
         const input = (ctx.request.body ?? {}) as Record<string, unknown>;
@@ -139,7 +144,10 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
         ctx.set('Cache-Control', 'no-store');
         if (!parsed.success) {
           ctx.status = 400;
-          ctx.body = formHtml(input, parsed.error.issues.map((i) => i.message));
+          ctx.body = formHtml(
+            input,
+            parsed.error.issues.map((i) => i.message),
+          );
           return;
         }
         const key = generateApiKey();
@@ -186,7 +194,10 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       summary: "The calling key's tier, daily quota and today's usage",
       tags: ['api keys'],
       security: [['bearerAuth']],
-      responses: { 401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' }, 200: { description: 'key info', schema: keyInfo } },
+      responses: {
+        401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' },
+        200: { description: 'key info', schema: keyInfo },
+      },
       async handler(ctx) {
         const key = requireKey(ctx);
         const usage = await limits.keyUsage(key.id, 1);
@@ -207,7 +218,10 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Replace the calling key with a new secret (same id, tier and usage); the old secret stops working at once',
       tags: ['api keys'],
       security: [['bearerAuth']],
-      responses: { 401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' }, 200: { description: 'the new key, shown once', schema: z.object({ key_id: z.string(), api_key: z.string(), dashboard_url: z.string() }) } },
+      responses: {
+        401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' },
+        200: { description: 'the new key, shown once', schema: z.object({ key_id: z.string(), api_key: z.string(), dashboard_url: z.string() }) },
+      },
       async handler(ctx) {
         const key = requireKey(ctx);
         const fresh = generateApiKey();
@@ -224,7 +238,10 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Revoke the calling key',
       tags: ['api keys'],
       security: [['bearerAuth']],
-      responses: { 401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' }, 200: { description: 'revoked', schema: z.object({ key_id: z.string(), revoked: z.literal(true) }) } },
+      responses: {
+        401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' },
+        200: { description: 'revoked', schema: z.object({ key_id: z.string(), revoked: z.literal(true) }) },
+      },
       async handler(ctx) {
         const key = requireKey(ctx);
         await revokeApiKey(deps.db, key.id);

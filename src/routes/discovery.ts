@@ -45,9 +45,13 @@ const discoverySchema = z
         description: z.string(),
         mimeType: z.string(),
         extensions: z.object({
-          bazaar: z.object({ info: z.record(z.string(), z.unknown()), schema: z.record(z.string(), z.unknown()) }).meta({ description: 'x402 bazaar extension: info (method or tool, example input) and the JSON Schema of info (input and output schemas)' }),
+          bazaar: z
+            .object({ info: z.record(z.string(), z.unknown()), schema: z.record(z.string(), z.unknown()) })
+            .meta({ description: 'x402 bazaar extension: info (method or tool, example input) and the JSON Schema of info (input and output schemas)' }),
         }),
-        metadata: z.record(z.string(), z.unknown()).meta({ description: 'provider, category, method, path, price {amount_atomic, display}, alternatives (API-key tiers, mainnet transfer)' }),
+        metadata: z
+          .record(z.string(), z.unknown())
+          .meta({ description: 'provider, category, method, path, price {amount_atomic, display}, alternatives (API-key tiers, mainnet transfer)' }),
       }),
     ),
     pagination: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int() }),
@@ -91,7 +95,7 @@ export function discoveryRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteD
       operationId: 'getX402Discovery',
       summary: 'x402 discovery: every paid resource, its price and how to pay',
       description: [
-        'The paid resources of this service (the intel report over HTTP, the intel_report MCP tool, sponsored posts) with their x402 v2 payment requirements (accepts: scheme exact, network, asset, amount, payTo, maxTimeoutSeconds, extra = the token\'s EIP-712 domain) and the x402 `bazaar` extension (info.input: HTTP method or MCP tool and an example; schema: JSON Schema 2020-12 of info, including the input parameters\' and the output\'s schemas, generated from the routes\' own schemas).',
+        "The paid resources of this service (the intel report over HTTP, the intel_report MCP tool, sponsored posts) with their x402 v2 payment requirements (accepts: scheme exact, network, asset, amount, payTo, maxTimeoutSeconds, extra = the token's EIP-712 domain) and the x402 `bazaar` extension (info.input: HTTP method or MCP tool and an example; schema: JSON Schema 2020-12 of info, including the input parameters' and the output's schemas, generated from the routes' own schemas).",
         'The shape follows the x402 v2 discovery list (`{x402Version, items: [{resource, type, x402Version, accepts, lastUpdated, metadata}], pagination}`), with `description`, `mimeType` and `extensions` added per item, and `links` to the OpenAPI document, the MCP endpoint and llms.txt. The 402 answer of each paid resource carries the same `extensions.bazaar` in PaymentRequired (the PAYMENT-REQUIRED header leaves out the output schema for size; the body has it whole).',
         '503 payments_not_configured when X402_PAY_TO is unset.',
       ].join('\n\n'),
@@ -105,7 +109,10 @@ export function discoveryRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteD
             item(reportOffer(deps), 'http', {
               method: 'GET',
               path: `${API_PREFIX}/intel/report/`,
-              alternatives: { api_key: { header: 'Authorization: Bearer <API key>', tiers: ['builder', 'enterprise'] }, mainnet_transfer: { headers: ['X-Payment-Tx', 'X-Payment-From'] } },
+              alternatives: {
+                api_key: { header: 'Authorization: Bearer <API key>', tiers: ['builder', 'enterprise'] },
+                mainnet_transfer: { headers: ['X-Payment-Tx', 'X-Payment-From'] },
+              },
             }),
             item(mcpReportOffer(deps), 'mcp', {
               tool: REPORT_TOOL,
@@ -117,7 +124,7 @@ export function discoveryRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteD
               method: 'POST',
               path: `${API_PREFIX}/sponsored/`,
               alternatives: { mainnet_transfer: { headers: ['X-Payment-Tx', 'X-Payment-From'] } },
-              note: 'above the official x402 client\'s default $1 per-payment cap: raise it with spendControls.maxAmountPerPayment',
+              note: "above the official x402 client's default $1 per-payment cap: raise it with spendControls.maxAmountPerPayment",
             }),
           ];
         } catch (err) {
@@ -134,7 +141,8 @@ export function discoveryRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteD
       mount: 'root',
       operationId: 'getLlmsTxt',
       summary: 'llms.txt: the API summarised for agents (Markdown)',
-      description: 'A Markdown summary (llmstxt.org): what the service is, how to authenticate and pay, the limits, links to the OpenAPI document, the x402 discovery document and the MCP endpoint, and every operation with its method, path and summary.',
+      description:
+        'A Markdown summary (llmstxt.org): what the service is, how to authenticate and pay, the limits, links to the OpenAPI document, the x402 discovery document and the MCP endpoint, and every operation with its method, path and summary.',
       tags: ['meta'],
       unmetered: true,
       responses: { 200: { description: 'Markdown', contentType: 'text/plain', schema: z.string() } },
@@ -153,7 +161,10 @@ function llmsTxt(deps: AppDeps, links: Record<string, string>, routes: RouteDef[
   const ad = `${formatUnits6(BigInt(c.SPONSORED_PRICE_ATOMIC))} USD`;
   const ops = routes
     .filter((r) => !r.path.startsWith('/.well-known') && r.path !== LLMS_PATH)
-    .map((r) => `- ${r.method.toUpperCase()} ${(r.mount ?? 'api') === 'api' ? API_PREFIX : ''}${r.path.replace(/:([a-z_]+)/g, '{$1}')}: ${r.summary}${r.auth && r.auth !== 'public' ? ` (auth: ${r.auth})` : ''}`);
+    .map(
+      (r) =>
+        `- ${r.method.toUpperCase()} ${(r.mount ?? 'api') === 'api' ? API_PREFIX : ''}${r.path.replace(/:([a-z_]+)/g, '{$1}')}: ${r.summary}${r.auth && r.auth !== 'public' ? ` (auth: ${r.auth})` : ''}`,
+    );
   return [
     '# Squid News API',
     '',

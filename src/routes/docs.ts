@@ -41,7 +41,9 @@ let bundle: string | undefined;
  * another host (the credit's text and link stay).
  */
 function rendererBundle(): string {
-  bundle ??= readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8').split(REDOC_LOGO).join(BLANK_SVG);
+  bundle ??= readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8')
+    .split(REDOC_LOGO)
+    .join(BLANK_SVG);
   return bundle;
 }
 
@@ -196,8 +198,7 @@ export function docsRoutes(deps: AppDeps): RouteDef[] {
       mount: 'root',
       operationId: 'getServiceIndex',
       summary: 'Index of the service: links to the docs, the OpenAPI document, API-key signup, the stream, llms.txt and x402 discovery',
-      description:
-        'HTML when the client prefers text/html (a browser); JSON otherwise (Accept: application/json, */*, or none). Vary: Accept.',
+      description: 'HTML when the client prefers text/html (a browser); JSON otherwise (Accept: application/json, */*, or none). Vary: Accept.',
       tags: ['meta'],
       responses: {
         200: {

@@ -26,7 +26,13 @@ const REASON_DOC = `Optional JSON body {reason, note, duplicate_of}: reason is o
 const decisionBody = z
   .strictObject({
     reason: z.enum(DECISION_REASONS).optional(),
-    note: z.string().trim().max(MAX_DECISION_NOTE, `at most ${MAX_DECISION_NOTE} characters`).nullable().optional().transform((v) => (v ? v : null)),
+    note: z
+      .string()
+      .trim()
+      .max(MAX_DECISION_NOTE, `at most ${MAX_DECISION_NOTE} characters`)
+      .nullable()
+      .optional()
+      .transform((v) => (v ? v : null)),
     duplicate_of: z.number().int().min(1).max(2_147_483_647).nullable().optional(),
   })
   .superRefine((b, ctx) => {
@@ -43,11 +49,7 @@ const editBody = z
     headline: headlineInput.optional(),
     tags: articleTags.optional(),
     token_addresses: z.array(tokenAddress).max(20, 'at most 20 addresses').transform(dedupe).optional(),
-    token_symbols: z
-      .array(z.string().trim().regex(TOKEN_SYMBOL_PATTERN, 'must be 1 to 20 of A-Z a-z 0-9 $ . _ -'))
-      .max(20, 'at most 20 symbols')
-      .transform(dedupe)
-      .optional(),
+    token_symbols: z.array(z.string().trim().regex(TOKEN_SYMBOL_PATTERN, 'must be 1 to 20 of A-Z a-z 0-9 $ . _ -')).max(20, 'at most 20 symbols').transform(dedupe).optional(),
     issuer: z
       .strictObject({
         name: z.string().trim().min(1).max(200).nullable(),
@@ -127,16 +129,27 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
       auth: 'editor',
       params: idParam,
       body: decisionBody,
-      responses: { 200: { description: 'done', schema: editorialResult }, ...errors({ 400: 'validation_failed', 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found or duplicate_of_not_found', 409: 'illegal_transition' }) },
+      responses: {
+        200: { description: 'done', schema: editorialResult },
+        ...errors({ 400: 'validation_failed', 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found or duplicate_of_not_found', 409: 'illegal_transition' }),
+      },
       async handler(ctx, { params, body }) {
         await transition(ctx, params.id, action, undefined, { reason: body.reason, note: body.note ?? null, duplicateOf: body.duplicate_of ?? null });
       },
     });
 
   return [
-    simple('approve', 'Approve (publish) an article', 'Publishes now (published_at = now), computes its hot score and publishes news.approved with previous_status. Approving a scheduled article publishes it at once; approving a killed one reverses the kill (and clears its reason).'),
+    simple(
+      'approve',
+      'Approve (publish) an article',
+      'Publishes now (published_at = now), computes its hot score and publishes news.approved with previous_status. Approving a scheduled article publishes it at once; approving a killed one reverses the kill (and clears its reason).',
+    ),
     decided('kill', 'Kill (reject) a submission', 'Publishes the staff-only news.killed.'),
-    decided('retract', 'Retract a published article', 'The article leaves the feed but stays readable at GET /news/{id}/ with status retracted. Final. Publishes the staff-only news.retracted.'),
+    decided(
+      'retract',
+      'Retract a published article',
+      'The article leaves the feed but stays readable at GET /news/{id}/ with status retracted. Final. Publishes the staff-only news.retracted.',
+    ),
 
     defineRoute({
       method: 'post',

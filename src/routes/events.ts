@@ -25,7 +25,10 @@ export const DEFAULT_EVENTS_LIMIT = 100;
 const typesParam = z
   .string()
   .superRefine((v, c) => {
-    const unknown = v.split(',').map((t) => t.trim()).filter((t) => !(eventTypes as readonly string[]).includes(t));
+    const unknown = v
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => !(eventTypes as readonly string[]).includes(t));
     if (unknown.length) c.addIssue({ code: 'custom', message: `unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}; known: ${eventTypes.join(', ')}` });
   })
   .transform((v) => [...new Set(v.split(',').map((t) => t.trim()))] as EventType[]);
@@ -41,14 +44,21 @@ const eventSchema = z
     origin: z.string(),
     previous_status: z.string().optional().meta({ description: 'On status-changing events' }),
     sponsored: z.object({ tier: z.string(), ad_status: z.string(), is_paid: z.boolean() }).nullable(),
-    event_id: z.number().int().meta({ description: 'Position in the event log: strictly increasing, with possible gaps; the same event carries the same id wherever it is delivered' }),
+    event_id: z
+      .number()
+      .int()
+      .meta({ description: 'Position in the event log: strictly increasing, with possible gaps; the same event carries the same id wherever it is delivered' }),
   })
   .meta({ id: 'LifecycleEvent', description: 'The event object of the WebSocket frames (spec: Events), with event_id.' });
 
 const eventPageSchema = z
   .object({
     results: z.array(eventSchema).meta({ description: 'Ascending event_id' }),
-    next_after: z.number().int().nullable().meta({ description: 'event_id of the last result: pass it as `after` next time; null when results is empty (poll again with the same after)' }),
+    next_after: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'event_id of the last result: pass it as `after` next time; null when results is empty (poll again with the same after)' }),
     has_more: z.boolean().meta({ description: 'More matching events follow at once: ask again without waiting' }),
   })
   .meta({ id: 'EventPage' });
@@ -85,8 +95,12 @@ export function eventRoutes(deps: AppDeps): RouteDef[] {
       ].join('\n\n'),
       tags: ['events'],
       query: z.strictObject({
-        after: queryInt({ min: 0, max: Number.MAX_SAFE_INTEGER, default: 0 }).meta({ description: 'Return events with event_id greater than this (default 0: from the oldest retained)' }),
-        limit: queryInt({ min: 1, max: MAX_EVENTS_LIMIT, default: DEFAULT_EVENTS_LIMIT }).meta({ description: `Most events returned, 1-${MAX_EVENTS_LIMIT} (default ${DEFAULT_EVENTS_LIMIT})` }),
+        after: queryInt({ min: 0, max: Number.MAX_SAFE_INTEGER, default: 0 }).meta({
+          description: 'Return events with event_id greater than this (default 0: from the oldest retained)',
+        }),
+        limit: queryInt({ min: 1, max: MAX_EVENTS_LIMIT, default: DEFAULT_EVENTS_LIMIT }).meta({
+          description: `Most events returned, 1-${MAX_EVENTS_LIMIT} (default ${DEFAULT_EVENTS_LIMIT})`,
+        }),
         types: typesParam.optional().meta({ description: `Comma-separated event types: ${eventTypes.join(', ')} (default all the caller may see)` }),
       }),
       responses: {

@@ -43,10 +43,7 @@ export function healthRoutes(deps: AppDeps): RouteDef[] {
         503: { description: 'a backing service is down', schema: readiness },
       },
       async handler(ctx) {
-        const [postgres, redis] = await Promise.all([
-          probe(() => sql`SELECT 1`.execute(deps.db), 2000),
-          probe(() => deps.redis.ping(), 2000),
-        ]);
+        const [postgres, redis] = await Promise.all([probe(() => sql`SELECT 1`.execute(deps.db), 2000), probe(() => deps.redis.ping(), 2000)]);
         const ok = postgres === 'ok' && redis === 'ok';
         ctx.status = ok ? 200 : 503;
         ctx.body = { status: ok ? 'ok' : 'unavailable', postgres, redis };

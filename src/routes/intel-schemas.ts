@@ -125,7 +125,7 @@ export const reportSchema = z
               yaps: int('Comments (yaps) on them'),
             }),
           )
-          .meta(d('Sources of the window\'s articles by total clicks (ties: more articles, then name), top `top_n`')),
+          .meta(d("Sources of the window's articles by total clicks (ties: more articles, then name), top `top_n`")),
         top_articles: z
           .array(
             z.object({
@@ -153,7 +153,7 @@ export const reportSchema = z
           })
           .meta(d('Engagement summary over every article of the window')),
       })
-      .meta(d('Performance of the window\'s articles (restricted to those carrying one of `topics` when given)')),
+      .meta(d("Performance of the window's articles (restricted to those carrying one of `topics` when given)")),
     platform_pulse: z
       .object({
         ...pulseFields,

@@ -44,7 +44,10 @@ const topicsParam = z
     }
     return r.topics;
   })
-  .meta({ description: 'Comma-separated tag slugs (at most 20), e.g. `defi,layer-2`: trending_topics and content_performance cover only articles carrying one of them. Default: all tags.' });
+  .meta({
+    description:
+      'Comma-separated tag slugs (at most 20), e.g. `defi,layer-2`: trending_topics and content_performance cover only articles carrying one of them. Default: all tags.',
+  });
 
 const trendingQuery = z.object({
   hours: queryInt({ min: HOURS_RANGE.min, max: HOURS_RANGE.max, default: DEFAULT_HOURS }).meta({ description: 'Window in hours, 1-168 (default 24)' }),
@@ -146,8 +149,21 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
         `1. x402 v2 (primary). Without a credential the answer is 402 with header PAYMENT-REQUIRED: base64 JSON {x402Version: 2, resource, accepts: [{scheme: "exact", network: X402_NETWORK (default eip155:8453, Base), asset: USDC, amount: "${deps.config.X402_PRICE_ATOMIC}", payTo, maxTimeoutSeconds, extra: {name, version}}]}; the same object is in the body's error.details. Sign an EIP-3009 TransferWithAuthorization for exactly that amount to payTo (EIP-712 domain: extra.name, extra.version, the network's chain id, verifyingContract = asset) and retry with header PAYMENT-SIGNATURE: base64 JSON {x402Version: 2, accepted: <the requirement>, payload: {authorization: {from, to, value, validAfter, validBefore, nonce}, signature}}. The server checks the signature locally, recipient, amount, validity window and that the nonce never paid before (shared by every web process), then ${SETTLEMENT_DOC}`,
         '2. Authorization: Bearer <API key> of the builder or enterprise tier: no payment. A free-tier key gets 402 api_key_tier_insufficient with the payment options.',
         `3. Fallback: headers X-Payment-Tx (transaction hash) and X-Payment-From (sender) of a USDC or USDT transfer on Ethereum mainnet to payTo of at least ${deps.config.X402_PRICE_ATOMIC / 1e6} (atomic ${deps.config.X402_PRICE_ATOMIC}), with MAINNET_MIN_CONFIRMATIONS (default 12) confirmations. Each transaction hash pays one call.`,
-        `A malformed PAYMENT-SIGNATURE (not base64 JSON of a v2 payment payload) is 400 payment_invalid_encoding, as the x402 v2 HTTP transport specifies; every other refusal is 402 (with a fresh PAYMENT-REQUIRED) and its own code: ${Object.keys(paymentErrorCodes)
-          .filter((c) => !['payments_not_configured', 'payment_fallback_unavailable', 'payment_verifier_unavailable', 'payment_not_found', 'payment_invalid_encoding', 'payment_settlement_unavailable', 'payment_settlement_pending'].includes(c))
+        `A malformed PAYMENT-SIGNATURE (not base64 JSON of a v2 payment payload) is 400 payment_invalid_encoding, as the x402 v2 HTTP transport specifies; every other refusal is 402 (with a fresh PAYMENT-REQUIRED) and its own code: ${Object.keys(
+          paymentErrorCodes,
+        )
+          .filter(
+            (c) =>
+              ![
+                'payments_not_configured',
+                'payment_fallback_unavailable',
+                'payment_verifier_unavailable',
+                'payment_not_found',
+                'payment_invalid_encoding',
+                'payment_settlement_unavailable',
+                'payment_settlement_pending',
+              ].includes(c),
+          )
           .join(', ')}. A payment is consumed only when the report is served (not on 4xx/503).`,
         'The report is computed by the worker and cached per (hours, topics, top_n) for INTEL_CACHE_TTL_S (default 300 s); header X-Intel-Cache: hit | miss. On a miss the request waits at most JOB_WAIT_MS, else 503 intel_pending (not charged).',
       ].join('\n\n'),

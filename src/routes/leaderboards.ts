@@ -27,9 +27,9 @@ const entrySchema = z.object({
     profile_picture: z.string().nullable(),
     account_type: z.string(),
   }),
-  activity_count: z.number().meta({ description: 'The board\'s measure (see metric); on engagement, the number of counted contributions' }),
+  activity_count: z.number().meta({ description: "The board's measure (see metric); on engagement, the number of counted contributions" }),
   score: z.number().meta({ description: 'What is ranked: equal to activity_count on the four category boards; engagement points on engagement' }),
-  market_share: z.number().meta({ description: 'Percent of the board\'s monthly total (0..100, 4 decimals)' }),
+  market_share: z.number().meta({ description: "Percent of the board's monthly total (0..100, 4 decimals)" }),
 });
 
 const boardSchema = z.object({
@@ -60,7 +60,7 @@ export function leaderboardRoutes(deps: AppDeps): RouteDef[] {
       description: [
         'Served from snapshots recomputed every 5 minutes (poll; see computed_at). A month is final once frozen by the monthly distribution.',
         'Boards: top_posters, top_yappers, top_voters, top_editors (the four reward categories) and engagement.',
-        'Self-votes and votes on one\'s own articles or yaps never count. month defaults to the current UTC month; a month without a snapshot returns empty boards.',
+        "Self-votes and votes on one's own articles or yaps never count. month defaults to the current UTC month; a month without a snapshot returns empty boards.",
       ].join(' '),
       tags: ['leaderboards'],
       query: z.strictObject({
@@ -70,7 +70,10 @@ export function leaderboardRoutes(deps: AppDeps): RouteDef[] {
           .refine((m) => m <= monthOf(new Date()), 'must not be after the current month')
           .optional()
           .meta({ description: 'YYYY-MM, default the current UTC month' }),
-        board: z.enum([...BOARDS, 'all']).default('all').meta({ description: 'One board, or all (default)' }),
+        board: z
+          .enum([...BOARDS, 'all'])
+          .default('all')
+          .meta({ description: 'One board, or all (default)' }),
         limit: queryInt({ min: 1, max: 100, default: 10 }).meta({ description: 'Entries per board, 1..100, default 10' }),
       }),
       responses: { 200: { description: 'leaderboards', schema: leaderboardsResponse } },

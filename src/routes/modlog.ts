@@ -20,7 +20,10 @@ const when = (endOfDay: boolean) =>
   z
     .string()
     .trim()
-    .refine((v) => (DATE_ONLY.test(v) || z.iso.datetime({ offset: true }).safeParse(v).success) && !Number.isNaN(Date.parse(v)), 'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with a time zone')
+    .refine(
+      (v) => (DATE_ONLY.test(v) || z.iso.datetime({ offset: true }).safeParse(v).success) && !Number.isNaN(Date.parse(v)),
+      'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with a time zone',
+    )
     .transform((v) => (DATE_ONLY.test(v) ? new Date(Date.parse(`${v}T00:00:00Z`) + (endOfDay ? 86_400_000 : 0)) : new Date(v)))
     .optional();
 
@@ -28,11 +31,18 @@ const entrySchema = z.object({
   id: z.number().int(),
   action: z.enum(MODLOG_ACTIONS),
   created_at: z.string().meta({ description: 'When the action was taken (ISO 8601 UTC)' }),
-  article: z.object({ id: z.number().int(), headline: z.string().meta({ description: 'The headline now' }), slug: z.string(), status: z.string().meta({ description: 'The status now' }) }),
+  article: z.object({
+    id: z.number().int(),
+    headline: z.string().meta({ description: 'The headline now' }),
+    slug: z.string(),
+    status: z.string().meta({ description: 'The status now' }),
+  }),
   reason: z.string().nullable().meta({ description: 'kill and retract: the reason (see the kill endpoint); null otherwise' }),
   reason_label: z.string().nullable(),
   duplicate_of: z.number().int().nullable(),
-  changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })).meta({ description: 'edit: the fields changed, from and to; schedule: scheduled_for; transitions: status' }),
+  changes: z
+    .record(z.string(), z.object({ from: z.unknown(), to: z.unknown() }))
+    .meta({ description: 'edit: the fields changed, from and to; schedule: scheduled_for; transitions: status' }),
   editor: z
     .object({ name: z.string().nullable(), pseudonymous: z.boolean() })
     .meta({ description: 'The username, or when the editor has none a stable pseudonym "editor-<10 hex>" (pseudonymous: true); name null when the account is gone' }),
@@ -71,17 +81,16 @@ export function modlogRoutes(deps: AppDeps): RouteDef[] {
       operationId: 'listModlog',
       summary: 'The public moderation log: approvals, kills, schedules, retractions and edits of published articles, newest first',
       description:
-        'Every editorial transition, and every edit made while the article was published. Filters: action; editor (a username, case-insensitive, or a pseudonym as shown here; an unknown name gives an empty list); since (inclusive) and until (exclusive; a bare date means the end of that day), each a date YYYY-MM-DD (UTC) or an ISO 8601 timestamp with offset. Editors without a username appear as a stable pseudonym derived from their account with a server key. The editor\'s note is included only for editors and staff. Automatic publication of a scheduled article is not an editor\'s action and is not listed.',
+        "Every editorial transition, and every edit made while the article was published. Filters: action; editor (a username, case-insensitive, or a pseudonym as shown here; an unknown name gives an empty list); since (inclusive) and until (exclusive; a bare date means the end of that day), each a date YYYY-MM-DD (UTC) or an ISO 8601 timestamp with offset. Editors without a username appear as a stable pseudonym derived from their account with a server key. The editor's note is included only for editors and staff. Automatic publication of a scheduled article is not an editor's action and is not listed.",
       tags: ['editorial'],
-      query: z
-        .strictObject({
-          action: z.enum(MODLOG_ACTIONS).optional(),
-          editor: z.string().trim().min(1).max(64).optional(),
-          since: when(false),
-          until: when(true),
-          page: queryInt({ min: 1, max: 100_000, default: 1 }),
-          per_page: queryInt({ min: 1, max: 100, default: 50 }),
-        }),
+      query: z.strictObject({
+        action: z.enum(MODLOG_ACTIONS).optional(),
+        editor: z.string().trim().min(1).max(64).optional(),
+        since: when(false),
+        until: when(true),
+        page: queryInt({ min: 1, max: 100_000, default: 1 }),
+        per_page: queryInt({ min: 1, max: 100, default: 50 }),
+      }),
       responses: {
         200: {
           description: 'One page of the log',

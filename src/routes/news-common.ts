@@ -94,9 +94,7 @@ export function toArticleRecord(r: ArticleRecordRow, opts: { signedIn: boolean; 
     scheduled_for: r.scheduled_for ? r.scheduled_for.toISOString() : null,
     reviewed_at: r.reviewed_at ? r.reviewed_at.toISOString() : null,
     reviewed_by: r.reviewer_id !== null ? { id: r.reviewer_id, username: r.reviewer_username } : null,
-    hot_terms: terms
-      ? { ...terms, computed_at: r.hot_computed_at ? r.hot_computed_at.toISOString() : null, explanation: explainHotTerms(terms) }
-      : null,
+    hot_terms: terms ? { ...terms, computed_at: r.hot_computed_at ? r.hot_computed_at.toISOString() : null, explanation: explainHotTerms(terms) } : null,
     decision: toDecision(r, opts.staff ?? false),
   };
   if (opts.signedIn) record.submitted_by = toSubmitter(r.submitter_id, r.submitter_username, r.submitter_address);

@@ -194,7 +194,11 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
       t: topWindowParam,
     }),
     responses: {
-      200: { description: 'page', schema: articlePageSchema, headers: { ETag: { description: 'Strong validator of the body' }, 'Last-Modified': { description: 'When these bytes were first served' } } },
+      200: {
+        description: 'page',
+        schema: articlePageSchema,
+        headers: { ETag: { description: 'Strong validator of the body' }, 'Last-Modified': { description: 'When these bytes were first served' } },
+      },
       304: { description: 'not modified (If-None-Match / If-Modified-Since matched); no body' },
       ...errors({ 400: 'validation_failed naming the parameter', 401: 'status=submitted or all without credentials' }),
     },
@@ -259,19 +263,21 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
         const filter = feedFilterOf(query, 'approved', query.sort_type);
         const key = `${f.ext}:${ctx.querystring}`;
         const entry = decodeEntry(
-          await cache.getOrCompute(key, () => encodeEntry(deps, key, async () => {
-            const rows = await feedPage(deps.db, { ...filter, sort: query.sort_type, page: 1, perPage: query.limit ?? SYNDICATION_MAX_ITEMS });
-            const meta: SyndicationMeta = {
-              title: 'Squid News',
-              description: 'Crowdsourced crypto and DeFi news, curated by the community',
-              homeUrl,
-              selfUrl: `${base}${API_PREFIX}/news/feed.${f.ext}${ctx.querystring ? `?${ctx.querystring}` : ''}`,
-              recordUrl: (id) => `${homeUrl}${id}/`,
-              schemeBase: `${homeUrl}#`,
-            };
-            const items = rows.map((r) => ({ ...toArticleItem(r) }));
-            return { body: Buffer.from(f.render(items, meta)), ids: rows.map((r) => r.id) };
-          })),
+          await cache.getOrCompute(key, () =>
+            encodeEntry(deps, key, async () => {
+              const rows = await feedPage(deps.db, { ...filter, sort: query.sort_type, page: 1, perPage: query.limit ?? SYNDICATION_MAX_ITEMS });
+              const meta: SyndicationMeta = {
+                title: 'Squid News',
+                description: 'Crowdsourced crypto and DeFi news, curated by the community',
+                homeUrl,
+                selfUrl: `${base}${API_PREFIX}/news/feed.${f.ext}${ctx.querystring ? `?${ctx.querystring}` : ''}`,
+                recordUrl: (id) => `${homeUrl}${id}/`,
+                schemeBase: `${homeUrl}#`,
+              };
+              const items = rows.map((r) => ({ ...toArticleItem(r) }));
+              return { body: Buffer.from(f.render(items, meta)), ids: rows.map((r) => r.id) };
+            }),
+          ),
         );
         ctx.type = f.type;
         if (answerConditional(ctx, { etag: entry.etag, lastModified: entry.lastModified, cacheControl: PUBLIC_REVALIDATE })) return;

@@ -42,8 +42,14 @@ const slugTag = z
   .transform((v) => v.trim().toLowerCase())
   .pipe(z.string().max(MAX_YAP_TAG_LENGTH).regex(YAP_TAG_PATTERN, 'must be a slug: lower-case letters, digits and single hyphens'));
 
-export const yapTags = z.array(slugTag).max(MAX_YAP_TAGS, `at most ${MAX_YAP_TAGS} tags`).transform((t) => [...new Set(t)]);
-export const articleTags = z.array(slugTag).max(10, 'at most 10 tags').transform((t) => [...new Set(t)]);
+export const yapTags = z
+  .array(slugTag)
+  .max(MAX_YAP_TAGS, `at most ${MAX_YAP_TAGS} tags`)
+  .transform((t) => [...new Set(t)]);
+export const articleTags = z
+  .array(slugTag)
+  .max(10, 'at most 10 tags')
+  .transform((t) => [...new Set(t)]);
 
 /** EVM (0x + 40 hex) or Solana-style base58 (32-44 characters) contract address. */
 export const tokenAddress = z
@@ -160,7 +166,10 @@ export const articleRecordSchema = articleItemSchema
     reviewed_at: iso().nullable(),
     reviewed_by: z.object({ id: z.number().int(), username: z.string().nullable() }).nullable(),
     submitted_by: submitterSchema.nullable().optional().meta({ description: 'Authenticated callers only' }),
-    my_vote: z.union([z.literal(1), z.literal(-1), z.literal(0)]).optional().meta({ description: "The caller's vote (authenticated callers only)" }),
+    my_vote: z
+      .union([z.literal(1), z.literal(-1), z.literal(0)])
+      .optional()
+      .meta({ description: "The caller's vote (authenticated callers only)" }),
     hot_terms: hotTermsSchema.nullable(),
     decision: decisionSchema.nullable().meta({ description: 'Why the article was killed or retracted; null otherwise' }),
   })
@@ -185,7 +194,10 @@ export const yapSchema = z
     base_score: z.number().int().meta({ description: 'By author account type: human 1, cyborg 0, bot -1' }),
     vote_score: z.number().int().meta({ description: 'Sum of the votes on this yap' }),
     author: z.object({ id: z.number().int(), username: z.string().nullable(), ethereum_address: z.string(), account_type: z.enum(['human', 'cyborg', 'bot']) }),
-    my_vote: z.union([z.literal(1), z.literal(-1), z.literal(0)]).optional().meta({ description: "The caller's vote (authenticated callers only)" }),
+    my_vote: z
+      .union([z.literal(1), z.literal(-1), z.literal(0)])
+      .optional()
+      .meta({ description: "The caller's vote (authenticated callers only)" }),
   })
   .meta({ id: 'Yap' });
 
@@ -281,7 +293,12 @@ export function normalizeSource(v: string): string {
 const tagValue = z
   .string()
   .transform((v) => v.trim().toLowerCase())
-  .pipe(z.string().max(MAX_YAP_TAG_LENGTH, `must be at most ${MAX_YAP_TAG_LENGTH} characters`).regex(YAP_TAG_PATTERN, 'must be a tag slug: lower-case letters, digits and single hyphens'));
+  .pipe(
+    z
+      .string()
+      .max(MAX_YAP_TAG_LENGTH, `must be at most ${MAX_YAP_TAG_LENGTH} characters`)
+      .regex(YAP_TAG_PATTERN, 'must be a tag slug: lower-case letters, digits and single hyphens'),
+  );
 
 const symbolValue = z
   .string()
@@ -298,13 +315,9 @@ export const feedFilterParams = {
   token_symbol: repeatable(symbolValue, 'token_symbol').meta({
     description: `Repeatable, up to ${MAX_FILTER_VALUES}: articles with any of these token symbols, case-insensitive (\`uni\` matches UNI).`,
   }),
-  source: z
-    .string()
-    .max(253, 'must be at most 253 characters')
-    .transform(normalizeSource)
-    .pipe(z.string().min(1, 'must not be empty'))
-    .optional()
-    .meta({ description: "The article's source: its publisher domain (`coindesk.com`; `www.` and a URL's scheme and path are ignored) or source name, case-insensitive exact match." }),
+  source: z.string().max(253, 'must be at most 253 characters').transform(normalizeSource).pipe(z.string().min(1, 'must not be empty')).optional().meta({
+    description: "The article's source: its publisher domain (`coindesk.com`; `www.` and a URL's scheme and path are ignored) or source name, case-insensitive exact match.",
+  }),
   since: instant.meta({
     description:
       'Only articles published at or after this instant (ISO 8601: a date, taken as 00:00 UTC, or a date-time with Z or an offset). On published_at for status=approved; on created_at (submission time) for status=submitted and all.',
@@ -312,7 +325,7 @@ export const feedFilterParams = {
   until: instant.meta({ description: 'Only articles published before this instant (exclusive; same format and column as since). Must be later than since.' }),
 } as const;
 
-export const topWindowParam = z
-  .enum(topWindows)
-  .optional()
-  .meta({ description: 'With sort_type=top only: rank the articles of the last day, week (7 days), month or year (rolling, on the same column as since), or all (default: no window). 400 with another sort_type.' });
+export const topWindowParam = z.enum(topWindows).optional().meta({
+  description:
+    'With sort_type=top only: rank the articles of the last day, week (7 days), month or year (rolling, on the same column as since), or all (default: no window). 400 with another sort_type.',
+});

@@ -13,37 +13,12 @@ import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { JobFailedError } from '../queue.js';
-import {
-  addClick,
-  articleUrl,
-  DUPLICATE_WINDOW_DAYS,
-  findByExactUrl,
-  getArticleForEvent,
-  getArticleRecord,
-  insertSubmission,
-} from '../queries/articles.js';
+import { addClick, articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl, getArticleForEvent, getArticleRecord, insertSubmission } from '../queries/articles.js';
 import { FEED_CACHE_TTL_MS, FeedCache } from '../queries/feed-cache.js';
 import { feedRoutes } from './news-feed.js';
 import { castArticleVote, myArticleVote } from '../queries/votes.js';
-import {
-  articleNotFound,
-  canSee,
-  isSignedIn,
-  scheduleHotScore,
-  toArticleRecord,
-  toSubmitter,
-} from './news-common.js';
-import {
-  articleRecordSchema,
-  articleVoteResult,
-  headlineInput,
-  idParam,
-  MAX_SUBMIT_URL_LENGTH,
-  submissionResult,
-  submitUrl,
-  urlCheckResult,
-  weight,
-} from './news-schemas.js';
+import { articleNotFound, canSee, isSignedIn, scheduleHotScore, toArticleRecord, toSubmitter } from './news-common.js';
+import { articleRecordSchema, articleVoteResult, headlineInput, idParam, MAX_SUBMIT_URL_LENGTH, submissionResult, submitUrl, urlCheckResult, weight } from './news-schemas.js';
 
 const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
 
@@ -105,9 +80,15 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
           try {
             const w = await deps.queue.enqueueAndWait('page-title', { article_id: article.id }, deps.config.JOB_WAIT_MS);
             if (w.state === 'pending') {
-              warnings.push({ code: 'headline_pending', message: 'the page title did not arrive in time; the headline is provisional and will be replaced by the page title shortly' });
+              warnings.push({
+                code: 'headline_pending',
+                message: 'the page title did not arrive in time; the headline is provisional and will be replaced by the page title shortly',
+              });
             } else if (w.result.status === 'failed') {
-              warnings.push({ code: 'headline_unavailable', message: `could not read a title from the page (${w.result.reason}); the headline is provisional until an editor sets one` });
+              warnings.push({
+                code: 'headline_unavailable',
+                message: `could not read a title from the page (${w.result.reason}); the headline is provisional until an editor sets one`,
+              });
             }
           } catch (err) {
             if (!(err instanceof JobFailedError)) throw err;
@@ -169,7 +150,11 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
         'Every feed-item field plus normalized_url, headline_source, updated_at, scheduled_for, reviewed_at, reviewed_by, hot_terms (the terms of the hot score, with a one-line explanation) and, for signed-in callers, submitted_by and my_vote. Approved and retracted articles are public; others are 404 unless the caller is signed in. The response has a strong ETag (If-None-Match -> 304 with no body) and Cache-Control public (anonymous) or private (authenticated), max-age=0, must-revalidate; no Last-Modified (votes and clicks change the record without changing updated_at).',
       tags: ['articles'],
       params: idParam,
-      responses: { 200: { description: 'record', schema: articleRecordSchema }, 304: { description: 'not modified (If-None-Match matched); no body' }, ...errors({ 404: 'article_not_found' }) },
+      responses: {
+        200: { description: 'record', schema: articleRecordSchema },
+        304: { description: 'not modified (If-None-Match matched); no body' },
+        ...errors({ 404: 'article_not_found' }),
+      },
       async handler(ctx, { params }) {
         const row = await getArticleRecord(deps.db, params.id);
         if (!row || !canSee(ctx, row.status)) throw articleNotFound(params.id);
@@ -222,7 +207,7 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
       operationId: 'voteArticle',
       summary: 'Vote on an article: 1 up, -1 down, 0 clear',
       description:
-        'One vote per user per article; a new vote replaces the previous one, 0 removes it. The response is {article_id, weight (the caller\'s vote now), vote_count (net), votes (cast)}, exact under concurrent votes. Submitted, scheduled and approved articles take votes; killed and retracted ones answer 409 article_closed.',
+        "One vote per user per article; a new vote replaces the previous one, 0 removes it. The response is {article_id, weight (the caller's vote now), vote_count (net), votes (cast)}, exact under concurrent votes. Submitted, scheduled and approved articles take votes; killed and retracted ones answer 409 article_closed.",
       tags: ['articles'],
       auth: 'user',
       params: idParam,

@@ -22,14 +22,7 @@ import { PictureRejected, reencodePicture } from '../media/process.js';
 import { sniffPicture } from '../media/profile-pictures.js';
 import { MediaReader, mediaName, type NewMedia } from '../media/store.js';
 import { profileBodyParser, uploadErrorCodes } from '../media/profile-upload.js';
-import {
-  findUserByUsername,
-  listOwnSubmissions,
-  setUsername,
-  submissionStats,
-  updateProfile,
-  type ProfilePatch,
-} from '../queries/profile.js';
+import { findUserByUsername, listOwnSubmissions, setUsername, submissionStats, updateProfile, type ProfilePatch } from '../queries/profile.js';
 import { earningsEstimate, EARNINGS_CACHE_TTL_S } from '../queries/earnings.js';
 import { recentDropsOf } from '../queries/rewards.js';
 import { getUserByAddress, getUserById, toProfile, type UserRow } from '../queries/users.js';
@@ -45,7 +38,8 @@ export const profileErrorCodes = {
   username_taken: 'Another account holds this username, in any letter case (409).',
   user_not_found: 'No account has this address or username (404).',
   picture_not_found: 'No stored profile picture has this name (404).',
-  profile_picture_unreadable: 'profile_picture has the magic bytes of a JPEG, PNG or GIF but does not decode (corrupt, truncated, or more than 50 megapixels) (415); nothing was stored.',
+  profile_picture_unreadable:
+    'profile_picture has the magic bytes of a JPEG, PNG or GIF but does not decode (corrupt, truncated, or more than 50 megapixels) (415); nothing was stored.',
 };
 
 /** Trimmed text; '' and null clear the field. */
@@ -96,12 +90,9 @@ const profileBody = z.strictObject({
   model_name: clearable(100)
     .optional()
     .meta({ description: 'AI model behind a cyborg or bot (max 100). Required when setting account_type cyborg/bot without a stored one; refused for humans' }),
-  profile_picture: z
-    .null()
-    .optional()
-    .meta({
-      description: 'multipart/form-data: the picture file (JPEG, PNG or GIF by content, max 5 MB). JSON: null removes the picture (a file cannot be sent as JSON)',
-    }),
+  profile_picture: z.null().optional().meta({
+    description: 'multipart/form-data: the picture file (JPEG, PNG or GIF by content, max 5 MB). JSON: null removes the picture (a file cannot be sent as JSON)',
+  }),
   username: z
     .unknown()
     .optional()
@@ -129,9 +120,11 @@ const submissionsResponse = z
         approved: z.number().int().meta({ description: 'Accepted by an editor: approved or scheduled' }),
         pending: z.number().int().meta({ description: 'Awaiting review (submitted)' }),
         rejected: z.number().int().meta({ description: 'Killed by an editor' }),
-        approval_rate: z.number().meta({ description: 'approved / (approved + rejected), 0..1; 0 when nothing was decided yet. Pending and retracted submissions are not in the denominator' }),
+        approval_rate: z
+          .number()
+          .meta({ description: 'approved / (approved + rejected), 0..1; 0 when nothing was decided yet. Pending and retracted submissions are not in the denominator' }),
       })
-      .meta({ description: 'Over all the user\'s submissions (independent of the status filter)' }),
+      .meta({ description: "Over all the user's submissions (independent of the status filter)" }),
     pagination: z
       .object({
         page: z.number().int(),
@@ -148,7 +141,7 @@ const submissionsResponse = z
 const categoryKeys = ['top_posters', 'top_yappers', 'top_voters', 'top_editors'] as const;
 const position = z.object({
   rank: z.number().int().nullable().meta({ description: 'Rank on the board this month (ties share a rank); null when the user has no counted activity' }),
-  market_share: z.number().meta({ description: 'Percent of the month\'s total in this category (0..100, 4 decimals)' }),
+  market_share: z.number().meta({ description: "Percent of the month's total in this category (0..100, 4 decimals)" }),
   activity_count: z.number().meta({ description: 'The measured activity (see GET /leaderboards/); 0 when not on the board' }),
 });
 const perCategory = <T extends z.ZodType>(t: T) => z.object(Object.fromEntries(categoryKeys.map((k) => [k, t])) as Record<(typeof categoryKeys)[number], T>);
@@ -156,8 +149,8 @@ const perCategory = <T extends z.ZodType>(t: T) => z.object(Object.fromEntries(c
 const dropSchema = z
   .object({
     month: z.string().meta({ description: 'YYYY-MM of the distributed month' }),
-    address: z.string().meta({ description: 'Checksummed claim address (the leaf\'s address)' }),
-    amount: z.string().meta({ description: 'Total drop in base units (integer string, 18 decimals): the leaf\'s uint256' }),
+    address: z.string().meta({ description: "Checksummed claim address (the leaf's address)" }),
+    amount: z.string().meta({ description: "Total drop in base units (integer string, 18 decimals): the leaf's uint256" }),
     amount_squid: z.string().meta({ description: 'The same amount as a decimal token string' }),
     breakdown: perCategory(z.string()).meta({ description: 'Per category, base units' }),
     merkle_root: z.string(),
@@ -179,7 +172,7 @@ const earningsResponse = z
       based_on: z.string().meta({ description: 'The allocation (DAO vote or default split) and the leaderboard snapshot used' }),
       note: z.string(),
     }),
-    recent_drops: z.array(dropSchema).meta({ description: 'The user\'s drops of the last 12 distributed months, newest first' }),
+    recent_drops: z.array(dropSchema).meta({ description: "The user's drops of the last 12 distributed months, newest first" }),
   })
   .meta({ id: 'EarningsSummary' });
 
@@ -231,7 +224,7 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
       method: 'get',
       path: '/wallet/me/',
       operationId: 'getMyProfile',
-      summary: 'The signed-in user\'s profile record',
+      summary: "The signed-in user's profile record",
       tags: ['profile'],
       auth: 'user',
       responses: { 200: { description: 'profile', schema: profileSchema } },
@@ -287,7 +280,8 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
             picture = { sha256: p.sha256, bytes: p.bytes, type: p.type, width: p.width, height: p.height };
             patch.profile_picture = mediaName(p.sha256, p.type);
           } catch (err) {
-            if (err instanceof PictureRejected) throw new AppError(415, 'profile_picture_unreadable', 'profile_picture could not be decoded as an image (corrupt, truncated or too many pixels)');
+            if (err instanceof PictureRejected)
+              throw new AppError(415, 'profile_picture_unreadable', 'profile_picture could not be decoded as an image (corrupt, truncated or too many pixels)');
             throw err;
           }
         }
@@ -396,7 +390,7 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
       method: 'get',
       path: '/wallet/me/submissions/',
       operationId: 'listMySubmissions',
-      summary: 'The signed-in user\'s submissions with stats and pagination',
+      summary: "The signed-in user's submissions with stats and pagination",
       description:
         'status: submitted (pending review), approved (approved or scheduled), killed, all (default; also retracted). Newest first. A page past the end returns an empty list.',
       tags: ['profile'],
@@ -411,10 +405,7 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
         const userId = ctx.state.user!.id;
         const page = query.page ?? 1;
         const perPage = query.per_page ?? 20;
-        const [list, stats] = await Promise.all([
-          listOwnSubmissions(deps.db, userId, query.status, page, perPage),
-          submissionStats(deps.db, userId),
-        ]);
+        const [list, stats] = await Promise.all([listOwnSubmissions(deps.db, userId, query.status, page, perPage), submissionStats(deps.db, userId)]);
         const decided = stats.approved + stats.rejected;
         const totalPages = Math.ceil(list.total / perPage);
         ctx.body = {
@@ -452,9 +443,9 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
       operationId: 'getMyEarnings',
       summary: 'Earnings summary: leaderboard positions, estimated reward for the current month, recent drops',
       description: [
-        'Positions come from the current month\'s leaderboard snapshot (recomputed every 5 minutes).',
-        'estimated_squid.breakdown[c] = allocation[c] * market_share[c] / 100 (6 decimals), allocation[c] being the category\'s share of the 1,000,000 SQUID pool',
-        'set by the previous month\'s DAO vote (the last recorded vote stays in force; 25% each when none was ever recorded).',
+        "Positions come from the current month's leaderboard snapshot (recomputed every 5 minutes).",
+        "estimated_squid.breakdown[c] = allocation[c] * market_share[c] / 100 (6 decimals), allocation[c] being the category's share of the 1,000,000 SQUID pool",
+        "set by the previous month's DAO vote (the last recorded vote stays in force; 25% each when none was ever recorded).",
         `Positions and the estimate are cached in Redis for ${EARNINGS_CACHE_TTL_S / 3600} hour per user and month; recent_drops are read fresh.`,
       ].join(' '),
       tags: ['rewards'],

@@ -32,7 +32,7 @@ const matchSchema = z.object({
   canonical_url: z.string().meta({ description: 'The article URL in normalised form' }),
   similarity: z.number().meta({ description: '1.0 for a URL match or identical normalised headlines' }),
   method: z.enum(['url', 'headline']),
-  seen_at: iso.meta({ description: "When this service first observed the article (its submission time)" }),
+  seen_at: iso.meta({ description: 'When this service first observed the article (its submission time)' }),
 });
 
 const receiptSchema = z.object({
@@ -80,7 +80,13 @@ const checkBody = z
       .refine((u) => normalizeUrl(u) !== null, 'must be an absolute http(s) URL')
       .optional()
       .meta({ description: 'The URL to check (primary signal)' }),
-    text: z.string().trim().min(1).max(MAX_CHECK_TEXT_LENGTH).optional().meta({ description: 'A headline or short text; matched by headline similarity when no URL is given (or the URL matches nothing)' }),
+    text: z
+      .string()
+      .trim()
+      .min(1)
+      .max(MAX_CHECK_TEXT_LENGTH)
+      .optional()
+      .meta({ description: 'A headline or short text; matched by headline similarity when no URL is given (or the URL matches nothing)' }),
   })
   .superRefine((b, ctx) => {
     if (b.url === undefined && b.text === undefined) ctx.addIssue({ code: 'custom', message: 'url or text is required (at least one)', path: [] });
@@ -182,7 +188,7 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
       operationId: 'provenanceSearch',
       summary: 'Search curated editorial articles of the last `days` days',
       description:
-        'Curated articles (approved, not sponsored; automatic-ingest wire items and articles still in the editors\' queue are excluded) published within the window, matching `q` by English full text or by trigram word similarity (typos forgiven); ranked by word similarity + normalised full-text rank, newest first on ties.',
+        "Curated articles (approved, not sponsored; automatic-ingest wire items and articles still in the editors' queue are excluded) published within the window, matching `q` by English full text or by trigram word similarity (typos forgiven); ranked by word similarity + normalised full-text rank, newest first on ties.",
       tags: ['provenance'],
       rateLimit: { key: 'provenance-search', points: 30, durationS: 60 },
       query: z.strictObject({
@@ -246,7 +252,13 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
         'Source, canonical (normalised) URL, TLDR (the best-scored yap tagged tldr), tags, top community comments (yaps by score), the wire ingest receipt when the article was promoted from the wire (with every source that carried it), and the editorial edit history. Published (approved) and retracted articles are public; others need a signed-in caller, else 404.',
       tags: ['provenance'],
       rateLimit: { key: 'provenance-receipts', points: 60, durationS: 60 },
-      params: z.strictObject({ news_id: z.string().regex(/^\d{1,10}$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(2_147_483_647)) }),
+      params: z.strictObject({
+        news_id: z
+          .string()
+          .regex(/^\d{1,10}$/, 'must be a positive integer')
+          .transform(Number)
+          .pipe(z.number().int().min(1).max(2_147_483_647)),
+      }),
       responses: {
         200: {
           description: 'Receipts',
@@ -265,7 +277,14 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
               sponsored: z.boolean(),
               tldr: z.object({ yap_id: z.number().int(), text: z.string(), score: z.number().int(), created_at: iso }).nullable(),
               top_comments: z.array(
-                z.object({ yap_id: z.number().int(), text: z.string(), tags: z.array(z.string()), score: z.number().int(), created_at: iso, author: z.object({ username: z.string().nullable(), account_type: z.string().nullable() }) }),
+                z.object({
+                  yap_id: z.number().int(),
+                  text: z.string(),
+                  tags: z.array(z.string()),
+                  score: z.number().int(),
+                  created_at: iso,
+                  author: z.object({ username: z.string().nullable(), account_type: z.string().nullable() }),
+                }),
               ),
               ingest_receipt: z
                 .object({
@@ -283,7 +302,11 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
                 })
                 .nullable(),
               edit_history: z.array(
-                z.object({ edited_at: iso, editor: z.object({ id: z.number().int(), username: z.string().nullable() }).nullable(), changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })) }),
+                z.object({
+                  edited_at: iso,
+                  editor: z.object({ id: z.number().int(), username: z.string().nullable() }).nullable(),
+                  changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })),
+                }),
               ),
               meta: z.object({ first_seen_basis: z.literal('leviathan_observation') }),
             })

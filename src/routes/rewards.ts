@@ -15,7 +15,7 @@ import { dropSchema, toDrop } from './profile.js';
 
 export const rewardErrorCodes = {
   distribution_not_found: 'The month has not been distributed (yet) (404).',
-  drop_not_found: 'The address received nothing in that month\'s distribution (404).',
+  drop_not_found: "The address received nothing in that month's distribution (404).",
 };
 
 const perCategory = <T extends z.ZodType>(t: T) => z.object(Object.fromEntries(CATEGORIES.map((k) => [k, t])) as Record<(typeof CATEGORIES)[number], T>);
@@ -112,7 +112,7 @@ export function rewardRoutes(deps: AppDeps): RouteDef[] {
       method: 'get',
       path: '/rewards/distributions/:month/',
       operationId: 'getRewardDistribution',
-      summary: 'A month\'s distribution: Merkle root, totals and every drop (address, amount)',
+      summary: "A month's distribution: Merkle root, totals and every drop (address, amount)",
       description: `Rebuild the tree with StandardMerkleTree.of(drops.map(d => [d.address, d.amount]), ['address', 'uint256']) and compare roots. \`distribution_not_found\`: ${rewardErrorCodes.distribution_not_found}`,
       tags: ['rewards'],
       params: z.object({ month }),
@@ -135,7 +135,7 @@ export function rewardRoutes(deps: AppDeps): RouteDef[] {
       method: 'get',
       path: '/rewards/distributions/:month/:address/',
       operationId: 'getRewardDrop',
-      summary: 'One address\'s drop of a month with its Merkle proof',
+      summary: "One address's drop of a month with its Merkle proof",
       description: `\`drop_not_found\`: ${rewardErrorCodes.drop_not_found}`,
       tags: ['rewards'],
       params: z.object({ month, address: z.string().refine((v) => isAddress(v, { strict: false }), 'must be an Ethereum address') }),

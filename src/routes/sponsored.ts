@@ -24,7 +24,7 @@ import { AD_STATUSES, AD_TIERS, decideAd, getAd, insertSponsoredArticle, listAds
 export const sponsoredErrorCodes = {
   ad_not_found: '404: no sponsored post with this id.',
   ad_not_pending: '409: the ad was already decided (details.ad_status); only sponsored_pending ads can be approved or rejected.',
-  ad_not_paid: '409: the ad\'s payment has not settled yet (is_paid false); approve it once GET /payments/{id}/ says settled.',
+  ad_not_paid: "409: the ad's payment has not settled yet (is_paid false); approve it once GET /payments/{id}/ says settled.",
 } as const;
 
 const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
@@ -80,7 +80,12 @@ const idParam = z.object({
 const tagSlug = z
   .string()
   .transform((v) => v.trim().toLowerCase())
-  .pipe(z.string().max(32).regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a slug: lower-case letters, digits and single hyphens'));
+  .pipe(
+    z
+      .string()
+      .max(32)
+      .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a slug: lower-case letters, digits and single hyphens'),
+  );
 
 const buyBody = z.object({
   url: z
@@ -92,7 +97,11 @@ const buyBody = z.object({
     .string()
     .transform((v) => v.replace(/\s+/g, ' ').trim())
     .pipe(z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters')),
-  tags: z.array(tagSlug).max(10, 'at most 10 tags').default([]).transform((t) => [...new Set(t)]),
+  tags: z
+    .array(tagSlug)
+    .max(10, 'at most 10 tags')
+    .default([])
+    .transform((t) => [...new Set(t)]),
   tier: z.enum(AD_TIERS).default('express'),
 });
 
@@ -130,9 +139,7 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
     sponsored: r.sponsored as z.infer<typeof sponsoredObject>,
     created_at: r.created_at.toISOString(),
     published_at: iso(r.published_at),
-    payment: r.payment_id
-      ? { id: r.payment_id, method: r.payment_method as 'x402', state: r.payment_state as 'verified', status_url: paywall.statusUrl(r.payment_id) }
-      : null,
+    payment: r.payment_id ? { id: r.payment_id, method: r.payment_method as 'x402', state: r.payment_state as 'verified', status_url: paywall.statusUrl(r.payment_id) } : null,
   });
 
   async function decide(id: number, editorId: number, action: 'approve' | 'reject') {
@@ -219,7 +226,8 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
       path: '/sponsored/:id/approve',
       operationId: 'approveSponsoredPost',
       summary: 'Approve a paid sponsored post: it goes live and news.sponsored is published (editors)',
-      description: 'sponsored_pending with is_paid true -> sponsored_approved; the article becomes approved with published_at now and its hot score computed, and news.sponsored is published (the broadcaster sends it at once, ahead of the pending batch). 409 ad_not_paid while the payment settles, 409 ad_not_pending once decided.',
+      description:
+        'sponsored_pending with is_paid true -> sponsored_approved; the article becomes approved with published_at now and its hot score computed, and news.sponsored is published (the broadcaster sends it at once, ahead of the pending batch). 409 ad_not_paid while the payment settles, 409 ad_not_pending once decided.',
       tags: ['sponsored'],
       auth: 'editor',
       params: idParam,

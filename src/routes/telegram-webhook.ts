@@ -63,10 +63,12 @@ export function telegramWebhookRoutes(deps: AppDeps): RouteDef[] {
           const text = r.ok
             ? `@${r.telegram_username}: /register noted. Your operator has ${windowMin} minute${windowMin === 1 ? '' : 's'} to call POST /api/v1/agent-chat/register/ with telegram_bot_username "${r.telegram_username}".`
             : `/register was not recorded: ${r.reason}.`;
-          await deps.queue.enqueue(
-            'telegram-send-message',
-            { text, reply_to_message_id: r.message_id, ...(r.topic_id !== null ? { message_thread_id: r.topic_id } : {}), once_key: `register-ack-${chatId}-${r.message_id}` },
-          );
+          await deps.queue.enqueue('telegram-send-message', {
+            text,
+            reply_to_message_id: r.message_id,
+            ...(r.topic_id !== null ? { message_thread_id: r.topic_id } : {}),
+            once_key: `register-ack-${chatId}-${r.message_id}`,
+          });
         }
         ctx.body = { ok: true, duplicate: out.duplicate };
       },

@@ -13,15 +13,7 @@ import type { Context } from 'koa';
 import { isAddress, recoverMessageAddress, verifyMessage } from 'viem';
 import { z } from 'zod';
 import { consumeNonce, issueNonce, readNonce } from '../auth/nonce.js';
-import {
-  ACCESS_TOKEN_TTL_S,
-  REFRESH_TOKEN_TTL_S,
-  signAccessToken,
-  signRefreshToken,
-  TokenError,
-  verifyRefreshToken,
-  type Role,
-} from '../auth/tokens.js';
+import { ACCESS_TOKEN_TTL_S, REFRESH_TOKEN_TTL_S, signAccessToken, signRefreshToken, TokenError, verifyRefreshToken, type Role } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { assertSameOrigin } from '../http/auth.js';
@@ -52,14 +44,7 @@ const tokensResponse = z
   .meta({ id: 'SignInResult' });
 
 function cookie(name: string, value: string, opts: { maxAgeS: number; path: string; secure: boolean }): string {
-  return [
-    `${name}=${encodeURIComponent(value)}`,
-    `Path=${opts.path}`,
-    `Max-Age=${opts.maxAgeS}`,
-    'HttpOnly',
-    'SameSite=Lax',
-    ...(opts.secure ? ['Secure'] : []),
-  ].join('; ');
+  return [`${name}=${encodeURIComponent(value)}`, `Path=${opts.path}`, `Max-Age=${opts.maxAgeS}`, 'HttpOnly', 'SameSite=Lax', ...(opts.secure ? ['Secure'] : [])].join('; ');
 }
 
 const REFRESH_COOKIE_PATH = '/api/v1/wallet/';
@@ -111,7 +96,9 @@ export function walletAuthRoutes(deps: AppDeps): RouteDef[] {
       path: '/wallet/verify/',
       operationId: 'verifyWallet',
       summary: 'Verify a personal_sign signature over the issued message; sets session cookies',
-      description: `401 codes: ${Object.entries(authErrors).map(([c, d]) => `${c} (${d})`).join('; ')}`,
+      description: `401 codes: ${Object.entries(authErrors)
+        .map(([c, d]) => `${c} (${d})`)
+        .join('; ')}`,
       tags: ['authentication'],
       body: z.object({
         address,
@@ -151,13 +138,15 @@ export function walletAuthRoutes(deps: AppDeps): RouteDef[] {
       path: '/wallet/refresh/',
       operationId: 'refreshSession',
       summary: 'Rotate the refresh token (cookie or body) for a new access/refresh pair',
-      description:
-        'Each refresh token works once. Presenting a spent one revokes its whole family (401 refresh_token_reused); the caller must sign in again.',
+      description: 'Each refresh token works once. Presenting a spent one revokes its whole family (401 refresh_token_reused); the caller must sign in again.',
       tags: ['authentication'],
       body: z.object({ refresh_token: z.string().min(1).max(4096).optional() }),
       responses: {
         200: { description: 'new session', schema: tokensResponse },
-        401: { description: 'refresh_token_missing, refresh_token_invalid, refresh_token_expired, refresh_token_reused (its whole family is revoked), refresh_token_revoked, account_not_found' },
+        401: {
+          description:
+            'refresh_token_missing, refresh_token_invalid, refresh_token_expired, refresh_token_reused (its whole family is revoked), refresh_token_revoked, account_not_found',
+        },
       },
       async handler(ctx, { body }) {
         const fromCookie = ctx.cookies.get('refresh_token');

@@ -46,7 +46,7 @@ import { idParam, tokenAddress } from './news-schemas.js';
 export const webhookErrorCodes = {
   webhook_not_found: "404: no webhook endpoint with this id among the caller's (another caller's endpoint is 404 too).",
   webhook_delivery_not_found: '404: no delivery with this id on this endpoint.',
-  webhook_limit_reached: "403: the owner has as many webhook endpoints as its tier allows (details {limit, count}); delete one first.",
+  webhook_limit_reached: '403: the owner has as many webhook endpoints as its tier allows (details {limit, count}); delete one first.',
   webhook_disabled: '409: the endpoint is disabled (see its disabled_reason); re-enable it with PATCH {"enabled": true} first.',
   webhook_delivery_pending: '409: the delivery is still pending on its retry schedule (details.next_attempt_at); only finished deliveries can be redelivered.',
   webhook_event_expired: "410: the delivery's event was deleted by retention (EVENT_LOG_RETENTION_DAYS); it cannot be sent again.",
@@ -119,7 +119,10 @@ function endpointUrl(allowPrivate: boolean) {
         c.addIssue({ code: 'custom', message: 'must not point to a private, loopback or link-local address' });
       }
     })
-    .meta({ description: 'Where deliveries are POSTed: https:// (http:// only where OUTBOUND_ALLOW_PRIVATE is set); private, loopback and link-local addresses are refused (also after DNS, at every attempt)' });
+    .meta({
+      description:
+        'Where deliveries are POSTed: https:// (http:// only where OUTBOUND_ALLOW_PRIVATE is set); private, loopback and link-local addresses are refused (also after DNS, at every attempt)',
+    });
 }
 
 const filtersOut = z
@@ -154,7 +157,9 @@ const deliverySchema = z
     webhook_id: z.string().meta({ description: 'The webhook-id header of every attempt of this delivery: msg_<id>' }),
     event_id: z.number().int().nullable().meta({ description: 'The event log id (data.event_id); null for webhook.test' }),
     event_type: z.string(),
-    state: z.enum(['pending', 'succeeded', 'failed', 'cancelled']).meta({ description: 'pending (next_attempt_at), succeeded (2xx), failed (410 or retries used up), cancelled (the endpoint was disabled)' }),
+    state: z
+      .enum(['pending', 'succeeded', 'failed', 'cancelled'])
+      .meta({ description: 'pending (next_attempt_at), succeeded (2xx), failed (410 or retries used up), cancelled (the endpoint was disabled)' }),
     attempts: z.number().int(),
     last_status: z.number().int().nullable().meta({ description: 'HTTP status of the last attempt; null when it got no response' }),
     last_error: z
@@ -162,7 +167,10 @@ const deliverySchema = z
       .nullable()
       .meta({ description: 'Error class of the last attempt: timeout, connection_error, dns_failed, blocked_address, invalid_url, redirect_not_followed, event_expired' }),
     last_latency_ms: z.number().int().nullable(),
-    last_response_excerpt: z.string().nullable().meta({ description: `At most the first ${EXCERPT_BYTES} bytes of the last response body` }),
+    last_response_excerpt: z
+      .string()
+      .nullable()
+      .meta({ description: `At most the first ${EXCERPT_BYTES} bytes of the last response body` }),
     last_attempt_at: isoSchema('Start of the last attempt'),
     next_attempt_at: isoSchema('While pending: when the next attempt is due'),
     created_at: z.string().meta({ format: 'date-time' }),
@@ -207,7 +215,11 @@ function toDelivery(d: DeliveryRow) {
   };
 }
 
-const filtersFor = (f: z.output<typeof filtersInput> | null | undefined) => ({ tags: f?.tags ?? null, token_addresses: f?.token_addresses ?? null, token_symbols: f?.token_symbols ?? null });
+const filtersFor = (f: z.output<typeof filtersInput> | null | undefined) => ({
+  tags: f?.tags ?? null,
+  token_addresses: f?.token_addresses ?? null,
+  token_symbols: f?.token_symbols ?? null,
+});
 
 const ownerOf = (ctx: Context): Owner => (ctx.state.user ? { kind: 'user', userId: ctx.state.user.id } : { kind: 'api_key', apiKeyId: ctx.state.apiKey!.id });
 
@@ -232,7 +244,11 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
     if (ctx.state.user) return userGuard(ctx, () => (key ? next() : Promise.reject(notConfigured())));
     if (!ctx.state.apiKey) {
       const p = ctx.state.authProblem;
-      throw new AppError(401, p?.code ?? 'auth_required', p?.message ?? 'authentication required: an API key (Authorization: Bearer squid_...) or a signed-in session (access_token cookie or Bearer JWT)');
+      throw new AppError(
+        401,
+        p?.code ?? 'auth_required',
+        p?.message ?? 'authentication required: an API key (Authorization: Bearer squid_...) or a signed-in session (access_token cookie or Bearer JWT)',
+      );
     }
     if (!key) throw notConfigured();
     await next();
@@ -248,7 +264,8 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
     if (!row) throw new AppError(404, 'webhook_not_found', `no webhook endpoint ${id}`);
     return row;
   }
-  const wake = (id: number) => wakeEndpoint(enqueue, id).catch((err: unknown) => deps.log.warn({ endpointId: id, err: (err as Error).message }, 'webhook run not woken (the sweep will)'));
+  const wake = (id: number) =>
+    wakeEndpoint(enqueue, id).catch((err: unknown) => deps.log.warn({ endpointId: id, err: (err as Error).message }, 'webhook run not woken (the sweep will)'));
 
   return [
     defineRoute({
@@ -277,15 +294,28 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       },
       async handler(ctx, { body }) {
         const owner = ownerOf(ctx);
-        const cap = owner.kind === 'user' ? endpointCap({ kind: 'account', keyTiers: await accountKeyTiers(deps.db, owner.userId) }) : endpointCap({ kind: 'api_key', tier: ctx.state.apiKey!.tier });
+        const cap =
+          owner.kind === 'user'
+            ? endpointCap({ kind: 'account', keyTiers: await accountKeyTiers(deps.db, owner.userId) })
+            : endpointCap({ kind: 'api_key', tier: ctx.state.apiKey!.tier });
         const secret = generateSecret();
         const r = await insertEndpoint(
           deps.db,
           owner,
-          { url: body.url, description: body.description || null, eventTypes: body.event_types ?? [...publicEventTypes], filters: filtersFor(body.filters), secretEnc: encryptSecret(key!, secret) },
+          {
+            url: body.url,
+            description: body.description || null,
+            eventTypes: body.event_types ?? [...publicEventTypes],
+            filters: filtersFor(body.filters),
+            secretEnc: encryptSecret(key!, secret),
+          },
           cap,
         );
-        if (!r.ok) throw new AppError(403, 'webhook_limit_reached', `at most ${cap} webhook endpoints for this ${owner.kind === 'user' ? 'account' : 'API key'}; delete one first`, { limit: cap, count: r.count });
+        if (!r.ok)
+          throw new AppError(403, 'webhook_limit_reached', `at most ${cap} webhook endpoints for this ${owner.kind === 'user' ? 'account' : 'API key'}; delete one first`, {
+            limit: cap,
+            count: r.count,
+          });
         ctx.status = 201;
         ctx.set('Location', `/api/v1/webhooks/${r.row.id}/`);
         ctx.set('Cache-Control', 'no-store');
@@ -308,7 +338,14 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
           schema: z
             .object({
               results: z.array(endpointSchema),
-              pagination: z.object({ page: z.number().int(), per_page: z.number().int(), total: z.number().int(), total_pages: z.number().int(), has_next: z.boolean(), has_previous: z.boolean() }),
+              pagination: z.object({
+                page: z.number().int(),
+                per_page: z.number().int(),
+                total: z.number().int(),
+                total_pages: z.number().int(),
+                has_next: z.boolean(),
+                has_previous: z.boolean(),
+              }),
             })
             .meta({ id: 'WebhookEndpointList' }),
         },
@@ -319,7 +356,10 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
         const perPage = query.per_page ?? 20;
         const { rows, total } = await listEndpoints(deps.db, ownerOf(ctx), page, perPage);
         const totalPages = Math.ceil(total / perPage);
-        ctx.body = { results: rows.map(toEndpoint), pagination: { page, per_page: perPage, total, total_pages: totalPages, has_next: page < totalPages, has_previous: page > 1 && totalPages > 0 } };
+        ctx.body = {
+          results: rows.map(toEndpoint),
+          pagination: { page, per_page: perPage, total, total_pages: totalPages, has_next: page < totalPages, has_previous: page > 1 && totalPages > 0 },
+        };
       },
     }),
     defineRoute({
@@ -390,7 +430,7 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       operationId: 'rotateWebhookSecret',
       summary: 'Replace the signing secret; the new one is shown once, the old one keeps signing for 24 h',
       description:
-        'For 24 hours after a rotation every delivery carries two signatures in webhook-signature (space-separated: the new secret\'s, then the old one\'s), so a receiver can switch to the new secret at any time in that window. Rotating again within the window drops the oldest secret.',
+        "For 24 hours after a rotation every delivery carries two signatures in webhook-signature (space-separated: the new secret's, then the old one's), so a receiver can switch to the new secret at any time in that window. Rotating again within the window drops the oldest secret.",
       tags: ['webhooks'],
       security,
       before,
@@ -398,9 +438,7 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       responses: {
         200: {
           description: 'the new secret, shown only here',
-          schema: z
-            .object({ id: z.number().int(), secret: z.string(), previous_secret_expires_at: z.string().meta({ format: 'date-time' }) })
-            .meta({ id: 'WebhookSecretRotated' }),
+          schema: z.object({ id: z.number().int(), secret: z.string(), previous_secret_expires_at: z.string().meta({ format: 'date-time' }) }).meta({ id: 'WebhookSecretRotated' }),
         },
         ...common,
       },
@@ -417,7 +455,8 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       path: '/webhooks/:id/test/',
       operationId: 'testWebhook',
       summary: 'Queue a webhook.test delivery to the endpoint now',
-      description: 'The body is `{type: "webhook.test", timestamp, data: {webhook_endpoint_id, message}}`, signed like every delivery; it is retried like any other. Follow it in GET /webhooks/{id}/deliveries/. A disabled endpoint answers 409 webhook_disabled.',
+      description:
+        'The body is `{type: "webhook.test", timestamp, data: {webhook_endpoint_id, message}}`, signed like every delivery; it is retried like any other. Follow it in GET /webhooks/{id}/deliveries/. A disabled endpoint answers 409 webhook_disabled.',
       tags: ['webhooks'],
       security,
       before,
@@ -425,8 +464,13 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       responses: { 202: { description: 'queued', schema: z.object({ delivery: deliverySchema }) }, ...common, 409: { description: 'webhook_disabled', schema: errorSchema } },
       async handler(ctx, { params }) {
         const ep = await ownEndpoint(ctx, params.id);
-        if (!ep.enabled) throw new AppError(409, 'webhook_disabled', `webhook endpoint ${ep.id} is disabled (${ep.disabled_reason ?? 'disabled'}); re-enable it with PATCH {"enabled": true}`);
-        const d = await insertTestDelivery(deps.db, ep.id, JSON.stringify({ webhook_endpoint_id: ep.id, message: 'Test delivery from Squid News: your endpoint receives and verifies webhooks.' }));
+        if (!ep.enabled)
+          throw new AppError(409, 'webhook_disabled', `webhook endpoint ${ep.id} is disabled (${ep.disabled_reason ?? 'disabled'}); re-enable it with PATCH {"enabled": true}`);
+        const d = await insertTestDelivery(
+          deps.db,
+          ep.id,
+          JSON.stringify({ webhook_endpoint_id: ep.id, message: 'Test delivery from Squid News: your endpoint receives and verifies webhooks.' }),
+        );
         await wake(ep.id);
         ctx.status = 202;
         ctx.body = { delivery: toDelivery(d) };
@@ -437,7 +481,8 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       path: '/webhooks/:id/deliveries/',
       operationId: 'listWebhookDeliveries',
       summary: "An endpoint's deliveries, newest first",
-      description: '`limit` 1-100 (default 20); `before`: a delivery id, to page on (pass `next_before`); `state`: only pending, succeeded, failed or cancelled deliveries. Deliveries are kept as long as events (EVENT_LOG_RETENTION_DAYS).',
+      description:
+        '`limit` 1-100 (default 20); `before`: a delivery id, to page on (pass `next_before`); `state`: only pending, succeeded, failed or cancelled deliveries. Deliveries are kept as long as events (EVENT_LOG_RETENTION_DAYS).',
       tags: ['webhooks'],
       security,
       before,
@@ -483,15 +528,24 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       params: deliveryIdParam,
       responses: {
         202: { description: 'queued', schema: z.object({ delivery: deliverySchema }) },
-        ...errors({ 401: 'auth_required', 404: 'webhook_not_found or webhook_delivery_not_found', 409: 'webhook_disabled or webhook_delivery_pending', 410: 'webhook_event_expired', 503: 'webhooks_not_configured' }),
+        ...errors({
+          401: 'auth_required',
+          404: 'webhook_not_found or webhook_delivery_not_found',
+          409: 'webhook_disabled or webhook_delivery_pending',
+          410: 'webhook_event_expired',
+          503: 'webhooks_not_configured',
+        }),
       },
       async handler(ctx, { params }) {
         const ep = await ownEndpoint(ctx, params.id);
-        if (!ep.enabled) throw new AppError(409, 'webhook_disabled', `webhook endpoint ${ep.id} is disabled (${ep.disabled_reason ?? 'disabled'}); re-enable it with PATCH {"enabled": true}`);
+        if (!ep.enabled)
+          throw new AppError(409, 'webhook_disabled', `webhook endpoint ${ep.id} is disabled (${ep.disabled_reason ?? 'disabled'}); re-enable it with PATCH {"enabled": true}`);
         const r = await rearmDelivery(deps.db, ep.id, params.delivery_id);
         if (!r.ok && r.reason === 'not_found') throw new AppError(404, 'webhook_delivery_not_found', `no delivery ${params.delivery_id} on webhook endpoint ${ep.id}`);
         if (!r.ok && r.reason === 'pending') {
-          throw new AppError(409, 'webhook_delivery_pending', `delivery ${params.delivery_id} is still pending; its next attempt is at ${iso(r.row!.next_attempt_at)}`, { next_attempt_at: iso(r.row!.next_attempt_at) });
+          throw new AppError(409, 'webhook_delivery_pending', `delivery ${params.delivery_id} is still pending; its next attempt is at ${iso(r.row!.next_attempt_at)}`, {
+            next_attempt_at: iso(r.row!.next_attempt_at),
+          });
         }
         if (!r.ok) throw new AppError(410, 'webhook_event_expired', `the event of delivery ${params.delivery_id} was deleted by retention; it cannot be sent again`);
         await wake(ep.id);

@@ -16,7 +16,11 @@ export const wireErrorCodes = {
 } as const;
 
 const iso = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
-const idParam = z.string().regex(/^\d{1,10}$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(2_147_483_647));
+const idParam = z
+  .string()
+  .regex(/^\d{1,10}$/, 'must be a positive integer')
+  .transform(Number)
+  .pipe(z.number().int().min(1).max(2_147_483_647));
 
 const itemSchema = z.object({
   id: z.number().int().meta({ description: 'Wire item id (the `id` of its news.tsunami event; not an article id)' }),

@@ -86,7 +86,13 @@ export function yapRoutes(deps: AppDeps): RouteDef[] {
         const perPage = query.per_page ?? DEFAULT_PER_PAGE;
         const { rows, count } = await listYaps(deps.db, { articleId: params.id, sort: query.sort, page, perPage });
         const user = ctx.state.user;
-        const mine = user ? await myYapVotes(deps.db, user.id, rows.map((r) => r.id)) : null;
+        const mine = user
+          ? await myYapVotes(
+              deps.db,
+              user.id,
+              rows.map((r) => r.id),
+            )
+          : null;
         ctx.body = {
           count,
           ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count),

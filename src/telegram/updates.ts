@@ -11,7 +11,11 @@ import { z } from 'zod';
 // Postgres text cannot hold NUL; Telegram never sends it, but the schema must not let it reach SQL.
 const str = z.string().transform((v) => v.replace(/\u0000/g, ''));
 // Unix seconds up to 2106: a larger value is not a Telegram date.
-const unix = z.number().int().min(0).max(2 ** 32);
+const unix = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 32);
 
 const user = z.object({
   id: z.number().int(),
@@ -134,7 +138,12 @@ function readRegister(m: Message, botUsername: string | null): RegisterCommand |
   if (!m.from.username) return { ok: false, message_id: m.message_id, topic_id: topic, reason: 'the sender has no Telegram username; set one and send /register again' };
   const arg = match[2];
   if (arg !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(arg)) {
-    return { ok: false, message_id: m.message_id, topic_id: topic, reason: 'the argument of /register must be the operator account\'s wallet address (0x + 40 hex digits), or nothing' };
+    return {
+      ok: false,
+      message_id: m.message_id,
+      topic_id: topic,
+      reason: "the argument of /register must be the operator account's wallet address (0x + 40 hex digits), or nothing",
+    };
   }
   return {
     ok: true,
@@ -155,7 +164,9 @@ function readMessage(m: Message, out: ReadUpdate, botUsername: string | null, ed
     out.topics.push({ topic_id: m.message_thread_id ?? m.message_id, name: m.forum_topic_created.name, icon_color: m.forum_topic_created.icon_color ?? null, at: when });
   } else if (topic !== null) {
     const created = m.reply_to_message?.forum_topic_created;
-    out.topics.push(created ? { topic_id: topic, name: created.name, icon_color: created.icon_color ?? null, at: when, seenOnly: true } : { topic_id: topic, at: when, seenOnly: true });
+    out.topics.push(
+      created ? { topic_id: topic, name: created.name, icon_color: created.icon_color ?? null, at: when, seenOnly: true } : { topic_id: topic, at: when, seenOnly: true },
+    );
   }
   if (topic !== null && m.forum_topic_edited?.name) out.topics.push({ topic_id: topic, name: m.forum_topic_edited.name, at: when });
   if (topic !== null && m.forum_topic_closed) out.topics.push({ topic_id: topic, closed: true, at: when });

@@ -22,15 +22,7 @@ import https from 'node:https';
 import type { JobDeps } from '../../jobs/define.js';
 import { nextRetryDelayMs, parseRetryAfter, retryHorizonMs, verdictOf } from '../domain/webhook-retry.js';
 import { safeFetch, SafeFetchError } from '../net/safe-fetch.js';
-import {
-  clearEndpointFailing,
-  dueDeliveries,
-  disableEndpoint,
-  hasDueDeliveries,
-  markEndpointFailing,
-  type DeliveryTarget,
-  type DueDelivery,
-} from '../queries/webhooks.js';
+import { clearEndpointFailing, dueDeliveries, disableEndpoint, hasDueDeliveries, markEndpointFailing, type DeliveryTarget, type DueDelivery } from '../queries/webhooks.js';
 import { outcomeWriter } from './outcome-writer.js';
 import { decryptSecret, signatureHeader, webhookKey } from './secrets.js';
 
@@ -167,12 +159,20 @@ export async function deliverEndpoint(deps: DeliverDeps, endpointId: number, opt
       return;
     }
     const delay = nextRetryDelayMs(d.attempts + 1, config.WEBHOOK_RETRY_BASE_MS, Math.random(), retryAfterMs);
-    await outcomes.record(d.id, { startedAt, state: delay === null ? 'failed' : 'pending', nextAttemptAt: delay === null ? null : new Date(Date.now() + delay), status, error, latencyMs, excerpt });
+    await outcomes.record(d.id, {
+      startedAt,
+      state: delay === null ? 'failed' : 'pending',
+      nextAttemptAt: delay === null ? null : new Date(Date.now() + delay),
+      status,
+      error,
+      latencyMs,
+      excerpt,
+    });
     failingSince ??= await markEndpointFailing(db, endpointId);
     if (failingSince === null) return;
     const horizon = retryHorizonMs(config.WEBHOOK_RETRY_BASE_MS);
     if (Date.now() - failingSince.getTime() > horizon) {
-      await disable(`no successful delivery since ${failingSince.toISOString()}: failing for longer than the retry horizon (${Math.round(horizon / 3600_000 * 10) / 10} h)`);
+      await disable(`no successful delivery since ${failingSince.toISOString()}: failing for longer than the retry horizon (${Math.round((horizon / 3600_000) * 10) / 10} h)`);
     }
   };
 
@@ -187,7 +187,9 @@ export async function deliverEndpoint(deps: DeliverDeps, endpointId: number, opt
         more = due.length === want;
         for (const d of due) {
           const p: Promise<void> = attempt(target, d)
-            .catch((err: unknown) => log.error({ endpointId, deliveryId: d.id, err: (err as Error).message }, 'webhook attempt could not be recorded (it stays due and is sent again)'))
+            .catch((err: unknown) =>
+              log.error({ endpointId, deliveryId: d.id, err: (err as Error).message }, 'webhook attempt could not be recorded (it stays due and is sent again)'),
+            )
             .finally(() => inflight.delete(d.id));
           inflight.set(d.id, p);
         }
@@ -198,7 +200,9 @@ export async function deliverEndpoint(deps: DeliverDeps, endpointId: number, opt
   }
   // Out of budget with work left: queue a follow-up behind the other endpoints' runs.
   if (!stop && more && Date.now() >= deadline && (await hasDueDeliveries(db, endpointId))) {
-    await wakeEndpoint(deps.enqueue, endpointId).catch((err: unknown) => log.warn({ endpointId, err: (err as Error).message }, 'webhook follow-up not queued (the sweep will wake it)'));
+    await wakeEndpoint(deps.enqueue, endpointId).catch((err: unknown) =>
+      log.warn({ endpointId, err: (err as Error).message }, 'webhook follow-up not queued (the sweep will wake it)'),
+    );
   }
   return result;
 }

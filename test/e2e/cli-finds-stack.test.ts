@@ -70,7 +70,7 @@ describe('with `npm start` running', () => {
     expect(statSync(file).mode & 0o077).toBe(0);
   });
 
-  it('the CLI in a second process grants a role on the launcher\'s database without any URL', async () => {
+  it("the CLI in a second process grants a role on the launcher's database without any URL", async () => {
     const address = `0x${'ab'.repeat(20)}`;
     const cli = tool('cli', 'scripts/cli.ts', ['role', 'grant', address, 'editor'], dataDir);
     expect(await cli.exited, cli.output()).toEqual({ code: 0, signal: null });

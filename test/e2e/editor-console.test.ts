@@ -145,7 +145,12 @@ it('two editors work the queue live; one kills a fresh submission as a duplicate
   expect(await alicePage.textContent('#who')).toBe('alice');
 
   // A fresh submission arrives in both queues without a reload.
-  const sub = await api('POST', '/api/v1/news/post', { url: 'https://other.example/news/pectra-mainnet?utm_source=x', headline: 'Ethereum Pectra upgrade goes live on mainnet today' }, submitter);
+  const sub = await api(
+    'POST',
+    '/api/v1/news/post',
+    { url: 'https://other.example/news/pectra-mainnet?utm_source=x', headline: 'Ethereum Pectra upgrade goes live on mainnet today' },
+    submitter,
+  );
   expect(sub.status).toBe(201);
   const id = sub.body.article_id as number;
   for (const p of [alicePage, bobPage]) await p.waitForSelector(`#item-${id}`, { timeout: 15_000 });
@@ -203,7 +208,10 @@ it('two editors work the queue live; one kills a fresh submission as a duplicate
   const dialog = alicePage.locator('#kill-dialog');
   await dialog.waitFor({ state: 'visible' });
   await alicePage.getByLabel('Reason').first().selectOption('duplicate');
-  await alicePage.getByLabel('Duplicate of (article id, for “Duplicate”)').first().fill(String(originalId + 100_000));
+  await alicePage
+    .getByLabel('Duplicate of (article id, for “Duplicate”)')
+    .first()
+    .fill(String(originalId + 100_000));
   await dialog.getByRole('button', { name: 'Kill' }).click();
   // The API's refusal is shown and nothing changed.
   await expect.poll(() => dialog.locator('.dialog-error').textContent()).toContain(`no article ${originalId + 100_000}`);

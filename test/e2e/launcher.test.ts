@@ -76,7 +76,11 @@ describe('dev launcher with DATABASE_URL and REDIS_URL', () => {
     });
     await waitForBanner(dev, port, wsPort);
     const pids = childPids(dev);
-    expect(Object.keys(pids).sort()).toEqual(serviceTypes().map((t) => t.name).sort());
+    expect(Object.keys(pids).sort()).toEqual(
+      serviceTypes()
+        .map((t) => t.name)
+        .sort(),
+    );
     // Prefixed, rendered log lines of each child.
     expect(dev.output()).toMatch(/^web +\| \d\d:\d\d:\d\d INFO +web listening/m);
     expect(dev.output()).toMatch(/^ws +\| \d\d:\d\d:\d\d INFO +ws listening/m);
@@ -92,8 +96,26 @@ describe('dev launcher with DATABASE_URL and REDIS_URL', () => {
       const roles = await db.selectFrom('users').select('roles').execute();
       expect(roles.some((r) => r.roles.includes('editor'))).toBe(true);
       expect(roles.some((r) => r.roles.includes('staff'))).toBe(true);
-      expect(Number((await db.selectFrom('yaps').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBeGreaterThan(0);
-      expect(Number((await db.selectFrom('votes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBeGreaterThan(0);
+      expect(
+        Number(
+          (
+            await db
+              .selectFrom('yaps')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+      ).toBeGreaterThan(0);
+      expect(
+        Number(
+          (
+            await db
+              .selectFrom('votes')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+      ).toBeGreaterThan(0);
     } finally {
       await db.destroy();
     }

@@ -47,7 +47,9 @@ afterAll(async () => {
 });
 
 async function upload(web: string, bearer: Record<string, string>, color: string) {
-  const bytes = await sharp({ create: { width: 16, height: 16, channels: 3, background: color } }).png().toBuffer();
+  const bytes = await sharp({ create: { width: 16, height: 16, channels: 3, background: color } })
+    .png()
+    .toBuffer();
   const f = new FormData();
   f.append('profile_picture', new Blob([bytes], { type: 'image/png' }), 'me.png');
   const r = await fetch(`${web}/api/v1/wallet/profile/`, { method: 'PUT', body: f, headers: bearer });

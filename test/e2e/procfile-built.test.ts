@@ -145,7 +145,10 @@ describe('the built processes, started from the Procfile as the platform does', 
     for (const [name, p] of Object.entries(procs)) {
       const tree = processTree(p.pid);
       const entry = readProcfile().find((t) => t.name === name)!.built!;
-      expect(tree.some((argv) => path.basename(argv[0]) === 'node' && argv[1] === entry && argv.length === 2), `${name}: ${JSON.stringify(tree)}`).toBe(true);
+      expect(
+        tree.some((argv) => path.basename(argv[0]) === 'node' && argv[1] === entry && argv.length === 2),
+        `${name}: ${JSON.stringify(tree)}`,
+      ).toBe(true);
       expect(tree.flat().join(' '), name).not.toMatch(/tsx|\.ts\b/);
     }
   });

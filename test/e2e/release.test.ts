@@ -121,7 +121,11 @@ describe('release phase', () => {
       .withExif({ IFD0: { Make: 'ReleaseCam' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '51/1 30/1 0/1' } })
       .toBuffer();
     writeFileSync(path.join(dir, legacy), photo);
-    const user = await db.insertInto('users').values({ wallet_address: '0x' + '7'.repeat(40), profile_picture: legacy }).returning('id').executeTakeFirstOrThrow();
+    const user = await db
+      .insertInto('users')
+      .values({ wallet_address: '0x' + '7'.repeat(40), profile_picture: legacy })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     const again = startProcfileType('release', { ...env.env, PROFILE_PICTURES_DIR: dir });
     procs.push(again);
     expect((await again.exited).code, again.output()).toBe(0);

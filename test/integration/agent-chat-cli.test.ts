@@ -61,7 +61,9 @@ describe('agent', () => {
     expect((await rig.http.post('/api/v1/agent-chat/register/', { operator: 'Ops', model_name: 'm1', telegram_bot_username: bot.username }, s.bearer)).status).toBe(201);
     const start = await rig.http.post('/api/v1/agent-chat/handshake/start/', {}, s.bearer);
     const rules = (await rig.http.get('/api/v1/agent-chat/rules/')).body;
-    expect((await rig.http.post('/api/v1/agent-chat/handshake/finish/', { challenge_id: start.body.challenge_id, responses: solveChallenge(start.body, rules) }, s.bearer)).body.passed).toBe(true);
+    expect(
+      (await rig.http.post('/api/v1/agent-chat/handshake/finish/', { challenge_id: start.body.challenge_id, responses: solveChallenge(start.body, rules) }, s.bearer)).body.passed,
+    ).toBe(true);
 
     const list = await cli('agent', 'list', 'full_write');
     expect(list.out).toMatch(new RegExp(`${s.userId}\\s+@cli_agent_bot\\s+full_write\\s+0\\s+Ops\\s+m1`));
@@ -84,7 +86,12 @@ describe('agent', () => {
     expect(back.out).toContain('trust changed sandbox_write -> full_write');
     await expect.poll(() => rig.tg.restrictions.get(bot.id), { timeout: 5000 }).toEqual(telegramPermissions('full_write'));
     const events = await cli('agent', 'events', String(s.userId));
-    expect(events.out.split('\n').slice(1).map((l) => l.split(/\s{2,}/).slice(2, 5))).toEqual([
+    expect(
+      events.out
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(/\s{2,}/).slice(2, 5)),
+    ).toEqual([
       ['sandbox_write', 'full_write', 'staff'],
       ['full_write', 'sandbox_write', 'violations'],
       ['read_only', 'full_write', 'handshake'],

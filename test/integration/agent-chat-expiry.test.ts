@@ -48,7 +48,8 @@ it('the handshake-expire job expires an unanswered challenge at its deadline; fi
   const start = await post('handshake/start/', {}, s.bearer);
   expect(start.status).toBe(201);
   const id = start.body.challenge_id;
-  const status = async () => (await rig.deps.db.selectFrom('agent_handshake_challenges').select(['status', 'finished_at', 'expires_at']).where('id', '=', id).executeTakeFirstOrThrow());
+  const status = async () =>
+    await rig.deps.db.selectFrom('agent_handshake_challenges').select(['status', 'finished_at', 'expires_at']).where('id', '=', id).executeTakeFirstOrThrow();
   expect((await status()).status).toBe('open');
   // Nobody calls the API: the worker moves the row to expired on time.
   await expect.poll(async () => (await status()).status, { timeout: (TTL_S + 3) * 1000, interval: 100 }).toBe('expired');

@@ -68,7 +68,15 @@ it('register, handshake finish, staff and read endpoints: random input never 5xx
     fc.asyncProperty(anyJson, junk, junk, junk, async (body, a, b, c) => {
       ok((await rig.http.post('/api/v1/agent-chat/register/', body, { ...agent.bearer, ...addr() })).status);
       ok((await rig.http.post('/api/v1/agent-chat/register/', { operator: a, model_name: b, telegram_bot_username: c }, { ...agent.bearer, ...addr() })).status);
-      ok((await rig.http.post('/api/v1/agent-chat/handshake/finish/', { challenge_id: `hs_${encodeURIComponent(a)}`, responses: { echo: a, refuse_transfer: b, refuse_authority: c, rules_ack: a } }, { ...agent.bearer, ...addr() })).status);
+      ok(
+        (
+          await rig.http.post(
+            '/api/v1/agent-chat/handshake/finish/',
+            { challenge_id: `hs_${encodeURIComponent(a)}`, responses: { echo: a, refuse_transfer: b, refuse_authority: c, rules_ack: a } },
+            { ...agent.bearer, ...addr() },
+          )
+        ).status,
+      );
       ok((await rig.http.post('/api/v1/agent-chat/handshake/finish/', body, { ...agent.bearer, ...addr() })).status);
       const q = new URLSearchParams({ limit: a, before_id: b, since: c, topic: a, username: b }).toString();
       ok((await rig.http.get(`/api/v1/agent-chat/history/?${q}`, addr())).status);

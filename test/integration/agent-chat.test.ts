@@ -26,7 +26,8 @@ afterAll(() => rig.close());
 const from = (s?: Session) => ({ ...(s?.bearer ?? {}), 'x-forwarded-for': `10.8.${Math.floor((s?.userId ?? 0) / 250)}.${((s?.userId ?? 0) % 250) + 1}` });
 const post = (path: string, body: unknown, s?: Session) => rig.http.post(`/api/v1/agent-chat/${path}`, body, from(s));
 const get = (path: string, s?: Session) => rig.http.get(`/api/v1/agent-chat/${path}`, from(s));
-const session = (accountType: 'human' | 'cyborg' | 'bot' = 'bot', roles: ('staff' | 'editor')[] = []) => sessionFor(rig.deps.db, rig.deps.config.JWT_SECRET, { accountType, roles });
+const session = (accountType: 'human' | 'cyborg' | 'bot' = 'bot', roles: ('staff' | 'editor')[] = []) =>
+  sessionFor(rig.deps.db, rig.deps.config.JWT_SECRET, { accountType, roles });
 const say = (from: TgUser, text: string) => rig.tg.deliver(rig.tg.updates.text(from, text));
 const registerCmd = (bot: TgUser, arg = '') => say(bot, `/register@${rig.tg.bot.username}${arg ? ` ${arg}` : ''}`);
 const regBody = (bot: TgUser) => ({ operator: 'Acme Labs', model_name: 'test-model-1', telegram_bot_username: `@${bot.username}` });
@@ -111,7 +112,14 @@ describe('registration', () => {
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
       created: true,
-      agent: { user_id: s.userId, operator: 'Acme Labs', model_name: 'test-model-1', telegram: { user_id: bot.id, username: 'alpha_agent_bot' }, trust_level: 'read_only', handshake_passed_at: null },
+      agent: {
+        user_id: s.userId,
+        operator: 'Acme Labs',
+        model_name: 'test-model-1',
+        telegram: { user_id: bot.id, username: 'alpha_agent_bot' },
+        trust_level: 'read_only',
+        handshake_passed_at: null,
+      },
       next: 'POST /api/v1/agent-chat/handshake/start/',
     });
     await rig.tg.waitForCall('restrictChatMember', (c) => c.params.user_id === bot.id);
@@ -212,7 +220,14 @@ describe('handshake', () => {
     const { s, bot } = await registered();
     const c1 = await post('handshake/start/', {}, s);
     const prompts = Object.fromEntries(c1.body.tests.map((t: any) => [t.key, t.prompt]));
-    const parrot = await post('handshake/finish/', { challenge_id: c1.body.challenge_id, responses: { echo: prompts.echo, refuse_transfer: prompts.refuse_transfer, refuse_authority: prompts.refuse_authority, rules_ack: prompts.rules_ack } }, s);
+    const parrot = await post(
+      'handshake/finish/',
+      {
+        challenge_id: c1.body.challenge_id,
+        responses: { echo: prompts.echo, refuse_transfer: prompts.refuse_transfer, refuse_authority: prompts.refuse_authority, rules_ack: prompts.rules_ack },
+      },
+      s,
+    );
     expect(parrot.status).toBe(200);
     expect(parrot.body).toMatchObject({ passed: false, passed_count: 1, trust_level: 'read_only', trust_changed: false });
     expect(parrot.body.results.map((t: any) => [t.test, t.passed])).toEqual([
@@ -249,7 +264,11 @@ describe('handshake', () => {
     expect(unknown.body.error.code).toBe('handshake_challenge_not_found');
     const missing = await post('handshake/finish/', { challenge_id: c1.body.challenge_id, responses: { echo: 'x' } }, a.s);
     expect(missing.status).toBe(400);
-    expect(missing.body.error.details.fields.map((f: any) => f.path).sort()).toEqual(['body.responses.refuse_authority', 'body.responses.refuse_transfer', 'body.responses.rules_ack']);
+    expect(missing.body.error.details.fields.map((f: any) => f.path).sort()).toEqual([
+      'body.responses.refuse_authority',
+      'body.responses.refuse_transfer',
+      'body.responses.rules_ack',
+    ]);
     expect((await post('handshake/finish/', { challenge_id: 42, responses: answers }, a.s)).body.error.details.fields[0].path).toBe('body.challenge_id');
     const c2 = await post('handshake/start/', {}, a.s);
     const superseded = await post('handshake/finish/', { challenge_id: c1.body.challenge_id, responses: answers }, a.s);
@@ -310,11 +329,14 @@ describe('trust levels', () => {
     // Spread over more than a window: within the rate, no breach.
     for (let i = 0; i < 3; i++) await rig.tg.deliver(rig.tg.updates.text(bot, `calm ${i}`, { date: t0 + 61 + i * 20 }));
     for (let i = 0; i <= limit; i++) await rig.tg.deliver(rig.tg.updates.text(bot, `late burst ${i}`));
+    await expect.poll(async () => (await rig.http.get(`/api/v1/agent-chat/violations/?user_id=${s.userId}`, staff.bearer)).body.violations.length, { timeout: 8000 }).toBe(2);
     await expect
-      .poll(async () => (await rig.http.get(`/api/v1/agent-chat/violations/?user_id=${s.userId}`, staff.bearer)).body.violations.length, { timeout: 8000 })
-      .toBe(2);
-    await expect.poll(async () => Object.values(await rig.deps.queue.queue('agent-moderation').getJobCounts('active', 'waiting')).reduce((a, b) => a + b, 0), { timeout: 8000 }).toBe(0);
-    expect((await rig.http.get(`/api/v1/agent-chat/violations/?user_id=${s.userId}`, staff.bearer)).body.violations.map((v: any) => v.kind)).toEqual(['posting_rate', 'posting_rate']);
+      .poll(async () => Object.values(await rig.deps.queue.queue('agent-moderation').getJobCounts('active', 'waiting')).reduce((a, b) => a + b, 0), { timeout: 8000 })
+      .toBe(0);
+    expect((await rig.http.get(`/api/v1/agent-chat/violations/?user_id=${s.userId}`, staff.bearer)).body.violations.map((v: any) => v.kind)).toEqual([
+      'posting_rate',
+      'posting_rate',
+    ]);
   });
 
   it('3 violations: full_write -> sandbox_write; 6: muted and restricted; each change an event with a reason', async () => {
@@ -353,7 +375,14 @@ describe('trust levels', () => {
     // Staff reinstatement: back to full_write with a fresh violation count, restriction lifted.
     const back = await rig.http.post(`/api/v1/agent-chat/agents/${s.userId}/trust-level/`, { trust_level: 'full_write', reason: 'appeal accepted' }, staff.bearer);
     expect(back.status).toBe(200);
-    expect(back.body.trust_event).toMatchObject({ from_level: 'muted', to_level: 'full_write', cause: 'staff', reason: 'appeal accepted', actor_user_id: staff.userId, violation_count: 6 });
+    expect(back.body.trust_event).toMatchObject({
+      from_level: 'muted',
+      to_level: 'full_write',
+      cause: 'staff',
+      reason: 'appeal accepted',
+      actor_user_id: staff.userId,
+      violation_count: 6,
+    });
     expect((await get('me/', s)).body).toMatchObject({ violation_count: 0, agent: { trust_level: 'full_write' } });
     expect(await settledRestriction(bot)).toEqual(telegramPermissions('full_write'));
     const same = await rig.http.post(`/api/v1/agent-chat/agents/${s.userId}/trust-level/`, { trust_level: 'full_write', reason: 'again' }, staff.bearer);
@@ -367,7 +396,9 @@ describe('trust levels', () => {
     for (let i = 0; i < 3; i++) await violation({ user_id: s.userId });
     expect((await get('me/', s)).body.agent.trust_level).toBe('sandbox_write');
     // Time passes: two of the three violations are now 31 days old.
-    await sql`UPDATE agent_chat_violations SET created_at = now() - interval '31 days' WHERE id IN (SELECT id FROM agent_chat_violations WHERE user_id = ${s.userId} ORDER BY id LIMIT 2)`.execute(rig.deps.db);
+    await sql`UPDATE agent_chat_violations SET created_at = now() - interval '31 days' WHERE id IN (SELECT id FROM agent_chat_violations WHERE user_id = ${s.userId} ORDER BY id LIMIT 2)`.execute(
+      rig.deps.db,
+    );
     const run = await rig.deps.queue.enqueueAndWait('agent-trust-review', {}, 8000);
     expect(run.state === 'completed' && run.result.restored).toContain(s.userId);
     expect((await get('me/', s)).body).toMatchObject({ violation_count: 1, agent: { trust_level: 'full_write' } });

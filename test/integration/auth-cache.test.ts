@@ -123,7 +123,11 @@ describe('auth cache across two web processes', () => {
     expect(a).toBeLessThan(1000);
     expect(b).toBeLessThan(1000);
     // Granting it back works as quickly.
-    await db.updateTable('users').set({ roles: ['staff'] }).where('id', '=', staff.id).execute();
+    await db
+      .updateTable('users')
+      .set({ roles: ['staff'] })
+      .where('id', '=', staff.id)
+      .execute();
     expect(await timeUntil('/api/v1/agent-chat/agents/', viaToken, (r) => r.status === 200)).toBeLessThan(1000);
   });
 });

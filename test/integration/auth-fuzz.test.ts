@@ -13,7 +13,11 @@ beforeAll(async () => {
 afterAll(() => deps.close());
 
 // Arbitrary text, including control characters and non-ASCII, as clients might send it.
-const junk = fc.oneof(fc.string({ maxLength: 200 }), fc.uint8Array({ maxLength: 120 }).map((b) => Buffer.from(b).toString('latin1')), fc.constant(''));
+const junk = fc.oneof(
+  fc.string({ maxLength: 200 }),
+  fc.uint8Array({ maxLength: 120 }).map((b) => Buffer.from(b).toString('latin1')),
+  fc.constant(''),
+);
 const headerSafe = (s: string) => s.replace(/[\r\n\0]/g, '').replace(/[^\x20-\x7e\x80-\xff]/g, '');
 
 it('random address, signature, nonce: never a 5xx', async () => {

@@ -77,9 +77,7 @@ describe('connection caps', () => {
     const distinct = await settle(['203.0.113.1', '203.0.113.2', '203.0.113.3'].map((ip) => connect(srv.url, { headers: { 'x-forwarded-for': ip } })));
     expect(distinct.open).toHaveLength(3);
     // Entries a client puts in front of the proxy's own do not make it a new address.
-    const forged = await settle(
-      ['6.6.6.6, 198.51.100.7', '7.7.7.7, 198.51.100.7', '8.8.8.8,198.51.100.7'].map((v) => connect(srv.url, { headers: { 'x-forwarded-for': v } })),
-    );
+    const forged = await settle(['6.6.6.6, 198.51.100.7', '7.7.7.7, 198.51.100.7', '8.8.8.8,198.51.100.7'].map((v) => connect(srv.url, { headers: { 'x-forwarded-for': v } })));
     expect(forged.open).toHaveLength(2);
     expect(forged.refused).toHaveLength(1);
     await srv.close();

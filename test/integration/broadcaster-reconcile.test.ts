@@ -27,7 +27,7 @@ async function readerClientId(redis: Redis, name: string): Promise<string> {
 }
 
 describe('backlog', () => {
-  it('drops a slow client\'s queue and tells it to reconcile, while others get everything', async () => {
+  it("drops a slow client's queue and tells it to reconcile, while others get everything", async () => {
     const srv = await h.start({ batchMs: 5, queueMax: 50, sendBufferLimit: 16 * 1024 });
     const slow = await connectOpen(srv.url);
     const fast = await connectOpen(srv.url);
@@ -66,7 +66,11 @@ describe('resubscribed', () => {
     await h.publish(makeEvent('news.approved', 1));
     await c.waitForEvents(1);
     // One transaction: an event is added and trimmed away before any reader can see it.
-    await h.redis.multi().xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', 2))).xtrim(h.streamKey, 'MAXLEN', 0).exec();
+    await h.redis
+      .multi()
+      .xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', 2)))
+      .xtrim(h.streamKey, 'MAXLEN', 0)
+      .exec();
     await h.publish(makeEvent('news.approved', 3));
     await c.waitForEvents(2);
     await sleep(300);
@@ -81,7 +85,11 @@ describe('resubscribed', () => {
     const c = await connectOpen(srv.url);
     await h.publish(makeEvent('news.approved', 10));
     await c.waitForEvents(1);
-    await h.redis.multi().xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', 11))).xtrim(h.streamKey, 'MAXLEN', 0).exec();
+    await h.redis
+      .multi()
+      .xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', 11)))
+      .xtrim(h.streamKey, 'MAXLEN', 0)
+      .exec();
     await c.waitFor(() => c.controls('reconcile').length > 0, 'a reconcile frame', 3000);
     await sleep(600);
     await h.publish(makeEvent('news.approved', 12));
@@ -91,7 +99,7 @@ describe('resubscribed', () => {
     await srv.close();
   });
 
-  it('loses nothing and sends no reconcile when the reader\'s Redis connection is cut', async () => {
+  it("loses nothing and sends no reconcile when the reader's Redis connection is cut", async () => {
     const srv = await h.start({ batchMs: 20 });
     const c = await connectOpen(srv.url);
     await h.publish(makeEvent('news.approved', 20));

@@ -26,8 +26,7 @@ afterAll(async () => {
 
 const cli = (...argv: string[]) => runCliCaptured(env.env, argv);
 
-const rolesOf = async (address: string) =>
-  (await db.selectFrom('users').select('roles').where('wallet_address', '=', address).executeTakeFirst())?.roles;
+const rolesOf = async (address: string) => (await db.selectFrom('users').select('roles').where('wallet_address', '=', address).executeTakeFirst())?.roles;
 
 const ALICE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'; // checksummed
 const alice = ALICE.toLowerCase();
@@ -51,7 +50,10 @@ describe('role commands', () => {
   });
 
   it('list shows role holders, optionally by role', async () => {
-    await db.insertInto('users').values({ wallet_address: '0x' + 'b'.repeat(40), username: 'nobody' }).execute();
+    await db
+      .insertInto('users')
+      .values({ wallet_address: '0x' + 'b'.repeat(40), username: 'nobody' })
+      .execute();
     const all = await cli('role', 'list');
     expect(all.code).toBe(0);
     expect(all.out).toMatch(new RegExp(`${alice} +- +editor,staff`));

@@ -23,7 +23,16 @@ async function article(by: Session, published: Date) {
   return (
     await deps.db
       .insertInto('articles')
-      .values({ slug: `d${n}`, headline: `D ${n}`, url: `https://e.org/${n}`, normalized_url: `https://e.org/${n}`, status: 'approved', submitted_by: by.userId, created_at: published, published_at: published })
+      .values({
+        slug: `d${n}`,
+        headline: `D ${n}`,
+        url: `https://e.org/${n}`,
+        normalized_url: `https://e.org/${n}`,
+        status: 'approved',
+        submitted_by: by.userId,
+        created_at: published,
+        published_at: published,
+      })
       .returning('id')
       .executeTakeFirstOrThrow()
   ).id;
@@ -40,7 +49,12 @@ async function seedMonth(year: number, month0: number) {
   const d = (day: number) => new Date(Date.UTC(year, month0, day, 12));
   const [u1, u2, u3, u4, u5] = users;
   const arts = [];
-  for (const [u, k] of [[u1, 3], [u2, 2], [u3, 1]] as const) for (let i = 0; i < k; i++) arts.push(await article(u, d(2 + i)));
+  for (const [u, k] of [
+    [u1, 3],
+    [u2, 2],
+    [u3, 1],
+  ] as const)
+    for (let i = 0; i < k; i++) arts.push(await article(u, d(2 + i)));
   await yap(u4, arts[0], d(5));
   for (const u of [u4, u5, u1]) await vote(u, arts[5], d(6)); // arts[5] is u3's
 }
@@ -168,7 +182,10 @@ describe('monthly distribution', () => {
     const first = await deps.queue.enqueueAndWait('monthly-distribution', { month: '2025-12' }, 15_000);
     expect(first.state === 'completed' && first.result.status).toBe('distributed');
     const second = await deps.queue.enqueueAndWait('monthly-distribution', { month: '2025-12' }, 15_000);
-    expect(second.state === 'completed' && second.result).toMatchObject({ status: 'already_distributed', merkle_root: first.state === 'completed' ? first.result.merkle_root : '' });
+    expect(second.state === 'completed' && second.result).toMatchObject({
+      status: 'already_distributed',
+      merkle_root: first.state === 'completed' ? first.result.merkle_root : '',
+    });
     await expect(deps.queue.enqueueAndWait('monthly-distribution', { month: current }, 15_000)).rejects.toThrow(/not over/);
   });
 

@@ -25,7 +25,13 @@ afterAll(async () => {
 
 describe('fault drills', () => {
   it('SIGKILL of a worker mid-job: page titles, provenance checks and the monthly distribution each complete once', async () => {
-    const r = await runWorkerKillDrill({ articles: 12, checks: 30, recipients: 40, stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: env.prefix }, log: quiet });
+    const r = await runWorkerKillDrill({
+      articles: 12,
+      checks: 30,
+      recipients: 40,
+      stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: env.prefix },
+      log: quiet,
+    });
     expect(r.lost).toEqual([]);
     expect(r.pageTitle.killedWhileActive).toBeGreaterThan(0);
     expect(r.pageTitle).toMatchObject({ created: 12, duplicates: 0, stillProvisional: 0, wrongHeadline: 0, failedJobs: 0 });
@@ -49,7 +55,15 @@ describe('fault drills', () => {
   }, 180_000);
 
   it('PostgreSQL restart under load: the same standard', async () => {
-    const r = await runRestartDrill({ service: 'postgres', downS: 3, beforeS: 2, afterS: 4, clients: 20, stack: { redisUrl: env.redisUrl, prefix: `${env.prefix}pg` }, log: quiet });
+    const r = await runRestartDrill({
+      service: 'postgres',
+      downS: 3,
+      beforeS: 2,
+      afterS: 4,
+      clients: 20,
+      stack: { redisUrl: env.redisUrl, prefix: `${env.prefix}pg` },
+      log: quiet,
+    });
     expect(r.lost).toEqual([]);
     expect(r.traffic.during.unavailable503).toBeGreaterThan(0);
     expect(r.traffic.recoveryMs).not.toBeNull();
@@ -63,7 +77,13 @@ describe('fault drills', () => {
   }, 180_000);
 
   it('a client that stops reading gets a backlog reconcile and does not slow the others', async () => {
-    const r = await runSlowClientDrill({ clients: 20, events: 2500, rate: 1000, stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: `${env.prefix}sc` }, log: quiet });
+    const r = await runSlowClientDrill({
+      clients: 20,
+      events: 2500,
+      rate: 1000,
+      stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: `${env.prefix}sc` },
+      log: quiet,
+    });
     expect(r.lost).toEqual([]);
     expect(r.slow.reconciles).toContain('backlog');
   }, 180_000);

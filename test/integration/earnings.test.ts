@@ -23,7 +23,16 @@ async function approved(by: Session, when: Date) {
   return (
     await deps.db
       .insertInto('articles')
-      .values({ slug: `e${n}`, headline: `E ${n}`, url: `https://e.org/${n}`, normalized_url: `https://e.org/${n}`, status: 'approved', submitted_by: by.userId, created_at: when, published_at: when })
+      .values({
+        slug: `e${n}`,
+        headline: `E ${n}`,
+        url: `https://e.org/${n}`,
+        normalized_url: `https://e.org/${n}`,
+        status: 'approved',
+        submitted_by: by.userId,
+        created_at: when,
+        published_at: when,
+      })
       .returning('id')
       .executeTakeFirstOrThrow()
   ).id;

@@ -36,7 +36,7 @@ const asCookie = (s: Session) => ({ cookie: `access_token=${s.token}` });
 
 describe('pages', () => {
   it('signed out: the sign-in page (401) under a CSP without inline scripts; a bad cookie too', async () => {
-    for (const headers of [{}, { cookie: "access_token=garbage" }] as Record<string, string>[]) {
+    for (const headers of [{}, { cookie: 'access_token=garbage' }] as Record<string, string>[]) {
       const r = await http.get('/editor/', headers);
       expect(r.status).toBe(401);
       expect(r.headers.get('content-type')).toContain('text/html');
@@ -45,7 +45,7 @@ describe('pages', () => {
       const csp = r.headers.get('content-security-policy')!;
       expect(csp).toContain("script-src 'self'");
       expect(csp).toContain("style-src 'self'");
-      expect(csp).toContain('connect-src \'self\' http://127.0.0.1:8001');
+      expect(csp).toContain("connect-src 'self' http://127.0.0.1:8001");
       expect(csp).not.toContain('unsafe');
       expect(r.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
       expect(r.text).not.toMatch(/\son[a-z]+=/);

@@ -66,7 +66,16 @@ describe('editorial transitions', () => {
     expect(feed.body.results.map((a: { id: number }) => a.id)).toContain(id);
     const evs = await eventsFor(id);
     expect(evs.map((e) => e.type)).toEqual(['news.submitted', 'news.approved']);
-    expect(evs[1]).toMatchObject({ type: 'news.approved', id, status: 'approved', previous_status: 'submitted', headline: 'Approve me', slug: 'approve-me', origin: 'manual', sponsored: null });
+    expect(evs[1]).toMatchObject({
+      type: 'news.approved',
+      id,
+      status: 'approved',
+      previous_status: 'submitted',
+      headline: 'Approve me',
+      slug: 'approve-me',
+      origin: 'manual',
+      sponsored: null,
+    });
     expect(evs[1].date_posted).toBe(r.body.article.published_at);
   });
 
@@ -254,7 +263,10 @@ describe('PATCH /news/:id/ (edit)', () => {
     for (const [body, path] of cases) {
       const r = await http.request('PATCH', `/api/v1/news/${id}/`, body, editor.bearer);
       expect(r.status, JSON.stringify(body)).toBe(400);
-      expect(r.body.error.details.fields.map((f: { path: string }) => f.path), JSON.stringify(body)).toContain(path);
+      expect(
+        r.body.error.details.fields.map((f: { path: string }) => f.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
     expect((await http.request('PATCH', '/api/v1/news/999999/', { headline: 'x' }, editor.bearer)).status).toBe(404);
     expect((await http.get('/api/v1/news/999999/edits', editor.bearer)).status).toBe(404);

@@ -126,7 +126,7 @@ describe('manual relays', () => {
     }
   });
 
-  it('a batch holding an article\'s events 1 and 3 while another relay holds 2 sends only 1 (regression: claims interleave)', async () => {
+  it("a batch holding an article's events 1 and 3 while another relay holds 2 sends only 1 (regression: claims interleave)", async () => {
     const key = streamKey('interleaved');
     const [e1, e2, e3] = await record([ev('news.submitted', 4242, 1), ev('news.approved', 4242, 2), ev('news.retracted', 4242, 3)], 1);
     const relay = relayDeps({ events: new EventPublisher(deps.redis, key, deps.config.EVENT_STREAM_MAXLEN) });
@@ -267,7 +267,10 @@ describe('the woken relay (LISTEN/NOTIFY -> relay-events job)', () => {
     }
 
     const notified = relay.waker.counters.notifications;
-    const before = await deps.db.selectFrom('event_log').select((eb) => eb.fn.max('event_id').as('top')).executeTakeFirstOrThrow();
+    const before = await deps.db
+      .selectFrom('event_log')
+      .select((eb) => eb.fn.max('event_id').as('top'))
+      .executeTakeFirstOrThrow();
     await expect(
       deps.db.transaction().execute(async (trx) => {
         await recordEvents(trx, [ev('news.approved', 8, 0), ev('news.killed', 9, 1)]);
@@ -280,14 +283,18 @@ describe('the woken relay (LISTEN/NOTIFY -> relay-events job)', () => {
     await expect.poll(async () => (await streamIds()).has(after), { timeout: 1000, interval: 10 }).toBe(true);
     expect(relay.waker.counters.notifications).toBe(notified + 1);
     // Ids are drawn at commit: the rolled-back transaction logged nothing and drew no id.
-    const logged = await deps.db.selectFrom('event_log').select(['event_id', 'payload']).where('event_id', '>', Number(before.top ?? 0)).execute();
+    const logged = await deps.db
+      .selectFrom('event_log')
+      .select(['event_id', 'payload'])
+      .where('event_id', '>', Number(before.top ?? 0))
+      .execute();
     expect(logged.map((r) => r.event_id)).toEqual([after]);
     expect(after).toBe(Number(before.top ?? 0) + 1);
     const onStream = (await readStream(deps.events.streamKey)).filter((e) => e.id === 9);
     expect(onStream).toEqual([]);
   });
 
-  it('news.scheduled (via the API) leads to the delayed publish-scheduled job for the article\'s time', async () => {
+  it("news.scheduled (via the API) leads to the delayed publish-scheduled job for the article's time", async () => {
     const s = await http.post('/api/v1/news/post', { url: `https://relay.example/scheduled-${Date.now()}`, headline: 'Scheduled by the relay' }, user.bearer);
     expect(s.status).toBe(201);
     const id = s.body.article_id as number;
@@ -304,7 +311,7 @@ describe('the woken relay (LISTEN/NOTIFY -> relay-events job)', () => {
     expect(onStream).toEqual(['news.submitted', 'news.scheduled']);
   });
 
-  it('a yap (via the API) leads to the article\'s debounced hot-score job', async () => {
+  it("a yap (via the API) leads to the article's debounced hot-score job", async () => {
     const s = await http.post('/api/v1/news/post', { url: `https://relay.example/yapped-${Date.now()}`, headline: 'Talked about' }, user.bearer);
     const id = s.body.article_id as number;
     const y = await http.post(`/api/v1/news/${id}/post_yap`, { text: 'first!' }, user.bearer);

@@ -110,7 +110,10 @@ describe('page-title-sweep', () => {
     expect(await runSweep()).toEqual([]);
     // The worker fills the swept ones in (and then has nothing left to do).
     await expect
-      .poll(async () => (await deps.db.selectFrom('articles').select('id').where('id', 'in', due).where('headline_source', '=', 'page_title').execute()).length, { timeout: 8000, interval: 50 })
+      .poll(async () => (await deps.db.selectFrom('articles').select('id').where('id', 'in', due).where('headline_source', '=', 'page_title').execute()).length, {
+        timeout: 8000,
+        interval: 50,
+      })
       .toBe(due.length);
     await Promise.all(workers.map((w) => w.close()));
     workers = [];
@@ -122,7 +125,12 @@ describe('event-log-prune', () => {
     expect(deps.config.EVENT_LOG_RETENTION_DAYS).toBe(30);
     // Drain what the sweep tests recorded (as the relay would): only what is planted below stays in the outbox.
     const pending = await deps.db.selectFrom('event_outbox').select('event_id').execute();
-    await deps.db.transaction().execute((trx) => markRelayed(trx, pending.map((p) => Number(p.event_id))));
+    await deps.db.transaction().execute((trx) =>
+      markRelayed(
+        trx,
+        pending.map((p) => Number(p.event_id)),
+      ),
+    );
 
     // Old events cannot be made by ageing recorded ones (event_log is append-only): plant them. Ids
     // and times rise together, as in production: 12,000 events 40 to 31 days old, then 50 events 29
@@ -138,13 +146,18 @@ describe('event-log-prune', () => {
       INSERT INTO event_log (event_id, type, article_id, visibility, payload, recorded_at)
       SELECT nextval('event_log_event_id_seq'), 'news.killed', 7, 'staff', '{"type":"news.killed","id":7}', now() - interval '29 days' + g * interval '1 minute'
       FROM generate_series(1, 50) g`.execute(deps.db);
-    const oldIds = (await sql<{ event_id: number }>`SELECT event_id FROM event_log WHERE recorded_at < now() - interval '30 days' ORDER BY event_id`.execute(deps.db)).rows.map((r) => Number(r.event_id));
+    const oldIds = (await sql<{ event_id: number }>`SELECT event_id FROM event_log WHERE recorded_at < now() - interval '30 days' ORDER BY event_id`.execute(deps.db)).rows.map(
+      (r) => Number(r.event_id),
+    );
     expect(oldIds).toHaveLength(OLD);
     // Some old ones were never relayed (Redis was down for a month?): they stay.
     const stuck = oldIds.filter((_, i) => i % 1000 === 999);
     await sql`INSERT INTO event_outbox (event_id, article_id) SELECT event_id, article_id FROM event_log WHERE event_id = ANY(${stuck}::bigint[])`.execute(deps.db);
     // Recent events, relayed and not.
-    const recent = await recordEventsCommitted(deps.db, Array.from({ length: 10 }, (_, i) => internalEvent('article.edited', 100 + i)));
+    const recent = await recordEventsCommitted(
+      deps.db,
+      Array.from({ length: 10 }, (_, i) => internalEvent('article.edited', 100 + i)),
+    );
     await deps.db.transaction().execute((trx) => markRelayed(trx, recent.slice(0, 5)));
     const totalBefore = Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(deps.db)).rows[0].n);
 

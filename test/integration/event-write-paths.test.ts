@@ -128,7 +128,7 @@ async function buyAd(isPaid: boolean): Promise<{ id: number; paymentId: string }
 }
 
 describe('every status change records its event in its own transaction', () => {
-  it('drives every status-changing path and finds each change\'s event in the same transaction', async () => {
+  it("drives every status-changing path and finds each change's event in the same transaction", async () => {
     // Submission and the editorial transitions (src/routes/editorial.ts -> transitionArticle).
     const a = await submit();
     await act(a, 'approve', 'submitted', 'approved', 'news.approved');
@@ -171,7 +171,14 @@ describe('every status change records its event in its own transaction', () => {
     const { created } = await ingestItems(
       deps.db,
       { id: source.id, name: source.name, url: source.url },
-      [1, 2].map((i) => ({ normalizedUrl: `https://wire.paths.example/${i}`, url: `https://wire.paths.example/${i}`, title: `Wire story ${i}`, summary: null, guid: null, publishedAt: null })),
+      [1, 2].map((i) => ({
+        normalizedUrl: `https://wire.paths.example/${i}`,
+        url: `https://wire.paths.example/${i}`,
+        title: `Wire story ${i}`,
+        summary: null,
+        guid: null,
+        publishedAt: null,
+      })),
       new Date(),
     );
     expect(created).toHaveLength(2);
@@ -180,7 +187,16 @@ describe('every status change records its event in its own transaction', () => {
     if (promoted.outcome === 'promoted') step(promoted.article.id, 'promoteWireItem', null, 'submitted', 'news.tsunami_promoted', 'news.submitted');
 
     // Every audited change, in order, is one of the steps driven above...
-    const audit = await sql<{ id: number; article_id: number; op: string; old_status: string | null; new_status: string; types: string[]; statuses: string[]; previous: (string | null)[] }>`
+    const audit = await sql<{
+      id: number;
+      article_id: number;
+      op: string;
+      old_status: string | null;
+      new_status: string;
+      types: string[];
+      statuses: string[];
+      previous: (string | null)[];
+    }>`
       SELECT a.id, a.article_id, a.op, a.old_status, a.new_status,
              coalesce(array_agg(e.type ORDER BY e.event_id) FILTER (WHERE e.event_id IS NOT NULL), '{}') AS types,
              coalesce(array_agg(e.payload->>'status' ORDER BY e.event_id) FILTER (WHERE e.event_id IS NOT NULL), '{}') AS statuses,

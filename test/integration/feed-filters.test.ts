@@ -62,7 +62,11 @@ async function insertArticle(key: string, v: Seed) {
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await deps.db.updateTable('article_hot_scores').set({ hot_score: v.hot ?? 0 }).where('article_id', '=', row.id).execute();
+  await deps.db
+    .updateTable('article_hot_scores')
+    .set({ hot_score: v.hot ?? 0 })
+    .where('article_id', '=', row.id)
+    .execute();
   ids[key] = row.id;
 }
 
@@ -196,7 +200,10 @@ describe('GET /news/ filters', () => {
       const r = await http.get(`/api/v1/news/?${qs}`);
       expect(r.status, qs).toBe(400);
       expect(r.body.error.code, qs).toBe('validation_failed');
-      expect(r.body.error.details.fields.map((f: { path: string }) => f.path.split('.').slice(0, 2).join('.')), qs).toContain(param);
+      expect(
+        r.body.error.details.fields.map((f: { path: string }) => f.path.split('.').slice(0, 2).join('.')),
+        qs,
+      ).toContain(param);
     }
   });
 });
@@ -278,7 +285,10 @@ describe('syndication feeds', () => {
       for (const ext of ['rss', 'atom', 'json']) {
         const bad = await http.get(`/api/v1/news/feed.${ext}?${qs}`);
         expect(bad.status, `${ext} ${qs}`).toBe(400);
-        expect(bad.body.error.details.fields.map((f: { path: string }) => f.path), `${ext} ${qs}`).toContain(param);
+        expect(
+          bad.body.error.details.fields.map((f: { path: string }) => f.path),
+          `${ext} ${qs}`,
+        ).toContain(param);
       }
     }
   });

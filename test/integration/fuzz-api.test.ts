@@ -16,7 +16,14 @@ import { hasErrorShape, operationsOf, requestFor, sendRaw, type Operation, type 
 
 const RUNS_PER_OPERATION = 100;
 /** 503s that mean "this optional integration is not set up here", documented per route. */
-const ALLOWED_503 = new Set(['payment_fallback_unavailable', 'payments_not_configured', 'payment_verifier_unavailable', 'intel_unavailable', 'intel_pending', 'telegram_not_configured']);
+const ALLOWED_503 = new Set([
+  'payment_fallback_unavailable',
+  'payments_not_configured',
+  'payment_verifier_unavailable',
+  'intel_unavailable',
+  'intel_pending',
+  'telegram_not_configured',
+]);
 
 let rig: Rig;
 let port: number;
@@ -74,7 +81,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const lines = Object.entries(tally.byClass).sort().map(([k, v]) => `${k}: ${v}`);
+  const lines = Object.entries(tally.byClass)
+    .sort()
+    .map(([k, v]) => `${k}: ${v}`);
   console.log(`[fuzz-api] ${tally.requests} requests over ${Object.keys(tally.byOperation).length} operations; ${lines.join(', ')}; slowest ${Math.round(tally.slowestMs)} ms`);
   await rig?.close();
 });
@@ -107,18 +116,27 @@ describe('fuzz: every operation of the OpenAPI document', () => {
 
   it('never answers 500, never hangs, always in the error shape', async () => {
     const ops = operationsOf(doc);
-    const extra: Record<string, string>[] = [{ 'x-telegram-bot-api-secret-token': WEBHOOK_SECRET }, { 'payment-signature': 'eyJ4NDAyVmVyc2lvbiI6Mn0=' }, { 'x-payment-tx': '0x' + 'ab'.repeat(32), 'x-payment-from': '0x' + '22'.repeat(20) }];
+    const extra: Record<string, string>[] = [
+      { 'x-telegram-bot-api-secret-token': WEBHOOK_SECRET },
+      { 'payment-signature': 'eyJ4NDAyVmVyc2lvbiI6Mn0=' },
+      { 'x-payment-tx': '0x' + 'ab'.repeat(32), 'x-payment-from': '0x' + '22'.repeat(20) },
+    ];
     const failures: string[] = [];
     for (const op of ops) {
-      await fc.assert(
-        fc.asyncProperty(requestFor(op, doc, auth, extra), async (req) => {
-          const res = await sendRaw(port, req);
-          const problem = judge(op, res);
-          if (problem) failures.push(`${op.operationId}: ${req.method} ${req.path.slice(0, 160)} [${Object.keys(req.headers).join(',')}; ${req.body?.subarray(0, 80).toString() ?? ''}] -> ${problem}`);
-          return problem === null;
-        }),
-        { numRuns: RUNS_PER_OPERATION, endOnFailure: true },
-      ).catch((err) => failures.push(`${op.operationId}: ${(err as Error).message.split('\n')[0].slice(0, 200)}`));
+      await fc
+        .assert(
+          fc.asyncProperty(requestFor(op, doc, auth, extra), async (req) => {
+            const res = await sendRaw(port, req);
+            const problem = judge(op, res);
+            if (problem)
+              failures.push(
+                `${op.operationId}: ${req.method} ${req.path.slice(0, 160)} [${Object.keys(req.headers).join(',')}; ${req.body?.subarray(0, 80).toString() ?? ''}] -> ${problem}`,
+              );
+            return problem === null;
+          }),
+          { numRuns: RUNS_PER_OPERATION, endOnFailure: true },
+        )
+        .catch((err) => failures.push(`${op.operationId}: ${(err as Error).message.split('\n')[0].slice(0, 200)}`));
     }
     expect(failures).toEqual([]);
     // Still alive and still ready.

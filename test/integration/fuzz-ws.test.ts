@@ -35,8 +35,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   console.log(
-    `[fuzz-ws] ${tally.handshakes} raw handshakes (${Object.entries(tally.statuses).map(([k, v]) => `${k}: ${v}`).join(', ')}); ` +
-      `${tally.frameSessions} connections sent ${tally.frames} random frames (close codes ${Object.entries(tally.closeCodes).map(([k, v]) => `${k}: ${v}`).join(', ')})`,
+    `[fuzz-ws] ${tally.handshakes} raw handshakes (${Object.entries(tally.statuses)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ')}); ` +
+      `${tally.frameSessions} connections sent ${tally.frames} random frames (close codes ${Object.entries(tally.closeCodes)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')})`,
   );
   await ws?.stop('SIGTERM');
   redis?.disconnect();
@@ -67,7 +71,10 @@ function rawHandshake(head: Buffer, timeoutMs = 10_000): Promise<{ status: numbe
   });
 }
 
-const headerValue = fc.oneof(fc.constantFrom(...NASTY_STRINGS.filter((s) => !/[\r\n\u0000-\u001f\u007f-\uffff]/.test(s))), fc.string({ unit: 'binary-ascii', maxLength: 30 }).map((s) => s.replace(/[\r\n]/g, '')));
+const headerValue = fc.oneof(
+  fc.constantFrom(...NASTY_STRINGS.filter((s) => !/[\r\n\u0000-\u001f\u007f-\uffff]/.test(s))),
+  fc.string({ unit: 'binary-ascii', maxLength: 30 }).map((s) => s.replace(/[\r\n]/g, '')),
+);
 /** Mostly the valid value (so later checks are reached), sometimes anything else, sometimes absent. */
 const mostly = <T>(valid: T, other: fc.Arbitrary<T>) =>
   fc.oneof({ weight: 4, arbitrary: fc.constant(valid) }, { weight: 1, arbitrary: other }, { weight: 1, arbitrary: fc.constant(undefined) });
@@ -84,10 +91,22 @@ const handshakeArb = fc.record({
   connection: mostly<string | undefined>('Upgrade', fc.constantFrom('upgrade, keep-alive', 'close', 'keep-alive')),
   key: mostly<string | undefined>(randomBytes(16).toString('base64'), headerValue),
   version: mostly<string | undefined>('13', fc.constantFrom('8', '0', '99999999999', 'x')),
-  cookie: fc.option(fc.oneof(fc.constant('access_token=' + 'a'.repeat(2000)), headerValue.map((v) => `access_token=${v}`)), { nil: undefined }),
+  cookie: fc.option(
+    fc.oneof(
+      fc.constant('access_token=' + 'a'.repeat(2000)),
+      headerValue.map((v) => `access_token=${v}`),
+    ),
+    { nil: undefined },
+  ),
   extra: fc.oneof(
     { weight: 3, arbitrary: fc.constant([] as [string, string][]) },
-    { weight: 1, arbitrary: fc.array(fc.tuple(fc.constantFrom('X-Forwarded-For', 'Sec-WebSocket-Extensions', 'Sec-WebSocket-Protocol', 'Host', 'Content-Length', 'Transfer-Encoding'), headerValue), { maxLength: 3 }) },
+    {
+      weight: 1,
+      arbitrary: fc.array(
+        fc.tuple(fc.constantFrom('X-Forwarded-For', 'Sec-WebSocket-Extensions', 'Sec-WebSocket-Protocol', 'Host', 'Content-Length', 'Transfer-Encoding'), headerValue),
+        { maxLength: 3 },
+      ),
+    },
   ),
   method: fc.constantFrom('GET', 'GET', 'GET', 'GET', 'POST', 'HEAD'),
 });
@@ -128,15 +147,17 @@ describe('fuzz: WebSocket handshakes and frames', () => {
         fc.uint8Array({ maxLength: 200 }).map((b) => ({ kind: 'binary' as const, data: Buffer.from(b) })),
         fc.constant({ kind: 'binary' as const, data: randomBytes(5000) }), // over maxPayload (4096): 1009
         fc.constant({ kind: 'ping' as const, data: Buffer.from('p') }),
-        fc.constantFrom(
-          // Raw frames: unmasked client frame, reserved bits, unknown opcode, fragmented ping, invalid UTF-8 text, lying length.
-          Buffer.from([0x81, 0x02, 0x68, 0x69]),
-          Buffer.from([0xf1, 0x80, 0, 0, 0, 0]),
-          Buffer.from([0x83, 0x80, 1, 2, 3, 4]),
-          Buffer.from([0x09, 0x80, 1, 2, 3, 4]),
-          Buffer.from([0x81, 0x82, 0, 0, 0, 0, 0xc3, 0x28]),
-          Buffer.from([0x82, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4]),
-        ).map((raw) => ({ kind: 'raw' as const, data: raw })),
+        fc
+          .constantFrom(
+            // Raw frames: unmasked client frame, reserved bits, unknown opcode, fragmented ping, invalid UTF-8 text, lying length.
+            Buffer.from([0x81, 0x02, 0x68, 0x69]),
+            Buffer.from([0xf1, 0x80, 0, 0, 0, 0]),
+            Buffer.from([0x83, 0x80, 1, 2, 3, 4]),
+            Buffer.from([0x09, 0x80, 1, 2, 3, 4]),
+            Buffer.from([0x81, 0x82, 0, 0, 0, 0, 0xc3, 0x28]),
+            Buffer.from([0x82, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4]),
+          )
+          .map((raw) => ({ kind: 'raw' as const, data: raw })),
       ),
       { minLength: 1, maxLength: 8 },
     );
@@ -175,13 +196,24 @@ describe('fuzz: WebSocket handshakes and frames', () => {
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
     const client = new WebSocket(`ws://127.0.0.1:${port}/ws/news/`, { origin: ORIGIN });
-    const got = new Promise<any>((resolve) => client.on('message', (d) => {
-      const f = JSON.parse(String(d));
-      if (f.events) resolve(f);
-    }));
+    const got = new Promise<any>((resolve) =>
+      client.on('message', (d) => {
+        const f = JSON.parse(String(d));
+        if (f.events) resolve(f);
+      }),
+    );
     await new Promise((r) => client.once('open', r));
     const events = new EventPublisher(redis, eventStreamKey(env.prefix), 1000);
-    await events.publish({ type: 'news.approved', id: 7, slug: 'after-fuzz', status: 'approved', headline: 'After fuzz', date_posted: new Date().toISOString(), origin: 'manual', sponsored: null });
+    await events.publish({
+      type: 'news.approved',
+      id: 7,
+      slug: 'after-fuzz',
+      status: 'approved',
+      headline: 'After fuzz',
+      date_posted: new Date().toISOString(),
+      origin: 'manual',
+      sponsored: null,
+    });
     const frame = await got;
     expect(frame.events[0]).toMatchObject({ id: 7, slug: 'after-fuzz' });
     client.close();

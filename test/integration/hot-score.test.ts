@@ -54,7 +54,10 @@ async function article(v: { status?: ArticleStatus; votes?: number; clicks?: num
 
 async function yap(articleId: number, userId: number, score: number) {
   const base = Math.max(-1, Math.min(1, score)) as -1 | 0 | 1;
-  await deps.db.insertInto('yaps').values({ article_id: articleId, user_id: userId, text: 'y', base_score: base, vote_score: score - base }).execute();
+  await deps.db
+    .insertInto('yaps')
+    .values({ article_id: articleId, user_id: userId, text: 'y', base_score: base, vote_score: score - base })
+    .execute();
 }
 
 async function stored(id: number) {
@@ -159,10 +162,13 @@ describe('jobs', () => {
     await http.get(`/api/v1/news/${id}/click`, { 'user-agent': 'Mozilla/5.0 Firefox/120' });
     // The burst may straddle a debounce window: wait for the recompute that saw all of it.
     await expect
-      .poll(async () => {
-        const t = (await http.get(`/api/v1/news/${id}/`)).body.hot_terms;
-        return t && [t.votes, t.yap_quality, t.click_term];
-      }, { timeout: 5000, interval: 100 })
+      .poll(
+        async () => {
+          const t = (await http.get(`/api/v1/news/${id}/`)).body.hot_terms;
+          return t && [t.votes, t.yap_quality, t.click_term];
+        },
+        { timeout: 5000, interval: 100 },
+      )
       .toEqual([5, 0.5, 0.25]);
     const after = (await http.get(`/api/v1/news/${id}/`)).body;
     expect(after.hot_terms).toMatchObject({ votes: 5, yap_quality: 0.5, click_term: 0.25 });

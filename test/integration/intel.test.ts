@@ -198,7 +198,8 @@ describe('GET /intel/report/', () => {
     expect(op.responses['402'].headers['PAYMENT-REQUIRED']).toBeDefined();
     expect(op.parameters.map((p: any) => p.name).sort()).toEqual(['hours', 'top_n', 'topics']);
     const schema = JSON.stringify(doc.components.schemas.IntelReport);
-    for (const f of ['posting_signal', 'trending_topics', 'content_performance', 'platform_pulse', 'social_queue_depth', 'median', 'velocity', 'top_article']) expect(schema).toContain(f);
+    for (const f of ['posting_signal', 'trending_topics', 'content_performance', 'platform_pulse', 'social_queue_depth', 'median', 'velocity', 'top_article'])
+      expect(schema).toContain(f);
   });
 });
 

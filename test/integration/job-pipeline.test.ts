@@ -37,7 +37,7 @@ describe('job pipeline', () => {
     if (done.state === 'completed') expect(done.result.token).toBe('hello');
     // The timed-out job still completes later.
     const job = await deps.queue.queue('ping').getJob(pending.jobId);
-    await expect.poll(async () => (await job!.getState()), { timeout: 5000 }).toBe('completed');
+    await expect.poll(async () => await job!.getState(), { timeout: 5000 }).toBe('completed');
   });
 
   it('rejects a bad payload at enqueue time', async () => {

@@ -38,13 +38,22 @@ async function article(by: Session | null, status: ArticleStatus, opts: { publis
   return r.id;
 }
 async function review(editor: Session, articleId: number, to: string, when: Date, from = 'submitted') {
-  await deps.db.insertInto('article_edits').values({ article_id: articleId, editor_id: editor.userId, changes: JSON.stringify({ status: { from, to } }), created_at: when }).execute();
+  await deps.db
+    .insertInto('article_edits')
+    .values({ article_id: articleId, editor_id: editor.userId, changes: JSON.stringify({ status: { from, to } }), created_at: when })
+    .execute();
 }
 async function vote(user: Session, articleId: number, when: Date, weight: 1 | -1 = 1) {
   await deps.db.insertInto('votes').values({ article_id: articleId, user_id: user.userId, weight, created_at: when }).execute();
 }
 async function yap(user: Session, articleId: number, base: -1 | 0 | 1, when: Date) {
-  return (await deps.db.insertInto('yaps').values({ article_id: articleId, user_id: user.userId, text: 'hm', base_score: base, created_at: when }).returning('id').executeTakeFirstOrThrow()).id;
+  return (
+    await deps.db
+      .insertInto('yaps')
+      .values({ article_id: articleId, user_id: user.userId, text: 'hm', base_score: base, created_at: when })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
 }
 async function yapVote(user: Session, yapId: number, weight: 1 | -1, when: Date) {
   await deps.db.insertInto('yap_votes').values({ yap_id: yapId, user_id: user.userId, weight, created_at: when }).execute();

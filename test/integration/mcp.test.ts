@@ -76,12 +76,25 @@ const call = async (c: Client, name: string, args: Record<string, unknown> = {},
 const textOf = (r: CallToolResult) => (r.content[0] as { type: 'text'; text: string }).text;
 
 describe('tools and their schemas', () => {
-  it('lists the tools; input schemas are the REST routes\' own', async () => {
+  it("lists the tools; input schemas are the REST routes' own", async () => {
     const c = await connect();
     const { tools } = await c.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(['article', 'feed', 'intel_report', 'intel_trending', 'provenance_check', 'search', 'submit_article']);
-    expect(Object.keys(byName.feed.inputSchema.properties ?? {}).sort()).toEqual(['limit', 'page', 'per_page', 'since', 'sort_type', 'source', 'status', 't', 'tag', 'token_address', 'token_symbol', 'until']);
+    expect(Object.keys(byName.feed.inputSchema.properties ?? {}).sort()).toEqual([
+      'limit',
+      'page',
+      'per_page',
+      'since',
+      'sort_type',
+      'source',
+      'status',
+      't',
+      'tag',
+      'token_address',
+      'token_symbol',
+      'until',
+    ]);
     expect((byName.feed.inputSchema.properties as any).sort_type.enum).toEqual(['hot', 'new', 'top']);
     expect(Object.keys(byName.intel_report.inputSchema.properties ?? {}).sort()).toEqual(['hours', 'top_n', 'topics']);
     expect(Object.keys(byName.submit_article.inputSchema.properties ?? {}).sort()).toEqual(['headline', 'url']);
@@ -98,7 +111,7 @@ describe('the endpoint', () => {
 });
 
 describe('free tools', () => {
-  it('feed with filters; a bad filter is refused with the route\'s own message', async () => {
+  it("feed with filters; a bad filter is refused with the route's own message", async () => {
     const c = await connect();
     const r = await call(c, 'feed', { sort_type: 'new', per_page: '1' });
     expect(r.isError).toBeFalsy();
@@ -150,7 +163,11 @@ describe('submit_article', () => {
     const ok = await call(signedIn, 'submit_article', { url: 'https://example.org/story-1', headline: 'A story' });
     expect(ok.isError).toBeFalsy();
     expect(ok.structuredContent).toMatchObject({ success: true, status: 'submitted', headline: 'A story' });
-    const row = await deps.db.selectFrom('articles').select('submitted_by').where('id', '=', (ok.structuredContent as any).article_id).executeTakeFirstOrThrow();
+    const row = await deps.db
+      .selectFrom('articles')
+      .select('submitted_by')
+      .where('id', '=', (ok.structuredContent as any).article_id)
+      .executeTakeFirstOrThrow();
     expect(row.submitted_by).toBe(user.userId);
   });
 });

@@ -81,7 +81,16 @@ describe('ws process: /metrics', () => {
     await connect();
     const got = new Promise((r) => a.once('message', r));
     const publisher = new EventPublisher(redis, eventStreamKey(env.prefix), 1000);
-    await publisher.publish({ type: 'news.approved', id: 1, slug: 's', status: 'approved', headline: 'H', date_posted: new Date().toISOString(), origin: 'manual', sponsored: null });
+    await publisher.publish({
+      type: 'news.approved',
+      id: 1,
+      slug: 's',
+      status: 'approved',
+      headline: 'H',
+      date_posted: new Date().toISOString(),
+      origin: 'manual',
+      sponsored: null,
+    });
     await got;
     await new Promise((r) => setTimeout(r, 100));
     const text = await scrape();

@@ -79,7 +79,9 @@ describe('metrics endpoint', () => {
     expect(text).toMatch(/squid_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/v1\/news\/:id\/",status="404"\}/);
     // The latency histogram of that series: cumulative buckets, +Inf equal to the count.
     const series = 'method="GET",route="/api/v1/news/:id/",status="404"';
-    const buckets = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '+Inf'].map((le) => sample(text, `squid_http_request_duration_seconds_bucket{le="${le}",${series}}`)!);
+    const buckets = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '+Inf'].map((le) =>
+      sample(text, `squid_http_request_duration_seconds_bucket{le="${le}",${series}}`)!,
+    );
     expect(buckets.every((b, i) => i === 0 || b >= buckets[i - 1])).toBe(true);
     expect(buckets.at(-1)).toBe(3);
     expect(sample(text, `squid_http_request_duration_seconds_count{${series}}`)).toBe(3);
@@ -108,9 +110,7 @@ describe('metrics endpoint', () => {
     );
     const r = await deps.queue.enqueueAndWait('ping', { token: 'flaky', fail_first_attempts: 1 }, 10_000);
     expect(r.state).toBe('completed');
-    await expect
-      .poll(async () => sample((await scrape()).text, 'squid_jobs_completed_total{job="ping"}'), { timeout: 10_000 })
-      .toBe(4);
+    await expect.poll(async () => sample((await scrape()).text, 'squid_jobs_completed_total{job="ping"}'), { timeout: 10_000 }).toBe(4);
     const text = (await scrape()).text;
     expect(sample(text, 'squid_jobs_failed_total{job="ping",final="true"}')).toBe(1);
     expect(sample(text, 'squid_jobs_failed_total{job="ping",final="false"}')).toBe(1);
@@ -127,7 +127,16 @@ describe('metrics endpoint', () => {
     const before = (await scrape()).text;
     expect(sample(before, 'squid_event_stream_length')).toBe(0);
     expect(before).not.toMatch(/^squid_event_stream_last_event_age_seconds /m);
-    await deps.events.publish({ type: 'news.approved', id: 1, slug: 'a', status: 'approved', headline: 'A', date_posted: new Date().toISOString(), origin: 'manual', sponsored: null });
+    await deps.events.publish({
+      type: 'news.approved',
+      id: 1,
+      slug: 'a',
+      status: 'approved',
+      headline: 'A',
+      date_posted: new Date().toISOString(),
+      origin: 'manual',
+      sponsored: null,
+    });
     const after = (await scrape()).text;
     expect(sample(after, 'squid_event_stream_length')).toBe(1);
     expect(sample(after, 'squid_event_stream_last_event_age_seconds')).toBeLessThan(5);

@@ -172,7 +172,17 @@ describe('GET /api/v1/modlog/', () => {
   });
 
   it('refuses bad filters with 400 validation_failed', async () => {
-    for (const qs of ['action=delete', 'per_page=0', 'per_page=101', 'page=abc', 'since=yesterday', 'until=2026-13-45', 'since=2026-01-02&until=2026-01-01', 'colour=red', 'editor=']) {
+    for (const qs of [
+      'action=delete',
+      'per_page=0',
+      'per_page=101',
+      'page=abc',
+      'since=yesterday',
+      'until=2026-13-45',
+      'since=2026-01-02&until=2026-01-01',
+      'colour=red',
+      'editor=',
+    ]) {
       const r = await http.get(`/api/v1/modlog/?${qs}`);
       expect(r.status, qs).toBe(400);
       expect(r.body.error.code, qs).toBe('validation_failed');

@@ -46,7 +46,11 @@ async function insertArticle(key: string, v: { status: ArticleStatus; hot?: numb
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await deps.db.updateTable('article_hot_scores').set({ hot_score: v.hot ?? 0 }).where('article_id', '=', row.id).execute();
+  await deps.db
+    .updateTable('article_hot_scores')
+    .set({ hot_score: v.hot ?? 0 })
+    .where('article_id', '=', row.id)
+    .execute();
   ids[key] = row.id;
 }
 
@@ -117,7 +121,14 @@ describe('GET /news/', () => {
     });
     expect(a1.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(a1.published_at).toMatch(/Z$/);
-    expect(a1.top_tldr).toEqual({ yap_id: expect.any(Number), text: 'TL;DR one', score: 3, tags: ['tldr'], created_at: expect.stringMatching(/Z$/), author: { id: alice.userId, username: 'alice' } });
+    expect(a1.top_tldr).toEqual({
+      yap_id: expect.any(Number),
+      text: 'TL;DR one',
+      score: 3,
+      tags: ['tldr'],
+      created_at: expect.stringMatching(/Z$/),
+      author: { id: alice.userId, username: 'alice' },
+    });
     const a2 = r.body.results.find((a: { id: number }) => a.id === ids.a2);
     expect(a2.top_tldr).toBeNull(); // only a negative-scored tldr
     expect(a2.issuer).toEqual({ name: null, website: null });
@@ -195,7 +206,10 @@ describe('GET /news/', () => {
       const r = await http.get(`/api/v1/news/?${qs}`);
       expect(r.status, qs).toBe(400);
       expect(r.body.error.code).toBe('validation_failed');
-      expect(r.body.error.details.fields.map((f: { path: string }) => f.path), qs).toContain(path);
+      expect(
+        r.body.error.details.fields.map((f: { path: string }) => f.path),
+        qs,
+      ).toContain(path);
     }
   });
 
@@ -234,7 +248,10 @@ describe('GET /news/', () => {
         .select(['h.article_id'])
         .where('h.status', '=', 'approved')
         .where('h.article_id', 'in', (eb) =>
-          eb.selectFrom('articles as a').select('a.id').where(sql<boolean>`a.token_addresses @> ARRAY[${'0x00000000000000000000000000000000000000aa'}]::text[]`),
+          eb
+            .selectFrom('articles as a')
+            .select('a.id')
+            .where(sql<boolean>`a.token_addresses @> ARRAY[${'0x00000000000000000000000000000000000000aa'}]::text[]`),
         )
         .orderBy('h.hot_score', 'desc')
         .orderBy('h.article_id', 'desc')
@@ -244,7 +261,9 @@ describe('GET /news/', () => {
     // yaps is tiny here, so forbid the sequential scan to see which index the probe can use.
     const tldr = await deps.db.transaction().execute(async (trx) => {
       await sql`SET LOCAL enable_seqscan = off`.execute(trx);
-      return sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT id FROM yaps y WHERE y.article_id = ${ids.a1} AND 'tldr' = ANY (y.tags) AND y.score >= 0 ORDER BY y.score DESC, y.id LIMIT 1`.execute(trx);
+      return sql<{
+        'QUERY PLAN': string;
+      }>`EXPLAIN SELECT id FROM yaps y WHERE y.article_id = ${ids.a1} AND 'tldr' = ANY (y.tags) AND y.score >= 0 ORDER BY y.score DESC, y.id LIMIT 1`.execute(trx);
     });
     expect(tldr.rows.map((x) => x['QUERY PLAN']).join('\n')).toContain('yaps_article_tldr_idx');
     // The feed still answers with the bulk rows present.
@@ -294,7 +313,18 @@ describe('GET /news/:id/', () => {
       headline_source: 'supplied',
       scheduled_for: null,
       reviewed_by: null,
-      hot_terms: { votes: 3, yap_quality: 1, click_term: 0.93, engagement: 4.93, points: 5.93, age_hours: 5, decay: 33.6, score: 50, computed_at: expect.stringMatching(/Z$/), explanation: expect.stringContaining('votes 3') },
+      hot_terms: {
+        votes: 3,
+        yap_quality: 1,
+        click_term: 0.93,
+        engagement: 4.93,
+        points: 5.93,
+        age_hours: 5,
+        decay: 33.6,
+        score: 50,
+        computed_at: expect.stringMatching(/Z$/),
+        explanation: expect.stringContaining('votes 3'),
+      },
     });
     expect(anon.body).not.toHaveProperty('submitted_by');
     expect(anon.body).not.toHaveProperty('my_vote');

@@ -93,9 +93,7 @@ describe('POST /news/post', () => {
     expect(r.body.headline).toBe('127.0.0.1/slow'); // provisional: host (no port) + path
     expect(r.body.headline_source).toBe('provisional');
     expect(r.body.warnings).toEqual([{ code: 'headline_pending', message: expect.stringContaining('provisional') }]);
-    await expect
-      .poll(async () => (await http.get(`/api/v1/news/${r.body.article_id}/`, alice.bearer)).body.headline, { timeout: 6000, interval: 100 })
-      .toBe('Late title');
+    await expect.poll(async () => (await http.get(`/api/v1/news/${r.body.article_id}/`, alice.bearer)).body.headline, { timeout: 6000, interval: 100 }).toBe('Late title');
     const rec = await http.get(`/api/v1/news/${r.body.article_id}/`, alice.bearer);
     expect(rec.body.headline_source).toBe('page_title');
     expect(rec.body.slug).toBe('late-title');
@@ -131,7 +129,11 @@ describe('POST /news/post', () => {
     expect(again.body.error.code).toBe('duplicate_submission');
     expect(again.body.error.details).toEqual({ article_id: first.body.article_id, status: 'submitted', headline: 'Original', submitted_at: expect.any(String) });
     // Older than 30 days: a new article is allowed.
-    await deps.db.updateTable('articles').set({ created_at: new Date(Date.now() - 31 * 86_400_000) }).where('id', '=', first.body.article_id).execute();
+    await deps.db
+      .updateTable('articles')
+      .set({ created_at: new Date(Date.now() - 31 * 86_400_000) })
+      .where('id', '=', first.body.article_id)
+      .execute();
     const later = await http.post('/api/v1/news/post', { url: 'https://news.example.org/story?id=7', headline: 'Second time' }, bob.bearer);
     expect(later.status).toBe(201);
   });
@@ -141,7 +143,11 @@ describe('POST /news/post', () => {
     const results = await Promise.all(users.map((u, i) => http.post('/api/v1/news/post', { url: 'https://race.example/one', headline: `Racer ${i}` }, u.bearer)));
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(7);
-    const n = await deps.db.selectFrom('articles').select((eb) => eb.fn.countAll<number>().as('n')).where('normalized_url', '=', 'https://race.example/one').executeTakeFirstOrThrow();
+    const n = await deps.db
+      .selectFrom('articles')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('normalized_url', '=', 'https://race.example/one')
+      .executeTakeFirstOrThrow();
     expect(Number(n.n)).toBe(1);
   });
 

@@ -73,7 +73,17 @@ it('openapi-typescript + openapi-fetch: the generated client compiles a program 
   writeFileSync(
     `${DIR}/tsconfig.json`,
     JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'DOM'], strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [`${ROOT}node_modules/@types`] },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2023', 'DOM'],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+        typeRoots: [`${ROOT}node_modules/@types`],
+      },
       files: ['program.ts', 'schema.ts'],
     }),
   );
@@ -86,7 +96,7 @@ it('openapi-typescript + openapi-fetch: the generated client compiles a program 
 }, 120_000);
 
 it('tsc refuses a program that misuses the generated types (the check above can fail)', async () => {
-  writeFileSync(`${DIR}/program.ts`, PROGRAM.replace("// @ts-expect-error page is a number\n", ''));
+  writeFileSync(`${DIR}/program.ts`, PROGRAM.replace('// @ts-expect-error page is a number\n', ''));
   const tsc = await run(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${DIR}/tsconfig.json`], { cwd: DIR }).catch((e) => e);
   expect(`${tsc.stdout}`).toMatch(/error TS2322|error TS2769|error TS2353/);
 }, 120_000);

@@ -161,11 +161,25 @@ it.each(['compiled here', 'precompiled for the run'])('the response check (%s) r
   // A body that does not match.
   expect(checker.check({ method: 'GET', path: '/api/v1/rewards/allocation/', status: 200, headers: h(), text: '{"month": 5}' })[0]).toMatch(/does not match/);
   // An error code nobody listed.
-  expect(checker.check({ method: 'GET', path: '/api/v1/rewards/allocation/', status: 400, headers: h(), text: JSON.stringify({ error: { code: 'zz_unlisted', message: 'x', details: null } }) })[0]).toMatch(/zz_unlisted/);
+  expect(
+    checker.check({
+      method: 'GET',
+      path: '/api/v1/rewards/allocation/',
+      status: 400,
+      headers: h(),
+      text: JSON.stringify({ error: { code: 'zz_unlisted', message: 'x', details: null } }),
+    })[0],
+  ).toMatch(/zz_unlisted/);
   // An undocumented content type, and a path no operation has.
   expect(checker.check({ method: 'GET', path: '/api/v1/rewards/allocation/', status: 200, headers: h('text/plain'), text: 'x' })[0]).toMatch(/content type/);
   expect(checker.check({ method: 'GET', path: '/api/v1/nowhere/', status: 200, headers: h(), text: '{}' })[0]).toMatch(/no operation/);
   // A header with a wrong value.
-  const trending = { method: 'GET', path: '/api/v1/intel/trending/', status: 200, headers: new Headers({ 'content-type': 'application/json', 'x-intel-cache': 'maybe' }), text: '{}' };
+  const trending = {
+    method: 'GET',
+    path: '/api/v1/intel/trending/',
+    status: 200,
+    headers: new Headers({ 'content-type': 'application/json', 'x-intel-cache': 'maybe' }),
+    text: '{}',
+  };
   expect(checker.check(trending).join('\n')).toMatch(/X-Intel-Cache/);
 });

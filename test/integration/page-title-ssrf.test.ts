@@ -73,7 +73,13 @@ describe('fetchPageTitle address policy', () => {
 
   it('refuses a public page that redirects to a private address, on every hop', async () => {
     const before = loopback.hits.get('/article') ?? 0;
-    for (const target of [`http://127.0.0.1:${loopback.port}/article`, 'http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data/', `http://[::1]:${loopback.port}/article`, `http://loopback.evil.test:${loopback.port}/article`]) {
+    for (const target of [
+      `http://127.0.0.1:${loopback.port}/article`,
+      'http://10.0.0.1/',
+      'http://169.254.169.254/latest/meta-data/',
+      `http://[::1]:${loopback.port}/article`,
+      `http://loopback.evil.test:${loopback.port}/article`,
+    ]) {
       const url = `http://news.public.test:${publicSite.port}/redirect?to=${encodeURIComponent(target)}`;
       const r = await fetchPageTitle(url, { allowPrivate: false, resolve, isAddressAllowed: policy });
       expect(r, target).toEqual({ ok: false, reason: 'blocked_address' });

@@ -53,15 +53,7 @@ describe('GET /wallet/me/submissions/', () => {
   it('lists all my submissions newest first with stats and pagination by default', async () => {
     const r = await get();
     expect(r.status).toBe(200);
-    expect(r.body.submissions.map((s: any) => s.headline)).toEqual([
-      'approved 10',
-      'approved 20',
-      'scheduled 30',
-      'submitted 40',
-      'submitted 50',
-      'killed 60',
-      'retracted 70',
-    ]);
+    expect(r.body.submissions.map((s: any) => s.headline)).toEqual(['approved 10', 'approved 20', 'scheduled 30', 'submitted 40', 'submitted 50', 'killed 60', 'retracted 70']);
     const first = r.body.submissions[0];
     expect(Object.keys(first).sort()).toEqual(['decision', 'headline', 'id', 'posted_at', 'status', 'submitted_at', 'url']);
     expect(new Date(first.posted_at).getTime()).toBeGreaterThan(new Date(first.submitted_at).getTime());

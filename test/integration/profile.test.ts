@@ -24,7 +24,9 @@ let me: Session;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'squid-pics-'));
   deps = await createTestDeps({ PROFILE_PICTURES_DIR: dir });
-  JPEG = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#fff' } }).jpeg().toBuffer();
+  JPEG = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#fff' } })
+    .jpeg()
+    .toBuffer();
   http = request(createApp(deps));
 });
 afterAll(async () => {
@@ -46,7 +48,10 @@ function form(fields: Record<string, string>, files: { field?: string; name: str
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 async function mediaCount() {
-  const r = await deps.db.selectFrom('media').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await deps.db
+    .selectFrom('media')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -59,7 +64,21 @@ describe('GET /wallet/me/', () => {
     const r = await http.get('/api/v1/wallet/me/', me.bearer);
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(
-      ['account_type', 'bio', 'created_at', 'display_name', 'ethereum_address', 'id', 'location', 'model_name', 'profile_picture', 'roles', 'twitter_handle', 'username', 'website'].sort(),
+      [
+        'account_type',
+        'bio',
+        'created_at',
+        'display_name',
+        'ethereum_address',
+        'id',
+        'location',
+        'model_name',
+        'profile_picture',
+        'roles',
+        'twitter_handle',
+        'username',
+        'website',
+      ].sort(),
     );
     expect(r.body.ethereum_address.toLowerCase()).toBe(me.address);
     const anon = await http.get('/api/v1/wallet/me/');
@@ -90,7 +109,11 @@ describe('PUT /wallet/profile/ field rules', () => {
       const r = await send({ website: 'ftp://example.org', twitter_handle: '@has space', account_type: 'robot', bio: 'x'.repeat(1001) });
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('validation_failed');
-      expect(fieldsOf(r).map((f: string[]) => f[0]).sort()).toEqual(['body.account_type', 'body.bio', 'body.twitter_handle', 'body.website']);
+      expect(
+        fieldsOf(r)
+          .map((f: string[]) => f[0])
+          .sort(),
+      ).toEqual(['body.account_type', 'body.bio', 'body.twitter_handle', 'body.website']);
       for (const website of ['http://', 'javascript:alert(1)', 'https://user:pw@example.org', 'exa mple.org']) {
         const w = await send({ website });
         expect(w.status, website).toBe(400);
@@ -129,7 +152,11 @@ describe('PUT /wallet/profile/ field rules', () => {
     expect(r.status).toBe(400);
     expect(fieldsOf(r)[0][0]).toBe('body.profile_picture');
     const types = await put({ bio: 42, account_type: null });
-    expect(fieldsOf(types).map((f: string[]) => f[0]).sort()).toEqual(['body.account_type', 'body.bio']);
+    expect(
+      fieldsOf(types)
+        .map((f: string[]) => f[0])
+        .sort(),
+    ).toEqual(['body.account_type', 'body.bio']);
   });
 
   it('refuses other body types with 415, missing credentials with 401 and a cookie without Origin with 403', async () => {
@@ -188,7 +215,10 @@ describe('profile pictures', () => {
     const photo = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#e33' } })
       .jpeg()
       .withMetadata({ orientation: 6 })
-      .withExif({ IFD0: { Make: 'SquidCam', Model: 'Secret 9000' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '38/1 42/1 0/1', GPSLongitudeRef: 'W', GPSLongitude: '9/1 8/1 0/1' } })
+      .withExif({
+        IFD0: { Make: 'SquidCam', Model: 'Secret 9000' },
+        IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '38/1 42/1 0/1', GPSLongitudeRef: 'W', GPSLongitude: '9/1 8/1 0/1' },
+      })
       .toBuffer();
     expect((await sharp(photo).metadata()).exif).toBeDefined();
     const r = await put(form({}, [{ name: 'IMG_0001.jpg', type: 'image/jpeg', bytes: photo }]));
@@ -240,10 +270,12 @@ describe('profile pictures', () => {
   });
 
   it('refuses two files, a file under another field name, and a malformed multipart body with 400', async () => {
-    const two = await put(form({}, [
-      { name: 'a.png', type: 'image/png', bytes: PNG },
-      { name: 'b.png', type: 'image/png', bytes: PNG },
-    ]));
+    const two = await put(
+      form({}, [
+        { name: 'a.png', type: 'image/png', bytes: PNG },
+        { name: 'b.png', type: 'image/png', bytes: PNG },
+      ]),
+    );
     expect(two.status).toBe(400);
     expect(two.body.error.code).toBe('multipart_invalid');
     const other = await put(form({}, [{ field: 'avatar', name: 'a.png', type: 'image/png', bytes: PNG }]));
@@ -280,7 +312,9 @@ describe('profile pictures', () => {
   it('the same bytes uploaded by two users are stored once; one removing theirs leaves the other served', async () => {
     const other = await sessionFor(deps.db, deps.config.JWT_SECRET);
     const before = await mediaCount();
-    const pic = await sharp({ create: { width: 3, height: 3, channels: 3, background: '#123456' } }).png().toBuffer();
+    const pic = await sharp({ create: { width: 3, height: 3, channels: 3, background: '#123456' } })
+      .png()
+      .toBuffer();
     const a = await put(form({}, [{ name: 'a.png', type: 'image/png', bytes: pic }]));
     const b = await put(form({}, [{ name: 'b.png', type: 'image/png', bytes: pic }]), other.bearer);
     expect(a.body.profile_picture).toBe(b.body.profile_picture);
@@ -295,7 +329,9 @@ describe('profile pictures', () => {
   it('one user removing a picture while another uploads the same bytes never leaves the uploader without it', async () => {
     const other = await sessionFor(deps.db, deps.config.JWT_SECRET);
     for (let i = 0; i < 15; i++) {
-      const pic = await sharp({ create: { width: 2, height: 2, channels: 3, background: { r: i, g: 200, b: 30 } } }).png().toBuffer();
+      const pic = await sharp({ create: { width: 2, height: 2, channels: 3, background: { r: i, g: 200, b: 30 } } })
+        .png()
+        .toBuffer();
       expect((await put(form({}, [{ name: 'a.png', type: 'image/png', bytes: pic }]))).status).toBe(200);
       const [removed, uploaded] = await Promise.all([put({ profile_picture: null }), put(form({}, [{ name: 'b.png', type: 'image/png', bytes: pic }]), other.bearer)]);
       expect([removed.status, uploaded.status]).toEqual([200, 200]);

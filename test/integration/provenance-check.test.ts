@@ -63,7 +63,14 @@ async function wireSighting(url: string, sources: { name: string; ageMs: number;
   const first = sources[0];
   const item = await deps.db
     .insertInto('wire_items')
-    .values({ normalized_url: n, url, title: 'wire title', source_name: first.name, source_url: `https://${first.name}.example/feed.xml`, ingested_at: new Date(Date.now() - first.ageMs) })
+    .values({
+      normalized_url: n,
+      url,
+      title: 'wire title',
+      source_name: first.name,
+      source_url: `https://${first.name}.example/feed.xml`,
+      ingested_at: new Date(Date.now() - first.ageMs),
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   for (const s of sources) {
@@ -112,7 +119,15 @@ describe('POST /provenance/check: URL matching and verdicts', () => {
   it('new: nothing seen; the normalised URL is echoed and first_seen is null', async () => {
     const r = await check({ url: 'https://Example.com/never-seen/?utm_source=x&b=2&a=1#top' });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ verdict: 'new', match_count: 0, matches: [], tsunami_receipts: [], first_seen: null, latest_seen: null, normalized_url: 'https://example.com/never-seen?a=1&b=2' });
+    expect(r.body).toMatchObject({
+      verdict: 'new',
+      match_count: 0,
+      matches: [],
+      tsunami_receipts: [],
+      first_seen: null,
+      latest_seen: null,
+      normalized_url: 'https://example.com/never-seen?a=1&b=2',
+    });
     expect(r.body.meta).toMatchObject({ first_seen_basis: 'leviathan_observation', lookback_days: 30, methods: ['url'] });
   });
 
@@ -121,7 +136,14 @@ describe('POST /provenance/check: URL matching and verdicts', () => {
     const r = await check({ url: 'https://mobile.twitter.com/VitalikButerin/status/1790000000000000001?s=20&t=abc&utm_campaign=z' });
     expect(r.body.verdict).toBe('known');
     expect(r.body.match_count).toBe(1);
-    expect(r.body.matches[0]).toMatchObject({ news_id: id, headline: 'Vitalik on the roadmap', source: 'x.com', canonical_url: 'https://x.com/VitalikButerin/status/1790000000000000001', similarity: 1, method: 'url' });
+    expect(r.body.matches[0]).toMatchObject({
+      news_id: id,
+      headline: 'Vitalik on the roadmap',
+      source: 'x.com',
+      canonical_url: 'https://x.com/VitalikButerin/status/1790000000000000001',
+      similarity: 1,
+      method: 'url',
+    });
     expect(Date.parse(r.body.first_seen)).toBeCloseTo(Date.now() - 3 * D, -4);
   });
 
@@ -169,7 +191,11 @@ describe('POST /provenance/check: URL matching and verdicts', () => {
     expect(r.body.verdict).toBe('known');
     expect(r.body.matches.map((m: any) => m.news_id)).toEqual([id]);
     expect(r.body.tsunami_receipts).toHaveLength(2);
-    expect(r.body.tsunami_receipts[0]).toMatchObject({ source_name: 'wire-a', source_url: 'https://wire-a.example/feed.xml', item_url: 'https://theblock.example/post/42?utm_source=rss' });
+    expect(r.body.tsunami_receipts[0]).toMatchObject({
+      source_name: 'wire-a',
+      source_url: 'https://wire-a.example/feed.xml',
+      item_url: 'https://theblock.example/post/42?utm_source=rss',
+    });
     // The publisher's (much older) claim is reported but first_seen is our own observation.
     expect(Date.parse(r.body.tsunami_receipts[0].publisher_claimed_time)).toBeCloseTo(Date.now() - 40 * D, -4);
     expect(Date.parse(r.body.first_seen)).toBeCloseTo(Date.now() - 10 * H, -4);

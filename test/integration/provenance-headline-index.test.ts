@@ -51,9 +51,18 @@ describe('SQL normalisation', () => {
   it('gives exactly what normalizeHeadline gives, on every labelled headline and on awkward ones', async () => {
     const headlines = [
       ...[...headlinePairs, ...heldOutHeadlinePairs].flatMap((p) => [p.a, p.b]),
-      'BTC tops $1.5B', 'Bitcoin above 1.5 billion', '$100,000 Bitcoin: BTC breaks $100K', 'Café’s naïve “ETF” exchange-traded funds',
-      'U.S. SEC sues Coinbase in the United States of America', 'Uniswap v4 goes live on 11 chains; Aave v3 on Base', 'Five-hour outage at 3.75m TPS',
-      'Mt. Gox begins repayments', "the of a", '', '   ', 'Ethereum L2s: 1,234,567 txs/day, $2.5 trillion TVL, 10k users',
+      'BTC tops $1.5B',
+      'Bitcoin above 1.5 billion',
+      '$100,000 Bitcoin: BTC breaks $100K',
+      'Café’s naïve “ETF” exchange-traded funds',
+      'U.S. SEC sues Coinbase in the United States of America',
+      'Uniswap v4 goes live on 11 chains; Aave v3 on Base',
+      'Five-hour outage at 3.75m TPS',
+      'Mt. Gox begins repayments',
+      'the of a',
+      '',
+      '   ',
+      'Ethereum L2s: 1,234,567 txs/day, $2.5 trillion TVL, 10k users',
     ];
     const { rows } = await sql<{ h: string; n: string }>`SELECT h, provenance_normalize_headline(h) AS n FROM unnest(${headlines}::text[]) h`.execute(deps.db);
     const differ = rows.filter((r) => r.n !== normalizeHeadline(r.h)).map((r) => ({ headline: r.h, sql: r.n, ts: normalizeHeadline(r.h) }));
@@ -72,7 +81,11 @@ describe('index follows article writes', () => {
     const id = await article(h, { status: 'submitted' });
     // Submitted articles are coverage for wire promotion, not for checks.
     expect(await found(h, id)).toBe(false);
-    const promo = await headlineCandidates(deps.db, h, new Date(Date.now() - 30 * D), { trgmThreshold: provenanceSettings(deps.config).trgmThreshold, limit: 20, statuses: COVERED_STATUSES });
+    const promo = await headlineCandidates(deps.db, h, new Date(Date.now() - 30 * D), {
+      trgmThreshold: provenanceSettings(deps.config).trgmThreshold,
+      limit: 20,
+      statuses: COVERED_STATUSES,
+    });
     expect(promo.map((c) => c.id)).toContain(id);
 
     await deps.db.updateTable('articles').set({ status: 'approved' }).where('id', '=', id).execute();
@@ -87,7 +100,11 @@ describe('index follows article writes', () => {
     await deps.db.updateTable('articles').set({ status: 'approved' }).where('id', '=', id).execute();
     expect(await found('Quillon DAO votes to cut staking rewards', id)).toBe(true);
 
-    await deps.db.updateTable('articles').set({ sponsored: JSON.stringify({ tier: 'express', ad_status: 'sponsored_approved', is_paid: true }) }).where('id', '=', id).execute();
+    await deps.db
+      .updateTable('articles')
+      .set({ sponsored: JSON.stringify({ tier: 'express', ad_status: 'sponsored_approved', is_paid: true }) })
+      .where('id', '=', id)
+      .execute();
     expect(await found('Quillon DAO votes to cut staking rewards', id)).toBe(false);
     await deps.db.updateTable('articles').set({ sponsored: null }).where('id', '=', id).execute();
     expect(await found('Quillon DAO votes to cut staking rewards', id)).toBe(true);

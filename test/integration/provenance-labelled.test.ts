@@ -21,7 +21,15 @@ beforeAll(async () => {
   for (const [i, h] of heads.entries()) {
     const row = await deps.db
       .insertInto('articles')
-      .values({ slug: slugify(h), headline: h, url: `https://labelled.example/${i}`, normalized_url: `https://labelled.example/${i}`, source: 'labelled.example', status: 'approved', created_at: new Date(Date.now() - (i + 1) * 3600_000) })
+      .values({
+        slug: slugify(h),
+        headline: h,
+        url: `https://labelled.example/${i}`,
+        normalized_url: `https://labelled.example/${i}`,
+        source: 'labelled.example',
+        status: 'approved',
+        created_at: new Date(Date.now() - (i + 1) * 3600_000),
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     idOf.set(h, row.id);

@@ -69,7 +69,12 @@ describe('GET /provenance/search', () => {
     expect(r.status).toBe(200);
     expect(r.body.results.map((x: any) => x.news_id)).toEqual([ids.etf]);
     expect(r.body).toMatchObject({ count: 1, q: 'ethereum etf', days: 30, limit: 20 });
-    expect(r.body.results[0]).toMatchObject({ headline: 'SEC approves spot Ethereum ETFs after long wait', canonical_url: 'https://news.example/eth-etf', source: 'news.example', tags: ['etf', 'ethereum'] });
+    expect(r.body.results[0]).toMatchObject({
+      headline: 'SEC approves spot Ethereum ETFs after long wait',
+      canonical_url: 'https://news.example/eth-etf',
+      source: 'news.example',
+      tags: ['etf', 'ethereum'],
+    });
     expect(r.body.results[0].relevance).toBeGreaterThan(0);
   });
 
@@ -126,7 +131,12 @@ describe('GET /provenance/receipts/:news_id', () => {
     await deps.db
       .insertInto('article_edits')
       .values([
-        { article_id: id, editor_id: editor.userId, changes: JSON.stringify({ headline: { from: 'SEC approves ETH ETFs', to: 'SEC approves spot Ethereum ETFs after long wait' } }), created_at: new Date(Date.now() - 3600_000) },
+        {
+          article_id: id,
+          editor_id: editor.userId,
+          changes: JSON.stringify({ headline: { from: 'SEC approves ETH ETFs', to: 'SEC approves spot Ethereum ETFs after long wait' } }),
+          created_at: new Date(Date.now() - 3600_000),
+        },
         { article_id: id, editor_id: editor.userId, changes: JSON.stringify({ tags: { from: ['etf'], to: ['etf', 'ethereum'] } }) },
       ])
       .execute();
@@ -180,8 +190,20 @@ describe('GET /provenance/receipts/:news_id', () => {
     await deps.db
       .insertInto('wire_receipts')
       .values([
-        { wire_item_id: item.id, source_name: 'Wire One', source_url: 'https://wire-one.example/rss', item_url: 'https://wire.example/eth?utm_source=feed', ingested_at: new Date(Date.now() - 2 * D) },
-        { wire_item_id: item.id, source_name: 'Wire Two', source_url: 'https://wire-two.example/atom', item_url: 'https://wire.example/eth', ingested_at: new Date(Date.now() - D) },
+        {
+          wire_item_id: item.id,
+          source_name: 'Wire One',
+          source_url: 'https://wire-one.example/rss',
+          item_url: 'https://wire.example/eth?utm_source=feed',
+          ingested_at: new Date(Date.now() - 2 * D),
+        },
+        {
+          wire_item_id: item.id,
+          source_name: 'Wire Two',
+          source_url: 'https://wire-two.example/atom',
+          item_url: 'https://wire.example/eth',
+          ingested_at: new Date(Date.now() - D),
+        },
       ])
       .execute();
     // Not published yet: anonymous callers get 404, signed-in ones see it.

@@ -25,7 +25,16 @@ beforeAll(async () => {
   for (const [i, u] of users.entries()) {
     await db
       .insertInto('articles')
-      .values({ slug: `c${i}`, headline: 'h', url: `https://c.org/${i}`, normalized_url: `https://c.org/${i}`, status: 'approved', submitted_by: u.id, created_at: when, published_at: when })
+      .values({
+        slug: `c${i}`,
+        headline: 'h',
+        url: `https://c.org/${i}`,
+        normalized_url: `https://c.org/${i}`,
+        status: 'approved',
+        submitted_by: u.id,
+        created_at: when,
+        published_at: when,
+      })
       .execute();
   }
 });
@@ -35,7 +44,7 @@ afterAll(async () => {
 });
 
 describe('rewards commands', () => {
-  it('records a month\'s allocation and shows what is in effect', async () => {
+  it("records a month's allocation and shows what is in effect", async () => {
     const set = await cli('rewards', 'allocation', '2025-03', '50', '20.5', '19.5', '10', 'DAO vote 7');
     expect(set).toMatchObject({ code: 0, err: '' });
     expect(set.out).toContain('allocation for 2025-03: top_posters 50%, top_yappers 20.5%, top_voters 19.5%, top_editors 10%');

@@ -72,13 +72,35 @@ async function refused(url: string, opts: Parameters<typeof safeFetch>[1] = {}):
 
 /** The test server is the only "public" host: everything else keeps the default policy. */
 const serverIsPublic = (ip: string) => ip === '127.0.0.1' || !isPrivateAddress(ip);
-const fakeDns = async (host: string) => ({ 'news.example': ['127.0.0.1'], 'metadata.example': ['169.254.169.254'], 'intranet.example': ['10.0.0.7'], 'v6.example': ['::1'] })[host] ?? [];
+const fakeDns = async (host: string) =>
+  ({ 'news.example': ['127.0.0.1'], 'metadata.example': ['169.254.169.254'], 'intranet.example': ['10.0.0.7'], 'v6.example': ['::1'] })[host] ?? [];
 
 describe('address policy', () => {
-  it.each(['127.0.0.1', '127.1.2.3', '10.0.0.1', '10.255.255.255', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', '::ffff:127.0.0.1', '::ffff:169.254.169.254', '64:ff9b::a9fe:a9fe', '2002:7f00:1::', 'ff02::1', 'not-an-ip'])(
-    '%s is private',
-    (ip) => expect(isPrivateAddress(ip)).toBe(true),
-  );
+  it.each([
+    '127.0.0.1',
+    '127.1.2.3',
+    '10.0.0.1',
+    '10.255.255.255',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    '::ffff:127.0.0.1',
+    '::ffff:169.254.169.254',
+    '64:ff9b::a9fe:a9fe',
+    '2002:7f00:1::',
+    'ff02::1',
+    'not-an-ip',
+  ])('%s is private', (ip) => expect(isPrivateAddress(ip)).toBe(true));
   it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])('%s is public', (ip) =>
     expect(isPrivateAddress(ip)).toBe(false),
   );

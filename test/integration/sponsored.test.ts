@@ -73,9 +73,7 @@ async function buy(body: unknown = ad, extraHeaders: Record<string, string> = {}
 
 /** Earlier settlements must not take the failures scripted for the next one. */
 async function settlementsIdle() {
-  await expect
-    .poll(async () => (await deps.db.selectFrom('payments').select('id').where('state', 'in', ['verified', 'settling']).execute()).length, { timeout: 15_000 })
-    .toBe(0);
+  await expect.poll(async () => (await deps.db.selectFrom('payments').select('id').where('state', 'in', ['verified', 'settling']).execute()).length, { timeout: 15_000 }).toBe(0);
 }
 
 async function lastEvent() {
@@ -128,7 +126,12 @@ describe('buying', () => {
     expect(paymentResponseOf(r).success).toBe(true);
     expect(paymentResponseOf(r).transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect((await adState(r.body.article_id)).sponsored.is_paid).toBe(true);
-    expect((await http.get(`/api/v1/payments/${r.body.payment.id}/`)).body).toMatchObject({ state: 'settled', purpose: 'sponsored_post', article_id: r.body.article_id, amount_atomic: String(PRICE) });
+    expect((await http.get(`/api/v1/payments/${r.body.payment.id}/`)).body).toMatchObject({
+      state: 'settled',
+      purpose: 'sponsored_post',
+      article_id: r.body.article_id,
+      amount_atomic: String(PRICE),
+    });
   });
 
   it('a signed-in buyer is recorded as the submitter', async () => {
@@ -220,12 +223,20 @@ describe('editor review', () => {
   it('sync mode: a refused settlement is 402 payment_settlement_failed and creates no ad', async () => {
     await settlementsIdle();
     fac.failNextSettles(1, 'refuse');
-    const before = await deps.db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).where('origin', '=', 'x402_ad').executeTakeFirstOrThrow();
+    const before = await deps.db
+      .selectFrom('articles')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('origin', '=', 'x402_ad')
+      .executeTakeFirstOrThrow();
     const r = await buy();
     expect(r.status).toBe(402);
     expect(r.body.error.code).toBe('payment_settlement_failed');
     expect(paymentResponseOf(r)).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '' });
-    const after = await deps.db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).where('origin', '=', 'x402_ad').executeTakeFirstOrThrow();
+    const after = await deps.db
+      .selectFrom('articles')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('origin', '=', 'x402_ad')
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
   });
 

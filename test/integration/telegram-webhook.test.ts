@@ -73,7 +73,7 @@ describe('webhook', () => {
     expect(general.body.messages.every((m: any) => m.topic === null)).toBe(true);
   });
 
-  it('learns a topic name from a reply to the topic\'s creation message', async () => {
+  it("learns a topic name from a reply to the topic's creation message", async () => {
     const replyTo = { message_id: 777_001, forum_topic_created: { name: 'Old topic', icon_color: 16766590 } };
     await rig.tg.deliver(rig.tg.updates.text(alice, 'hello old topic', { topicId: 777_001, replyTo }));
     const t = (await rig.http.get('/api/v1/agent-chat/topics/')).body.topics.find((x: any) => x.id === 777_001);

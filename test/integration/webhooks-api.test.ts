@@ -99,7 +99,7 @@ describe('authentication and ownership', () => {
     expect((await http.get(`/api/v1/webhooks/${id}/`, alice.bearer)).status).toBe(200);
   });
 
-  it('an API key linked to an account manages the account\'s endpoints; an unlinked key owns its own', async () => {
+  it("an API key linked to an account manages the account's endpoints; an unlinked key owns its own", async () => {
     const carol = await sessionFor(deps.db, deps.config.JWT_SECRET);
     const linked = await apiKey('free', carol.userId);
     const viaKey = await create({ url: 'https://hooks.example/carol' }, linked.headers);
@@ -160,7 +160,11 @@ describe('creating', () => {
   it('normalises filters: tags lower-case, symbols upper-case, addresses lower-case, duplicates dropped', async () => {
     const addr = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
     const r = await create(
-      { url: 'https://hooks.example/f', event_types: ['news.approved', 'news.approved'], filters: { tags: ['DeFi', 'defi'], token_symbols: ['eth', 'ETH'], token_addresses: [addr] } },
+      {
+        url: 'https://hooks.example/f',
+        event_types: ['news.approved', 'news.approved'],
+        filters: { tags: ['DeFi', 'defi'], token_symbols: ['eth', 'ETH'], token_addresses: [addr] },
+      },
       alice.bearer,
     );
     expect(r.status).toBe(201);
@@ -214,7 +218,7 @@ describe('creating', () => {
     expect((await create({ url: 'http://127.0.0.1:9/x' }, alice.bearer)).status).toBe(201);
   });
 
-  it('per-tier caps: unlinked free key 5, builder 50; an account 10, raised by its keys\' tiers; 403 webhook_limit_reached', async () => {
+  it("per-tier caps: unlinked free key 5, builder 50; an account 10, raised by its keys' tiers; 403 webhook_limit_reached", async () => {
     const free = await apiKey('free');
     for (let i = 0; i < WEBHOOK_ENDPOINT_CAPS.free; i++) expect((await create({ url: `https://hooks.example/free/${i}` }, free.headers)).status).toBe(201);
     const over = await create({ url: 'https://hooks.example/free/over' }, free.headers);
@@ -275,7 +279,12 @@ describe('reading, changing, deleting', () => {
     const path = `/api/v1/webhooks/${ep.id}/`;
     const r1 = await http.request('PATCH', path, { description: null, filters: { token_symbols: ['btc'] }, event_types: ['news.sponsored'] }, alice.bearer);
     expect(r1.status).toBe(200);
-    expect(r1.body).toMatchObject({ description: null, filters: { tags: null, token_addresses: null, token_symbols: ['BTC'] }, event_types: ['news.sponsored'], url: 'https://hooks.example/p' });
+    expect(r1.body).toMatchObject({
+      description: null,
+      filters: { tags: null, token_addresses: null, token_symbols: ['BTC'] },
+      event_types: ['news.sponsored'],
+      url: 'https://hooks.example/p',
+    });
     expect((await http.request('PATCH', path, { filters: null }, alice.bearer)).body.filters).toEqual({ tags: null, token_addresses: null, token_symbols: null });
 
     const t = await http.post(`${path}test/`, undefined, alice.bearer);
@@ -394,7 +403,9 @@ describe('deliveries list, test and redeliver', () => {
   it('a delivery whose event retention deleted cannot be redelivered (410 webhook_event_expired)', async () => {
     const ep = (await create({ url: 'https://hooks.example/exp' }, alice.bearer)).body;
     const d = await sql<{ id: number }>`
-      INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, state, completed_at) VALUES (${ep.id}, 987654321, 'news.approved', 'failed', now()) RETURNING id`.execute(deps.db);
+      INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, state, completed_at) VALUES (${ep.id}, 987654321, 'news.approved', 'failed', now()) RETURNING id`.execute(
+      deps.db,
+    );
     const r = await http.post(`/api/v1/webhooks/${ep.id}/deliveries/${d.rows[0].id}/redeliver/`, undefined, alice.bearer);
     expect(r.status).toBe(410);
     expect(r.body.error.code).toBe('webhook_event_expired');

@@ -25,15 +25,25 @@ beforeAll(async () => {
   const r = await insertEndpoint(
     deps.db,
     { kind: 'user', userId: user.userId },
-    { url: 'https://hooks.example/cli', description: null, eventTypes: ['news.approved'], filters: { tags: ['defi'], token_addresses: null, token_symbols: ['ETH'] }, secretEnc: encryptSecret(DEV_WEBHOOK_KEY, generateSecret()) },
+    {
+      url: 'https://hooks.example/cli',
+      description: null,
+      eventTypes: ['news.approved'],
+      filters: { tags: ['defi'], token_addresses: null, token_symbols: ['ETH'] },
+      secretEnc: encryptSecret(DEV_WEBHOOK_KEY, generateSecret()),
+    },
     10,
   );
   if (!r.ok) throw new Error('cap');
   endpointId = r.row.id;
   deliveryIds = [];
   for (let i = 0; i < 3; i++) deliveryIds.push((await insertTestDelivery(deps.db, endpointId, `{"i":${i}}`)).id);
-  await sql`UPDATE webhook_deliveries SET state = 'failed', attempts = 10, last_status = 500, last_latency_ms = 12, next_attempt_at = NULL, completed_at = now() WHERE id = ${deliveryIds[0]}`.execute(deps.db);
-  await sql`UPDATE webhook_deliveries SET state = 'succeeded', attempts = 1, last_status = 200, next_attempt_at = NULL, completed_at = now() WHERE id = ${deliveryIds[1]}`.execute(deps.db);
+  await sql`UPDATE webhook_deliveries SET state = 'failed', attempts = 10, last_status = 500, last_latency_ms = 12, next_attempt_at = NULL, completed_at = now() WHERE id = ${deliveryIds[0]}`.execute(
+    deps.db,
+  );
+  await sql`UPDATE webhook_deliveries SET state = 'succeeded', attempts = 1, last_status = 200, next_attempt_at = NULL, completed_at = now() WHERE id = ${deliveryIds[1]}`.execute(
+    deps.db,
+  );
 });
 afterAll(async () => {
   await deps.close();
@@ -93,7 +103,10 @@ describe('example receiver (scripts/webhook-receiver.ts)', () => {
   it('verifies a delivery with standardwebhooks, prints its event, drops a repeated webhook-id and refuses a bad signature', async () => {
     const secret = generateSecret();
     const port = await freePort();
-    const child = spawn(process.execPath, [...nodeArgs('scripts/webhook-receiver.ts'), '--secret', secret, '--port', String(port)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs('scripts/webhook-receiver.ts'), '--secret', secret, '--port', String(port)], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -108,7 +121,13 @@ describe('example receiver (scripts/webhook-receiver.ts)', () => {
       const r = await insertEndpoint(
         deps.db,
         { kind: 'user', userId: user },
-        { url: `http://127.0.0.1:${port}/webhooks`, description: null, eventTypes: ['news.approved'], filters: { tags: null, token_addresses: null, token_symbols: null }, secretEnc: encryptSecret(DEV_WEBHOOK_KEY, secret) },
+        {
+          url: `http://127.0.0.1:${port}/webhooks`,
+          description: null,
+          eventTypes: ['news.approved'],
+          filters: { tags: null, token_addresses: null, token_symbols: null },
+          secretEnc: encryptSecret(DEV_WEBHOOK_KEY, secret),
+        },
         100,
       );
       if (!r.ok) throw new Error('cap');
@@ -139,7 +158,9 @@ describe('example receiver (scripts/webhook-receiver.ts)', () => {
 describe('retention', () => {
   it('webhook-prune deletes deliveries older than EVENT_LOG_RETENTION_DAYS and keeps the rest', async () => {
     const old = await sql<{ id: number }>`
-      INSERT INTO webhook_deliveries (endpoint_id, event_type, payload, state, created_at) VALUES (${endpointId}, 'webhook.test', '{}', 'succeeded', now() - interval '40 days') RETURNING id`.execute(deps.db);
+      INSERT INTO webhook_deliveries (endpoint_id, event_type, payload, state, created_at) VALUES (${endpointId}, 'webhook.test', '{}', 'succeeded', now() - interval '40 days') RETURNING id`.execute(
+      deps.db,
+    );
     const before = await deps.db.selectFrom('webhook_deliveries').select('id').execute();
     const jobDeps = { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer };
     const r = await pruneJob.run({}, jobDeps, { attempt: 1, jobId: 'test' });

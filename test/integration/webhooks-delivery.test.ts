@@ -64,7 +64,11 @@ async function endpoint(path: string, extra: Record<string, unknown> = {}): Prom
   return { id: r.body.id, secret: r.body.secret };
 }
 
-const headersOf = (q: ReceivedRequest) => ({ 'webhook-id': q.headers['webhook-id'], 'webhook-timestamp': q.headers['webhook-timestamp'], 'webhook-signature': q.headers['webhook-signature'] });
+const headersOf = (q: ReceivedRequest) => ({
+  'webhook-id': q.headers['webhook-id'],
+  'webhook-timestamp': q.headers['webhook-timestamp'],
+  'webhook-signature': q.headers['webhook-signature'],
+});
 
 async function deliveriesOf(endpointId: number) {
   return deps.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('id').execute();
@@ -97,7 +101,13 @@ describe('without a running worker', () => {
     const ins = await insertEndpoint(
       deps.db,
       { kind: 'user', userId: owner.userId },
-      { url: `http://localhost:${new URL(rx.base).port}${path}`, description: null, eventTypes: ['news.approved'], filters: { tags: null, token_addresses: null, token_symbols: null }, secretEnc: encryptSecret(DEV_WEBHOOK_KEY, generateSecret()) },
+      {
+        url: `http://localhost:${new URL(rx.base).port}${path}`,
+        description: null,
+        eventTypes: ['news.approved'],
+        filters: { tags: null, token_addresses: null, token_symbols: null },
+        secretEnc: encryptSecret(DEV_WEBHOOK_KEY, generateSecret()),
+      },
       1000,
     );
     if (!ins.ok) throw new Error('cap');
@@ -159,15 +169,38 @@ describe('with the worker running', () => {
     await settled([ep.id]);
     const [d] = await deliveriesOf(ep.id);
     expect(q.headers['webhook-id']).toBe(`msg_${d.id}`);
-    expect(d).toMatchObject({ event_id: ev.eventId, event_type: 'news.approved', state: 'succeeded', attempts: 1, last_status: 200, last_error: null, last_response_excerpt: 'ok' });
+    expect(d).toMatchObject({
+      event_id: ev.eventId,
+      event_type: 'news.approved',
+      state: 'succeeded',
+      attempts: 1,
+      last_status: 200,
+      last_error: null,
+      last_response_excerpt: 'ok',
+    });
     expect(d.last_latency_ms).toBeGreaterThanOrEqual(0);
     // The API shows it.
     const listed = await http.get(`/api/v1/webhooks/${ep.id}/deliveries/`, owner.bearer);
-    expect(listed.body.results[0]).toMatchObject({ id: d.id, webhook_id: `msg_${d.id}`, event_id: ev.eventId, state: 'succeeded', attempts: 1, last_status: 200, next_attempt_at: null });
+    expect(listed.body.results[0]).toMatchObject({
+      id: d.id,
+      webhook_id: `msg_${d.id}`,
+      event_id: ev.eventId,
+      state: 'succeeded',
+      attempts: 1,
+      last_status: 200,
+      next_attempt_at: null,
+    });
   });
 
   it('filters: each endpoint gets exactly the events whose article has one value of every listed kind; non-matching ones get nothing', async () => {
-    const paths = { eth: freshPath('eth'), btcDefi: freshPath('btc-defi'), nft: freshPath('nft'), sponsoredOnly: freshPath('sponsored'), all: freshPath('all'), addr: freshPath('addr') };
+    const paths = {
+      eth: freshPath('eth'),
+      btcDefi: freshPath('btc-defi'),
+      nft: freshPath('nft'),
+      sponsoredOnly: freshPath('sponsored'),
+      all: freshPath('all'),
+      addr: freshPath('addr'),
+    };
     const addr = '0x' + 'ab'.repeat(20);
     const eps = {
       eth: await endpoint(paths.eth, { filters: { token_symbols: ['eth'] } }),
@@ -194,7 +227,8 @@ describe('with the worker running', () => {
     expect(rx.byPath(paths.nft)).toEqual([]);
     expect(rx.byPath(paths.sponsoredOnly)).toEqual([]);
     for (const e of [eps.nft, eps.sponsoredOnly]) expect(await deliveriesOf(e.id)).toEqual([]);
-    for (const [k, p] of Object.entries(paths)) for (const q of rx.byPath(p)) expect(() => new Webhook(eps[k as keyof typeof eps].secret).verify(q.body, headersOf(q))).not.toThrow();
+    for (const [k, p] of Object.entries(paths))
+      for (const q of rx.byPath(p)) expect(() => new Webhook(eps[k as keyof typeof eps].secret).verify(q.body, headersOf(q))).not.toThrow();
     for (const e of Object.values(eps)) await http.delete(`/api/v1/webhooks/${e.id}/`, undefined, owner.bearer);
   });
 
@@ -240,7 +274,11 @@ describe('with the worker running', () => {
     expect(() => new Webhook(ep.secret).verify(q.body, headersOf(q))).not.toThrow();
     expect(q.headers['webhook-id']).toBe(`msg_${t.body.delivery.id}`);
     // After the grace period only the new secret signs.
-    await deps.db.updateTable('webhook_endpoints').set({ previous_secret_expires_at: new Date(Date.now() - 1000) }).where('id', '=', ep.id).execute();
+    await deps.db
+      .updateTable('webhook_endpoints')
+      .set({ previous_secret_expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', ep.id)
+      .execute();
     await http.post(`/api/v1/webhooks/${ep.id}/test/`, undefined, owner.bearer);
     const second = await until('second delivery', () => rx.byPath(path)[1]);
     expect(second.headers['webhook-signature'].split(' ')).toHaveLength(1);
@@ -341,7 +379,11 @@ describe('with the worker running', () => {
     answers.set(path, () => ({ status: 503 }));
     const ep = await endpoint(path);
     // Its failures began longer ago than the horizon (and one delivery has used all but one attempt).
-    await deps.db.updateTable('webhook_endpoints').set({ failing_since: new Date(Date.now() - retryHorizonMs(RETRY_BASE_MS) - 60_000) }).where('id', '=', ep.id).execute();
+    await deps.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: new Date(Date.now() - retryHorizonMs(RETRY_BASE_MS) - 60_000) })
+      .where('id', '=', ep.id)
+      .execute();
     await sql`INSERT INTO webhook_deliveries (endpoint_id, event_type, payload, attempts, next_attempt_at) VALUES (${ep.id}, 'webhook.test', '{}', 9, now())`.execute(deps.db);
     const rec = await until('disabled', async () => {
       const r = await http.get(`/api/v1/webhooks/${ep.id}/`, owner.bearer);

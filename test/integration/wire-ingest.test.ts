@@ -99,7 +99,13 @@ beforeAll(async () => {
   const log = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
   const config = { ...deps.config, OUTBOUND_ALLOW_PRIVATE: true, WIRE_FETCH_TIMEOUT_MS: 300, WIRE_BACKOFF_MAX_S: 3600 } as Config;
   const jobDeps: JobDeps = { config, db: deps.db, redis: deps.redis, events: deps.events, log, enqueue: deps.queue.enqueuer };
-  workers = startWorkers(jobDeps, { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 8, only: ['wire-fetch', 'wire-fetch-due'] });
+  workers = startWorkers(jobDeps, {
+    redisUrl: deps.config.REDIS_URL,
+    prefix: deps.config.QUEUE_PREFIX,
+    lockDurationMs: 5000,
+    concurrencyCap: 8,
+    only: ['wire-fetch', 'wire-fetch-due'],
+  });
 });
 
 afterAll(async () => {
@@ -142,12 +148,25 @@ describe('wire-fetch: formats, receipts and events', () => {
     if (r.state === 'completed') expect(r.result).toMatchObject({ status: 200, format: 'rss', items: 3, created: 3 });
     const items = await deps.db.selectFrom('wire_items').selectAll().where('source_id', '=', s.id).orderBy('id').execute();
     expect(items.map((i) => i.normalized_url)).toEqual([1, 2, 3].map((i) => `https://coindesk.example/markets/story-${i}`));
-    expect(items[0]).toMatchObject({ title: 'RSS story 1', source_name: 'CoinDesk RSS', source_url: `${base}/rss.xml`, url: 'https://coindesk.example/markets/story-1?utm_source=rss' });
+    expect(items[0]).toMatchObject({
+      title: 'RSS story 1',
+      source_name: 'CoinDesk RSS',
+      source_url: `${base}/rss.xml`,
+      url: 'https://coindesk.example/markets/story-1?utm_source=rss',
+    });
     expect(items[0].publisher_claimed_at?.toISOString()).toBe('2025-06-01T10:00:00.000Z');
     expect(items[0].ingested_at.getTime()).toBeGreaterThanOrEqual(before - 1000);
     const tsunami = (await events('news.tsunami')).filter((e) => items.some((i) => i.id === e.id));
     expect(tsunami).toHaveLength(3);
-    expect(tsunami[0]).toMatchObject({ type: 'news.tsunami', id: items[0].id, status: 'ingested', origin: 'tsunami', headline: 'RSS story 1', slug: 'rss-story-1', sponsored: null });
+    expect(tsunami[0]).toMatchObject({
+      type: 'news.tsunami',
+      id: items[0].id,
+      status: 'ingested',
+      origin: 'tsunami',
+      headline: 'RSS story 1',
+      slug: 'rss-story-1',
+      sponsored: null,
+    });
     expect(tsunami[0].date_posted).toBe(items[0].ingested_at.toISOString());
     const row = await sourceRow(s.id);
     expect(row).toMatchObject({ etag: '"rss-v1"', last_modified: 'Tue, 03 Jun 2025 10:00:00 GMT', format: 'rss', last_status: 200, consecutive_failures: 0, items_ingested: 3 });
@@ -284,7 +303,11 @@ describe('wire-fetch-due: the scheduled fan-out', () => {
     const healthy = await source('Due healthy', '/feed.json?due=1');
     const broken = await source('Due broken', '/broken.xml?due=1');
     const notDue = await source('Not due', '/atom.xml?due=1');
-    await deps.db.updateTable('wire_sources').set({ next_fetch_at: new Date(Date.now() + 3600_000) }).where('id', '=', notDue.id).execute();
+    await deps.db
+      .updateTable('wire_sources')
+      .set({ next_fetch_at: new Date(Date.now() + 3600_000) })
+      .where('id', '=', notDue.id)
+      .execute();
     const r = await deps.queue.enqueueAndWait('wire-fetch-due', {}, 10_000);
     expect(r.state === 'completed' && r.result).toEqual({ enqueued: 2 });
     await expect.poll(async () => (await sourceRow(healthy.id)).last_status, { timeout: 10_000 }).toBe(200);

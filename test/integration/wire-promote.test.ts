@@ -25,7 +25,16 @@ async function curated(headline: string, url: string, status: ArticleStatus = 'a
   const n = normalizeUrl(url)!;
   return deps.db
     .insertInto('articles')
-    .values({ slug: slugify(headline), headline, url, normalized_url: n, source: hostOf(n), status, created_at: new Date(Date.now() - 3600_000), published_at: status === 'approved' ? new Date() : null })
+    .values({
+      slug: slugify(headline),
+      headline,
+      url,
+      normalized_url: n,
+      source: hostOf(n),
+      status,
+      created_at: new Date(Date.now() - 3600_000),
+      published_at: status === 'approved' ? new Date() : null,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
 }

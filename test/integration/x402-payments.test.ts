@@ -49,7 +49,15 @@ afterAll(async () => {
 });
 
 const newAccount = () => privateKeyToAccount(generatePrivateKey());
-const paymentCount = async () => Number((await deps.db.selectFrom('payments').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const paymentCount = async () =>
+  Number(
+    (
+      await deps.db
+        .selectFrom('payments')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 async function requirement() {
   const r = await http.get(REPORT);
@@ -118,7 +126,15 @@ describe('the x402 flow', () => {
     expect(client.getPaymentSettleResponse((n) => paid.headers.get(n)).success).toBe(true);
 
     const p = await paymentState(paymentId);
-    expect(p).toMatchObject({ state: 'settled', method: 'x402', purpose: 'intel_report', amount_atomic: '250000', pay_to: PAY_TO.toLowerCase(), attempts: 1, transaction: pres.transaction });
+    expect(p).toMatchObject({
+      state: 'settled',
+      method: 'x402',
+      purpose: 'intel_report',
+      amount_atomic: '250000',
+      pay_to: PAY_TO.toLowerCase(),
+      attempts: 1,
+      transaction: pres.transaction,
+    });
     const settled = fac.settles.at(-1)!;
     expect(settled.x402Version).toBe(2);
     expect(settled.paymentRequirements).toMatchObject({ scheme: 'exact', amount: '250000', payTo: PAY_TO });
@@ -163,11 +179,26 @@ describe('every rejection has its own code and consumes nothing', () => {
     const cases: [string, Promise<string>, string, string][] = [
       ['signed by someone else for this address', signedHeader(newAccount(), req, { from: acct.address }), 'payment_invalid_signature', 'invalid_exact_evm_signature'],
       ['signed for another chain', signedHeader(acct, req, { chainId: 8453 }), 'payment_invalid_signature', 'invalid_exact_evm_signature'],
-      ['too little', signedHeader(acct, req, { value: 100_000n, accepted: { amount: '100000' } }), 'payment_wrong_amount', 'invalid_exact_evm_payload_authorization_value_mismatch'],
-      ['accepted says the price but the authorization does not', signedHeader(acct, req, { value: 1n }), 'payment_wrong_amount', 'invalid_exact_evm_payload_authorization_value_mismatch'],
+      [
+        'too little',
+        signedHeader(acct, req, { value: 100_000n, accepted: { amount: '100000' } }),
+        'payment_wrong_amount',
+        'invalid_exact_evm_payload_authorization_value_mismatch',
+      ],
+      [
+        'accepted says the price but the authorization does not',
+        signedHeader(acct, req, { value: 1n }),
+        'payment_wrong_amount',
+        'invalid_exact_evm_payload_authorization_value_mismatch',
+      ],
       ['to someone else', signedHeader(acct, req, { to: '0x2000000000000000000000000000000000000002' }), 'payment_wrong_recipient', 'invalid_exact_evm_recipient_mismatch'],
       ['on Base mainnet', signedHeader(acct, req, { accepted: { network: 'eip155:8453' } }), 'payment_requirements_mismatch', 'invalid_exact_evm_network_mismatch'],
-      ['another token', signedHeader(acct, req, { accepted: { asset: '0x3000000000000000000000000000000000000003' } }), 'payment_requirements_mismatch', 'invalid_exact_evm_asset_mismatch'],
+      [
+        'another token',
+        signedHeader(acct, req, { accepted: { asset: '0x3000000000000000000000000000000000000003' } }),
+        'payment_requirements_mismatch',
+        'invalid_exact_evm_asset_mismatch',
+      ],
       ['x402 v1', signedHeader(acct, req, { x402Version: 1 }), 'payment_requirements_mismatch', 'invalid_x402_version'],
       ['expired', signedHeader(acct, req, { validBefore: now - 10n }), 'payment_expired', 'invalid_exact_evm_payload_authorization_valid_before'],
       ['valid in an hour', signedHeader(acct, req, { validAfter: now + 3600n }), 'payment_not_yet_valid', 'invalid_exact_evm_payload_authorization_valid_after'],
@@ -254,9 +285,7 @@ describe('payment is consumed only when the report is served', () => {
 
 /** Earlier tests' settlements must not take the failures scripted for the next one. */
 async function settlementsIdle() {
-  await expect
-    .poll(async () => (await deps.db.selectFrom('payments').select('id').where('state', 'in', ['verified', 'settling']).execute()).length, { timeout: 15_000 })
-    .toBe(0);
+  await expect.poll(async () => (await deps.db.selectFrom('payments').select('id').where('state', 'in', ['verified', 'settling']).execute()).length, { timeout: 15_000 }).toBe(0);
 }
 
 describe('sync settlement failures (default mode): nothing is delivered', () => {

@@ -170,9 +170,18 @@ describe('POST /news/:id/yaps/:yap_id/vote', () => {
     const a = (await http.post('/api/v1/news/post', { url: 'https://yaps.example/concurrent', headline: 'Concurrent yap votes' }, editor.bearer)).body.article_id;
     const y = (await yap(human, { text: 'vote me' }, a)).body.yap_id;
     const voters = await Promise.all(Array.from({ length: 30 }, () => sessionFor(deps.db, deps.config.JWT_SECRET)));
-    await Promise.all(voters.flatMap((v, i) => [http.post(`/api/v1/news/${a}/yaps/${y}/vote`, { weight: i % 2 ? 1 : -1 }, v.bearer), http.post(`/api/v1/news/${a}/yaps/${y}/vote`, { weight: 1 }, v.bearer)]));
+    await Promise.all(
+      voters.flatMap((v, i) => [
+        http.post(`/api/v1/news/${a}/yaps/${y}/vote`, { weight: i % 2 ? 1 : -1 }, v.bearer),
+        http.post(`/api/v1/news/${a}/yaps/${y}/vote`, { weight: 1 }, v.bearer),
+      ]),
+    );
     const row = await deps.db.selectFrom('yaps').select(['vote_score', 'score']).where('id', '=', y).executeTakeFirstOrThrow();
-    const sum = await deps.db.selectFrom('yap_votes').select((eb) => eb.fn.sum<number>('weight').as('s')).where('yap_id', '=', y).executeTakeFirstOrThrow();
+    const sum = await deps.db
+      .selectFrom('yap_votes')
+      .select((eb) => eb.fn.sum<number>('weight').as('s'))
+      .where('yap_id', '=', y)
+      .executeTakeFirstOrThrow();
     expect(row.vote_score).toBe(Number(sum.s));
     expect(row.score).toBe(1 + Number(sum.s));
   });

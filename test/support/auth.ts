@@ -37,11 +37,7 @@ export interface Session {
   cookie: (origin: string) => Record<string, string>;
 }
 
-export async function sessionFor(
-  db: Db,
-  secret: string,
-  opts: { roles?: Role[]; accountType?: 'human' | 'cyborg' | 'bot'; username?: string } = {},
-): Promise<Session> {
+export async function sessionFor(db: Db, secret: string, opts: { roles?: Role[]; accountType?: 'human' | 'cyborg' | 'bot'; username?: string } = {}): Promise<Session> {
   const account = newAccount();
   const user = await db
     .insertInto('users')

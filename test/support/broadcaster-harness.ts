@@ -220,7 +220,9 @@ export class BroadcasterHarness {
    * an article, field `a` with its filter attributes. One pipeline, in order.
    */
   publishArticles(events: [NewsEvent, ArticleAttrs | null][]): Promise<void> {
-    return this.publisher.publishJson(events.map(([e, a]) => ({ e: JSON.stringify(e), a: a === null ? null : JSON.stringify({ tags: [], token_addresses: [], token_symbols: [], ...a }) })));
+    return this.publisher.publishJson(
+      events.map(([e, a]) => ({ e: JSON.stringify(e), a: a === null ? null : JSON.stringify({ tags: [], token_addresses: [], token_symbols: [], ...a }) })),
+    );
   }
 
   async publishMany(events: NewsEvent[]): Promise<string[]> {

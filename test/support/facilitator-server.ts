@@ -70,44 +70,49 @@ export async function startFacilitator(opts: { network?: string; settleDelayMs?:
     return { isValid: true, payer };
   }
 
-  const server = http.createServer(asyncListener(async (req, res) => {
-    const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const path = (req.url ?? '').replace(/\/+$/, '');
-    if (req.method === 'GET' && path === '/supported') {
-      return send(200, { kinds: [{ x402Version: 2, scheme: 'exact', network }], extensions: [], signers: { 'eip155:*': [signer] } });
-    }
-    let body: Body;
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch {
-      return send(400, { error: 'invalid JSON' });
-    }
-    if (req.method === 'POST' && path === '/verify') {
-      verifies.push(body);
-      return send(200, await check(body));
-    }
-    if (req.method === 'POST' && path === '/settle') {
-      settles.push(body);
-      if (settleDelayMs > 0) await new Promise((r) => setTimeout(r, settleDelayMs));
-      const failure = failures.shift();
-      if (failure === 'http500') return send(500, { error: 'internal error' });
-      if (failure === 'hang') {
-        hung.push(res);
-        return;
+  const server = http.createServer(
+    asyncListener(async (req, res) => {
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const path = (req.url ?? '').replace(/\/+$/, '');
+      if (req.method === 'GET' && path === '/supported') {
+        return send(200, { kinds: [{ x402Version: 2, scheme: 'exact', network }], extensions: [], signers: { 'eip155:*': [signer] } });
       }
-      const v = failure === 'refuse' ? { isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance', payer: body.paymentPayload.payload.authorization.from } : await check(body);
-      if (!v.isValid) return send(400, { success: false, errorReason: v.invalidReason, payer: v.payer, transaction: '', network: body.paymentRequirements.network });
-      const a = body.paymentPayload.payload.authorization;
-      usedNonces.add(`${getAddress(a.from)}:${a.nonce}`);
-      return send(200, { success: true, payer: v.payer, transaction: `0x${randomBytes(32).toString('hex')}`, network: body.paymentRequirements.network });
-    }
-    send(404, { error: 'not found' });
-  }));
+      let body: Body;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return send(400, { error: 'invalid JSON' });
+      }
+      if (req.method === 'POST' && path === '/verify') {
+        verifies.push(body);
+        return send(200, await check(body));
+      }
+      if (req.method === 'POST' && path === '/settle') {
+        settles.push(body);
+        if (settleDelayMs > 0) await new Promise((r) => setTimeout(r, settleDelayMs));
+        const failure = failures.shift();
+        if (failure === 'http500') return send(500, { error: 'internal error' });
+        if (failure === 'hang') {
+          hung.push(res);
+          return;
+        }
+        const v =
+          failure === 'refuse'
+            ? { isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance', payer: body.paymentPayload.payload.authorization.from }
+            : await check(body);
+        if (!v.isValid) return send(400, { success: false, errorReason: v.invalidReason, payer: v.payer, transaction: '', network: body.paymentRequirements.network });
+        const a = body.paymentPayload.payload.authorization;
+        usedNonces.add(`${getAddress(a.from)}:${a.nonce}`);
+        return send(200, { success: true, payer: v.payer, transaction: `0x${randomBytes(32).toString('hex')}`, network: body.paymentRequirements.network });
+      }
+      send(404, { error: 'not found' });
+    }),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -13,13 +13,64 @@ export type JsonSchema = Record<string, any>;
 
 /** Strings that have broken parsers, ORMs and validators before. */
 export const NASTY_STRINGS = [
-  '', ' ', '0', '-0', '-1', '1.5', '1e309', '9007199254740993', '99999999999999999999999999', 'NaN', 'Infinity', 'null', 'undefined',
-  'true', '[]', '{}', '%', '%00', '%ZZ', '\u0000', '\u202e', '\ud800', '\uffff', '٣', '١٢', "'; DROP TABLE users;--", "' OR '1'='1",
-  '../../etc/passwd', '..%2f..%2fetc%2fpasswd', '<script>alert(1)</script>', '${jndi:ldap://x}', '__proto__', 'constructor', 'toString',
-  'a'.repeat(5000), 'é'.repeat(3000), '0x' + 'f'.repeat(40), '0x' + '0'.repeat(40), '0xZZ', 'squid_' + 'A'.repeat(43), 'javascript:alert(1)',
-  'http://127.0.0.1:1/', 'https://example.com/' + 'x'.repeat(3000), 'https://example.com/?utm_source=a&fbclid=b', 'file:///etc/passwd',
-  'http://[::1]/', 'http://169.254.169.254/latest/meta-data/', 'https://x.com/a/status/1', '2024-13-45', '2024-02', '1970-01-01T00:00:00Z',
-  '-9223372036854775809', '0001', ' 1', '1 ', '+1', '0b101', '1_000',
+  '',
+  ' ',
+  '0',
+  '-0',
+  '-1',
+  '1.5',
+  '1e309',
+  '9007199254740993',
+  '99999999999999999999999999',
+  'NaN',
+  'Infinity',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+  '%',
+  '%00',
+  '%ZZ',
+  '\u0000',
+  '\u202e',
+  '\ud800',
+  '\uffff',
+  '٣',
+  '١٢',
+  "'; DROP TABLE users;--",
+  "' OR '1'='1",
+  '../../etc/passwd',
+  '..%2f..%2fetc%2fpasswd',
+  '<script>alert(1)</script>',
+  '${jndi:ldap://x}',
+  '__proto__',
+  'constructor',
+  'toString',
+  'a'.repeat(5000),
+  'é'.repeat(3000),
+  '0x' + 'f'.repeat(40),
+  '0x' + '0'.repeat(40),
+  '0xZZ',
+  'squid_' + 'A'.repeat(43),
+  'javascript:alert(1)',
+  'http://127.0.0.1:1/',
+  'https://example.com/' + 'x'.repeat(3000),
+  'https://example.com/?utm_source=a&fbclid=b',
+  'file:///etc/passwd',
+  'http://[::1]/',
+  'http://169.254.169.254/latest/meta-data/',
+  'https://x.com/a/status/1',
+  '2024-13-45',
+  '2024-02',
+  '1970-01-01T00:00:00Z',
+  '-9223372036854775809',
+  '0001',
+  ' 1',
+  '1 ',
+  '+1',
+  '0b101',
+  '1_000',
 ];
 
 const hostileString = fc.oneof(
@@ -53,7 +104,8 @@ export function valueFor(schema: JsonSchema | undefined, doc: JsonSchema, depth 
       if (s.pattern === '^-?\\d+$') variants.push(fc.integer({ min: -5, max: 50 }).map(String));
       variants.push(fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(s.maxLength ?? 30, 60) }), hostileString);
       if (s.format === 'uri' || /url|website/i.test(s.description ?? '')) variants.push(fc.webUrl());
-    } else if (t === 'integer') variants.push(fc.integer({ min: Math.max(-10, s.minimum ?? -10), max: Math.min(1000, s.maximum ?? 1000) }), fc.constantFrom(0, -1, 2 ** 31, 2 ** 53, 1.5));
+    } else if (t === 'integer')
+      variants.push(fc.integer({ min: Math.max(-10, s.minimum ?? -10), max: Math.min(1000, s.maximum ?? 1000) }), fc.constantFrom(0, -1, 2 ** 31, 2 ** 53, 1.5));
     else if (t === 'number') variants.push(fc.double({ noNaN: true }), fc.constantFrom(0, -1, 1e308));
     else if (t === 'boolean') variants.push(fc.boolean());
     else if (t === 'null') variants.push(fc.constant(null));
@@ -70,7 +122,11 @@ function objectFor(s: JsonSchema, doc: JsonSchema, depth: number): fc.Arbitrary<
   const known = props.length
     ? fc.record(Object.fromEntries(props.map(([k, v]) => [k, valueFor(v, doc, depth + 1)])), { requiredKeys: [] })
     : fc.constant({} as Record<string, unknown>);
-  const extra = fc.dictionary(fc.oneof(fc.constantFrom('__proto__', 'constructor', 'id', 'user_id', 'roles', 'is_staff'), fc.string({ maxLength: 8 })), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 });
+  const extra = fc.dictionary(
+    fc.oneof(fc.constantFrom('__proto__', 'constructor', 'id', 'user_id', 'roles', 'is_staff'), fc.string({ maxLength: 8 })),
+    fc.jsonValue({ maxDepth: 1 }),
+    { maxKeys: 2 },
+  );
   return fc.tuple(known, fc.option(extra, { freq: 4 })).map(([k, e]) => (e ? { ...k, ...e } : k));
 }
 
@@ -136,7 +192,15 @@ export function sendRaw(port: number, req: RawRequest, timeoutMs = 15_000, local
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const r = http.request(
-      { host: '127.0.0.1', port, method: req.method, path: req.path, headers: { ...req.headers, ...(req.body ? { 'content-length': String(req.body.length) } : {}) }, localAddress, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        method: req.method,
+        path: req.path,
+        headers: { ...req.headers, ...(req.body ? { 'content-length': String(req.body.length) } : {}) },
+        localAddress,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c) => chunks.push(c));
@@ -166,11 +230,15 @@ export function multipartBody(fields: Record<string, unknown>, file: { name: str
   const boundary = `----fuzz${randomBytes(8).toString('hex')}`;
   const parts: Buffer[] = [];
   for (const [k, v] of Object.entries(fields)) {
-    const value = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+    const value = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
     parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k.replace(/["\r\n]/g, '_')}"\r\n\r\n${value}\r\n`));
   }
   if (file) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="profile_picture"; filename="${file.name.replace(/["\r\n]/g, '_')}"\r\nContent-Type: ${file.type.replace(/[\r\n]/g, '')}\r\n\r\n`));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="profile_picture"; filename="${file.name.replace(/["\r\n]/g, '_')}"\r\nContent-Type: ${file.type.replace(/[\r\n]/g, '')}\r\n\r\n`,
+      ),
+    );
     parts.push(file.bytes, Buffer.from('\r\n'));
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
@@ -182,23 +250,67 @@ const PNG_1x1 = Buffer.from('89504e470d0a1a0a0000000d494844520000000100000001080
 /** One request for `op`: random params, query, body encoding and credentials (`auth` lists the header sets to choose from). */
 export function requestFor(op: Operation, doc: JsonSchema, auth: Record<string, string>[], extraHeaders: Record<string, string>[] = []): fc.Arbitrary<RawRequest> {
   const idLike = fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 1, max: 6 }).map(String) }, { weight: 2, arbitrary: hostileString });
-  const pathArb = fc.record(Object.fromEntries(op.pathParams.map((p) => [p.name, fc.oneof(idLike, valueFor(p.schema, doc).map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '')))])));
+  const pathArb = fc.record(
+    Object.fromEntries(
+      op.pathParams.map((p) => [
+        p.name,
+        fc.oneof(
+          idLike,
+          valueFor(p.schema, doc).map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))),
+        ),
+      ]),
+    ),
+  );
   const queryArb = fc.tuple(
-    fc.record(Object.fromEntries(op.queryParams.map((p) => [p.name, valueFor(p.schema, doc).map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? ''))])), { requiredKeys: [] }),
-    fc.array(fc.tuple(fc.oneof(fc.constantFrom(...(op.queryParams.map((p) => p.name).concat(['x', '__proto__', 'page[]']))), fc.string({ maxLength: 6 })), hostileString), { maxLength: 3 }),
+    fc.record(Object.fromEntries(op.queryParams.map((p) => [p.name, valueFor(p.schema, doc).map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? '')))])), {
+      requiredKeys: [],
+    }),
+    fc.array(fc.tuple(fc.oneof(fc.constantFrom(...op.queryParams.map((p) => p.name).concat(['x', '__proto__', 'page[]'])), fc.string({ maxLength: 6 })), hostileString), {
+      maxLength: 3,
+    }),
   );
   const bodyTypes = Object.keys(op.bodyTypes);
   const jsonSchema = op.bodyTypes['application/json'];
   const bodyArb: fc.Arbitrary<{ body?: Buffer; contentType?: string }> = fc.oneof(
     { weight: bodyTypes.length ? 5 : 1, arbitrary: valueFor(jsonSchema, doc).map((v) => ({ body: Buffer.from(JSON.stringify(v) ?? 'null'), contentType: 'application/json' })) },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => ({ body: Buffer.from(JSON.stringify(v) ?? 'null'), contentType: 'application/json' })) },
-    { weight: 1, arbitrary: fc.constantFrom('{', '{"a":', '[1,2', 'nul', '\u0000', '{"__proto__":{"x":1}}', '[' .repeat(20000) + ']'.repeat(20000)).map((t) => ({ body: Buffer.from(t), contentType: 'application/json' })) },
-    { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 10 }), hostileString, { maxKeys: 4 }).map((d) => ({ body: Buffer.from(new URLSearchParams(d).toString()), contentType: 'application/x-www-form-urlencoded' })) },
-    { weight: 1, arbitrary: fc.tuple(fc.uint8Array({ maxLength: 64 }), fc.constantFrom('text/plain', 'application/xml', 'application/octet-stream', 'image/png', 'application/json; charset=utf-16', 'multipart/form-data')).map(([b, t]) => ({ body: Buffer.from(b), contentType: t })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('{', '{"a":', '[1,2', 'nul', '\u0000', '{"__proto__":{"x":1}}', '['.repeat(20000) + ']'.repeat(20000))
+        .map((t) => ({ body: Buffer.from(t), contentType: 'application/json' })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .dictionary(fc.string({ maxLength: 10 }), hostileString, { maxKeys: 4 })
+        .map((d) => ({ body: Buffer.from(new URLSearchParams(d).toString()), contentType: 'application/x-www-form-urlencoded' })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.uint8Array({ maxLength: 64 }),
+          fc.constantFrom('text/plain', 'application/xml', 'application/octet-stream', 'image/png', 'application/json; charset=utf-16', 'multipart/form-data'),
+        )
+        .map(([b, t]) => ({ body: Buffer.from(b), contentType: t })),
+    },
     {
       weight: bodyTypes.includes('multipart/form-data') ? 3 : 1,
       arbitrary: fc
-        .tuple(valueFor(op.bodyTypes['multipart/form-data'] ?? jsonSchema, doc), fc.option(fc.record({ name: hostileString, type: fc.constantFrom('image/png', 'image/gif', 'text/html', 'application/x-msdownload', ''), bytes: fc.oneof(fc.constant(PNG_1x1), fc.uint8Array({ maxLength: 256 }).map((b) => Buffer.from(b))) })))
+        .tuple(
+          valueFor(op.bodyTypes['multipart/form-data'] ?? jsonSchema, doc),
+          fc.option(
+            fc.record({
+              name: hostileString,
+              type: fc.constantFrom('image/png', 'image/gif', 'text/html', 'application/x-msdownload', ''),
+              bytes: fc.oneof(
+                fc.constant(PNG_1x1),
+                fc.uint8Array({ maxLength: 256 }).map((b) => Buffer.from(b)),
+              ),
+            }),
+          ),
+        )
         .map(([fields, file]) => {
           const m = multipartBody(fields && typeof fields === 'object' && !Array.isArray(fields) ? (fields as Record<string, unknown>) : { value: fields }, file);
           return { body: m.body, contentType: m.contentType };
@@ -208,7 +320,18 @@ export function requestFor(op: Operation, doc: JsonSchema, auth: Record<string, 
   );
   const headerArb = fc.oneof(
     { weight: 4, arbitrary: fc.constant({} as Record<string, string>) },
-    { weight: 1, arbitrary: fc.constantFrom(...extraHeaders, { 'x-forwarded-for': '1.2.3.4, 5.6.7.8' }, { 'x-request-id': 'a'.repeat(200) }, { 'accept-encoding': 'gzip, br, zstd' }, { origin: 'https://evil.example' }, { referer: '::::' }, { 'content-encoding': 'gzip' }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        ...extraHeaders,
+        { 'x-forwarded-for': '1.2.3.4, 5.6.7.8' },
+        { 'x-request-id': 'a'.repeat(200) },
+        { 'accept-encoding': 'gzip, br, zstd' },
+        { origin: 'https://evil.example' },
+        { referer: '::::' },
+        { 'content-encoding': 'gzip' },
+      ),
+    },
   );
   return fc.record({ path: pathArb, query: queryArb, body: bodyArb, auth: fc.constantFrom(...auth), headers: headerArb, rawPath: fc.boolean() }).map((r) => {
     let path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeSegment(String((r.path as Record<string, string>)[name] ?? ''), r.rawPath));

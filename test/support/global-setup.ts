@@ -36,7 +36,6 @@ export default async function setup(project: TestProject) {
 }
 
 async function start(project: TestProject, env: ReturnType<typeof launcherEnv>, log: (l: string) => void, started: RunningService[], tmp: string) {
-
   let adminUrl: string;
   if (env.DATABASE_URL) {
     adminUrl = env.DATABASE_URL;
@@ -71,10 +70,7 @@ async function start(project: TestProject, env: ReturnType<typeof launcherEnv>, 
 
   return async () => {
     try {
-      const { rows } = await admin.query<{ datname: string }>(
-        `SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`,
-        [templateDb, `squid_t_${process.pid}_%`],
-      );
+      const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`, [templateDb, `squid_t_${process.pid}_%`]);
       for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
     } catch {
       /* the server is going away anyway */

@@ -51,28 +51,30 @@ export async function startJsonRpc(opts: { chainId?: number; head?: bigint } = {
     }
   }
 
-  const server = http.createServer(asyncListener(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    let body: any;
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
-      return;
-    }
-    const one = (r: any) => {
-      calls.push({ method: r.method, params: r.params ?? [] });
+  const server = http.createServer(
+    asyncListener(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      let body: any;
       try {
-        return { jsonrpc: '2.0', id: r.id, result: answer(r.method, r.params ?? []) };
-      } catch (err: any) {
-        return { jsonrpc: '2.0', id: r.id, error: { code: err.code ?? -32000, message: err.message } };
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
+        return;
       }
-    };
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(Array.isArray(body) ? body.map(one) : one(body)));
-  }));
+      const one = (r: any) => {
+        calls.push({ method: r.method, params: r.params ?? [] });
+        try {
+          return { jsonrpc: '2.0', id: r.id, result: answer(r.method, r.params ?? []) };
+        } catch (err: any) {
+          return { jsonrpc: '2.0', id: r.id, error: { code: err.code ?? -32000, message: err.message } };
+        }
+      };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(Array.isArray(body) ? body.map(one) : one(body)));
+    }),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -32,12 +32,17 @@ export async function startPageServer(host = '127.0.0.1'): Promise<PageServer> {
     switch (u.pathname) {
       case '/article': {
         const t = u.searchParams.get('title') ?? 'Default Story';
-        return html(`<!doctype html><html><head><title>Site name | ${t}</title><meta property="og:title" content="${t.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"></head><body><h1>x</h1></body></html>`);
+        return html(
+          `<!doctype html><html><head><title>Site name | ${t}</title><meta property="og:title" content="${t.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"></head><body><h1>x</h1></body></html>`,
+        );
       }
       case '/plain-title':
         return html(`<html><head><title>\n  Only   the &lt;title&gt; &amp; nothing else \n</title></head></html>`);
       case '/slow':
-        setTimeout(() => html(`<html><head><meta property="og:title" content="${u.searchParams.get('title') ?? 'Slow story'}"></head></html>`), Number(u.searchParams.get('ms') ?? 2000));
+        setTimeout(
+          () => html(`<html><head><meta property="og:title" content="${u.searchParams.get('title') ?? 'Slow story'}"></head></html>`),
+          Number(u.searchParams.get('ms') ?? 2000),
+        );
         return;
       case '/text':
         res.writeHead(200, { 'content-type': 'text/plain' });

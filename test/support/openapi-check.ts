@@ -76,7 +76,10 @@ export class ResponseChecker {
   private readonly ops: Operation[];
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(doc: Json = buildTestDocument(), private readonly precompiled?: Precompiled) {
+  constructor(
+    doc: Json = buildTestDocument(),
+    private readonly precompiled?: Precompiled,
+  ) {
     this.doc = doc;
     this.ajv = newAjv(false);
     for (const [name, schema] of Object.entries<Json>(doc.components?.schemas ?? {})) {
@@ -130,7 +133,9 @@ export class ResponseChecker {
     } else {
       response = op.methods[method].responses?.[String(s.status)] ?? op.methods[method].responses?.default;
       if (!response) {
-        return [`${where}: status ${s.status} is not documented for ${method.toUpperCase()} ${op.template} (documented: ${Object.keys(op.methods[method].responses ?? {}).join(', ')})`];
+        return [
+          `${where}: status ${s.status} is not documented for ${method.toUpperCase()} ${op.template} (documented: ${Object.keys(op.methods[method].responses ?? {}).join(', ')})`,
+        ];
       }
       key = `${method} ${op.template} ${s.status}`;
     }
@@ -179,7 +184,9 @@ export class ResponseChecker {
     }
     const v = this.validator(`${key} body ${type}`, media.schema);
     if (!v(body)) {
-      const errs = (v.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && Object.keys(e.params).length ? ' ' + JSON.stringify(e.params) : ''}`);
+      const errs = (v.errors ?? [])
+        .slice(0, 5)
+        .map((e) => `${e.instancePath || '/'} ${e.message}${e.params && Object.keys(e.params).length ? ' ' + JSON.stringify(e.params) : ''}`);
       problems.push(`${where}: body does not match the document: ${errs.join('; ')}; body: ${s.text.slice(0, 300)}`);
     }
     return problems;

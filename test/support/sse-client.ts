@@ -97,7 +97,10 @@ export interface RawSse {
 }
 
 /** A plain HTTP request to the SSE path: the status, headers and raw body text as it arrives. */
-export function rawSse(base: string, o: { method?: string; headers?: Record<string, string>; query?: Record<string, string | string[]>; origin?: string | null } = {}): Promise<RawSse> {
+export function rawSse(
+  base: string,
+  o: { method?: string; headers?: Record<string, string>; query?: Record<string, string | string[]>; origin?: string | null } = {},
+): Promise<RawSse> {
   const origin = o.origin === undefined ? ORIGIN : o.origin;
   const headers: Record<string, string> = { accept: 'text/event-stream', ...(origin === null ? {} : { origin }), ...o.headers };
   return new Promise((resolve, reject) => {

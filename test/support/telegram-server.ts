@@ -184,7 +184,10 @@ export async function startTelegramServer(opts: { chatId?: number; botUsername?:
     const queued = failures.get(method);
     if (queued?.length) {
       const f = queued.shift()!;
-      return { status: f.error_code, body: { ok: false, error_code: f.error_code, description: f.description, ...(f.retry_after ? { parameters: { retry_after: f.retry_after } } : {}) } };
+      return {
+        status: f.error_code,
+        body: { ok: false, error_code: f.error_code, description: f.description, ...(f.retry_after ? { parameters: { retry_after: f.retry_after } } : {}) },
+      };
     }
     const ok = (result: unknown) => ({ status: 200, body: { ok: true, result } });
     const sameChat = (id: unknown) => String(id) === String(chatId);
@@ -246,37 +249,44 @@ export async function startTelegramServer(opts: { chatId?: number; botUsername?:
         state.webhook = null;
         return ok(true);
       case 'getWebhookInfo':
-        return ok({ url: state.webhook?.url ?? '', has_custom_certificate: false, pending_update_count: 0, ...(state.webhook?.allowed_updates ? { allowed_updates: state.webhook.allowed_updates } : {}) });
+        return ok({
+          url: state.webhook?.url ?? '',
+          has_custom_certificate: false,
+          pending_update_count: 0,
+          ...(state.webhook?.allowed_updates ? { allowed_updates: state.webhook.allowed_updates } : {}),
+        });
       default:
         return bad('Not Found', 404);
     }
   }
 
-  const server = http.createServer(asyncListener(async (req, res) => {
-    const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec((req.url ?? '').split('?')[0]);
-    let out: { status: number; body: any };
-    if (!m) out = bad('Not Found', 404);
-    else if (m[1] !== token) out = bad('Unauthorized', 401);
-    else {
-      let params: Record<string, any>;
-      try {
-        params = await readBody(req);
-      } catch {
-        params = {};
-      }
-      const call = { method: m[2], params };
-      calls.push(call);
-      out = handle(m[2], params);
-      for (const w of [...waiters]) {
-        if (w.method === call.method && w.pred(call)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(call);
+  const server = http.createServer(
+    asyncListener(async (req, res) => {
+      const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec((req.url ?? '').split('?')[0]);
+      let out: { status: number; body: any };
+      if (!m) out = bad('Not Found', 404);
+      else if (m[1] !== token) out = bad('Unauthorized', 401);
+      else {
+        let params: Record<string, any>;
+        try {
+          params = await readBody(req);
+        } catch {
+          params = {};
+        }
+        const call = { method: m[2], params };
+        calls.push(call);
+        out = handle(m[2], params);
+        for (const w of [...waiters]) {
+          if (w.method === call.method && w.pred(call)) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve(call);
+          }
         }
       }
-    }
-    res.writeHead(out.status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(out.body));
-  }));
+      res.writeHead(out.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(out.body));
+    }),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

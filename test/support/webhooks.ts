@@ -125,7 +125,11 @@ export async function startWebhookWorkers(deps: AppDeps, opts: { sweepMs?: numbe
 let articleSeq = 0;
 
 /** Insert an article with these attributes and approve it: news.approved (public) is recorded with its attrs. Returns the article id. */
-export async function approveArticle(deps: Pick<AppDeps, 'db'>, editorId: number, attrs: { tags?: string[]; token_addresses?: string[]; token_symbols?: string[] } = {}): Promise<number> {
+export async function approveArticle(
+  deps: Pick<AppDeps, 'db'>,
+  editorId: number,
+  attrs: { tags?: string[]; token_addresses?: string[]; token_symbols?: string[] } = {},
+): Promise<number> {
   const n = ++articleSeq;
   const url = `https://webhooks.example/${process.pid}/${n}-${Date.now()}`;
   const a = await deps.db

@@ -52,7 +52,16 @@ describe('cursor', () => {
   });
 
   it('rejects malformed and oversized cursors', () => {
-    for (const bad of ['', 'x', '10-1_', '10-1__11-0', '10-1_abc', Array(MAX_CURSOR_ALSO + 2).fill('1-1').join('_')]) {
+    for (const bad of [
+      '',
+      'x',
+      '10-1_',
+      '10-1__11-0',
+      '10-1_abc',
+      Array(MAX_CURSOR_ALSO + 2)
+        .fill('1-1')
+        .join('_'),
+    ]) {
       expect(decodeCursor(bad)).toBeNull();
     }
   });

@@ -80,7 +80,14 @@ describe('matchesEventFilter', () => {
   it('agrees with the rule as written, for any filter and article', () => {
     const pool = ['a', 'b', 'c', 'd'];
     const kindArb = fc.option(fc.uniqueArray(fc.constantFrom(...pool), { minLength: 1 }), { nil: null });
-    const attrsArb = fc.option(fc.record({ tags: fc.array(fc.constantFrom(...pool)), token_addresses: fc.array(fc.constantFrom(...pool)), token_symbols: fc.array(fc.constantFrom(...pool.map((s) => s.toUpperCase()))) }), { nil: null });
+    const attrsArb = fc.option(
+      fc.record({
+        tags: fc.array(fc.constantFrom(...pool)),
+        token_addresses: fc.array(fc.constantFrom(...pool)),
+        token_symbols: fc.array(fc.constantFrom(...pool.map((s) => s.toUpperCase()))),
+      }),
+      { nil: null },
+    );
     const typesArb = fc.option(fc.uniqueArray(fc.constantFrom('x', 'y'), { minLength: 1 }), { nil: null });
     fc.assert(
       fc.property(typesArb, kindArb, kindArb, kindArb, attrsArb, fc.constantFrom('x', 'y'), (types, tags, addrs, syms, a, type) => {
@@ -131,7 +138,15 @@ describe('filtered fan-out', () => {
   let n = 0;
   const item = (type: StreamItem['type'], tags: string[] | null): StreamItem => {
     n++;
-    return { id: `5-${n}`, type, json: `{"id":${n}}`, staffOnly: type === 'news.submitted', sponsored: type === 'news.sponsored', eventId: n, attrs: tags && { tags, token_addresses: [], token_symbols: [] } };
+    return {
+      id: `5-${n}`,
+      type,
+      json: `{"id":${n}}`,
+      staffOnly: type === 'news.submitted',
+      sponsored: type === 'news.sponsored',
+      eventId: n,
+      attrs: tags && { tags, token_addresses: [], token_symbols: [] },
+    };
   };
   class Sock implements ConnectionSocket {
     frames: OutFrame[] = [];
@@ -150,7 +165,13 @@ describe('filtered fan-out', () => {
     const [a, b, c, plain, staff] = [conn('tag=defi'), conn('tag=DEFI'), conn('tag=nft'), conn(''), conn('tag=defi', true)];
     for (const x of [a, b, c, plain, staff]) fan.join(x.c);
     expect(fan.stats()).toEqual({ groups: 5, filteredConnections: 4 });
-    fan.push([item('news.approved', ['defi']), item('news.submitted', ['defi']), item('news.approved', ['nft']), item('news.tsunami', null), item('news.approved', ['defi', 'nft'])]);
+    fan.push([
+      item('news.approved', ['defi']),
+      item('news.submitted', ['defi']),
+      item('news.approved', ['nft']),
+      item('news.tsunami', null),
+      item('news.approved', ['defi', 'nft']),
+    ]);
     fan.flush();
     expect(a.s.frames).toHaveLength(1);
     expect(a.s.frames[0]).toBe(b.s.frames[0]);
@@ -163,7 +184,7 @@ describe('filtered fan-out', () => {
     fan.close();
   });
 
-  it('advances a filtered group\'s cursor over the events it leaves out', () => {
+  it("advances a filtered group's cursor over the events it leaves out", () => {
     const emitted: Cursor[] = [];
     const b = new Batcher({ batchMs: 60_000, batchMax: 10 }, (_items, cursor) => emitted.push(cursor));
     b.push(item('news.approved', ['defi']));

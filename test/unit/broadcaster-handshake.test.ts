@@ -6,7 +6,8 @@ import { backoffDelay } from '../../src/broadcaster/client.js';
 import { batchFrame, heartbeatFrame, itemFromEntry, wireOf } from '../../src/broadcaster/frames.js';
 import { clientIp, originAllowed, parseUpgradeUrl } from '../../src/broadcaster/handshake.js';
 
-const req = (remote: string, xff?: string) => ({ headers: xff === undefined ? {} : { 'x-forwarded-for': xff }, socket: { remoteAddress: remote } }) as unknown as http.IncomingMessage;
+const req = (remote: string, xff?: string) =>
+  ({ headers: xff === undefined ? {} : { 'x-forwarded-for': xff }, socket: { remoteAddress: remote } }) as unknown as http.IncomingMessage;
 
 describe('ConnectionCaps', () => {
   it('admits up to the global and per-IP caps and frees slots once', () => {
@@ -54,9 +55,30 @@ describe('handshake', () => {
 
 describe('frames', () => {
   it('passes on only the spec fields of an event', () => {
-    const raw = JSON.stringify({ type: 'news.approved', id: 1, slug: 's', status: 'approved', headline: 'h', date_posted: 'd', origin: 'manual', previous_status: 'submitted', sponsored: null, internal: 'x' });
+    const raw = JSON.stringify({
+      type: 'news.approved',
+      id: 1,
+      slug: 's',
+      status: 'approved',
+      headline: 'h',
+      date_posted: 'd',
+      origin: 'manual',
+      previous_status: 'submitted',
+      sponsored: null,
+      internal: 'x',
+    });
     const it1 = itemFromEntry('1-0', ['e', raw])!;
-    expect(JSON.parse(it1.json)).toEqual({ type: 'news.approved', id: 1, slug: 's', status: 'approved', headline: 'h', date_posted: 'd', origin: 'manual', previous_status: 'submitted', sponsored: null });
+    expect(JSON.parse(it1.json)).toEqual({
+      type: 'news.approved',
+      id: 1,
+      slug: 's',
+      status: 'approved',
+      headline: 'h',
+      date_posted: 'd',
+      origin: 'manual',
+      previous_status: 'submitted',
+      sponsored: null,
+    });
     expect(itemFromEntry('1-0', ['e', '{"type":"news.other"}'])).toBeNull();
     expect(itemFromEntry('1-0', ['e', 'not json'])).toBeNull();
     expect(itemFromEntry('1-0', ['x', '{}'])).toBeNull();
@@ -64,7 +86,10 @@ describe('frames', () => {
   });
 
   it("passes the event log's event_id on (an integer only), so clients can drop duplicates", () => {
-    const withId = itemFromEntry('1-0', ['e', JSON.stringify({ type: 'news.approved', id: 1, slug: 's', status: 'approved', headline: 'h', date_posted: 'd', origin: 'manual', sponsored: null, event_id: 42 })])!;
+    const withId = itemFromEntry('1-0', [
+      'e',
+      JSON.stringify({ type: 'news.approved', id: 1, slug: 's', status: 'approved', headline: 'h', date_posted: 'd', origin: 'manual', sponsored: null, event_id: 42 }),
+    ])!;
     expect(JSON.parse(withId.json)).toMatchObject({ id: 1, event_id: 42 });
     const bogus = itemFromEntry('1-0', ['e', JSON.stringify({ type: 'news.approved', id: 1, event_id: '42; drop' })])!;
     expect(JSON.parse(bogus.json)).not.toHaveProperty('event_id');
@@ -73,7 +98,11 @@ describe('frames', () => {
   it('builds {events, t, cursor}', () => {
     const items = [itemFromEntry('1-0', ['e', JSON.stringify({ type: 'news.sponsored', id: 3, sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } })])!];
     const f = batchFrame(items, { upTo: '1-0', also: [] }, 1700000000);
-    expect(JSON.parse(String(f.data))).toEqual({ events: [expect.objectContaining({ id: 3, sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } })], t: 1700000000, cursor: '1-0' });
+    expect(JSON.parse(String(f.data))).toEqual({
+      events: [expect.objectContaining({ id: 3, sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } })],
+      t: 1700000000,
+      cursor: '1-0',
+    });
   });
 });
 

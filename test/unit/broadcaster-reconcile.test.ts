@@ -27,7 +27,10 @@ describe('judgeRead', () => {
     expect(judgeRead({ position: pos, entries: 1, positionPresent: null, info: info({ entriesAdded: 7, length: 1 }) }).lost).toBe(true);
     // Recreated stream (counter went back) or a stream behind the position.
     expect(judgeRead({ position: pos, entries: 1, positionPresent: null, info: info({ entriesAdded: 1, length: 1 }) }).lost).toBe(true);
-    expect(judgeRead({ position: pos, entries: 0, positionPresent: null, info: info({ lastGeneratedId: '20-0', entriesAdded: 5, length: 0 }) })).toEqual({ lost: true, reposition: true });
+    expect(judgeRead({ position: pos, entries: 0, positionPresent: null, info: info({ lastGeneratedId: '20-0', entriesAdded: 5, length: 0 }) })).toEqual({
+      lost: true,
+      reposition: true,
+    });
   });
 
   it('treats a vanished stream as a loss unless nothing was ever there', () => {
@@ -57,8 +60,27 @@ describe('historyReaches', () => {
 
 describe('parseStreamInfo', () => {
   it('reads the counters of XINFO STREAM', () => {
-    const reply = ['length', 2, 'last-generated-id', '9-1', 'max-deleted-entry-id', '0-0', 'entries-added', 5, 'first-entry', ['9-0', ['e', '{}']], 'last-entry', ['9-1', ['e', '{}']]];
+    const reply = [
+      'length',
+      2,
+      'last-generated-id',
+      '9-1',
+      'max-deleted-entry-id',
+      '0-0',
+      'entries-added',
+      5,
+      'first-entry',
+      ['9-0', ['e', '{}']],
+      'last-entry',
+      ['9-1', ['e', '{}']],
+    ];
     expect(parseStreamInfo(reply)).toEqual({ lastGeneratedId: '9-1', length: 2, entriesAdded: 5, maxDeletedId: '0-0', firstEntryId: '9-0' });
-    expect(parseStreamInfo(['length', 0, 'last-generated-id', '0-0', 'first-entry', null])).toEqual({ lastGeneratedId: '0-0', length: 0, entriesAdded: null, maxDeletedId: null, firstEntryId: null });
+    expect(parseStreamInfo(['length', 0, 'last-generated-id', '0-0', 'first-entry', null])).toEqual({
+      lastGeneratedId: '0-0',
+      length: 0,
+      entriesAdded: null,
+      maxDeletedId: null,
+      firstEntryId: null,
+    });
   });
 });

@@ -8,8 +8,7 @@ function capture(format: 'pretty' | 'json', color = false) {
   return { out, lines };
 }
 
-const pinoLine = (o: Record<string, unknown>) =>
-  JSON.stringify({ level: 30, time: '2026-11-22T10:11:12.000Z', pid: 1, proc: 'web', msg: 'hello', ...o });
+const pinoLine = (o: Record<string, unknown>) => JSON.stringify({ level: 30, time: '2026-11-22T10:11:12.000Z', pid: 1, proc: 'web', msg: 'hello', ...o });
 
 describe('dev launcher output', () => {
   it('prefixes every line with the padded process name', () => {

@@ -37,9 +37,7 @@ describe('posting_signal', () => {
   });
 
   it('does not let an hour with a couple of lucky articles beat a consistently good hour', () => {
-    const buckets = [
-      ...Array.from({ length: 24 }, (_, hour) => ({ hour, articles: 30, clicks: 30 * 10 })),
-    ];
+    const buckets = [...Array.from({ length: 24 }, (_, hour) => ({ hour, articles: 30, clicks: 30 * 10 }))];
     buckets[2] = { hour: 2, articles: 2, clicks: 2 * 60 }; // two lucky articles, mean 60
     buckets[18] = { hour: 18, articles: 60, clicks: 60 * 40 }; // many articles, mean 40
     expect(postingSignal(buckets, 18).value).toBe(1);

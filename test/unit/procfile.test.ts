@@ -24,7 +24,7 @@ it('maps a built command to its TypeScript source, keeps a tsx command, and refu
   expect(() => procfile('web: npm start')).toThrow(/Procfile:1: expected/);
 });
 
-it("every Procfile line runs the build of an existing source that tsconfig.build.json compiles", () => {
+it('every Procfile line runs the build of an existing source that tsconfig.build.json compiles', () => {
   const build = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.build.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as { files: string[] };
   const types = readProcfile();
   expect(types.map((t) => t.name)).toEqual(['release', 'web', 'worker', 'ws', 'clock']);

@@ -4,7 +4,10 @@ import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity, isSameStory, normalizeHea
 import { headlinePairs, heldOutHeadlinePairs, type HeadlinePair } from '../data/provenance-headline-pairs.js';
 
 function confusion(pairs: HeadlinePair[], threshold: number) {
-  let tp = 0, fp = 0, fn = 0, tn = 0;
+  let tp = 0,
+    fp = 0,
+    fn = 0,
+    tn = 0;
   for (const p of pairs) {
     const match = headlineSimilarity(p.a, p.b) >= threshold;
     if (match && p.same) tp++;

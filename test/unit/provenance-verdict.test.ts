@@ -44,13 +44,7 @@ describe('provenance verdict (spec rules with controlled timestamps)', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: -2 * D, max: 40 * D }), { maxLength: 6 }), (ages) => {
         const expected =
-          ages.length === 0
-            ? 'new'
-            : ages.every((a) => a > STALE_AFTER_MS)
-              ? 'stale'
-              : ages.length >= 2 && Math.min(...ages) < DUPLICATE_WINDOW_MS
-                ? 'duplicate'
-                : 'known';
+          ages.length === 0 ? 'new' : ages.every((a) => a > STALE_AFTER_MS) ? 'stale' : ages.length >= 2 && Math.min(...ages) < DUPLICATE_WINDOW_MS ? 'duplicate' : 'known';
         expect(provenanceVerdict(ages.map(ago), now)).toBe(expected);
       }),
     );

@@ -75,8 +75,18 @@ describe('exact split (largest remainder)', () => {
   });
 
   it('participants with zero or negative weight get nothing; nobody eligible means nothing is paid', () => {
-    expect(splitExact(10n, [{ userId: 1, weight: 0n }, { userId: 2, weight: -3n }]).size).toBe(0);
-    expect([...splitExact(10n, [{ userId: 1, weight: 0n }, { userId: 2, weight: 4n }])]).toEqual([[2, 10n]]);
+    expect(
+      splitExact(10n, [
+        { userId: 1, weight: 0n },
+        { userId: 2, weight: -3n },
+      ]).size,
+    ).toBe(0);
+    expect([
+      ...splitExact(10n, [
+        { userId: 1, weight: 0n },
+        { userId: 2, weight: 4n },
+      ]),
+    ]).toEqual([[2, 10n]]);
   });
 
   it('always adds up to the total exactly, each part within one unit of its exact share', () => {
@@ -105,9 +115,16 @@ describe('exact split (largest remainder)', () => {
 
   it('computeDrops pays every category with participants exactly its allocation and sums per user', () => {
     const r = computeDrops(DEFAULT_ALLOCATION_BP, {
-      top_posters: [{ userId: 1, weight: 3n }, { userId: 2, weight: 3n }, { userId: 3, weight: 1n }],
+      top_posters: [
+        { userId: 1, weight: 3n },
+        { userId: 2, weight: 3n },
+        { userId: 3, weight: 1n },
+      ],
       top_yappers: [{ userId: 2, weight: 7n }],
-      top_voters: [{ userId: 1, weight: 11n }, { userId: 3, weight: 13n }],
+      top_voters: [
+        { userId: 1, weight: 11n },
+        { userId: 3, weight: 13n },
+      ],
       top_editors: [],
     });
     const quarter = 250_000n * TOKEN_UNIT;

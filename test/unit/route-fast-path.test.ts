@@ -26,13 +26,18 @@ function appWith(fast: boolean) {
     record(ctx);
     ctx.body = { by: 'new' };
   });
-  router.get('list', '/list/', async (ctx, next) => {
-    ctx.set('X-Before', '1');
-    await next();
-  }, (ctx) => {
-    record(ctx);
-    ctx.body = { list: true };
-  });
+  router.get(
+    'list',
+    '/list/',
+    async (ctx, next) => {
+      ctx.set('X-Before', '1');
+      await next();
+    },
+    (ctx) => {
+      record(ctx);
+      ctx.body = { list: true };
+    },
+  );
   router.post('create', '/list/', (ctx) => {
     record(ctx);
     ctx.status = 201;
@@ -68,7 +73,7 @@ describe('staticRouteFastPath', () => {
     expect(fast.seen).toEqual(plain.seen);
   });
 
-  it('leaves a later router\'s static route to the routers when an earlier router matches its path', async () => {
+  it("leaves a later router's static route to the routers when an earlier router matches its path", async () => {
     const build = (fast: boolean) => {
       const first = new Router();
       first.get('/files/:name', (ctx) => {

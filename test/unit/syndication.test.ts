@@ -9,7 +9,14 @@ describe('xmlEscape', () => {
   });
 
   it('an empty feed is still a well-formed channel', () => {
-    const xml = renderRss([], { title: 'T & T', description: 'd', homeUrl: 'https://x.example/', selfUrl: 'https://x.example/f?a=1&b=2', recordUrl: (id) => `https://x.example/${id}`, schemeBase: 'https://x.example/#' });
+    const xml = renderRss([], {
+      title: 'T & T',
+      description: 'd',
+      homeUrl: 'https://x.example/',
+      selfUrl: 'https://x.example/f?a=1&b=2',
+      recordUrl: (id) => `https://x.example/${id}`,
+      schemeBase: 'https://x.example/#',
+    });
     expect(xml).toContain('<title>T &amp; T</title>');
     expect(xml).toContain('href="https://x.example/f?a=1&amp;b=2"');
     expect(newestTime([]).getTime()).toBe(0);

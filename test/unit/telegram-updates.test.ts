@@ -12,7 +12,16 @@ describe('reading Telegram updates', () => {
     const up = u.text(alice, 'gm agents', { topicId: 42 });
     const r = read(up);
     expect(r.inRoom).toBe(true);
-    expect(r.message).toMatchObject({ chat_id: CHAT, message_id: up.message.message_id, topic_id: 42, sender_id: alice.id, sender_username: 'alice_w', sender_name: 'Alice', sender_is_bot: false, text: 'gm agents' });
+    expect(r.message).toMatchObject({
+      chat_id: CHAT,
+      message_id: up.message.message_id,
+      topic_id: 42,
+      sender_id: alice.id,
+      sender_username: 'alice_w',
+      sender_name: 'Alice',
+      sender_is_bot: false,
+      text: 'gm agents',
+    });
     expect(r.message!.sent_at.getTime()).toBe(up.message.date * 1000);
     expect(r.topics).toEqual([expect.objectContaining({ topic_id: 42, seenOnly: true })]);
     expect(r.presence).toEqual([expect.objectContaining({ telegram_user_id: alice.id, status: 'member' })]);

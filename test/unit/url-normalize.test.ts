@@ -31,14 +31,15 @@ describe('normalizeUrl: cases', () => {
   });
 
   it('strips tracking parameters and keeps the meaningful ones', () => {
-    expect(
-      n('https://www.theblock.co/post/1234/eth-etf?utm_source=twitter&utm_medium=social&UTM_Campaign=x&fbclid=abc&gclid=1&id=7&page=2'),
-    ).toBe('https://www.theblock.co/post/1234/eth-etf?id=7&page=2');
-    const all = globalTrackingParams.filter((p) => p !== 'ref').map((p, i) => `${p}=${i}`).join('&');
-    expect(n(`https://decrypt.co/123/story?${all}&keep=yes`)).toBe('https://decrypt.co/123/story?keep=yes');
-    expect(n('https://decrypt.co/a?dclid=1&msclkid=2&twclid=3&mc_cid=4&mc_eid=5&igshid=6&_ga=7&_gl=8&yclid=9&srsltid=10&ref=hn&ref_src=twsrc')).toBe(
-      'https://decrypt.co/a',
+    expect(n('https://www.theblock.co/post/1234/eth-etf?utm_source=twitter&utm_medium=social&UTM_Campaign=x&fbclid=abc&gclid=1&id=7&page=2')).toBe(
+      'https://www.theblock.co/post/1234/eth-etf?id=7&page=2',
     );
+    const all = globalTrackingParams
+      .filter((p) => p !== 'ref')
+      .map((p, i) => `${p}=${i}`)
+      .join('&');
+    expect(n(`https://decrypt.co/123/story?${all}&keep=yes`)).toBe('https://decrypt.co/123/story?keep=yes');
+    expect(n('https://decrypt.co/a?dclid=1&msclkid=2&twclid=3&mc_cid=4&mc_eid=5&igshid=6&_ga=7&_gl=8&yclid=9&srsltid=10&ref=hn&ref_src=twsrc')).toBe('https://decrypt.co/a');
   });
 
   it('keeps ref where it selects content (git hosts) and strips it elsewhere', () => {
@@ -54,9 +55,7 @@ describe('normalizeUrl: cases', () => {
 
   it('maps twitter hosts to x.com and strips share parameters there', () => {
     for (const host of ['twitter.com', 'www.twitter.com', 'mobile.twitter.com', 'TWITTER.com', 'www.x.com', 'mobile.x.com']) {
-      expect(n(`https://${host}/VitalikButerin/status/1790000000000000000?s=20&t=AbC&ref_src=twsrc%5Etfw`)).toBe(
-        'https://x.com/VitalikButerin/status/1790000000000000000',
-      );
+      expect(n(`https://${host}/VitalikButerin/status/1790000000000000000?s=20&t=AbC&ref_src=twsrc%5Etfw`)).toBe('https://x.com/VitalikButerin/status/1790000000000000000');
     }
     expect(n('https://nottwitter.com/a')).toBe('https://nottwitter.com/a');
   });
@@ -100,10 +99,18 @@ const trackingArb = fc.constantFrom('utm_source', 'utm_campaign', 'fbclid', 'gcl
 describe('normalizeUrl: properties', () => {
   it('never throws on any string, and returns null or an http(s) URL', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), urlArb, fc.string().map((s) => `http://${s}`), fc.string().map((s) => `https://a.com/${s}`)), (s) => {
-        const out = n(s);
-        expect(out === null || /^https?:\/\/[^/?#]+\//.test(out)).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 300 }),
+          urlArb,
+          fc.string().map((s) => `http://${s}`),
+          fc.string().map((s) => `https://a.com/${s}`),
+        ),
+        (s) => {
+          const out = n(s);
+          expect(out === null || /^https?:\/\/[^/?#]+\//.test(out)).toBe(true);
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -111,7 +118,11 @@ describe('normalizeUrl: properties', () => {
   it('is idempotent', () => {
     fc.assert(
       fc.property(
-        fc.oneof(urlArb, fc.string({ unit: 'binary', maxLength: 200 }).map((s) => `https://example.com/${s}`), fc.string({ maxLength: 60 }).map((s) => `http://${s}`)),
+        fc.oneof(
+          urlArb,
+          fc.string({ unit: 'binary', maxLength: 200 }).map((s) => `https://example.com/${s}`),
+          fc.string({ maxLength: 60 }).map((s) => `http://${s}`),
+        ),
         (s) => {
           const once = n(s);
           if (once !== null) expect(n(once)).toBe(once);
@@ -138,15 +149,11 @@ describe('normalizeUrl: properties', () => {
 
   it('does not depend on the order of distinct query parameters', () => {
     fc.assert(
-      fc.property(
-        fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/), { minLength: 1, maxLength: 6 }),
-        fc.infiniteStream(fc.nat()),
-        (keys, rnd) => {
-          const shuffled = [...keys].sort(() => (rnd.next().value % 3) - 1);
-          const q = (ks: string[]) => ks.map((k) => `${k}=v${k}`).join('&');
-          expect(n(`https://example.com/p?${q(shuffled)}`)).toBe(n(`https://example.com/p?${q(keys)}`));
-        },
-      ),
+      fc.property(fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/), { minLength: 1, maxLength: 6 }), fc.infiniteStream(fc.nat()), (keys, rnd) => {
+        const shuffled = [...keys].sort(() => (rnd.next().value % 3) - 1);
+        const q = (ks: string[]) => ks.map((k) => `${k}=v${k}`).join('&');
+        expect(n(`https://example.com/p?${q(shuffled)}`)).toBe(n(`https://example.com/p?${q(keys)}`));
+      }),
       { numRuns: 500 },
     );
   });

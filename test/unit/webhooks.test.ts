@@ -34,9 +34,15 @@ describe('matching', () => {
     const values = { tags: ['defi', 'nft', 'l2', 'memes'], token_addresses: ['0xa', '0xb', '0xc'], token_symbols: ['ETH', 'btc', 'Sol', 'ARB'] };
     const types = ['news.approved', 'news.sponsored', 'news.tsunami'];
     const list = (vs: string[]) => fc.option(fc.uniqueArray(fc.constantFrom(...vs), { minLength: 1, maxLength: 3 }), { nil: null });
-    const endpoint = fc.record({ eventTypes: fc.uniqueArray(fc.constantFrom(...types), { minLength: 1, maxLength: 3 }), filters: fc.record({ tags: list(values.tags), token_addresses: list(values.token_addresses), token_symbols: list(values.token_symbols) }) });
+    const endpoint = fc.record({
+      eventTypes: fc.uniqueArray(fc.constantFrom(...types), { minLength: 1, maxLength: 3 }),
+      filters: fc.record({ tags: list(values.tags), token_addresses: list(values.token_addresses), token_symbols: list(values.token_symbols) }),
+    });
     const anyCase = (vs: string[]) => fc.uniqueArray(fc.constantFrom(...vs, ...vs.map((v) => v.toUpperCase()), ...vs.map((v) => v.toLowerCase())), { maxLength: 3 });
-    const event = fc.record({ type: fc.constantFrom(...types), attrs: fc.option(fc.record({ tags: anyCase(values.tags), token_addresses: anyCase(values.token_addresses), token_symbols: anyCase(values.token_symbols) }), { nil: null }) });
+    const event = fc.record({
+      type: fc.constantFrom(...types),
+      attrs: fc.option(fc.record({ tags: anyCase(values.tags), token_addresses: anyCase(values.token_addresses), token_symbols: anyCase(values.token_symbols) }), { nil: null }),
+    });
     fc.assert(
       fc.property(fc.array(endpoint, { maxLength: 40 }), fc.array(event, { minLength: 1, maxLength: 10 }), (eps, evs) => {
         const endpoints = eps.map((e, i) => ({ id: i + 1, ...e }));

@@ -67,16 +67,23 @@ describe('verifyExactPayment', () => {
 
   it('any header string is either accepted or refused with a PaymentRejection: 400 when malformed, else 402 (never another error)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string(), fc.base64String(), fc.json().map((j) => Buffer.from(j).toString('base64'))), async (h) => {
-        try {
-          await verifyExactPayment(h, req);
-        } catch (err) {
-          expect(err).toBeInstanceOf(PaymentRejection);
-          // Malformed (undecodable, wrong shape) is 400 per the x402 v2 HTTP transport; a well-formed payment that fails is 402.
-          const rej = err as PaymentRejection;
-          expect(rej.status).toBe(rej.code === 'payment_invalid_encoding' ? 400 : 402);
-        }
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string(),
+          fc.base64String(),
+          fc.json().map((j) => Buffer.from(j).toString('base64')),
+        ),
+        async (h) => {
+          try {
+            await verifyExactPayment(h, req);
+          } catch (err) {
+            expect(err).toBeInstanceOf(PaymentRejection);
+            // Malformed (undecodable, wrong shape) is 400 per the x402 v2 HTTP transport; a well-formed payment that fails is 402.
+            const rej = err as PaymentRejection;
+            expect(rej.status).toBe(rej.code === 'payment_invalid_encoding' ? 400 : 402);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

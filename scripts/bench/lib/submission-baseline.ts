@@ -94,9 +94,15 @@ export function baselineSubmitRoute(deps: AppDeps): RouteDef {
         try {
           const w = await deps.queue.enqueueAndWait('page-title', { article_id: article.id }, deps.config.JOB_WAIT_MS);
           if (w.state === 'pending') {
-            warnings.push({ code: 'headline_pending', message: 'the page title did not arrive in time; the headline is provisional and will be replaced by the page title shortly' });
+            warnings.push({
+              code: 'headline_pending',
+              message: 'the page title did not arrive in time; the headline is provisional and will be replaced by the page title shortly',
+            });
           } else if (w.result.status === 'failed') {
-            warnings.push({ code: 'headline_unavailable', message: `could not read a title from the page (${w.result.reason}); the headline is provisional until an editor sets one` });
+            warnings.push({
+              code: 'headline_unavailable',
+              message: `could not read a title from the page (${w.result.reason}); the headline is provisional until an editor sets one`,
+            });
           }
         } catch (err) {
           if (!(err instanceof JobFailedError)) throw err;

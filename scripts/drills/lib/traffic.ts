@@ -78,7 +78,12 @@ export interface TrafficAudit {
 }
 
 /** Judge the outcomes of a run with one fault window. */
-export async function auditTraffic(stack: Stack, t: Traffic, fault: FaultWindow, opts: { hangMs?: number; allowTransportErrors?: (o: Outcome) => boolean } = {}): Promise<TrafficAudit> {
+export async function auditTraffic(
+  stack: Stack,
+  t: Traffic,
+  fault: FaultWindow,
+  opts: { hangMs?: number; allowTransportErrors?: (o: Outcome) => boolean } = {},
+): Promise<TrafficAudit> {
   const outcomes = t.api.outcomes;
   const hangMs = opts.hangMs ?? 15_000;
   const failures: string[] = [];
@@ -114,7 +119,13 @@ export async function auditTraffic(stack: Stack, t: Traffic, fault: FaultWindow,
   const missingRows = [...t.submitted.keys()].filter((id) => !byId.has(id));
   if (missingRows.length) lost.push(`${missingRows.length} acknowledged submissions are not stored`);
   const provisional = [...t.submitted.entries()].filter(([id, s]) => !s.supplied && byId.get(id)?.headline_source === 'provisional');
-  if (provisional.length) lost.push(`${provisional.length} acknowledged submissions never got their page title (${provisional.slice(0, 5).map(([id]) => id).join(', ')})`);
+  if (provisional.length)
+    lost.push(
+      `${provisional.length} acknowledged submissions never got their page title (${provisional
+        .slice(0, 5)
+        .map(([id]) => id)
+        .join(', ')})`,
+    );
   // Stored but not acknowledged (the client saw 503 after the insert): a retry gets 409 with the id.
   const acknowledgedUrls = new Set([...t.submitted.values()].map((s) => s.url));
   const orphans = rows.filter((r) => r.url.includes('/t/') && !acknowledgedUrls.has(r.url));

@@ -239,7 +239,7 @@
       await decide(item, action, body);
       closeDialog(d);
     } catch (err) {
-      if (err.code === 'illegal_transition' || err.status === 404 && err.code === 'article_not_found') {
+      if (err.code === 'illegal_transition' || (err.status === 404 && err.code === 'article_not_found')) {
         closeDialog(d);
         refused(item, err);
       } else {
@@ -251,7 +251,7 @@
   }
 
   async function act(item, action) {
-    if (!item || item.classList.contains('decided') && item.matches('#queue .item')) return;
+    if (!item || (item.classList.contains('decided') && item.matches('#queue .item'))) return;
     const btn = $(`.actions button[data-act=${action}]`, item);
     if (!btn || btn.disabled || btn.hidden) return;
     if (action === 'kill') return openDialog('#kill-dialog', item);
@@ -566,10 +566,11 @@
       const f = $(sel);
       if (f) f.addEventListener('submit', (ev) => submitDialog(ev, action));
     }
-    for (const d of $$('dialog')) d.addEventListener('cancel', (ev) => {
-      ev.preventDefault();
-      closeDialog(d);
-    });
+    for (const d of $$('dialog'))
+      d.addEventListener('cancel', (ev) => {
+        ev.preventDefault();
+        closeDialog(d);
+      });
     const at = $('#schedule-at');
     if (at) at.addEventListener('input', showUtc);
     const edit = $('#edit-form');
