@@ -42,6 +42,7 @@ import {
 import { EXCERPT_BYTES, messageId, wakeEndpoint } from '../webhooks/deliver.js';
 import { encryptSecret, generateSecret, webhookKey } from '../webhooks/secrets.js';
 import { idParam, tokenAddress } from './news-schemas.js';
+import type { Enqueue } from '../../jobs/define.js';
 
 export const webhookErrorCodes = {
   webhook_not_found: "404: no webhook endpoint with this id among the caller's (another caller's endpoint is 404 too).",
@@ -237,7 +238,8 @@ const deliveryIdParam = z.object({
 
 export function webhookRoutes(deps: AppDeps): RouteDef[] {
   const key = webhookKey(deps.config);
-  const enqueue = deps.queue.enqueuer;
+  // Read when a request needs it (the OpenAPI document is built from routes of deps without a queue).
+  const enqueue: Enqueue = (name, payload, opts) => deps.queue.enqueue(name, payload, opts);
   const userGuard = requireAuth('user', deps.db);
   // API keys (linked or not) and sessions; a session's account must still exist (requireAuth).
   const caller: Middleware = async (ctx, next) => {
