@@ -54,7 +54,9 @@ export function buildTestDocument(): Json {
     REDIS_URL: 'redis://127.0.0.1:1',
     JWT_SECRET: 'document-builder-secret-document-builder-secret',
   });
-  return buildOpenApi(allRoutes({ config } as never), { publicBaseUrl: config.PUBLIC_BASE_URL, extraErrorCodes: allErrorCodes });
+  // Routes only read their dependencies when a request arrives; `db` is a placeholder object (some
+  // middlewares key per-database caches by it at construction).
+  return buildOpenApi(allRoutes({ config, db: {} } as never), { publicBaseUrl: config.PUBLIC_BASE_URL, extraErrorCodes: allErrorCodes });
 }
 
 /** Rewrite component references to absolute ids so each schema compiles on its own. */
