@@ -16,6 +16,7 @@ import { getAddress } from 'viem';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
+import { errorSchema } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { queueIds, queueItem, queueItemsByIds } from '../queries/editor-queue.js';
 import { getUserById } from '../queries/users.js';
@@ -64,6 +65,8 @@ export function editorCsp(config: AppDeps['config']): (ctx: Context) => string |
 }
 
 const html = { description: 'HTML page', schema: z.string(), contentType: 'text/html' };
+/** A page's refusal: an HTML page for the browser, or the error body when the credential itself was refused before the page. */
+const htmlOrError = (description: string) => ({ description, schema: errorSchema, alternatives: { 'text/html': z.string() } });
 const idParam = z.strictObject({
   id: z
     .string()
@@ -133,7 +136,7 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
       summary,
       tags: ['editor console'],
       params,
-      responses: { 200: html, 401: html, 403: html },
+      responses: { 200: html, 401: htmlOrError('Sign-in page'), 403: htmlOrError('Editors only page'), 404: htmlOrError('Not found page') },
       handler,
     } as RouteDef);
 
@@ -210,7 +213,7 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
       summary: 'The queue row of one item (HTML fragment)',
       tags: ['editor console'],
       params: idParam,
-      responses: { 200: html },
+      responses: { 200: html, 403: { description: 'editor_required' }, 404: { description: 'article_not_found' } },
       async handler(ctx, { params }) {
         await requireEditorFragment(ctx);
         const item = await queueItem(deps.db, params.id);
@@ -231,7 +234,7 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
       description: 'Looked up at most once per item per hour (cached in Redis); waits EDITOR_PROVENANCE_WAIT_MS at most.',
       tags: ['editor console'],
       params: idParam,
-      responses: { 200: html, 202: html },
+      responses: { 200: html, 202: html, 403: { description: 'editor_required' }, 404: { description: 'article_not_found' } },
       async handler(ctx, { params }) {
         await requireEditorFragment(ctx);
         const item = await queueItem(deps.db, params.id);
@@ -252,7 +255,7 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
       summary: "The console's script and style sheet",
       tags: ['editor console'],
       params: z.strictObject({ file: z.enum(Object.keys(ASSET_TYPES) as [string, ...string[]]) }),
-      responses: { 200: { description: 'The file', schema: z.string() } },
+      responses: { 200: { description: 'The file', schema: z.string(), contentType: 'application/javascript', alternatives: { 'text/css': z.string() } } },
       handler(ctx, { params }) {
         const a = assets.get(params.file)!;
         ctx.type = a.type;

@@ -136,14 +136,14 @@ interface FilterQuery {
   t?: 'day' | 'week' | 'month' | 'year' | 'all';
 }
 
-function conflict(param: string, message: string): AppError {
+function badCombination(param: string, message: string): AppError {
   return new AppError(400, 'validation_failed', `invalid request: query.${param}`, { fields: [{ path: `query.${param}`, code: 'conflict', message }] });
 }
 
 /** The validated filter of a feed request (combination rules that a single parameter's schema cannot state). */
 export function feedFilterOf(query: FilterQuery, status: FeedStatus, sort: FeedSort): FeedFilter {
-  if (query.t !== undefined && sort !== 'top') throw conflict('t', 'the window t applies to sort_type=top only');
-  if (query.since && query.until && query.until.getTime() <= query.since.getTime()) throw conflict('until', 'must be later than since');
+  if (query.t !== undefined && sort !== 'top') throw badCombination('t', 'the window t applies to sort_type=top only');
+  if (query.since && query.until && query.until.getTime() <= query.since.getTime()) throw badCombination('until', 'must be later than since');
   return {
     status,
     tokenAddress: query.token_address,
@@ -203,7 +203,7 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
       ...errors({ 400: 'validation_failed naming the parameter', 401: 'status=submitted or all without credentials' }),
     },
     async handler(ctx, { query }) {
-      if (query.per_page !== undefined && query.limit !== undefined) throw conflict('limit', 'give either per_page or limit, not both');
+      if (query.per_page !== undefined && query.limit !== undefined) throw badCombination('limit', 'give either per_page or limit, not both');
       if (query.status !== 'approved') requireSignedIn(ctx, `status=${query.status}`);
       const filter = feedFilterOf(query, query.status, query.sort_type);
       const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;

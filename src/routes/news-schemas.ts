@@ -130,6 +130,10 @@ export const articleItemSchema = z
     hot_score: z.number(),
     sponsored: z.record(z.string(), z.unknown()).nullable(),
     top_tldr: topTldrSchema.nullable(),
+    my_vote: z
+      .union([z.literal(1), z.literal(-1), z.literal(0)])
+      .optional()
+      .meta({ description: "The caller's vote on the article: signed-in callers and API keys linked to an account only (the shared page plus a personal overlay)" }),
   })
   .meta({ id: 'ArticleItem' });
 
