@@ -122,7 +122,9 @@ export class ResponseChecker {
     // As the router matches: exactly, else without repeated trailing slashes (koa-router is not
     // strict about a trailing slash).
     const trimmed = s.path.replace(/\/{2,}$/, '/');
-    const op = this.ops.find((o) => o.methods[method] && o.regex.test(s.path)) ?? this.ops.find((o) => o.methods[method] && o.regex.test(trimmed));
+    const exact = this.ops.find((o) => o.methods[method] && o.regex.test(s.path));
+    // Matched only once the repeated slashes are gone: a 404 there is the router not matching after all.
+    const op = exact ?? (s.status === 404 ? undefined : this.ops.find((o) => o.methods[method] && o.regex.test(trimmed)));
     let response: Json;
     let key: string;
     if (!op) {
