@@ -128,9 +128,10 @@ describe('Telegram update retention', () => {
   it('deletes update ids older than TELEGRAM_UPDATES_RETENTION_DAYS (7) and keeps newer ones', async () => {
     await sql`
       INSERT INTO telegram_updates (update_id, kind, received_at)
-      SELECT g, 'message', now() - (g || ' days')::interval FROM generate_series(1, 10) g`.execute(deps.db);
+      SELECT g, 'message', now() - (g || ' days')::interval - interval '1 hour' FROM generate_series(1, 10) g`.execute(deps.db);
     const r = await telegramUpdatesPrune.run({}, jobDeps, ctx);
-    // Received 7, 8, 9 and 10 days ago: at or past the 7-day cutoff.
+    // Received 7, 8, 9 and 10 days (and an hour) ago: past the 7-day cutoff. An hour clear of it, so
+    // the clocks of the test, the job and PostgreSQL need not agree to the millisecond.
     expect(r.deleted).toBe(4);
     const left = await deps.db.selectFrom('telegram_updates').select('update_id').orderBy('update_id').execute();
     expect(left.map((x) => Number(x.update_id))).toEqual([1, 2, 3, 4, 5, 6]);
