@@ -13,24 +13,13 @@
  *   npm run bench:editor [-- waiting=500]
  */
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { createApp } from '../../src/app.js';
 import { signAccessToken } from '../../src/auth/tokens.js';
-import { launcherEnv, loadConfig } from '../../src/config.js';
-import { createDb } from '../../src/db.js';
 import { EditorProvenance } from '../../src/editor/provenance-cache.js';
 import { queueIds, queueItems } from '../../src/queries/editor-queue.js';
 import { queuePage } from '../../src/editor/render.js';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
-import { createLogger } from '../../src/logger.js';
-import { migrateToLatest } from '../../src/migrate.js';
-import { QueueClient } from '../../src/queue.js';
-import { createRedis } from '../../src/redis.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import { benchStack, median } from './lib/bench-stack.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { koaListener } from '../../src/http/listener.js';
 
@@ -41,11 +30,7 @@ const WAITING = Number(
     ?.split('=')[1] ?? 500,
 );
 const APPROVED = 5000;
-const env = launcherEnv();
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-editor-'));
-const started: RunningService[] = [];
 const log = (l: string) => console.error(`[bench] ${l}`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function measure(url: string, headers: Record<string, string>): Promise<{ p50: number; p99: number; runs: LoadResult[] }> {
   await loadFromChild(url, 1, 1, headers); // warm-up
@@ -58,35 +43,14 @@ async function measure(url: string, headers: Record<string, string>): Promise<{ 
 const fmt = (m: { p50: number; p99: number; runs: LoadResult[] }) =>
   `p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms (median of 3; p99 per run ${m.runs.map((r) => r.p99.toFixed(1)).join(' / ')} ms; ${m.runs.map((r) => r.requests).join(' / ')} requests)`;
 
+const stack = await benchStack('editor', {
+  QUEUE_PREFIX: `benched${process.pid}`,
+  LOG_LEVEL: 'silent',
+  NODE_ENV: 'development',
+  EDITOR_QUEUE_LIMIT: String(Math.max(500, WAITING)),
+});
 try {
-  let adminUrl = env.DATABASE_URL;
-  if (!adminUrl) {
-    const s = await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false });
-    started.push(s);
-    adminUrl = s.url;
-  }
-  let redisUrl = env.REDIS_URL;
-  if (!redisUrl) {
-    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
-    started.push(r);
-    redisUrl = r.url;
-  }
-  const dbName = `squid_bench_editor_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  const config = loadConfig({
-    DATABASE_URL: u.toString(),
-    REDIS_URL: redisUrl,
-    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
-    QUEUE_PREFIX: `benched${process.pid}`,
-    LOG_LEVEL: 'silent',
-    EDITOR_QUEUE_LIMIT: String(Math.max(500, WAITING)),
-  });
-  const db = createDb(config.DATABASE_URL, { max: 10 });
-  await migrateToLatest(db);
+  const { deps, db, config } = stack;
 
   log(`generating ${APPROVED} approved articles and ${WAITING} waiting items`);
   await sql`
@@ -112,15 +76,7 @@ try {
     FROM generate_series(1, ${WAITING}::int) g`.execute(db);
   await sql`VACUUM ANALYZE`.execute(db);
 
-  const redis = createRedis(config.REDIS_URL, 'command', 'bench');
-  const deps = {
-    config,
-    log: createLogger('bench', 'silent'),
-    db,
-    redis,
-    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
-    events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
-  };
+  const redis = deps.redis;
   // Server-side time of each request (every middleware and the handler, up to the body being
   // ready; the socket transfer to the client is not included), by path.
   const serverMs = new Map<string, number[]>();
@@ -208,13 +164,7 @@ try {
   );
 
   server.close();
-  await deps.queue.close();
-  redis.disconnect();
-  await db.destroy();
-  await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
-  await admin.end();
 } finally {
-  for (const s of started.reverse()) await s.stop();
-  rmSync(tmp, { recursive: true, force: true });
+  await stack.close();
 }
 process.exit(0);
