@@ -8,37 +8,25 @@
  * Starts its own Postgres/Redis unless DATABASE_URL/REDIS_URL are set.   npm run bench:x402
  */
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { PaymentRequirements } from '@x402/core/types';
-import pg from 'pg';
 import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateApiKey, generateKeyId } from '../../src/auth/api-keys.js';
 import { createApp } from '../../src/app.js';
-import { launcherEnv, loadConfig, type Config } from '../../src/config.js';
-import { createDb } from '../../src/db.js';
+import type { Config } from '../../src/config.js';
 import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { IntelCache } from '../../src/intel/cache.js';
 import { computeReport } from '../../src/intel/compute.js';
 import { createLogger } from '../../src/logger.js';
-import { migrateToLatest } from '../../src/migrate.js';
 import { paymentRequirements, resolveAsset } from '../../src/payments/requirements.js';
 import { insertApiKey } from '../../src/queries/api-keys.js';
 import { QueueClient } from '../../src/queue.js';
-import { createRedis } from '../../src/redis.js';
 import { startFacilitator } from '../../test/support/facilitator-server.js';
 import { signedHeader } from '../../test/support/x402.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
 import { koaListener } from '../../src/http/listener.js';
+import { benchStack, median } from './lib/bench-stack.js';
 
 const CONCURRENCY = Number(process.argv.find((a) => a.startsWith('--concurrency='))?.split('=')[1] ?? 8);
-const env = launcherEnv();
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-x402-'));
-const started: RunningService[] = [];
-const log = (l: string) => console.error(`[bench] ${l}`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const f1 = (x: number) => x.toFixed(1);
 
@@ -72,42 +60,21 @@ async function run(url: string, headers: Record<string, string>[]): Promise<{ p5
   return { p50: pct(lat, 50), p99: pct(lat, 99), statuses };
 }
 
+const fac = await startFacilitator({ network: 'eip155:84532' });
+const payTo = getAddress(`0x${'7'.repeat(40)}`);
+const stack = await benchStack('x402', {
+  QUEUE_PREFIX: `benchx402${process.pid}`,
+  LOG_LEVEL: 'silent',
+  NODE_ENV: 'development',
+  ANON_DAILY_QUOTA: '100000000',
+  X402_PAY_TO: payTo,
+  X402_NETWORK: 'eip155:84532',
+  X402_FACILITATOR_URL: fac.url,
+  INTEL_CACHE_TTL_S: '3600',
+});
 try {
-  let adminUrl = env.DATABASE_URL;
-  if (!adminUrl) {
-    const s = await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false });
-    started.push(s);
-    adminUrl = s.url;
-  }
-  let redisUrl = env.REDIS_URL;
-  if (!redisUrl) {
-    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
-    started.push(r);
-    redisUrl = r.url;
-  }
-  const dbName = `squid_bench_x402_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  const fac = await startFacilitator({ network: 'eip155:84532' });
-  const payTo = getAddress(`0x${'7'.repeat(40)}`);
-  const base: Config = loadConfig({
-    DATABASE_URL: u.toString(),
-    REDIS_URL: redisUrl,
-    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
-    QUEUE_PREFIX: `benchx402${process.pid}`,
-    LOG_LEVEL: 'silent',
-    ANON_DAILY_QUOTA: '100000000',
-    X402_PAY_TO: payTo,
-    X402_NETWORK: 'eip155:84532',
-    X402_FACILITATOR_URL: fac.url,
-    INTEL_CACHE_TTL_S: '3600',
-  });
-  const db = createDb(base.DATABASE_URL, { max: 10 });
-  await migrateToLatest(db);
-  const redis = createRedis(base.REDIS_URL, 'command', 'bench', { autoPipelining: true });
+  const { db, config: base } = stack;
+  const redis = stack.deps.redis;
   const cache = new IntelCache(redis, base.QUEUE_PREFIX, base.INTEL_CACHE_TTL_S);
   const params = { hours: 24, topics: [], top_n: 10 };
   await cache.put(cache.key('report', params), await computeReport(db, params));
@@ -186,13 +153,8 @@ try {
 
   await sync.close();
   await deferred.close();
-  await fac.close();
-  redis.disconnect();
-  await db.destroy();
-  await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
-  await admin.end();
 } finally {
-  for (const s of started.reverse()) await s.stop();
-  rmSync(tmp, { recursive: true, force: true });
+  await fac.close();
+  await stack.close();
 }
 process.exit(0);
