@@ -9,7 +9,7 @@ import { articleEvent } from '../domain/article-event.js';
 import { canTransition, TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
 import { DEFAULT_DECISION_REASON, type DecisionReason } from '../domain/moderation.js';
 import { slugify } from '../domain/slug.js';
-import { internalEvent, newsEvent, recordEvents } from './event-log.js';
+import { internalEvent, newsEvent, recordEvents, stageEventsCte } from './event-log.js';
 import { hotTermsJson, recomputeHotScores } from './hot-scores.js';
 
 /** A normalised URL submitted within this many days is a duplicate (any status). */
@@ -346,19 +346,39 @@ export interface DuplicateInfo {
 export async function insertSubmission(db: Db, input: SubmissionInput) {
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${'submission:' + input.normalizedUrl}, 0))`.execute(trx);
-    const dup = await trx
-      .selectFrom('articles')
-      .select(['id', 'status', 'headline', 'created_at'])
-      .where('normalized_url', '=', input.normalizedUrl)
-      .where('created_at', '>', sql<Date>`now() - make_interval(days => ${DUPLICATE_WINDOW_DAYS}::int)`)
-      .orderBy('created_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    if (dup) return { duplicate: dup as DuplicateInfo } as const;
+    // The duplicate check also draws the new article's id (only when there is no duplicate) and reads
+    // the transaction's now() (the created_at default), so news.submitted can be built before the
+    // INSERT and staged by the INSERT statement itself: three statements, as before the event log.
+    const pre = await sql<{ id: number | null; status: string | null; headline: string | null; created_at: Date | null; new_id: number | null; now: Date }>`
+      SELECT d.id, d.status, d.headline, d.created_at,
+             CASE WHEN d.id IS NULL THEN nextval(pg_get_serial_sequence('articles', 'id'))::int END AS new_id,
+             now() AS now
+      FROM (SELECT 1) one
+      LEFT JOIN LATERAL (
+        SELECT id, status, headline, created_at FROM articles
+        WHERE normalized_url = ${input.normalizedUrl}
+          AND created_at > now() - make_interval(days => ${DUPLICATE_WINDOW_DAYS}::int)
+        ORDER BY created_at DESC
+        LIMIT 1
+      ) d ON true`.execute(trx);
+    const p = pre.rows[0];
+    if (p.id !== null) return { duplicate: { id: p.id, status: p.status!, headline: p.headline!, created_at: p.created_at! } as DuplicateInfo } as const;
+    const row = {
+      id: p.new_id!,
+      slug: slugify(input.headline),
+      status: 'submitted',
+      headline: input.headline,
+      origin: 'manual',
+      created_at: p.now,
+      published_at: null,
+      sponsored: null,
+    };
     const created = await trx
+      .with('staged', (qc) => stageEventsCte(qc, [newsEvent(articleEvent('news.submitted', row))]))
       .insertInto('articles')
       .values({
-        slug: slugify(input.headline),
+        id: row.id,
+        slug: row.slug,
         headline: input.headline,
         headline_source: input.headlineSource,
         url: input.url,
@@ -370,7 +390,6 @@ export async function insertSubmission(db: Db, input: SubmissionInput) {
       })
       .returning([...eventColumns])
       .executeTakeFirstOrThrow();
-    await recordEvents(trx, [newsEvent(articleEvent('news.submitted', created))]);
     return { created } as const;
   });
 }

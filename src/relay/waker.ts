@@ -1,6 +1,6 @@
 /**
- * Wakes the relay right after a commit that recorded events. The event outbox's statement trigger
- * runs pg_notify('event_outbox') inside the writer's transaction; PostgreSQL delivers it to every
+ * Wakes the relay right after a commit that recorded events. The commit trigger that writes the log
+ * (event_log_commit) runs pg_notify('event_outbox') inside the writer's transaction; PostgreSQL delivers it to every
  * listener when (and only when) that transaction commits. On each notification this process
  * enqueues a relay-events run, deduplicated (jobs/relay-events.ts): a burst of commits costs one or
  * two runs, and a wake-up during a run is kept as one follow-up run.

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDeps } from '../../jobs/define.js';
 import { job as publishScheduled } from '../../jobs/publish-scheduled.js';
 import { createApp } from '../../src/app.js';
+import { articleEvent } from '../../src/domain/article-event.js';
 import { internalEvent, recordEvents, recordEventsCommitted } from '../../src/queries/event-log.js';
 import { insertPayment, markFailed, newPaymentId } from '../../src/queries/payments.js';
 import { decideAd, failAdPayment, insertSponsoredArticle } from '../../src/queries/sponsored.js';
@@ -231,6 +232,32 @@ describe('every status change records its event in its own transaction', () => {
       LEFT JOIN event_log e ON e.txid = w.txid AND e.type = 'news.tsunami' AND (e.payload->>'id')::int = w.wire_item_id AND e.article_id IS NULL
       GROUP BY w.wire_item_id ORDER BY w.wire_item_id`.execute(deps.db);
     expect(wire.rows).toEqual(created.map((w) => ({ wire_item_id: w.id, types: ['news.tsunami'], ids: [w.id] })));
+  });
+
+  it('news.submitted, built before the INSERT that stages it, is the article exactly as committed', async () => {
+    // insertSubmission draws the id and reads now() in its duplicate check, builds the event, and
+    // stages it in the INSERT statement itself: the event must still match the row to the byte.
+    const url = `https://paths.example/exact-${Date.now()}`;
+    const r = await http.post('/api/v1/news/post', { url, headline: 'Ünïcode & <exact> "match" 🚀' }, user.bearer);
+    expect(r.status).toBe(201);
+    const id = r.body.article_id as number;
+    const row = await deps.db
+      .selectFrom('articles')
+      .select(['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    const logged = await sql<{ event_id: string; payload: Record<string, unknown> }>`SELECT event_id::text, payload FROM event_log WHERE article_id = ${id}`.execute(deps.db);
+    expect(logged.rows).toHaveLength(1);
+    expect(logged.rows[0].payload).toEqual({ ...articleEvent('news.submitted', row), event_id: Number(logged.rows[0].event_id) });
+    // A duplicate submission draws no article id and records no event.
+    const seq = sql<{ v: string }>`SELECT last_value::text AS v FROM articles_id_seq`;
+    const seqBefore = (await seq.execute(deps.db)).rows[0].v;
+    const eventsBefore = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(deps.db)).rows[0].n;
+    const dup = await http.post('/api/v1/news/post', { url, headline: 'again' }, user.bearer);
+    expect(dup.status).toBe(409);
+    expect(dup.body.error.code).toBe('duplicate_submission');
+    expect((await seq.execute(deps.db)).rows[0].v).toBe(seqBefore);
+    expect((await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(deps.db)).rows[0].n).toBe(eventsBefore);
   });
 
   it('recordEvents refuses to run outside a transaction', async () => {
