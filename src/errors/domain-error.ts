@@ -26,5 +26,5 @@ export class DomainError extends Error {
 
 /** The registry's meaning of a code without its status prefix or suffix, as a fallback message. */
 export function defaultMessage(code: ErrorCode): string {
-  return errorCodes[code].description.replace(/^\d{3}(?: \([^)]*\))?:\s*/, '').replace(/\s*\(\d{3}\)\.?$/, '');
+  return errorCodes[code].description.replace(/^\d{3}(?: \([^)]*\))?:\s*/, '').replace(/\s*\(\d{3}\)(\.?)$/, '$1');
 }
