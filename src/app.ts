@@ -67,7 +67,10 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
       cspOverride: (ctx) => adminQueuesCsp(ctx) ?? editorCsp(ctx) ?? docsCsp(ctx),
     }),
   );
-  app.use(errorMiddleware(deps.log));
+  // ioredis fails commands with plain Errors while its connection is down: the client's state at
+  // the time of the error tells a Redis outage (503) from a bug (500).
+  const probe = { redisDown: () => deps.redis.status !== 'ready' };
+  app.use(errorMiddleware(deps.log, probe));
   // Before credential parsing: the scrape token is not a session token.
   app.use(metrics.endpoint());
   app.use(authenticate({ db: deps.db, secret: deps.config.JWT_SECRET, authCacheCheckMs: deps.config.AUTH_CACHE_CHECK_MS }));
@@ -85,7 +88,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
   app.use((ctx, next) => (BODY_METHODS.has(ctx.method) ? bodyParser(ctx, next) : next()));
 
   // Staff only; after csrfGuard (its POST actions) and the body parser; not metered.
-  app.use(adminQueues({ db: deps.db, queue: deps.queue, log: deps.log }));
+  app.use(adminQueues({ db: deps.db, queue: deps.queue, log: deps.log, probe }));
   // The MCP endpoint (/mcp): its tools dispatch REST requests into this app, which meters them.
   let dispatch: ReturnType<Koa['callback']> | undefined;
   app.use(mcpEndpoint(deps, routes, () => (dispatch ??= app.callback())));

@@ -17,6 +17,10 @@ export function redisOptionsFromUrl(url: string): ConnectionOptions {
 
 export type WaitOutcome<R> = { state: 'completed'; jobId: string; result: R } | { state: 'pending'; jobId: string };
 
+const WAIT_TIMED_OUT = Symbol('wait timed out');
+/** How much longer than our own time-out BullMQ's wait keeps its listeners. */
+const WAIT_LISTENER_GRACE_MS = 1000;
+
 export class JobFailedError extends Error {
   constructor(
     readonly jobName: string,
@@ -103,13 +107,22 @@ export class QueueClient {
     const parsed = jobs[name].payload.parse(payload);
     const job = await this.queue(name).add(name, parsed, jobOptionsFor(name, parsed));
     if (timeoutMs <= 0) return { state: 'pending', jobId: job.id! };
+    // Our own timer decides "pending"; BullMQ's ttl (later) only removes its listeners if the job
+    // never finishes, and its late rejection is ignored.
+    const finished = job.waitUntilFinished(qe, timeoutMs + WAIT_LISTENER_GRACE_MS);
+    finished.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<typeof WAIT_TIMED_OUT>((resolve) => {
+      timer = setTimeout(() => resolve(WAIT_TIMED_OUT), timeoutMs);
+    });
     try {
-      const result = (await job.waitUntilFinished(qe, timeoutMs)) as JobResult<N>;
-      return { state: 'completed', jobId: job.id!, result };
+      const outcome = await Promise.race([finished, timedOut]);
+      if (outcome === WAIT_TIMED_OUT) return { state: 'pending', jobId: job.id! };
+      return { state: 'completed', jobId: job.id!, result: outcome as JobResult<N> };
     } catch (err) {
-      const message = (err as Error).message ?? String(err);
-      if (/timed out before finishing/i.test(message)) return { state: 'pending', jobId: job.id! };
-      throw new JobFailedError(name, job.id!, message);
+      throw new JobFailedError(name, job.id!, (err as Error).message ?? String(err));
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { jobs, jobNames, type JobName } from '../jobs/index.js';
 import { PermanentJobError, type JobDeps, type JobOptions } from '../jobs/define.js';
 import type { Db } from './db.js';
-import { isBackendUnavailable } from './errors.js';
+import { isBackendUnavailable } from './errors/backend.js';
 import { JobMetricsRecorder } from './metrics/job-metrics.js';
 import { redisOptionsFromUrl } from './queue.js';
 

@@ -14,7 +14,7 @@ import type Koa from 'koa';
 import { z } from 'zod';
 import sharp from 'sharp';
 import { createApp } from '../../src/app.js';
-import { AppError } from '../../src/errors.js';
+import { DomainError } from '../../src/errors.js';
 import { defineRoute } from '../../src/http/route.js';
 import { reencodePicture } from '../../src/media/process.js';
 import { ProfilePictureStore } from '../../src/media/profile-pictures.js';
@@ -56,7 +56,7 @@ try {
     responses: { 200: { description: 'ok' } },
     async handler(ctx, { params }) {
       const f = await disk.open(params.file);
-      if (!f) throw new AppError(404, 'picture_not_found', 'no such profile picture');
+      if (!f) throw new DomainError('picture_not_found', 'no such profile picture');
       const etag = `"${f.size.toString(16)}-${f.stream.path.toString().length}"`;
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('Cache-Control', 'public, max-age=31536000, immutable');

@@ -7,19 +7,11 @@
  * The CLI context carries only the database, so these commands read the rest of the configuration
  * (Telegram, Redis) with loadConfig() from the same environment.
  */
+import { DomainError } from '../../src/errors/domain-error.js';
 import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db.js';
 import { isTrustLevel, TRUST_LEVELS, type TrustLevel } from '../../src/domain/trust.js';
-import {
-  AgentChatRefusal,
-  findAgentByUsername,
-  getAgentAccount,
-  listAgents,
-  listTrustEvents,
-  listViolations,
-  recordViolation,
-  setTrustLevel,
-} from '../../src/queries/agent-trust.js';
+import { findAgentByUsername, getAgentAccount, listAgents, listTrustEvents, listViolations, recordViolation, setTrustLevel } from '../../src/queries/agent-trust.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import { ALLOWED_UPDATES, botApiFromConfig, registerWebhook, TelegramError, webhookUrl } from '../../src/telegram/bot-api.js';
@@ -64,7 +56,7 @@ async function refusals<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof AgentChatRefusal) throw new CliError(err.message);
+    if (err instanceof DomainError) throw new CliError(err.message);
     throw err;
   }
 }

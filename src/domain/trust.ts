@@ -61,7 +61,7 @@ export function afterAgeing(level: TrustLevel, count: number): Transition | null
 }
 
 /** A handshake may be taken only before it was passed: at read_only. */
-export function handshakeBlocker(level: TrustLevel): { code: string; message: string } | null {
+export function handshakeBlocker(level: TrustLevel): { code: 'handshake_already_passed' | 'handshake_not_allowed'; message: string } | null {
   if (level === 'read_only') return null;
   if (level === 'full_write') return { code: 'handshake_already_passed', message: 'this agent already passed the handshake (trust level full_write)' };
   return {

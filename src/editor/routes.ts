@@ -15,7 +15,7 @@ import type { Context } from 'koa';
 import { getAddress } from 'viem';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { queueIds, queueItem, queueItemsByIds } from '../queries/editor-queue.js';
@@ -121,10 +121,10 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
   /** Fragments answer 401/403 as JSON errors (the script reacts to the status). */
   async function requireEditorFragment(ctx: Context): Promise<void> {
     const u = ctx.state.user;
-    if (!u) throw new AppError(401, ctx.state.authProblem?.code ?? 'auth_required', 'sign in again');
+    if (!u) throw new DomainError(ctx.state.authProblem?.code ?? 'auth_required', 'sign in again');
     const row = await getUserById(deps.db, u.id);
-    if (!row) throw new AppError(401, 'account_not_found', 'the account of this token no longer exists; sign in again');
-    if (!(row.roles as string[]).includes('editor')) throw new AppError(403, 'editor_required', 'this action needs the editor role');
+    if (!row) throw new DomainError('account_not_found', 'the account of this token no longer exists; sign in again');
+    if (!(row.roles as string[]).includes('editor')) throw new DomainError('editor_required', 'this action needs the editor role');
   }
 
   const page = (path: string, operationId: string, summary: string, handler: RouteDef['handler'], params?: z.ZodType) =>
@@ -217,7 +217,7 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
       async handler(ctx, { params }) {
         await requireEditorFragment(ctx);
         const item = await queueItem(deps.db, params.id);
-        if (!item) throw new AppError(404, 'article_not_found', `article ${params.id} not found`);
+        if (!item) throw new DomainError('article_not_found', `article ${params.id} not found`);
         const cached = await prov.peek([item.id]);
         ctx.type = 'html';
         ctx.set('Cache-Control', 'no-store');
@@ -238,7 +238,7 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
       async handler(ctx, { params }) {
         await requireEditorFragment(ctx);
         const item = await queueItem(deps.db, params.id);
-        if (!item) throw new AppError(404, 'article_not_found', `article ${params.id} not found`);
+        if (!item) throw new DomainError('article_not_found', `article ${params.id} not found`);
         const p = await prov.get(item, waitMs);
         ctx.status = p.state === 'done' ? 200 : 202;
         ctx.type = 'html';

@@ -16,7 +16,8 @@ import { KoaAdapter } from '@bull-board/koa';
 import type { Context, Middleware } from 'koa';
 import { jobNames } from '../../jobs/index.js';
 import type { Db } from '../db.js';
-import { AppError, errorBody, isBackendUnavailable } from '../errors.js';
+import { DomainError, errorBody } from '../errors.js';
+import { isBackendUnavailable, type BackendProbe } from '../errors/backend.js';
 import type { Logger } from '../logger.js';
 import type { QueueClient } from '../queue.js';
 import { requireAuth } from './auth.js';
@@ -34,7 +35,7 @@ export function adminQueuesCsp(ctx: Context): string | undefined {
   return underAdminQueues(ctx.path) && ctx.status < 400 ? CSP_ADMIN : undefined;
 }
 
-export function adminQueues(deps: { db: Db; queue: QueueClient; log: Logger }): Middleware {
+export function adminQueues(deps: { db: Db; queue: QueueClient; log: Logger; probe?: BackendProbe }): Middleware {
   const serverAdapter = new KoaAdapter();
   serverAdapter.setBasePath(ADMIN_QUEUES_PATH);
   createBullBoard({
@@ -45,7 +46,7 @@ export function adminQueues(deps: { db: Db; queue: QueueClient; log: Logger }): 
   // bull-board catches its handlers' errors and renders them with this: keep our error shape,
   // a 503 when Redis is down, and never a stack.
   serverAdapter.setErrorHandler((err: Error) => {
-    if (isBackendUnavailable(err)) return { status: 503 as never, body: errorBody('service_unavailable', 'a backing service is unavailable; retry shortly') as never };
+    if (isBackendUnavailable(err, deps.probe)) return { status: 503 as never, body: errorBody('service_unavailable', 'a backing service is unavailable; retry shortly') as never };
     deps.log.error({ err }, 'queue dashboard error');
     return { status: 500 as never, body: errorBody('internal_error', 'internal error') as never };
   });
@@ -55,14 +56,14 @@ export function adminQueues(deps: { db: Db; queue: QueueClient; log: Logger }): 
   return async (ctx, next) => {
     if (!underAdminQueues(ctx.path)) return next();
     if (ctx.state.apiKey) {
-      throw new AppError(403, 'session_required', 'the queue dashboard needs a staff session (cookie or Bearer access token), not an API key');
+      throw new DomainError('session_required', 'the queue dashboard needs a staff session (cookie or Bearer access token), not an API key');
     }
     await staff(ctx, async () => {
       await board(ctx, async () => undefined);
     });
     if (ctx.body === undefined || ctx.body === null) {
-      if (ctx.status === 404) throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
-      if (ctx.status === 405) throw new AppError(405, 'method_not_allowed', `method ${ctx.method} not allowed on ${ctx.path}`);
+      if (ctx.status === 404) throw new DomainError('not_found', `no route for ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 405) throw new DomainError('method_not_allowed', `method ${ctx.method} not allowed on ${ctx.path}`);
     }
   };
 }

@@ -15,7 +15,8 @@ import type { Context, Middleware } from 'koa';
 import { hashApiKey, looksLikeApiKey, type Tier } from '../auth/api-keys.js';
 import { TokenError, type Role } from '../auth/tokens.js';
 import type { Db } from '../db.js';
-import { AppError } from '../errors.js';
+import type { ErrorCode } from '../errors/codes.js';
+import { DomainError } from '../errors.js';
 import { authCacheFor } from '../auth/auth-cache.js';
 
 export interface AuthUser {
@@ -36,13 +37,13 @@ declare module 'koa' {
     user?: AuthUser;
     apiKey?: ApiKeyPrincipal;
     /** Why cookie credentials were ignored (reported if the route needs a caller). */
-    authProblem?: { code: string; message: string };
+    authProblem?: { code: ErrorCode; message: string };
   }
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function tokenProblem(err: unknown) {
+function tokenProblem(err: unknown): { code: ErrorCode; message: string } {
   const code = err instanceof TokenError ? err.code : 'token_invalid';
   return { code, message: code === 'token_expired' ? 'access token expired; sign in again or refresh' : 'access token is invalid' };
 }
@@ -53,12 +54,12 @@ export function authenticate(deps: { db: Db; secret: string; authCacheCheckMs?: 
     const header = ctx.get('authorization');
     if (header) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!m) throw new AppError(401, 'authorization_malformed', 'Authorization must be "Bearer <token>"');
+      if (!m) throw new DomainError('authorization_malformed', 'Authorization must be "Bearer <token>"');
       const token = m[1];
       if (looksLikeApiKey(token)) {
         const key = await cache.apiKey(hashApiKey(token));
-        if (!key) throw new AppError(401, 'api_key_invalid', 'API key is not valid');
-        if (key.revoked_at) throw new AppError(401, 'api_key_revoked', 'API key has been revoked');
+        if (!key) throw new DomainError('api_key_invalid', 'API key is not valid');
+        if (key.revoked_at) throw new DomainError('api_key_revoked', 'API key has been revoked');
         ctx.state.apiKey = { id: key.id, tier: key.tier };
         const u = key.user;
         if (u) ctx.state.user = { id: u.id, address: u.wallet_address, roles: u.roles as Role[], via: 'api_key' };
@@ -68,7 +69,7 @@ export function authenticate(deps: { db: Db; secret: string; authCacheCheckMs?: 
           ctx.state.user = { id: c.userId, address: c.address, roles: c.roles, via: 'bearer' };
         } catch (err) {
           const p = tokenProblem(err);
-          throw new AppError(401, p.code, p.message);
+          throw new DomainError(p.code, p.message);
         }
       }
     } else {
@@ -100,7 +101,7 @@ export function assertSameOrigin(ctx: Context, trustedOrigin: string): void {
   const referer = ctx.get('referer');
   const ok = origin ? origin === trustedOrigin : referer ? sameOrigin(referer, trustedOrigin) : false;
   if (!ok) {
-    throw new AppError(403, 'csrf_origin_mismatch', `cookie-authenticated ${ctx.method} requests must carry Origin: ${trustedOrigin} (or a same-origin Referer)`);
+    throw new DomainError('csrf_origin_mismatch', `cookie-authenticated ${ctx.method} requests must carry Origin: ${trustedOrigin} (or a same-origin Referer)`);
   }
 }
 
@@ -117,14 +118,14 @@ export function requireAuth(level: 'user' | 'editor' | 'staff', db: Db): Middlew
   return async (ctx: Context, next) => {
     const user = ctx.state.user;
     if (!user) {
-      if (ctx.state.apiKey) throw new AppError(403, 'account_required', 'this API key is not linked to an account; sign in with a wallet or create the key while signed in');
+      if (ctx.state.apiKey) throw new DomainError('account_required', 'this API key is not linked to an account; sign in with a wallet or create the key while signed in');
       const p = ctx.state.authProblem;
-      throw new AppError(401, p?.code ?? 'auth_required', p?.message ?? 'authentication required: send the access_token cookie or an Authorization: Bearer header');
+      throw new DomainError(p?.code ?? 'auth_required', p?.message ?? 'authentication required: send the access_token cookie or an Authorization: Bearer header');
     }
     const roles = await cache.roles(user.id);
-    if (roles === null) throw new AppError(401, 'account_not_found', 'the account of this token no longer exists; sign in again');
+    if (roles === null) throw new DomainError('account_not_found', 'the account of this token no longer exists; sign in again');
     user.roles = roles;
-    if (level !== 'user' && !roles.includes(level)) throw new AppError(403, `${level}_required`, `this action needs the ${level} role`);
+    if (level !== 'user' && !roles.includes(level)) throw new DomainError(`${level}_required`, `this action needs the ${level} role`);
     await next();
   };
 }

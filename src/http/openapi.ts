@@ -4,7 +4,7 @@
  */
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
-import { httpErrorCodes } from '../errors.js';
+import { errorDescriptions } from '../errors/codes.js';
 import type { RouteDef } from './route.js';
 
 export const API_VERSION = '1.2';
@@ -120,7 +120,7 @@ function renderParsedIntegers({ jsonSchema, zodSchema, io }: { jsonSchema: any; 
   jsonSchema.maximum = rendered.maximum ?? Number.MAX_SAFE_INTEGER;
 }
 
-export function buildOpenApi(defs: RouteDef[], opts: { publicBaseUrl: string; extraErrorCodes?: Record<string, string> }) {
+export function buildOpenApi(defs: RouteDef[], opts: { publicBaseUrl: string }) {
   const paths: ZodOpenApiPathsObject = {};
   for (const def of defs) {
     const responses: Record<string, any> = {};
@@ -175,7 +175,8 @@ export function buildOpenApi(defs: RouteDef[], opts: { publicBaseUrl: string; ex
     const p = openapiPath(def);
     paths[p] = { ...(paths[p] ?? {}), [def.method]: op };
   }
-  const codes = { ...httpErrorCodes, ...(opts.extraErrorCodes ?? {}) };
+  // Every registered code with its meaning (src/errors/codes.ts).
+  const codes = errorDescriptions;
   return createDocument(
     {
       openapi: '3.1.0',

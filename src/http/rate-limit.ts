@@ -11,7 +11,7 @@ import type { Context, Middleware } from 'koa';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { tierDailyQuota, type Tier } from '../auth/api-keys.js';
 import type { Config } from '../config.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import type { Redis } from '../redis.js';
 
 // Daily counters live a month so the API-key dashboard can chart the last 30 days from them.
@@ -43,8 +43,8 @@ function setHeaders(ctx: Context, limit: number | null, remaining: number, reset
   ctx.set('RateLimit-Reset', String(resetS));
 }
 
-function unavailable(): AppError {
-  return new AppError(503, 'service_unavailable', 'rate limiting is unavailable (Redis); retry shortly', null, { 'Retry-After': '5' });
+function unavailable(): DomainError {
+  return new DomainError('service_unavailable', 'rate limiting is unavailable (Redis); retry shortly', null, { headers: { 'Retry-After': '5' } });
 }
 
 export interface Caller {
@@ -95,12 +95,11 @@ export class Limits {
       const limit = caller.limit;
       setHeaders(ctx, limit, limit === null ? 0 : limit - consumed, resetS);
       if (limit !== null && consumed > limit) {
-        throw new AppError(
-          429,
+        throw new DomainError(
           'daily_quota_exceeded',
           `daily quota of ${limit} requests exceeded for this ${caller.kind === 'api_key' ? 'API key' : caller.kind === 'user' ? 'account' : 'IP address'}; it resets at 00:00 UTC`,
           { limit, reset_seconds: resetS },
-          { 'Retry-After': String(resetS) },
+          { headers: { 'Retry-After': String(resetS) } },
         );
       }
       await next();
@@ -128,12 +127,11 @@ export class Limits {
       const resetS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
       setHeaders(ctx, spec.points, res.remainingPoints, resetS);
       if (refused) {
-        throw new AppError(
-          429,
+        throw new DomainError(
           'rate_limited',
           `rate limit of ${spec.points} requests per ${spec.durationS} s exceeded for this route; retry in ${resetS} s`,
           { limit: spec.points, window_seconds: spec.durationS, retry_after_seconds: resetS },
-          { 'Retry-After': String(resetS) },
+          { headers: { 'Retry-After': String(resetS) } },
         );
       }
       await next();

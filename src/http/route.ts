@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import compose from 'koa-compose';
 import { z } from 'zod';
-import { AppError, type FieldIssue } from '../errors.js';
+import { DomainError, type FieldIssue } from '../errors.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -84,9 +84,9 @@ function issuesOf(where: 'params' | 'query' | 'body', err: z.ZodError): FieldIss
   return out;
 }
 
-export function validationError(issues: FieldIssue[]): AppError {
+export function validationError(issues: FieldIssue[]): DomainError {
   const names = [...new Set(issues.map((i) => i.path))].join(', ');
-  return new AppError(400, 'validation_failed', `invalid request: ${names}`, { fields: issues });
+  return new DomainError('validation_failed', `invalid request: ${names}`, { fields: issues });
 }
 
 function parsePart<T>(where: 'params' | 'query' | 'body', schema: z.ZodType<T> | undefined, value: unknown, issues: FieldIssue[]): T {
@@ -106,7 +106,7 @@ export function mountRoutes(router: Router, defs: RouteDef[], guards: (def: Rout
     const validate: Middleware = async (ctx) => {
       const issues: FieldIssue[] = [];
       if (def.body && def.bodyTypes === undefined && ctx.request.length && !ctx.is('application/json')) {
-        throw new AppError(415, 'unsupported_media_type', 'send the body as application/json');
+        throw new DomainError('unsupported_media_type', 'send the body as application/json');
       }
       const params = parsePart('params', def.params, ctx.params ?? {}, issues);
       const query = parsePart('query', def.query, ctx.query ?? {}, issues);

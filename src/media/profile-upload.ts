@@ -11,7 +11,7 @@
 import { Writable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { PROFILE_PICTURE_MAX_BYTES } from './profile-pictures.js';
 
 /** Text fields of the profile form are short; this bounds the non-file part of a request. */
@@ -29,13 +29,6 @@ declare module 'koa' {
     upload?: UploadedFile;
   }
 }
-
-export const uploadErrorCodes = {
-  profile_picture_too_large: 'profile_picture is larger than 5 MB (413); nothing was stored.',
-  profile_picture_unsupported_type: 'profile_picture is not a JPEG, PNG or GIF by its content (415); nothing was stored.',
-  multipart_invalid: 'The multipart body is malformed, has more than one file, or its text fields are too large (400).',
-  unsupported_media_type: 'The body is neither application/json nor multipart/form-data (415).',
-};
 
 // formidable's numeric error codes (formidable/src/FormidableError.js).
 const FORMIDABLE_TOO_LARGE = new Set([1009, 1016]);
@@ -76,7 +69,7 @@ export function profileBodyParser(): Middleware {
     if (!ctx.request.length && !ctx.get('transfer-encoding')) return next();
     if (ctx.is('application/json')) return next();
     if (!ctx.is('multipart/form-data')) {
-      throw new AppError(415, 'unsupported_media_type', 'send the profile as application/json or multipart/form-data');
+      throw new DomainError('unsupported_media_type', 'send the profile as application/json or multipart/form-data');
     }
     // Refuse an oversized upload before reading it.
     if (ctx.request.length > PROFILE_PICTURE_MAX_BYTES + FIELDS_MAX_BYTES + 16 * 1024) throw tooLarge();
@@ -85,9 +78,9 @@ export function profileBodyParser(): Middleware {
     } catch (err) {
       const code = (err as { code?: number }).code;
       if (code !== undefined && FORMIDABLE_TOO_LARGE.has(code)) throw tooLarge();
-      if (code === FORMIDABLE_TOO_MANY_FILES) throw new AppError(400, 'multipart_invalid', 'send at most one file (profile_picture)');
-      if (code !== undefined && FORMIDABLE_FIELDS.has(code)) throw new AppError(400, 'multipart_invalid', 'too many or too large text fields');
-      throw new AppError(400, 'multipart_invalid', 'the multipart/form-data body could not be parsed');
+      if (code === FORMIDABLE_TOO_MANY_FILES) throw new DomainError('multipart_invalid', 'send at most one file (profile_picture)');
+      if (code !== undefined && FORMIDABLE_FIELDS.has(code)) throw new DomainError('multipart_invalid', 'too many or too large text fields');
+      throw new DomainError('multipart_invalid', 'the multipart/form-data body could not be parsed');
     }
     const files = (ctx.request as { files?: Record<string, unknown> }).files ?? {};
     for (const [field, value] of Object.entries(files)) {
@@ -102,5 +95,5 @@ export function profileBodyParser(): Middleware {
 }
 
 function tooLarge() {
-  return new AppError(413, 'profile_picture_too_large', `profile_picture must be at most ${PROFILE_PICTURE_MAX_BYTES / (1024 * 1024)} MB`);
+  return new DomainError('profile_picture_too_large', `profile_picture must be at most ${PROFILE_PICTURE_MAX_BYTES / (1024 * 1024)} MB`);
 }

@@ -11,7 +11,7 @@
 import type { Context, Middleware } from 'koa';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { jobNames } from '../../jobs/index.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { QueueClient } from '../queue.js';
 import type { Redis } from '../redis.js';
@@ -128,11 +128,11 @@ export class WebMetrics {
     return async (ctx, next) => {
       if (ctx.path !== METRICS_PATH) return next();
       const check = checkScrapeToken(this.deps.token, ctx.get('authorization') || undefined);
-      if (check === 'disabled') throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
+      if (check === 'disabled') throw new DomainError('not_found', `no route for ${ctx.method} ${ctx.path}`);
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
-        throw new AppError(405, 'method_not_allowed', `method ${ctx.method} not allowed on ${ctx.path}`, null, { Allow: 'GET, HEAD' });
+        throw new DomainError('method_not_allowed', `method ${ctx.method} not allowed on ${ctx.path}`, null, { headers: { Allow: 'GET, HEAD' } });
       if (check === 'unauthorized') {
-        throw new AppError(401, 'metrics_token_invalid', 'send Authorization: Bearer <METRICS_TOKEN>', null, { 'WWW-Authenticate': 'Bearer realm="metrics"' });
+        throw new DomainError('metrics_token_invalid', 'send Authorization: Bearer <METRICS_TOKEN>', null, { headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' } });
       }
       const shared = [...(await this.sharedMetrics()), ...(await this.outboxMetrics())];
       ctx.set('Cache-Control', 'no-store');

@@ -9,7 +9,7 @@
  */
 import { createPublicClient, getAddress, http, parseEventLogs, erc20Abi, TransactionReceiptNotFoundError, type Address, type Hex, type PublicClient } from 'viem';
 import { mainnet } from 'viem/chains';
-import { reject, unavailable } from './errors.js';
+import { PaymentRejection, reject, unavailable } from './errors.js';
 import { MAINNET_CHAIN_ID, MAINNET_STABLECOINS } from './requirements.js';
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
@@ -78,7 +78,7 @@ export class MainnetVerifier {
     const confirmations = latest >= receipt.blockNumber ? latest - receipt.blockNumber + 1n : 0n;
     if (confirmations < BigInt(this.minConfirmations)) {
       const missing = BigInt(this.minConfirmations) - confirmations;
-      const e = reject(
+      throw new PaymentRejection(
         'payment_tx_unconfirmed',
         `transaction ${txHash} has ${confirmations} of ${this.minConfirmations} confirmations; retry in about ${Number(missing) * 12} s`,
         'invalid_transaction_unconfirmed',
@@ -87,9 +87,9 @@ export class MainnetVerifier {
           confirmations: Number(confirmations),
           required: this.minConfirmations,
         },
+        'refused',
+        { 'Retry-After': String(Math.max(12, Number(missing) * 12)) },
       );
-      e.headers['Retry-After'] = String(Math.max(12, Number(missing) * 12));
-      throw e;
     }
 
     const transfers = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs, strict: true }).filter(

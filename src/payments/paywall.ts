@@ -31,7 +31,7 @@ import { getAddress, type Address } from 'viem';
 import type { Database } from '../../db/schema.js';
 import type { Tier } from '../auth/api-keys.js';
 import type { AppDeps } from '../deps.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { API_PREFIX } from '../http/openapi.js';
 import { insertPayment, newPaymentId, replayKeyUsed } from '../queries/payments.js';
 import { PaymentRejection, reject, unavailable } from './errors.js';
@@ -139,17 +139,20 @@ export class Paywall {
     };
   }
 
-  /** A PaymentRejection as the HTTP error: 402 with PAYMENT-REQUIRED, or 503. */
-  toHttpError(rej: PaymentRejection, offer: Offer, opts: AuthorizeOptions): AppError {
-    if (rej.status === 503) return new AppError(503, rej.code, rej.message, rej.details, rej.headers);
+  /**
+   * A PaymentRejection as the client gets it: a refusal carries the payment options (details) and a
+   * fresh PAYMENT-REQUIRED header (a malformed PAYMENT-SIGNATURE too, so a client can sign again);
+   * an unavailable backend passes as it is. The status comes from the registry (src/errors/codes.ts).
+   */
+  toHttpError(rej: PaymentRejection, offer: Offer, opts: AuthorizeOptions): PaymentRejection {
+    if (rej.rejection === 'unavailable') return rej;
     const req = this.requirementsFor(offer);
     const details = { ...this.options(offer, opts, req, rej.x402Reason), problem: rej.details };
     const pr = paymentRequired(this.deps.config, req, offer, rej.x402Reason);
-    // 400 (malformed PAYMENT-SIGNATURE) carries PAYMENT-REQUIRED too, so a client can sign again.
-    return new AppError(rej.status, rej.code, rej.message, details, { ...paymentRequiredHeaders(pr), ...rej.headers });
+    return new PaymentRejection(rej.code, rej.message, rej.x402Reason, details, rej.rejection, { ...paymentRequiredHeaders(pr), ...rej.headers });
   }
 
-  /** Phase 1: decide whether this request is paid for. Throws 402/503 AppErrors; consumes nothing. */
+  /** Phase 1: decide whether this request is paid for. Throws 402/503 DomainErrors; consumes nothing. */
   async authorize(ctx: Context, offer: Offer, opts: AuthorizeOptions = {}): Promise<Grant> {
     const key = ctx.state.apiKey;
     if (key && opts.apiKeyTiers?.includes(key.tier)) return { kind: 'api_key', tier: key.tier };
@@ -268,7 +271,7 @@ export class Paywall {
           },
         );
         throw this.toHttpError(
-          new PaymentRejection(rej.code, rej.message, rej.x402Reason, rej.details, 402, { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(failed) }),
+          new PaymentRejection(rej.code, rej.message, rej.x402Reason, rej.details, 'refused', { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(failed) }),
           offer,
           {},
         );
@@ -291,12 +294,11 @@ export class Paywall {
           .where('id', '=', paymentId)
           .execute();
         await this.enqueueSettlement(paymentId);
-        throw new AppError(
-          503,
+        throw new DomainError(
           'payment_settlement_pending',
           'the facilitator did not answer in time; the payment may or may not have been settled and the resource was not delivered; see details.status_url for the outcome',
           { payment_id: paymentId, status_url: this.statusUrl(paymentId) },
-          { 'Retry-After': '5' },
+          { headers: { 'Retry-After': '5' } },
         );
       }
       const settlement: SettleResponse = { success: true, transaction: outcome.transaction ?? '', network, payer: v.payer };
@@ -330,7 +332,7 @@ export class Paywall {
     }
   }
 
-  private replayed(offer: Offer, method: 'x402' | 'mainnet_transfer'): AppError {
+  private replayed(offer: Offer, method: 'x402' | 'mainnet_transfer'): PaymentRejection {
     return this.toHttpError(
       reject('payment_replayed', 'this payment has already paid for a request', method === 'x402' ? 'invalid_exact_evm_nonce_already_used' : 'invalid_transaction_already_used'),
       offer,

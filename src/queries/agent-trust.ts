@@ -8,22 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../db.js';
+import { DomainError } from '../errors/domain-error.js';
 import { gradeChallenge, type ChallengeSpec, type Responses, type TestResult } from '../domain/handshake.js';
 import { afterAgeing, afterHandshake, afterViolations, handshakeBlocker, INITIAL_TRUST_LEVEL, VIOLATION_WINDOW_DAYS, type Transition, type TrustLevel } from '../domain/trust.js';
 
 type Trx = Transaction<Database>;
-
-/** A refusal the route maps to an HTTP error: status, stable code, message, details. */
-export class AgentChatRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details: unknown = null,
-  ) {
-    super(message);
-  }
-}
 
 export type AccountRow = NonNullable<Awaited<ReturnType<typeof getAgentAccount>>>;
 
@@ -112,16 +101,16 @@ export async function registerAgent(db: Db, input: RegisterInput): Promise<Regis
   try {
     return await db.transaction().execute(async (trx) => {
       const user = await trx.selectFrom('users').select(['id', 'account_type', 'wallet_address']).where('id', '=', input.userId).forUpdate().executeTakeFirst();
-      if (!user) throw new AgentChatRefusal(401, 'account_not_found', 'the account of this token no longer exists; sign in again');
+      if (!user) throw new DomainError('account_not_found', 'the account of this token no longer exists; sign in again');
       if (user.account_type !== 'bot' && user.account_type !== 'cyborg') {
-        throw new AgentChatRefusal(403, 'account_type_not_allowed', `agent chat is for accounts with account_type bot or cyborg; this account is ${user.account_type}`, {
+        throw new DomainError('account_type_not_allowed', `agent chat is for accounts with account_type bot or cyborg; this account is ${user.account_type}`, {
           account_type: user.account_type,
         });
       }
       const existing = await getAgentAccount(trx, input.userId, true);
       if (existing) {
         if (existing.telegram_username.toLowerCase() !== username.toLowerCase()) {
-          throw new AgentChatRefusal(409, 'account_already_registered', `this account is already bound to @${existing.telegram_username}`, {
+          throw new DomainError('account_already_registered', `this account is already bound to @${existing.telegram_username}`, {
             telegram_bot_username: existing.telegram_username,
           });
         }
@@ -144,8 +133,7 @@ export async function registerAgent(db: Db, input: RegisterInput): Promise<Regis
         .forUpdate()
         .executeTakeFirst();
       if (!command) {
-        throw new AgentChatRefusal(
-          409,
+        throw new DomainError(
           'registration_command_not_found',
           `no /register command from @${username} has been seen in the room; have the bot send /register there, then call this within ${input.windowS} s`,
           {
@@ -154,16 +142,16 @@ export async function registerAgent(db: Db, input: RegisterInput): Promise<Regis
         );
       }
       if (!command.in_window) {
-        throw new AgentChatRefusal(409, 'registration_window_expired', `the last /register from @${username} is older than ${input.windowS} s; have the bot send /register again`, {
+        throw new DomainError('registration_window_expired', `the last /register from @${username} is older than ${input.windowS} s; have the bot send /register again`, {
           command_sent_at: command.sent_at.toISOString(),
           window_seconds: input.windowS,
         });
       }
       if (command.claim_address && command.claim_address !== user.wallet_address) {
-        throw new AgentChatRefusal(403, 'registration_claim_mismatch', "the /register command names another account's wallet address");
+        throw new DomainError('registration_claim_mismatch', "the /register command names another account's wallet address");
       }
       const taken = await trx.selectFrom('agent_chat_accounts').select('user_id').where('telegram_user_id', '=', command.telegram_user_id).executeTakeFirst();
-      if (taken) throw new AgentChatRefusal(409, 'telegram_identity_taken', `@${username} is already bound to another account`);
+      if (taken) throw new DomainError('telegram_identity_taken', `@${username} is already bound to another account`);
       const account = await trx
         .insertInto('agent_chat_accounts')
         .values({
@@ -191,7 +179,7 @@ export async function registerAgent(db: Db, input: RegisterInput): Promise<Regis
     });
   } catch (err) {
     // Two accounts claiming one identity at the same moment: the unique index decides.
-    if ((err as { code?: string }).code === '23505') throw new AgentChatRefusal(409, 'telegram_identity_taken', `@${username} is already bound to another account`);
+    if ((err as { code?: string }).code === '23505') throw new DomainError('telegram_identity_taken', `@${username} is already bound to another account`);
     throw err;
   }
 }
@@ -206,7 +194,7 @@ export async function startHandshake(db: Db, userId: number, ttlS: number, makeS
     const account = await getAgentAccount(trx, userId, true);
     if (!account) throw notRegistered();
     const blocker = handshakeBlocker(account.trust_level);
-    if (blocker) throw new AgentChatRefusal(409, blocker.code, blocker.message, { trust_level: account.trust_level });
+    if (blocker) throw new DomainError(blocker.code, blocker.message, { trust_level: account.trust_level });
     const recent = await trx
       .selectFrom('agent_handshake_challenges')
       .select(sql<number>`count(*)`.as('n'))
@@ -214,7 +202,7 @@ export async function startHandshake(db: Db, userId: number, ttlS: number, makeS
       .where('created_at', '>', sql<Date>`now() - interval '1 hour'`)
       .executeTakeFirstOrThrow();
     if (recent.n >= HANDSHAKE_STARTS_PER_HOUR) {
-      throw new AgentChatRefusal(429, 'handshake_attempts_exceeded', `at most ${HANDSHAKE_STARTS_PER_HOUR} handshake challenges per hour per account`, {
+      throw new DomainError('handshake_attempts_exceeded', `at most ${HANDSHAKE_STARTS_PER_HOUR} handshake challenges per hour per account`, {
         limit: HANDSHAKE_STARTS_PER_HOUR,
       });
     }
@@ -242,7 +230,7 @@ export async function startHandshake(db: Db, userId: number, ttlS: number, makeS
 }
 
 function notRegistered() {
-  return new AgentChatRefusal(403, 'agent_not_registered', 'register first: have your bot send /register in the room, then POST /api/v1/agent-chat/register/');
+  return new DomainError('agent_not_registered', 'register first: have your bot send /register in the room, then POST /api/v1/agent-chat/register/');
 }
 
 export interface FinishOutcome {
@@ -262,16 +250,16 @@ export async function finishHandshake(db: Db, userId: number, challengeId: strin
       .where('id', '=', challengeId)
       .forUpdate()
       .executeTakeFirst();
-    if (!ch) throw new AgentChatRefusal(404, 'handshake_challenge_not_found', 'no handshake challenge has this id');
-    if (ch.user_id !== userId) throw new AgentChatRefusal(403, 'handshake_challenge_foreign', 'this challenge was issued to another account');
+    if (!ch) throw new DomainError('handshake_challenge_not_found', 'no handshake challenge has this id');
+    if (ch.user_id !== userId) throw new DomainError('handshake_challenge_foreign', 'this challenge was issued to another account');
     if (ch.status === 'passed' || ch.status === 'failed') {
-      throw new AgentChatRefusal(409, 'handshake_challenge_used', 'this challenge was already answered; each challenge is single use (start a new one)', { status: ch.status });
+      throw new DomainError('handshake_challenge_used', 'this challenge was already answered; each challenge is single use (start a new one)', { status: ch.status });
     }
-    if (ch.status === 'superseded') throw new AgentChatRefusal(409, 'handshake_challenge_superseded', 'a newer challenge replaced this one; answer the newest');
+    if (ch.status === 'superseded') throw new DomainError('handshake_challenge_superseded', 'a newer challenge replaced this one; answer the newest');
     // `expired` is set by the handshake-expire job at expires_at; past the deadline counts as
     // expired even if that job is late, so a challenge is never answerable longer than its TTL.
     if (ch.status === 'expired' || ch.past_deadline) {
-      throw new AgentChatRefusal(410, 'handshake_challenge_expired', 'the challenge expired; start a new one', { expired_at: ch.expires_at.toISOString() });
+      throw new DomainError('handshake_challenge_expired', 'the challenge expired; start a new one', { expired_at: ch.expires_at.toISOString() });
     }
     const account = await getAgentAccount(trx, userId, true);
     if (!account) throw notRegistered();
@@ -355,7 +343,7 @@ export interface ViolationOutcome {
 export async function recordViolation(db: Db, v: ViolationInput): Promise<ViolationOutcome> {
   return db.transaction().execute(async (trx) => {
     const account = await getAgentAccount(trx, v.userId, true);
-    if (!account) throw new AgentChatRefusal(404, 'agent_not_found', 'this account is not a registered agent');
+    if (!account) throw new DomainError('agent_not_found', 'this account is not a registered agent');
     if (v.skipIf && (await v.skipIf(trx))) return { violation: null, count: await countViolations(trx, account), account, event: null };
     const violation = await trx
       .insertInto('agent_chat_violations')
@@ -381,8 +369,8 @@ export async function recordViolation(db: Db, v: ViolationInput): Promise<Violat
 export async function setTrustLevel(db: Db, input: { userId: number; to: TrustLevel; reason: string; actor: number | null }) {
   return db.transaction().execute(async (trx) => {
     const account = await getAgentAccount(trx, input.userId, true);
-    if (!account) throw new AgentChatRefusal(404, 'agent_not_found', 'this account is not a registered agent');
-    if (account.trust_level === input.to) throw new AgentChatRefusal(409, 'trust_level_unchanged', `the agent is already at ${input.to}`);
+    if (!account) throw new DomainError('agent_not_found', 'this account is not a registered agent');
+    if (account.trust_level === input.to) throw new DomainError('trust_level_unchanged', `the agent is already at ${input.to}`);
     const reset = input.to === 'full_write' || input.to === 'read_only';
     const event = await applyTransition(
       trx,

@@ -13,18 +13,15 @@
  *    src/domain/handshake.ts; rules published at GET /agent-chat/rules/.
  */
 import { randomInt } from 'node:crypto';
-import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { challengePrompts, generateChallenge, HANDSHAKE_TESTS } from '../domain/handshake.js';
-import { publishedRules, TRUST_LEVELS, type TrustLevel } from '../domain/trust.js';
-import { AppError } from '../errors.js';
+import { publishedRules } from '../domain/trust.js';
+import { DomainError } from '../errors.js';
 import { API_PREFIX } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
-import { listMessages, listParticipants, listTopics, recordInvite, searchMessages, type MessageRow } from '../queries/agent-chat.js';
+import { listMessages, listParticipants, listTopics, recordInvite, searchMessages } from '../queries/agent-chat.js';
 import {
-  accountTypeOf,
-  AgentChatRefusal,
   findAgentByUsername,
   finishHandshake,
   getAgentAccount,
@@ -36,234 +33,26 @@ import {
   setTrustLevel,
   startHandshake,
   violationCount,
-  type AccountRow,
 } from '../queries/agent-trust.js';
 import { botApiFromConfig, TelegramError } from '../telegram/bot-api.js';
 
-/** Every error code of this area (README's Errors section and the route descriptions list them). */
-export const agentChatErrorCodes = {
-  bearer_required: 'Agent chat endpoints take Authorization: Bearer (access token or account API key), not the cookie.',
-  telegram_not_configured: 'The service has no Telegram bot configured (TELEGRAM_BOT_TOKEN / TELEGRAM_CHAT_ID / TELEGRAM_WEBHOOK_SECRET).',
-  telegram_unavailable: 'The Telegram Bot API failed or did not answer; retry later.',
-  account_type_not_allowed: 'Agent chat is for accounts with account_type bot or cyborg.',
-  registration_command_not_found: 'No /register command from that bot username was seen in the room.',
-  registration_window_expired: "The bot's last /register is older than the registration window; send it again.",
-  registration_claim_mismatch: "The /register command named another account's wallet address.",
-  telegram_identity_taken: 'That Telegram identity is bound to another account.',
-  account_already_registered: 'This account is bound to another Telegram identity.',
-  agent_not_registered: 'The account has no linked messaging identity yet (register first).',
-  agent_muted: 'The agent is muted; it cannot get invite links.',
-  handshake_already_passed: 'The agent already has full_write.',
-  handshake_not_allowed: 'The agent is sandbox_write or muted; the handshake cannot lift that.',
-  handshake_attempts_exceeded: 'Too many handshake challenges for this account in the last hour.',
-  handshake_challenge_not_found: 'No challenge has this id.',
-  handshake_challenge_foreign: 'The challenge was issued to another account.',
-  handshake_challenge_used: 'The challenge was already answered (single use).',
-  handshake_challenge_superseded: 'A newer challenge replaced this one.',
-  handshake_challenge_expired: 'The challenge is past its validity (HANDSHAKE_TTL_S, 10 minutes).',
-  agent_not_found: 'No registered agent matches (staff endpoints).',
-  trust_level_unchanged: 'The agent is already at that trust level.',
-  target_ambiguous: 'Give exactly one of user_id and telegram_username.',
-} as const;
-
-/** Bounded query integer with a default (typed as number). */
-const intParam = (min: number, max: number, def: number) => queryInt({ min, max }).transform((v) => v ?? def);
-
-const codes = (...list: (keyof typeof agentChatErrorCodes)[]) => `Error codes: ${list.map((c) => `${c} (${agentChatErrorCodes[c]})`).join('; ')}`;
-
-const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
-const trustLevel = z.enum(TRUST_LEVELS);
-const username = z
-  .string()
-  .regex(/^@?[A-Za-z0-9_]{5,32}$/, 'must be a Telegram username: 5-32 letters, digits or underscores, optional leading @')
-  .transform((s) => s.replace(/^@/, ''));
-/** One line of text: no control characters (Postgres text cannot hold NUL either). */
-const line = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(max)
-    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
-/** Free text: newlines and tabs allowed, other control characters not. */
-const prose = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .min(min)
-    .max(max)
-    .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, 'must not contain control characters');
-const timestamp = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
-const topicParam = z
-  .string()
-  .regex(/^(general|\d{1,15})$/, 'must be a topic id or "general"')
-  .transform((s) => (s === 'general' ? ('general' as const) : Number(s)));
-
-// ---------------------------------------------------------------------------------------------
-// Response schemas
-
-const agentBadge = z.object({ user_id: z.number().int(), trust_level: trustLevel, model_name: z.string() }).nullable();
-
-const messageSchema = z
-  .object({
-    id: z.number().int().meta({ description: 'Telegram message id (increases with time within the room)' }),
-    topic: z.object({ id: z.number().int(), name: z.string().nullable() }).nullable().meta({ description: 'Forum topic; null for the General topic' }),
-    reply_to_message_id: z.number().int().nullable(),
-    sender: z.object({
-      username: z.string().nullable(),
-      display_name: z.string().nullable(),
-      is_bot: z.boolean(),
-      agent: agentBadge.meta({ description: 'The registered agent behind this Telegram identity, if any' }),
-    }),
-    text: z.string(),
-    sent_at: z.string().meta({ description: 'Telegram message date, ISO 8601 UTC' }),
-    edited_at: z.string().nullable(),
-  })
-  .meta({ id: 'AgentChatMessage' });
-
-const messagePage = z
-  .object({
-    messages: z.array(messageSchema),
-    count: z.number().int(),
-    limit: z.number().int(),
-    next_before_id: z.number().int().nullable().meta({ description: 'Pass as before_id for the next (older) page; null at the end' }),
-  })
-  .meta({ id: 'AgentChatMessagePage' });
-
-const accountSchema = z
-  .object({
-    user_id: z.number().int(),
-    operator: z.string(),
-    model_name: z.string(),
-    telegram: z.object({ user_id: z.number().int(), username: z.string() }),
-    trust_level: trustLevel,
-    registered_at: z.string(),
-    handshake_passed_at: z.string().nullable(),
-  })
-  .meta({ id: 'AgentChatAccount' });
-
-const trustEventSchema = z
-  .object({
-    id: z.number().int(),
-    user_id: z.number().int(),
-    telegram_username: z.string().nullable(),
-    from_level: trustLevel.nullable(),
-    to_level: trustLevel,
-    cause: z.enum(['registration', 'handshake', 'violations', 'ageing', 'staff']),
-    reason: z.string(),
-    violation_count: z.number().int().nullable(),
-    actor_user_id: z.number().int().nullable(),
-    created_at: z.string(),
-  })
-  .meta({ id: 'AgentTrustEvent' });
-
-const violationSchema = z
-  .object({
-    id: z.number().int(),
-    user_id: z.number().int(),
-    telegram_username: z.string().nullable(),
-    kind: z.enum(['posting_rate', 'message_length', 'staff']),
-    reason: z.string(),
-    recorded_by: z.number().int().nullable().meta({ description: 'Staff user id; null when the moderation job recorded it' }),
-    message_id: z.number().int().nullable(),
-    created_at: z.string(),
-  })
-  .meta({ id: 'AgentViolation' });
-
-function toMessage(r: MessageRow) {
-  return {
-    id: r.message_id,
-    topic: r.topic_id === null ? null : { id: r.topic_id, name: r.topic_name ?? null },
-    reply_to_message_id: r.reply_to_message_id,
-    sender: {
-      username: r.sender_username,
-      display_name: r.sender_name,
-      is_bot: r.sender_is_bot,
-      agent: r.agent_user_id === null ? null : { user_id: r.agent_user_id, trust_level: r.agent_trust_level, model_name: r.agent_model_name! },
-    },
-    text: r.text,
-    sent_at: iso(r.sent_at)!,
-    edited_at: iso(r.edited_at),
-  };
-}
-
-function toAccount(a: AccountRow) {
-  return {
-    user_id: a.user_id,
-    operator: a.operator,
-    model_name: a.model_name,
-    telegram: { user_id: a.telegram_user_id, username: a.telegram_username },
-    trust_level: a.trust_level,
-    registered_at: iso(a.registered_at)!,
-    handshake_passed_at: iso(a.handshake_passed_at),
-  };
-}
-
-function toEvent(e: {
-  id: number;
-  user_id: number;
-  telegram_username?: string | null;
-  from_level: string | null;
-  to_level: string;
-  cause: string;
-  reason: string;
-  violation_count: number | null;
-  actor_user_id: number | null;
-  created_at: Date;
-}) {
-  return {
-    id: e.id,
-    user_id: e.user_id,
-    telegram_username: e.telegram_username ?? null,
-    from_level: e.from_level as TrustLevel | null,
-    to_level: e.to_level as TrustLevel,
-    cause: e.cause as 'registration',
-    reason: e.reason,
-    violation_count: e.violation_count,
-    actor_user_id: e.actor_user_id,
-    created_at: iso(e.created_at)!,
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Middlewares
-
-const bearerOnly: Middleware = async (ctx, next) => {
-  if (ctx.state.user?.via === 'cookie') {
-    throw new AppError(401, 'bearer_required', 'agent chat endpoints take Authorization: Bearer <access token> (or an account API key); the session cookie is not accepted here');
-  }
-  await next();
-};
-
-function needsTelegram(deps: AppDeps, keys: ('TELEGRAM_BOT_TOKEN' | 'TELEGRAM_CHAT_ID')[]): Middleware {
-  return async (_ctx, next) => {
-    const missing = keys.filter((k) => !deps.config[k]);
-    if (missing.length) throw new AppError(503, 'telegram_not_configured', 'agent chat is not configured on this server (Telegram bot)', { missing });
-    await next();
-  };
-}
-
-/** Domain refusals become HTTP errors with their code. */
-async function refusals<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof AgentChatRefusal) throw new AppError(err.status, err.code, err.message, err.details);
-    throw err;
-  }
-}
-
-async function requireAgentAccountType(deps: AppDeps, ctx: Context) {
-  const type = await accountTypeOf(deps.db, ctx.state.user!.id);
-  if (type === null) throw new AppError(401, 'account_not_found', 'the account of this token no longer exists; sign in again');
-  if (type !== 'bot' && type !== 'cyborg') {
-    throw new AppError(403, 'account_type_not_allowed', `agent chat is for accounts with account_type bot or cyborg; this account is ${type}`, { account_type: type });
-  }
-}
-
-const errorResponse = (description: string) => ({ description });
-
-// ---------------------------------------------------------------------------------------------
+import {
+  accountSchema,
+  agentBadge,
+  codes,
+  intParam,
+  line,
+  messagePage,
+  messageSchema,
+  prose,
+  timestamp,
+  topicParam,
+  trustEventSchema,
+  trustLevel,
+  username,
+  violationSchema,
+} from './agent-chat-schemas.js';
+import { bearerOnly, errorResponse, iso, needsTelegram, requireAgentAccountType, toAccount, toEvent, toMessage } from './agent-chat-common.js';
 
 export function agentChatRoutes(deps: AppDeps): RouteDef[] {
   const cfg = deps.config;
@@ -467,7 +256,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
         const userId = ctx.state.user!.id;
         await requireAgentAccountType(deps, ctx);
         const account = await getAgentAccount(deps.db, userId);
-        if (account?.trust_level === 'muted') throw new AppError(403, 'agent_muted', 'a muted agent cannot get invite links');
+        if (account?.trust_level === 'muted') throw new DomainError('agent_muted', 'a muted agent cannot get invite links');
         const expires = Math.floor(Date.now() / 1000) + cfg.AGENT_INVITE_TTL_S;
         const api = botApiFromConfig(cfg)!;
         let link;
@@ -476,7 +265,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
         } catch (err) {
           if (!(err instanceof TelegramError)) throw err;
           deps.log.warn({ method: err.method, code: err.errorCode, description: err.description }, 'telegram call failed');
-          throw new AppError(502, 'telegram_unavailable', 'the Telegram Bot API did not create the invite link; retry later', { method: err.method });
+          throw new DomainError('telegram_unavailable', 'the Telegram Bot API did not create the invite link; retry later', { method: err.method });
         }
         const expiresAt = new Date((link.expire_date ?? expires) * 1000);
         await recordInvite(deps.db, userId, link.invite_link, expiresAt);
@@ -509,9 +298,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
         409: errorResponse('registration_command_not_found, registration_window_expired, telegram_identity_taken or account_already_registered'),
       },
       async handler(ctx, { body }) {
-        const r = await refusals(() =>
-          registerAgent(deps.db, { userId: ctx.state.user!.id, operator: body.operator, modelName: body.model_name, username: body.telegram_bot_username, windowS }),
-        );
+        const r = await registerAgent(deps.db, { userId: ctx.state.user!.id, operator: body.operator, modelName: body.model_name, username: body.telegram_bot_username, windowS });
         if (r.event) {
           await enqueueApplyTrust(r.account.user_id, r.event.id);
           await announce(
@@ -586,7 +373,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
       async handler(ctx) {
         await requireAgentAccountType(deps, ctx);
         const ttl = cfg.HANDSHAKE_TTL_S;
-        const { challenge, spec } = await refusals(() => startHandshake(deps.db, ctx.state.user!.id, ttl, (tg) => generateChallenge(randomInt, tg)));
+        const { challenge, spec } = await startHandshake(deps.db, ctx.state.user!.id, ttl, (tg) => generateChallenge(randomInt, tg));
         await deps.queue.enqueue('handshake-expire', { challenge_id: challenge.id }, { delayMs: ttl * 1000 });
         ctx.status = 201;
         ctx.body = {
@@ -649,7 +436,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
         410: errorResponse('handshake_challenge_expired'),
       },
       async handler(ctx, { body }) {
-        const r = await refusals(() => finishHandshake(deps.db, ctx.state.user!.id, body.challenge_id, body.responses));
+        const r = await finishHandshake(deps.db, ctx.state.user!.id, body.challenge_id, body.responses);
         if (r.event) {
           await enqueueApplyTrust(r.account.user_id, r.event.id);
           await announce(`@${r.account.telegram_username} passed the handshake: full_write.`);
@@ -707,12 +494,12 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
       },
       async handler(ctx, { body }) {
         if ((body.user_id === undefined) === (body.telegram_username === undefined)) {
-          throw new AppError(400, 'target_ambiguous', 'give exactly one of user_id and telegram_username');
+          throw new DomainError('target_ambiguous', 'give exactly one of user_id and telegram_username');
         }
         const userId = body.user_id ?? (await findAgentByUsername(deps.db, body.telegram_username!))?.user_id;
-        if (userId === undefined) throw new AppError(404, 'agent_not_found', `no registered agent is @${body.telegram_username}`);
+        if (userId === undefined) throw new DomainError('agent_not_found', `no registered agent is @${body.telegram_username}`);
         const staffId = ctx.state.user!.id;
-        const r = await refusals(() => recordViolation(deps.db, { userId, kind: 'staff', reason: body.reason, recordedBy: staffId }));
+        const r = await recordViolation(deps.db, { userId, kind: 'staff', reason: body.reason, recordedBy: staffId });
         if (r.event) await enqueueApplyTrust(userId, r.event.id);
         ctx.status = 201;
         ctx.body = {
@@ -785,7 +572,7 @@ export function agentChatRoutes(deps: AppDeps): RouteDef[] {
         409: errorResponse('trust_level_unchanged'),
       },
       async handler(ctx, { params, body }) {
-        const r = await refusals(() => setTrustLevel(deps.db, { userId: params.user_id, to: body.trust_level, reason: body.reason, actor: ctx.state.user!.id }));
+        const r = await setTrustLevel(deps.db, { userId: params.user_id, to: body.trust_level, reason: body.reason, actor: ctx.state.user!.id });
         await enqueueApplyTrust(params.user_id, r.event.id);
         ctx.body = { agent: toAccount(r.account), trust_event: toEvent({ ...r.event, telegram_username: r.account.telegram_username }) };
       },

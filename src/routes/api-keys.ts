@@ -14,7 +14,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { generateApiKey, generateKeyId, maskKey, tierDailyQuota } from '../auth/api-keys.js';
 import type { AppDeps } from '../deps.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { esc, page, usageChart } from '../http/html.js';
 import { Limits, secondsUntilUtcMidnight } from '../http/rate-limit.js';
 import { errorSchema } from '../http/openapi.js';
@@ -85,7 +85,7 @@ ${usageChart(usage)}
 
 function requireKey(ctx: Context) {
   const key = ctx.state.apiKey;
-  if (!key) throw new AppError(401, 'api_key_required', 'authenticate with Authorization: Bearer <API key>');
+  if (!key) throw new DomainError('api_key_required', 'authenticate with Authorization: Bearer <API key>');
   return key;
 }
 
@@ -226,7 +226,7 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
         const key = requireKey(ctx);
         const fresh = generateApiKey();
         const row = await rotateApiKey(deps.db, key.id, fresh);
-        if (!row) throw new AppError(401, 'api_key_revoked', 'API key has been revoked');
+        if (!row) throw new DomainError('api_key_revoked', 'API key has been revoked');
         ctx.set('Cache-Control', 'no-store');
         ctx.body = { key_id: key.id, api_key: fresh.raw, dashboard_url: dashboardUrl(key.id) };
       },

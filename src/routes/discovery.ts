@@ -9,7 +9,6 @@
  */
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { AppError } from '../errors.js';
 import { API_PREFIX, errorSchema } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { MCP_PATH, mcpReportOffer, REPORT_TOOL } from '../mcp/offer.js';
@@ -128,7 +127,9 @@ export function discoveryRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteD
             }),
           ];
         } catch (err) {
-          if (err instanceof PaymentRejection) throw new AppError(err.status === 503 ? 503 : 500, err.code, err.message, null, err.headers);
+          // Payments unavailable (not configured): 503 as the registry says. Any other refusal
+          // cannot come from building an offer: an internal error, not a payment answer.
+          if (err instanceof PaymentRejection && err.rejection !== 'unavailable') throw new Error(`unexpected payment refusal ${err.code} in discovery`, { cause: err });
           throw err;
         }
         ctx.set('Cache-Control', 'public, max-age=60');

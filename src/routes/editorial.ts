@@ -10,7 +10,7 @@ import type { AppDeps } from '../deps.js';
 import type { EditableFields } from '../domain/article-edit.js';
 import { TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
 import { TOKEN_SYMBOL_PATTERN } from '../domain/event-filter.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, validationError, type RouteDef } from '../http/route.js';
 import { editArticle, getArticleRecord, listEdits, transitionArticle, type DecisionInput } from '../queries/articles.js';
@@ -84,15 +84,15 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
       // Paid ads are reviewed through /sponsored/<id>/approve, which checks payment and publishes news.sponsored.
       const a = await deps.db.selectFrom('articles').select('origin').where('id', '=', id).executeTakeFirst();
       if (a?.origin === 'x402_ad') {
-        throw new AppError(409, 'sponsored_review_required', `article ${id} is a sponsored post: review it with POST /api/v1/sponsored/${id}/approve or /reject`);
+        throw new DomainError('sponsored_review_required', `article ${id} is a sponsored post: review it with POST /api/v1/sponsored/${id}/approve or /reject`);
       }
     }
     if (decision?.duplicateOf === id) throw validationError([{ path: 'body.duplicate_of', code: 'custom', message: 'must be another article than this one' }]);
     const r = await transitionArticle(deps.db, { id, action, editorId: ctx.state.user!.id, scheduledFor, decision });
     if (!r.ok && r.reason === 'not_found') throw articleNotFound(id);
-    if (!r.ok && r.reason === 'duplicate_of_not_found') throw new AppError(404, 'duplicate_of_not_found', `duplicate_of: no article ${decision?.duplicateOf}`);
+    if (!r.ok && r.reason === 'duplicate_of_not_found') throw new DomainError('duplicate_of_not_found', `duplicate_of: no article ${decision?.duplicateOf}`);
     if (!r.ok) {
-      throw new AppError(409, 'illegal_transition', `cannot ${action} an article that is ${r.currentStatus}`, {
+      throw new DomainError('illegal_transition', `cannot ${action} an article that is ${r.currentStatus}`, {
         current_status: r.currentStatus,
         allowed_from: TRANSITIONS[action].from,
       });

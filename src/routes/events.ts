@@ -6,18 +6,12 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { eventTypes, isStaffOnly, publicEventTypes, staffEventTypes, type EventType, type Visibility } from '../events.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { listEvents, oldestEventId, prunedThrough } from '../queries/event-log.js';
 import { userRoles } from '../queries/users.js';
-
-/** Error codes of the events endpoint (README "Errors" lists them). */
-export const eventErrorCodes = {
-  events_expired:
-    '410: events after the `after` cursor were deleted by retention (EVENT_LOG_RETENTION_DAYS); re-read the feed (GET /api/v1/news/), then resume from the oldest retained event with after=0; details {oldest_event_id, pruned_through}.',
-} as const;
 
 export const MAX_EVENTS_LIMIT = 500;
 export const DEFAULT_EVENTS_LIMIT = 100;
@@ -121,8 +115,7 @@ export function eventRoutes(deps: AppDeps): RouteDef[] {
           const pruned = await prunedThrough(deps.db);
           if (after < pruned) {
             const oldest = await oldestEventId(deps.db);
-            throw new AppError(
-              410,
+            throw new DomainError(
               'events_expired',
               `events after ${after} were deleted by retention (kept ${retentionDays} days); re-read the feed (GET /api/v1/news/), then resume from the oldest retained event${oldest === null ? '' : ` (${oldest})`} with after=0`,
               { oldest_event_id: oldest, pruned_through: pruned },

@@ -13,22 +13,17 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { DEFAULT_HOURS, HOURS_RANGE, parseTopics, REPORT_TOP_N, TRENDING_TOP_N, type ReportParams, type TrendingParams } from '../domain/intel.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { IntelCache } from '../intel/cache.js';
-import { paymentErrorCodes } from '../payments/errors.js';
+import { codesOfArea } from '../errors/codes.js';
 import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC } from '../payments/docs.js';
 import { bazaarHttp, type BazaarExtension } from '../payments/discovery.js';
 import { Paywall } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
 import { JobFailedError } from '../queue.js';
 import { reportSchema, trendingSchema } from './intel-schemas.js';
-
-export const intelErrorCodes = {
-  intel_pending: '503: the result for these parameters is being computed (cache miss); retry after Retry-After seconds. A paid request is not charged.',
-  intel_unavailable: '503: computing the result failed; retry later. A paid request is not charged.',
-} as const;
 
 const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
 
@@ -82,8 +77,8 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
   const offer = reportOffer(deps);
 
   const pending = (jobId: string) =>
-    new AppError(503, 'intel_pending', 'the result for these parameters is being computed; retry shortly', { job_id: jobId }, { 'Retry-After': '2' });
-  const failed = () => new AppError(503, 'intel_unavailable', 'computing the result failed; retry later', null, { 'Retry-After': '30' });
+    new DomainError('intel_pending', 'the result for these parameters is being computed; retry shortly', { job_id: jobId }, { headers: { 'Retry-After': '2' } });
+  const failed = () => new DomainError('intel_unavailable', 'computing the result failed; retry later', null, { headers: { 'Retry-After': '30' } });
 
   /** Serve one parameter set from the cache, or compute it in the worker (waiting at most JOB_WAIT_MS). */
   async function cachedOrComputed(kind: 'trending', p: TrendingParams): Promise<{ json: string; hit: boolean }>;
@@ -131,7 +126,7 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
       rateLimit: { key: 'intel-trending', points: 30, durationS: 60 },
       responses: {
         200: { description: 'trending tags', schema: trendingSchema, headers: { 'X-Intel-Cache': { description: 'hit or miss', schema: z.enum(['hit', 'miss']) } } },
-        ...errors({ 503: `Not ready or failed (${Object.keys(intelErrorCodes).join(', ')}); Retry-After says when to retry` }),
+        ...errors({ 503: `Not ready or failed (${codesOfArea('Intel').join(', ')}); Retry-After says when to retry` }),
       },
       async handler(ctx, { query }) {
         const p: TrendingParams = { hours: query.hours ?? DEFAULT_HOURS, top_n: query.top_n ?? TRENDING_TOP_N.default };
@@ -149,8 +144,8 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
         `1. x402 v2 (primary). Without a credential the answer is 402 with header PAYMENT-REQUIRED: base64 JSON {x402Version: 2, resource, accepts: [{scheme: "exact", network: X402_NETWORK (default eip155:8453, Base), asset: USDC, amount: "${deps.config.X402_PRICE_ATOMIC}", payTo, maxTimeoutSeconds, extra: {name, version}}]}; the same object is in the body's error.details. Sign an EIP-3009 TransferWithAuthorization for exactly that amount to payTo (EIP-712 domain: extra.name, extra.version, the network's chain id, verifyingContract = asset) and retry with header PAYMENT-SIGNATURE: base64 JSON {x402Version: 2, accepted: <the requirement>, payload: {authorization: {from, to, value, validAfter, validBefore, nonce}, signature}}. The server checks the signature locally, recipient, amount, validity window and that the nonce never paid before (shared by every web process), then ${SETTLEMENT_DOC}`,
         '2. Authorization: Bearer <API key> of the builder or enterprise tier: no payment. A free-tier key gets 402 api_key_tier_insufficient with the payment options.',
         `3. Fallback: headers X-Payment-Tx (transaction hash) and X-Payment-From (sender) of a USDC or USDT transfer on Ethereum mainnet to payTo of at least ${deps.config.X402_PRICE_ATOMIC / 1e6} (atomic ${deps.config.X402_PRICE_ATOMIC}), with MAINNET_MIN_CONFIRMATIONS (default 12) confirmations. Each transaction hash pays one call.`,
-        `A malformed PAYMENT-SIGNATURE (not base64 JSON of a v2 payment payload) is 400 payment_invalid_encoding, as the x402 v2 HTTP transport specifies; every other refusal is 402 (with a fresh PAYMENT-REQUIRED) and its own code: ${Object.keys(
-          paymentErrorCodes,
+        `A malformed PAYMENT-SIGNATURE (not base64 JSON of a v2 payment payload) is 400 payment_invalid_encoding, as the x402 v2 HTTP transport specifies; every other refusal is 402 (with a fresh PAYMENT-REQUIRED) and its own code: ${codesOfArea(
+          'Payments',
         )
           .filter(
             (c) =>
@@ -189,7 +184,7 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
         },
         ...errors({
           400: 'validation_failed (query), or payment_invalid_encoding: a malformed PAYMENT-SIGNATURE (PAYMENT-REQUIRED is sent too)',
-          503: `Not ready, failed or payments unavailable (${[...Object.keys(intelErrorCodes), 'payments_not_configured', 'payment_fallback_unavailable', 'payment_verifier_unavailable', 'payment_settlement_unavailable', 'payment_settlement_pending'].join(', ')}); Retry-After says when to retry`,
+          503: `Not ready, failed or payments unavailable (${[...codesOfArea('Intel'), 'payments_not_configured', 'payment_fallback_unavailable', 'payment_verifier_unavailable', 'payment_settlement_unavailable', 'payment_settlement_pending'].join(', ')}); Retry-After says when to retry`,
         }),
       },
       async handler(ctx, { query }) {

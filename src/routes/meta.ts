@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { buildOpenApi } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
-import { allErrorCodes } from './error-codes.js';
 
 export function metaRoutes(deps: AppDeps, all: () => RouteDef[]): RouteDef[] {
   let cached: unknown;
@@ -16,7 +15,7 @@ export function metaRoutes(deps: AppDeps, all: () => RouteDef[]): RouteDef[] {
       unmetered: true,
       responses: { 200: { description: 'the document', schema: z.record(z.string(), z.unknown()) } },
       handler(ctx) {
-        cached ??= buildOpenApi(all(), { publicBaseUrl: deps.config.PUBLIC_BASE_URL, extraErrorCodes: allErrorCodes });
+        cached ??= buildOpenApi(all(), { publicBaseUrl: deps.config.PUBLIC_BASE_URL });
         ctx.body = cached;
       },
     }),

@@ -9,24 +9,12 @@ import type { AppDeps } from '../deps.js';
 import { PUBLIC_STATUSES } from '../domain/article-state.js';
 import { DECISION_REASON_LABELS } from '../domain/moderation.js';
 import { explainHotTerms, type HotTerms } from '../domain/hot-score.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { API_PREFIX } from '../http/openapi.js';
 import { articleStatus, toArticleItem, type ArticleRecordRow } from '../queries/articles.js';
 
-/** Error codes of the articles, yaps and editorial endpoints (README "Errors" lists them). */
-export const newsErrorCodes = {
-  duplicate_submission: '409: the normalised URL was submitted in the last 30 days; details carry the existing article_id, status, headline and submitted_at.',
-  article_not_found: '404: no such article (or it is not published and the caller is not signed in).',
-  yap_not_found: '404: no such yap on this article.',
-  article_closed: '409: the article is killed or retracted and takes no more votes or yaps; details.current_status.',
-  duplicate_of_not_found: '404: a kill or retraction names duplicate_of, an article that does not exist.',
-  illegal_transition: '409: the editorial action is not allowed from the current status; details.current_status and details.allowed_from.',
-  cannot_vote_own_yap: '403: authors cannot vote on their own yaps.',
-  auth_required: '401: this listing (status=submitted or all) or action needs credentials.',
-} as const;
-
-export function articleNotFound(id: number): AppError {
-  return new AppError(404, 'article_not_found', `article ${id} not found`);
+export function articleNotFound(id: number): DomainError {
+  return new DomainError('article_not_found', `article ${id} not found`);
 }
 
 export function isSignedIn(ctx: Context): boolean {
@@ -48,7 +36,7 @@ export async function visibleStatus(deps: AppDeps, ctx: Context, id: number): Pr
 export function requireSignedIn(ctx: Context, what: string): void {
   if (isSignedIn(ctx)) return;
   const p = ctx.state.authProblem;
-  throw new AppError(401, p?.code ?? 'auth_required', p?.message ?? `${what} needs credentials: send the access_token cookie or an Authorization: Bearer header`);
+  throw new DomainError(p?.code ?? 'auth_required', p?.message ?? `${what} needs credentials: send the access_token cookie or an Authorization: Bearer header`);
 }
 
 /**

@@ -19,7 +19,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { renderAtom, renderJsonFeed, renderRss, type SyndicationMeta } from '../domain/syndication.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../http/conditional.js';
 import { API_PREFIX, errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
@@ -136,8 +136,8 @@ interface FilterQuery {
   t?: 'day' | 'week' | 'month' | 'year' | 'all';
 }
 
-function badCombination(param: string, message: string): AppError {
-  return new AppError(400, 'validation_failed', `invalid request: query.${param}`, { fields: [{ path: `query.${param}`, code: 'conflict', message }] });
+function badCombination(param: string, message: string): DomainError {
+  return new DomainError('validation_failed', `invalid request: query.${param}`, { fields: [{ path: `query.${param}`, code: 'conflict', message }] });
 }
 
 /** The validated filter of a feed request (combination rules that a single parameter's schema cannot state). */

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { provisionalHeadline } from '../domain/page-title.js';
 import { normalizeUrl } from '../domain/url-normalize.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../http/conditional.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
@@ -67,7 +67,7 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
         });
         if (r.duplicate) {
           const d = r.duplicate;
-          throw new AppError(409, 'duplicate_submission', `this URL was already submitted as article ${d.id}`, {
+          throw new DomainError('duplicate_submission', `this URL was already submitted as article ${d.id}`, {
             article_id: d.id,
             status: d.status,
             headline: d.headline,
@@ -216,7 +216,7 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
       async handler(ctx, { params, body }) {
         const r = await castArticleVote(deps.db, params.id, ctx.state.user!.id, body.weight);
         if (!r.ok && r.reason === 'not_found') throw articleNotFound(params.id);
-        if (!r.ok) throw new AppError(409, 'article_closed', `article ${params.id} is ${r.status} and takes no votes`, { current_status: r.status });
+        if (!r.ok) throw new DomainError('article_closed', `article ${params.id} is ${r.status} and takes no votes`, { current_status: r.status });
         if (r.previous !== r.weight) await scheduleHotScore(deps, params.id);
         ctx.body = { article_id: params.id, weight: r.weight, vote_count: r.vote_count, votes: r.votes_cast };
       },

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { getPayment } from '../queries/payments.js';
@@ -44,7 +44,7 @@ export function paymentRoutes(deps: AppDeps): RouteDef[] {
       responses: { 200: { description: 'the payment', schema: paymentSchema }, 404: { description: 'payment_not_found', schema: errorSchema } },
       async handler(ctx, { params }) {
         const p = await getPayment(deps.db, params.payment_id);
-        if (!p) throw new AppError(404, 'payment_not_found', `no payment ${params.payment_id}`);
+        if (!p) throw new DomainError('payment_not_found', `no payment ${params.payment_id}`);
         ctx.set('Cache-Control', 'private, no-store');
         ctx.body = {
           id: p.id,

@@ -16,12 +16,13 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { looksLikeAddress, usernameProblem, USERNAME_PATTERN } from '../domain/username.js';
-import { AppError, type FieldIssue } from '../errors.js';
+import { DomainError, type FieldIssue } from '../errors.js';
 import { defineRoute, queryInt, validationError, type RouteDef } from '../http/route.js';
 import { PictureRejected, reencodePicture } from '../media/process.js';
 import { sniffPicture } from '../media/profile-pictures.js';
 import { MediaReader, mediaName, type NewMedia } from '../media/store.js';
-import { profileBodyParser, uploadErrorCodes } from '../media/profile-upload.js';
+import { profileBodyParser } from '../media/profile-upload.js';
+import { errorCodes, type ErrorCode } from '../errors/codes.js';
 import { findUserByUsername, listOwnSubmissions, setUsername, submissionStats, updateProfile, type ProfilePatch } from '../queries/profile.js';
 import { earningsEstimate, EARNINGS_CACHE_TTL_S } from '../queries/earnings.js';
 import { recentDropsOf } from '../queries/rewards.js';
@@ -30,17 +31,6 @@ import { formatTokens, monthOf } from '../domain/rewards.js';
 import { profileSchema } from './schemas.js';
 import { toDecision } from './news-common.js';
 import { decisionSchema } from './news-schemas.js';
-
-export const profileErrorCodes = {
-  ...uploadErrorCodes,
-  username_invalid: `The username does not match ${USERNAME_PATTERN} (3-30 letters, digits or _, starting with a letter) (400).`,
-  username_reserved: 'The username is reserved (400).',
-  username_taken: 'Another account holds this username, in any letter case (409).',
-  user_not_found: 'No account has this address or username (404).',
-  picture_not_found: 'No stored profile picture has this name (404).',
-  profile_picture_unreadable:
-    'profile_picture has the magic bytes of a JPEG, PNG or GIF but does not decode (corrupt, truncated, or more than 50 megapixels) (415); nothing was stored.',
-};
 
 /** Trimmed text; '' and null clear the field. */
 const clearable = (max: number) =>
@@ -196,7 +186,7 @@ function publicProfile(u: NonNullable<UserRow>, baseUrl: string) {
 
 async function currentUser(deps: AppDeps, ctx: Context) {
   const u = await getUserById(deps.db, ctx.state.user!.id);
-  if (!u) throw new AppError(401, 'account_not_found', 'the account no longer exists');
+  if (!u) throw new DomainError('account_not_found', 'the account no longer exists');
   return u;
 }
 
@@ -217,7 +207,7 @@ function applyModelNameRule(body: z.output<typeof profileBody>, current: NonNull
 export function profileRoutes(deps: AppDeps): RouteDef[] {
   const pictures = new MediaReader(deps.db, { cacheBytes: deps.config.MEDIA_CACHE_BYTES, ttlMs: deps.config.MEDIA_CACHE_TTL_MS });
   const base = deps.config.PUBLIC_BASE_URL;
-  const codes = (names: (keyof typeof profileErrorCodes)[]) => names.map((n) => `\`${n}\`: ${profileErrorCodes[n]}`).join(' ');
+  const codes = (names: ErrorCode[]) => names.map((n) => `\`${n}\`: ${errorCodes[n].description}`).join(' ');
 
   return [
     defineRoute({
@@ -274,19 +264,19 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
         let picture: NewMedia | undefined;
         if (upload) {
           const ext = await sniffPicture(upload.bytes);
-          if (!ext) throw new AppError(415, 'profile_picture_unsupported_type', 'profile_picture must be a JPEG, PNG or GIF image (checked by content)');
+          if (!ext) throw new DomainError('profile_picture_unsupported_type', 'profile_picture must be a JPEG, PNG or GIF image (checked by content)');
           try {
             const p = await reencodePicture(upload.bytes, ext);
             picture = { sha256: p.sha256, bytes: p.bytes, type: p.type, width: p.width, height: p.height };
             patch.profile_picture = mediaName(p.sha256, p.type);
           } catch (err) {
             if (err instanceof PictureRejected)
-              throw new AppError(415, 'profile_picture_unreadable', 'profile_picture could not be decoded as an image (corrupt, truncated or too many pixels)');
+              throw new DomainError('profile_picture_unreadable', 'profile_picture could not be decoded as an image (corrupt, truncated or too many pixels)');
             throw err;
           }
         }
         const result = await updateProfile(deps.db, current.id, patch, picture);
-        if (!result) throw new AppError(401, 'account_not_found', 'the account no longer exists');
+        if (!result) throw new DomainError('account_not_found', 'the account no longer exists');
         ctx.body = toProfile(result.row, base);
       },
     }),
@@ -309,12 +299,12 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
         const username = body.username.trim();
         const problem = usernameProblem(username);
         if (problem === 'username_invalid') {
-          throw new AppError(400, problem, 'username must be 3-30 letters, digits or _, starting with a letter', { pattern: USERNAME_PATTERN.source });
+          throw new DomainError(problem, 'username must be 3-30 letters, digits or _, starting with a letter', { pattern: USERNAME_PATTERN.source });
         }
-        if (problem === 'username_reserved') throw new AppError(400, problem, `the username "${username}" is reserved`);
+        if (problem === 'username_reserved') throw new DomainError(problem, `the username "${username}" is reserved`);
         const r = await setUsername(deps.db, ctx.state.user!.id, username);
-        if (r.taken) throw new AppError(409, 'username_taken', `the username "${username}" is taken`);
-        if (!r.row) throw new AppError(401, 'account_not_found', 'the account no longer exists');
+        if (r.taken) throw new DomainError('username_taken', `the username "${username}" is taken`);
+        if (!r.row) throw new DomainError('account_not_found', 'the account no longer exists');
         ctx.body = toProfile(r.row, base);
       },
     }),
@@ -330,7 +320,7 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
       responses: { 200: { description: 'public profile', schema: publicProfileSchema }, 404: { description: 'user_not_found' } },
       async handler(ctx, { params }) {
         const u = looksLikeAddress(params.id) ? await getUserByAddress(deps.db, params.id) : await findUserByUsername(deps.db, params.id);
-        if (!u) throw new AppError(404, 'user_not_found', `no account with address or username "${params.id}"`);
+        if (!u) throw new DomainError('user_not_found', `no account with address or username "${params.id}"`);
         ctx.body = publicProfile(u, base);
       },
     }),
@@ -376,7 +366,7 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
             ctx.set('Cache-Control', 'public, max-age=86400');
             return;
           }
-          throw new AppError(404, 'picture_not_found', 'no such profile picture');
+          throw new DomainError('picture_not_found', 'no such profile picture');
         }
         ctx.type = f.type;
         ctx.length = f.bytes.length;

@@ -10,18 +10,11 @@ import type { AppDeps } from '../deps.js';
 import { HEADLINE_MATCH_THRESHOLD } from '../domain/headline-similarity.js';
 import type { ProvenanceCheckResult } from '../domain/provenance.js';
 import { normalizeUrl } from '../domain/url-normalize.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { API_PREFIX } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { JobFailedError } from '../queue.js';
 import { editHistory, ingestReceipt, receiptArticle, searchCurated, topTldr, topYaps } from '../queries/provenance.js';
-
-/** Error codes of the provenance endpoints (README "Errors" lists them). */
-export const provenanceErrorCodes = {
-  provenance_job_not_found: '404: no check with this job id (unknown, or its result expired after 1 hour).',
-  provenance_check_failed: '503: the check could not be completed (backing service trouble); send it again.',
-  article_not_found: '404: no such article (receipts of unpublished articles need a signed-in caller).',
-} as const;
 
 const iso = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
 
@@ -110,8 +103,8 @@ function respondPending(ctx: Context, jobId: string) {
   ctx.body = { status: 'pending', job_id: jobId, poll_url: pollUrl(jobId) };
 }
 
-function checkFailed(jobId: string): AppError {
-  return new AppError(503, 'provenance_check_failed', 'the provenance check could not be completed; send it again', { job_id: jobId }, { 'Retry-After': '2' });
+function checkFailed(jobId: string): DomainError {
+  return new DomainError('provenance_check_failed', 'the provenance check could not be completed; send it again', { job_id: jobId }, { headers: { 'Retry-After': '2' } });
 }
 
 function isSignedIn(ctx: Context): boolean {
@@ -170,14 +163,14 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
       },
       async handler(ctx, { params }) {
         const job = await deps.queue.queue('provenance-check').getJob(params.job_id);
-        if (!job) throw new AppError(404, 'provenance_job_not_found', `no provenance check ${params.job_id} (results are kept for 1 hour)`);
+        if (!job) throw new DomainError('provenance_job_not_found', `no provenance check ${params.job_id} (results are kept for 1 hour)`);
         const state = await job.getState();
         if (state === 'completed') {
           ctx.body = job.returnvalue as ProvenanceCheckResult;
           return;
         }
         if (state === 'failed') throw checkFailed(params.job_id);
-        if (state === 'unknown') throw new AppError(404, 'provenance_job_not_found', `no provenance check ${params.job_id} (results are kept for 1 hour)`);
+        if (state === 'unknown') throw new DomainError('provenance_job_not_found', `no provenance check ${params.job_id} (results are kept for 1 hour)`);
         respondPending(ctx, params.job_id);
       },
     }),
@@ -317,7 +310,7 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
       async handler(ctx, { params }) {
         const id = params.news_id;
         const a = await receiptArticle(deps.db, id);
-        if (!a || (!PUBLIC_STATUSES.includes(a.status) && !isSignedIn(ctx))) throw new AppError(404, 'article_not_found', `article ${id} not found`);
+        if (!a || (!PUBLIC_STATUSES.includes(a.status) && !isSignedIn(ctx))) throw new DomainError('article_not_found', `article ${id} not found`);
         const [tldr, yaps, wire, edits] = await Promise.all([topTldr(deps.db, id), topYaps(deps.db, id, TOP_COMMENTS), ingestReceipt(deps.db, id), editHistory(deps.db, id)]);
         ctx.body = {
           news_id: a.id,

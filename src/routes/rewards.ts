@@ -8,15 +8,11 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { allocationTokens, CATEGORIES, MONTH_PATTERN, monthOf, POOL_UNITS, TOKEN_DECIMALS } from '../domain/rewards.js';
 import { LEAF_ENCODING } from '../domain/reward-tree.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
+import { errorCodes } from '../errors/codes.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { allocationFor, dropOf, dropsOfMonth, getDistribution, listDistributions, type DistributionRow } from '../queries/rewards.js';
 import { dropSchema, toDrop } from './profile.js';
-
-export const rewardErrorCodes = {
-  distribution_not_found: 'The month has not been distributed (yet) (404).',
-  drop_not_found: "The address received nothing in that month's distribution (404).",
-};
 
 const perCategory = <T extends z.ZodType>(t: T) => z.object(Object.fromEntries(CATEGORIES.map((k) => [k, t])) as Record<(typeof CATEGORIES)[number], T>);
 const month = z.string().regex(MONTH_PATTERN, 'must be YYYY-MM');
@@ -113,13 +109,13 @@ export function rewardRoutes(deps: AppDeps): RouteDef[] {
       path: '/rewards/distributions/:month/',
       operationId: 'getRewardDistribution',
       summary: "A month's distribution: Merkle root, totals and every drop (address, amount)",
-      description: `Rebuild the tree with StandardMerkleTree.of(drops.map(d => [d.address, d.amount]), ['address', 'uint256']) and compare roots. \`distribution_not_found\`: ${rewardErrorCodes.distribution_not_found}`,
+      description: `Rebuild the tree with StandardMerkleTree.of(drops.map(d => [d.address, d.amount]), ['address', 'uint256']) and compare roots. \`distribution_not_found\`: ${errorCodes.distribution_not_found.description}`,
       tags: ['rewards'],
       params: z.object({ month }),
       responses: { 200: { description: 'distribution', schema: distributionSchema }, 404: { description: 'distribution_not_found' } },
       async handler(ctx, { params }) {
         const d = await getDistribution(deps.db, params.month);
-        if (!d) throw new AppError(404, 'distribution_not_found', `no distribution for ${params.month}`);
+        if (!d) throw new DomainError('distribution_not_found', `no distribution for ${params.month}`);
         const drops = await dropsOfMonth(deps.db, params.month);
         ctx.body = {
           ...summaryBody(d),
@@ -136,13 +132,13 @@ export function rewardRoutes(deps: AppDeps): RouteDef[] {
       path: '/rewards/distributions/:month/:address/',
       operationId: 'getRewardDrop',
       summary: "One address's drop of a month with its Merkle proof",
-      description: `\`drop_not_found\`: ${rewardErrorCodes.drop_not_found}`,
+      description: `\`drop_not_found\`: ${errorCodes.drop_not_found.description}`,
       tags: ['rewards'],
       params: z.object({ month, address: z.string().refine((v) => isAddress(v, { strict: false }), 'must be an Ethereum address') }),
       responses: { 200: { description: 'drop', schema: dropSchema }, 404: { description: 'drop_not_found' } },
       async handler(ctx, { params }) {
         const d = await dropOf(deps.db, params.month, params.address);
-        if (!d) throw new AppError(404, 'drop_not_found', `no drop for ${params.address} in ${params.month}`);
+        if (!d) throw new DomainError('drop_not_found', `no drop for ${params.address} in ${params.month}`);
         ctx.body = toDrop(d);
       },
     }),

@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { hostOf, normalizeUrl } from '../domain/url-normalize.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC } from '../payments/docs.js';
@@ -20,12 +20,6 @@ import { bazaarHttp, type BazaarExtension } from '../payments/discovery.js';
 import { Paywall } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
 import { AD_STATUSES, AD_TIERS, decideAd, getAd, insertSponsoredArticle, listAds, type AdRow } from '../queries/sponsored.js';
-
-export const sponsoredErrorCodes = {
-  ad_not_found: '404: no sponsored post with this id.',
-  ad_not_pending: '409: the ad was already decided (details.ad_status); only sponsored_pending ads can be approved or rejected.',
-  ad_not_paid: "409: the ad's payment has not settled yet (is_paid false); approve it once GET /payments/{id}/ says settled.",
-} as const;
 
 const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
 
@@ -145,9 +139,9 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
   async function decide(id: number, editorId: number, action: 'approve' | 'reject') {
     const out = await decideAd(deps.db, { id, editorId, action, hotScoreWindowHours: deps.config.HOT_SCORE_WINDOW_HOURS });
     if (!out.ok) {
-      if (out.reason === 'not_found') throw new AppError(404, 'ad_not_found', `no sponsored post ${id}`);
-      if (out.reason === 'unpaid') throw new AppError(409, 'ad_not_paid', 'the payment for this ad has not settled yet; approve it once it has');
-      throw new AppError(409, 'ad_not_pending', `the ad is ${out.adStatus}; only sponsored_pending ads can be decided`, { ad_status: out.adStatus });
+      if (out.reason === 'not_found') throw new DomainError('ad_not_found', `no sponsored post ${id}`);
+      if (out.reason === 'unpaid') throw new DomainError('ad_not_paid', 'the payment for this ad has not settled yet; approve it once it has');
+      throw new DomainError('ad_not_pending', `the ad is ${out.adStatus}; only sponsored_pending ads can be decided`, { ad_status: out.adStatus });
     }
     return toAd((await getAd(deps.db, id))!);
   }
@@ -183,7 +177,7 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
       },
       async handler(ctx, { body }) {
         const grant = await paywall.authorize(ctx, offer);
-        if (grant.kind !== 'payment') throw new AppError(500, 'internal_error', 'ads are always paid');
+        if (grant.kind !== 'payment') throw new DomainError('internal_error', 'ads are always paid');
         const normalized = normalizeUrl(body.url)!;
         const { articleId } = await grant.commit((trx) =>
           insertSponsoredArticle(trx, {

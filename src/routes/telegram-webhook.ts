@@ -12,7 +12,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { ingestUpdate } from '../queries/agent-chat.js';
 import { readUpdate, updateSchema } from '../telegram/updates.js';
@@ -42,8 +42,8 @@ export function telegramWebhookRoutes(deps: AppDeps): RouteDef[] {
         async (ctx, next) => {
           // Checked before the body is validated, so an unauthenticated caller learns nothing.
           const secret = cfg.TELEGRAM_WEBHOOK_SECRET;
-          if (!secret || !cfg.TELEGRAM_CHAT_ID) throw new AppError(503, 'telegram_not_configured', 'the Telegram webhook is not configured on this server');
-          if (!sameSecret(ctx.get(SECRET_HEADER), secret)) throw new AppError(401, 'webhook_secret_invalid', 'missing or wrong X-Telegram-Bot-Api-Secret-Token');
+          if (!secret || !cfg.TELEGRAM_CHAT_ID) throw new DomainError('telegram_not_configured', 'the Telegram webhook is not configured on this server');
+          if (!sameSecret(ctx.get(SECRET_HEADER), secret)) throw new DomainError('webhook_secret_invalid', 'missing or wrong X-Telegram-Bot-Api-Secret-Token');
           await next();
         },
       ],

@@ -15,7 +15,8 @@ import { z } from 'zod';
 import { consumeNonce, issueNonce, readNonce } from '../auth/nonce.js';
 import { ACCESS_TOKEN_TTL_S, REFRESH_TOKEN_TTL_S, signAccessToken, signRefreshToken, TokenError, verifyRefreshToken, type Role } from '../auth/tokens.js';
 import type { AppDeps } from '../deps.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
+import { errorCodes } from '../errors/codes.js';
 import { assertSameOrigin } from '../http/auth.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { insertRefreshToken, revokeFamily, spendRefreshToken } from '../queries/refresh-tokens.js';
@@ -67,14 +68,8 @@ function clearCookies(deps: AppDeps, ctx: Context) {
   ctx.append('Set-Cookie', cookie('refresh_token', '', { maxAgeS: 0, path: REFRESH_COOKIE_PATH, secure }));
 }
 
-export const authErrors = {
-  nonce_unknown: 'The nonce was never issued (or is long gone): request a new one.',
-  nonce_expired: 'The nonce is older than one hour: request a new one.',
-  nonce_used: 'The nonce was already used to sign in: request a new one.',
-  nonce_address_mismatch: 'The nonce was issued for another address.',
-  signature_over_nonce: 'The signature is over the bare nonce; sign the full message text.',
-  signature_invalid: 'The signature does not match the message and address (another key, or another message).',
-};
+/** The 401 codes of signing in; their messages are the registry's meanings. */
+const SIGN_IN_CODES = ['nonce_unknown', 'nonce_expired', 'nonce_used', 'nonce_address_mismatch', 'signature_over_nonce', 'signature_invalid'] as const;
 
 export function walletAuthRoutes(deps: AppDeps): RouteDef[] {
   const prefix = deps.config.QUEUE_PREFIX;
@@ -96,19 +91,17 @@ export function walletAuthRoutes(deps: AppDeps): RouteDef[] {
       path: '/wallet/verify/',
       operationId: 'verifyWallet',
       summary: 'Verify a personal_sign signature over the issued message; sets session cookies',
-      description: `401 codes: ${Object.entries(authErrors)
-        .map(([c, d]) => `${c} (${d})`)
-        .join('; ')}`,
+      description: `401 codes: ${SIGN_IN_CODES.map((c) => `${c} (${errorCodes[c].description})`).join('; ')}`,
       tags: ['authentication'],
       body: z.object({
         address,
         signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 65-byte hex signature with 0x prefix'),
         nonce: z.string().regex(/^[0-9a-f]{32}$/, 'must be the 32-character hex nonce'),
       }),
-      responses: { 200: { description: 'signed in', schema: tokensResponse }, 401: { description: `The signature or nonce is refused (${Object.keys(authErrors).join(', ')})` } },
+      responses: { 200: { description: 'signed in', schema: tokensResponse }, 401: { description: `The signature or nonce is refused (${SIGN_IN_CODES.join(', ')})` } },
       async handler(ctx, { body }) {
         const rec = await readNonce(deps.redis, prefix, body.nonce, body.address);
-        if (typeof rec === 'string') throw new AppError(401, rec, authErrors[rec]);
+        if (typeof rec === 'string') throw new DomainError(rec);
         const signature = body.signature as `0x${string}`;
         const ok = await verifyMessage({ address: body.address as `0x${string}`, message: rec.message, signature }).catch(() => false);
         if (!ok) {
@@ -117,9 +110,9 @@ export function walletAuthRoutes(deps: AppDeps): RouteDef[] {
             () => false,
           );
           const code = overNonce ? 'signature_over_nonce' : 'signature_invalid';
-          throw new AppError(401, code, authErrors[code]);
+          throw new DomainError(code);
         }
-        if (!(await consumeNonce(deps.redis, prefix, body.nonce))) throw new AppError(401, 'nonce_used', authErrors.nonce_used);
+        if (!(await consumeNonce(deps.redis, prefix, body.nonce))) throw new DomainError('nonce_used');
         const user = await upsertUserOnSignIn(deps.db, body.address);
         const t = await issueSession(deps, ctx, user);
         ctx.body = {
@@ -151,23 +144,23 @@ export function walletAuthRoutes(deps: AppDeps): RouteDef[] {
       async handler(ctx, { body }) {
         const fromCookie = ctx.cookies.get('refresh_token');
         const token = body.refresh_token ?? fromCookie;
-        if (!token) throw new AppError(401, 'refresh_token_missing', 'send the refresh_token cookie or {"refresh_token": "..."}');
+        if (!token) throw new DomainError('refresh_token_missing', 'send the refresh_token cookie or {"refresh_token": "..."}');
         if (!body.refresh_token) assertSameOrigin(ctx, deps.config.TRUSTED_ORIGIN);
         let claims;
         try {
           claims = await verifyRefreshToken(deps.config.JWT_SECRET, token);
         } catch (err) {
           const code = err instanceof TokenError && err.code === 'token_expired' ? 'refresh_token_expired' : 'refresh_token_invalid';
-          throw new AppError(401, code, code === 'refresh_token_expired' ? 'refresh token expired; sign in again' : 'refresh token is invalid');
+          throw new DomainError(code, code === 'refresh_token_expired' ? 'refresh token expired; sign in again' : 'refresh token is invalid');
         }
         const spent = await spendRefreshToken(deps.db, claims.id, claims.userId);
         if (spent === 'reused') {
           clearCookies(deps, ctx);
-          throw new AppError(401, 'refresh_token_reused', 'this refresh token was already used; every session of its family is revoked');
+          throw new DomainError('refresh_token_reused', 'this refresh token was already used; every session of its family is revoked');
         }
-        if (spent !== 'ok') throw new AppError(401, spent === 'revoked' ? 'refresh_token_revoked' : 'refresh_token_invalid', 'refresh token is no longer valid; sign in again');
+        if (spent !== 'ok') throw new DomainError(spent === 'revoked' ? 'refresh_token_revoked' : 'refresh_token_invalid', 'refresh token is no longer valid; sign in again');
         const user = await getUserById(deps.db, claims.userId);
-        if (!user) throw new AppError(401, 'account_not_found', 'the account no longer exists');
+        if (!user) throw new DomainError('account_not_found', 'the account no longer exists');
         const t = await issueSession(deps, ctx, user, claims.family);
         ctx.body = {
           access_token: t.access,

@@ -18,7 +18,7 @@ import type { AppDeps } from '../deps.js';
 import { endpointCap, WEBHOOK_ENDPOINT_CAPS } from '../domain/webhook-caps.js';
 import { MAX_ATTEMPTS, retryHorizonMs } from '../domain/webhook-retry.js';
 import { MAX_YAP_TAG_LENGTH, YAP_TAG_PATTERN } from '../domain/yap.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { publicEventTypes } from '../events.js';
 import { requireAuth } from '../http/auth.js';
 import { errorSchema } from '../http/openapi.js';
@@ -43,16 +43,6 @@ import { EXCERPT_BYTES, messageId, wakeEndpoint } from '../webhooks/deliver.js';
 import { encryptSecret, generateSecret, webhookKey } from '../webhooks/secrets.js';
 import { idParam, tokenAddress } from './news-schemas.js';
 import type { Enqueue } from '../../jobs/define.js';
-
-export const webhookErrorCodes = {
-  webhook_not_found: "404: no webhook endpoint with this id among the caller's (another caller's endpoint is 404 too).",
-  webhook_delivery_not_found: '404: no delivery with this id on this endpoint.',
-  webhook_limit_reached: '403: the owner has as many webhook endpoints as its tier allows (details {limit, count}); delete one first.',
-  webhook_disabled: '409: the endpoint is disabled (see its disabled_reason); re-enable it with PATCH {"enabled": true} first.',
-  webhook_delivery_pending: '409: the delivery is still pending on its retry schedule (details.next_attempt_at); only finished deliveries can be redelivered.',
-  webhook_event_expired: "410: the delivery's event was deleted by retention (EVENT_LOG_RETENTION_DAYS); it cannot be sent again.",
-  webhooks_not_configured: '503: webhooks are off on this deployment (production without WEBHOOK_SECRET_KEY).',
-} as const;
 
 /** Deliveries are signed with the previous secret too for this long after a rotation. */
 const ROTATION_GRACE_MS = 24 * 3600_000;
@@ -246,8 +236,7 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
     if (ctx.state.user) return userGuard(ctx, () => (key ? next() : Promise.reject(notConfigured())));
     if (!ctx.state.apiKey) {
       const p = ctx.state.authProblem;
-      throw new AppError(
-        401,
+      throw new DomainError(
         p?.code ?? 'auth_required',
         p?.message ?? 'authentication required: an API key (Authorization: Bearer squid_...) or a signed-in session (access_token cookie or Bearer JWT)',
       );
@@ -255,7 +244,7 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
     if (!key) throw notConfigured();
     await next();
   };
-  const notConfigured = () => new AppError(503, 'webhooks_not_configured', 'webhooks are not configured on this deployment (WEBHOOK_SECRET_KEY is unset)');
+  const notConfigured = () => new DomainError('webhooks_not_configured', 'webhooks are not configured on this deployment (WEBHOOK_SECRET_KEY is unset)');
   const security = [['cookieAuth'], ['bearerAuth']];
   const before = [caller];
   const urlSchema = endpointUrl(deps.config.OUTBOUND_ALLOW_PRIVATE);
@@ -263,7 +252,7 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
 
   async function ownEndpoint(ctx: Context, id: number): Promise<EndpointRow> {
     const row = await getEndpoint(deps.db, ownerOf(ctx), id);
-    if (!row) throw new AppError(404, 'webhook_not_found', `no webhook endpoint ${id}`);
+    if (!row) throw new DomainError('webhook_not_found', `no webhook endpoint ${id}`);
     return row;
   }
   const wake = (id: number) =>
@@ -314,7 +303,7 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
           cap,
         );
         if (!r.ok)
-          throw new AppError(403, 'webhook_limit_reached', `at most ${cap} webhook endpoints for this ${owner.kind === 'user' ? 'account' : 'API key'}; delete one first`, {
+          throw new DomainError('webhook_limit_reached', `at most ${cap} webhook endpoints for this ${owner.kind === 'user' ? 'account' : 'API key'}; delete one first`, {
             limit: cap,
             count: r.count,
           });
@@ -407,7 +396,7 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
           filters: body.filters === undefined ? undefined : filtersFor(body.filters),
           enabled: body.enabled,
         });
-        if (!row) throw new AppError(404, 'webhook_not_found', `no webhook endpoint ${params.id}`);
+        if (!row) throw new DomainError('webhook_not_found', `no webhook endpoint ${params.id}`);
         ctx.body = toEndpoint(row);
       },
     }),
@@ -422,7 +411,7 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       params: idParam,
       responses: { 204: { description: 'deleted' }, ...common },
       async handler(ctx, { params }) {
-        if (!(await deleteEndpoint(deps.db, ownerOf(ctx), params.id))) throw new AppError(404, 'webhook_not_found', `no webhook endpoint ${params.id}`);
+        if (!(await deleteEndpoint(deps.db, ownerOf(ctx), params.id))) throw new DomainError('webhook_not_found', `no webhook endpoint ${params.id}`);
         ctx.status = 204;
       },
     }),
@@ -447,7 +436,7 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       async handler(ctx, { params }) {
         const secret = generateSecret();
         const row = await rotateEndpointSecret(deps.db, ownerOf(ctx), params.id, encryptSecret(key!, secret), ROTATION_GRACE_MS);
-        if (!row) throw new AppError(404, 'webhook_not_found', `no webhook endpoint ${params.id}`);
+        if (!row) throw new DomainError('webhook_not_found', `no webhook endpoint ${params.id}`);
         ctx.set('Cache-Control', 'no-store');
         ctx.body = { id: row.id, secret, previous_secret_expires_at: row.previous_secret_expires_at!.toISOString() };
       },
@@ -467,7 +456,7 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       async handler(ctx, { params }) {
         const ep = await ownEndpoint(ctx, params.id);
         if (!ep.enabled)
-          throw new AppError(409, 'webhook_disabled', `webhook endpoint ${ep.id} is disabled (${ep.disabled_reason ?? 'disabled'}); re-enable it with PATCH {"enabled": true}`);
+          throw new DomainError('webhook_disabled', `webhook endpoint ${ep.id} is disabled (${ep.disabled_reason ?? 'disabled'}); re-enable it with PATCH {"enabled": true}`);
         const d = await insertTestDelivery(
           deps.db,
           ep.id,
@@ -541,15 +530,15 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       async handler(ctx, { params }) {
         const ep = await ownEndpoint(ctx, params.id);
         if (!ep.enabled)
-          throw new AppError(409, 'webhook_disabled', `webhook endpoint ${ep.id} is disabled (${ep.disabled_reason ?? 'disabled'}); re-enable it with PATCH {"enabled": true}`);
+          throw new DomainError('webhook_disabled', `webhook endpoint ${ep.id} is disabled (${ep.disabled_reason ?? 'disabled'}); re-enable it with PATCH {"enabled": true}`);
         const r = await rearmDelivery(deps.db, ep.id, params.delivery_id);
-        if (!r.ok && r.reason === 'not_found') throw new AppError(404, 'webhook_delivery_not_found', `no delivery ${params.delivery_id} on webhook endpoint ${ep.id}`);
+        if (!r.ok && r.reason === 'not_found') throw new DomainError('webhook_delivery_not_found', `no delivery ${params.delivery_id} on webhook endpoint ${ep.id}`);
         if (!r.ok && r.reason === 'pending') {
-          throw new AppError(409, 'webhook_delivery_pending', `delivery ${params.delivery_id} is still pending; its next attempt is at ${iso(r.row!.next_attempt_at)}`, {
+          throw new DomainError('webhook_delivery_pending', `delivery ${params.delivery_id} is still pending; its next attempt is at ${iso(r.row!.next_attempt_at)}`, {
             next_attempt_at: iso(r.row!.next_attempt_at),
           });
         }
-        if (!r.ok) throw new AppError(410, 'webhook_event_expired', `the event of delivery ${params.delivery_id} was deleted by retention; it cannot be sent again`);
+        if (!r.ok) throw new DomainError('webhook_event_expired', `the event of delivery ${params.delivery_id} was deleted by retention; it cannot be sent again`);
         await wake(ep.id);
         ctx.status = 202;
         ctx.body = { delivery: toDelivery(r.row) };

@@ -4,16 +4,9 @@
  */
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { listItems, promoteWireItem } from '../queries/wire.js';
-
-/** Error codes of the wire endpoints (README "Errors" lists them). */
-export const wireErrorCodes = {
-  wire_item_not_found: '404: no wire item with this id.',
-  wire_item_already_promoted: '409: the wire item was promoted before; details.article_id is its article.',
-  wire_item_duplicate: '409: an article with the same normalised URL exists (last 30 days, not killed); details.article_id.',
-} as const;
 
 const iso = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
 const idParam = z
@@ -106,9 +99,9 @@ export function wireRoutes(deps: AppDeps): RouteDef[] {
       },
       async handler(ctx, { params, body }) {
         const r = await promoteWireItem(deps.db, params.id, { promotedBy: ctx.state.user?.id ?? null, headline: body.headline, now: new Date() });
-        if (r.outcome === 'not_found') throw new AppError(404, 'wire_item_not_found', `wire item ${params.id} not found`);
-        if (r.outcome === 'already_promoted') throw new AppError(409, 'wire_item_already_promoted', `wire item ${params.id} was already promoted`, { article_id: r.articleId });
-        if (r.outcome === 'duplicate_url') throw new AppError(409, 'wire_item_duplicate', `an article with this URL exists (${r.articleId})`, { article_id: r.articleId });
+        if (r.outcome === 'not_found') throw new DomainError('wire_item_not_found', `wire item ${params.id} not found`);
+        if (r.outcome === 'already_promoted') throw new DomainError('wire_item_already_promoted', `wire item ${params.id} was already promoted`, { article_id: r.articleId });
+        if (r.outcome === 'duplicate_url') throw new DomainError('wire_item_duplicate', `an article with this URL exists (${r.articleId})`, { article_id: r.articleId });
         ctx.status = 201;
         ctx.body = { article_id: r.article.id, wire_item_id: r.wireItemId, status: 'submitted', origin: 'tsunami', headline: r.article.headline };
       },

@@ -6,7 +6,7 @@ import { getAddress } from 'viem';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { COMMON_YAP_TAGS, MAX_YAP_LENGTH } from '../domain/yap.js';
-import { AppError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { castYapVote, insertYap, listYaps, myYapVotes, type YapRow } from '../queries/yaps.js';
@@ -31,8 +31,8 @@ function toYap(y: YapRow, myVote?: number) {
   return out;
 }
 
-function closed(id: number, status: string): AppError {
-  return new AppError(409, 'article_closed', `article ${id} is ${status} and takes no more yaps or votes`, { current_status: status });
+function closed(id: number, status: string): DomainError {
+  return new DomainError('article_closed', `article ${id} is ${status} and takes no more yaps or votes`, { current_status: status });
 }
 
 export function yapRoutes(deps: AppDeps): RouteDef[] {
@@ -119,8 +119,8 @@ export function yapRoutes(deps: AppDeps): RouteDef[] {
       async handler(ctx, { params, body }) {
         const r = await castYapVote(deps.db, { articleId: params.id, yapId: params.yap_id, userId: ctx.state.user!.id, weight: body.weight });
         if (!r.ok) {
-          if (r.reason === 'not_found') throw new AppError(404, 'yap_not_found', `yap ${params.yap_id} not found on article ${params.id}`);
-          if (r.reason === 'own_yap') throw new AppError(403, 'cannot_vote_own_yap', 'you cannot vote on your own yap');
+          if (r.reason === 'not_found') throw new DomainError('yap_not_found', `yap ${params.yap_id} not found on article ${params.id}`);
+          if (r.reason === 'own_yap') throw new DomainError('cannot_vote_own_yap', 'you cannot vote on your own yap');
           throw closed(params.id, r.status);
         }
         await scheduleHotScore(deps, params.id);

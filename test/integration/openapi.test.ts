@@ -2,7 +2,7 @@ import { validate } from '@readme/openapi-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { allErrorCodes } from '../../src/routes/error-codes.js';
+import { errorDescriptions as allErrorCodes } from '../../src/errors/codes.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { loadPrecompiled, ResponseChecker } from '../support/openapi-check.js';
 import request from '../support/request.js';

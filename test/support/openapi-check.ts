@@ -11,7 +11,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import { loadConfig } from '../../src/config.js';
 import { buildOpenApi } from '../../src/http/openapi.js';
-import { allErrorCodes } from '../../src/routes/error-codes.js';
+import { errorCodes, errorDescriptions as allErrorCodes, isErrorCode, type ErrorCodeSpec } from '../../src/errors/codes.js';
 import { allRoutes } from '../../src/routes/index.js';
 
 const standaloneCode = ((standaloneCodeModule as unknown as { default?: unknown }).default ?? standaloneCodeModule) as (ajv: Ajv2020, refs: Record<string, string>) => string;
@@ -56,7 +56,7 @@ export function buildTestDocument(): Json {
   });
   // Routes only read their dependencies when a request arrives; `db` is a placeholder object (some
   // middlewares key per-database caches by it at construction).
-  return buildOpenApi(allRoutes({ config, db: {} } as never), { publicBaseUrl: config.PUBLIC_BASE_URL, extraErrorCodes: allErrorCodes });
+  return buildOpenApi(allRoutes({ config, db: {} } as never), { publicBaseUrl: config.PUBLIC_BASE_URL });
 }
 
 /** Rewrite component references to absolute ids so each schema compiles on its own. */
@@ -184,7 +184,12 @@ export class ResponseChecker {
     }
     const code = s.status >= 400 ? (body as { error?: { code?: unknown } } | null)?.error?.code : undefined;
     if (typeof code === 'string' && !(code in allErrorCodes)) {
-      problems.push(`${where}: error code ${code} is not in src/routes/error-codes.ts (README table, document description)`);
+      problems.push(`${where}: error code ${code} is not in src/errors/codes.ts (README table, document description)`);
+    } else if (typeof code === 'string' && isErrorCode(code)) {
+      // The registry is the one source of a code's status (a kind's own status where it has one).
+      const spec: ErrorCodeSpec = errorCodes[code];
+      const allowed = [spec.status, ...Object.values(spec.statusByKind ?? {})];
+      if (!allowed.includes(s.status)) problems.push(`${where}: error code ${code} answered ${s.status}; src/errors/codes.ts says ${allowed.join(' or ')}`);
     }
     const v = this.validator(`${key} body ${type}`, media.schema);
     if (!v(body)) {

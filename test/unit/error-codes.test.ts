@@ -1,5 +1,5 @@
 /**
- * Every error code the code can raise is listed in src/routes/error-codes.ts, from which README's
+ * Every error code the code can raise is listed in the registry, src/errors/codes.ts, from which README's
  * error table and the OpenAPI document's list are generated (test/unit/readme.test.ts checks README
  * is regenerated). The code is scanned for the ways an error code is raised; the response-check
  * layer (test/support/openapi-check.ts) also refuses any error body whose code is not listed.
@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { allErrorCodes } from '../../src/routes/error-codes.js';
+import { errorCodes, errorDescriptions as allErrorCodes } from '../../src/errors/codes.js';
 import { buildTestDocument } from '../support/openapi-check.js';
 
 const SRC = new URL('../../src/', import.meta.url).pathname;
@@ -21,7 +21,7 @@ function files(dir: string): string[] {
 
 /** How an error code is raised in this code base (constructors, helpers, literal error bodies). */
 const RAISES = [
-  /new (?:AppError|AgentChatRefusal)\(\s*\d{3},\s*'([a-z0-9_]+)'/g,
+  /new (?:DomainError|PaymentRejection)\(\s*'([a-z0-9_]+)'/g,
   /\b(?:badRequest|unauthorized|forbidden|notFound|conflict|errorBody|reject|unavailable)\(\s*'([a-z0-9_]+)'/g,
   /\bjson\(\s*\d{3},\s*'([a-z0-9_]+)'/g,
   /error:\s*\{\s*code:\s*'([a-z0-9_]+)'/g,
@@ -51,13 +51,13 @@ it('every error code raised in src/ is listed (README table and OpenAPI document
 
 it('the scan finds codes raised in each of the ways the code base raises them (the check above can fail)', () => {
   const sample = [
-    "throw new AppError(404, 'zz_one', 'x');",
+    "throw new DomainError('zz_one', 'x');",
     "throw badRequest('zz_two', 'x');",
     "throw reject('zz_three', 'x', 'y');",
     "json(401, 'zz_four', 'x');",
     "JSON.stringify({ error: { code: 'zz_five', message: 'x' } })",
     "return { code: 'zz_six', message: 'x' };",
-    "throw new AgentChatRefusal(409, 'zz_seven', 'x');",
+    "throw new PaymentRejection(\n  'zz_seven', 'x');",
     "warnings.push({ code: 'not_an_error', message: 'x' });",
     "c.addIssue({ code: 'custom', message: 'x' });",
     "fields: [{ path: 'query.limit', code: 'not_an_error_either', message: 'x' }]",
@@ -80,11 +80,43 @@ it('every status a route handler throws directly is documented for that operatio
       if (!id) continue;
       seen++;
       const statuses = new Set<number>();
-      for (const m of chunk.matchAll(/new (?:AppError|AgentChatRefusal)\(\s*(\d{3})/g)) statuses.add(Number(m[1]));
+      // A code's status is the registry's (src/errors/codes.ts): the error middleware maps it.
+      for (const m of chunk.matchAll(/new DomainError\(\s*'([a-z0-9_]+)'/g)) statuses.add((errorCodes as Record<string, { status: number }>)[m[1]]?.status ?? 0);
       for (const m of chunk.matchAll(/\b(badRequest|unauthorized|forbidden|notFound|conflict)\(/g)) statuses.add(HELPERS[m[1]]);
       for (const s of statuses) if (!byOpId.get(id)?.responses[String(s)]) missing.push(`${id} (${f}): ${s}`);
     }
   }
   expect(seen).toBeGreaterThan(70);
   expect(missing).toEqual([]);
+});
+
+it('domain, query and job code names no HTTP status (the error middleware maps codes to statuses)', () => {
+  const roots = ['domain', 'queries'].map((d) => join(SRC, d)).concat(new URL('../../jobs/', import.meta.url).pathname);
+  const found: string[] = [];
+  for (const root of roots) {
+    for (const f of files(root)) {
+      const text = readFileSync(f, 'utf8');
+      for (const m of text.matchAll(/new \w*(?:Error|Refusal|Rejection)\(\s*[1-5]\d\d\b|\bAppError\b/g)) found.push(`${f}: ${m[0]}`);
+    }
+  }
+  expect(found).toEqual([]);
+});
+
+it('one error class: AppError, AgentChatRefusal and status-carrying errors are gone from src/', () => {
+  const found: string[] = [];
+  for (const f of files(SRC)) {
+    const text = readFileSync(f, 'utf8');
+    for (const m of text.matchAll(/\b(?:AppError|AgentChatRefusal)\b|new DomainError\(\s*\d/g)) found.push(`${f.slice(SRC.length)}: ${m[0]}`);
+  }
+  expect(found).toEqual([]);
+});
+
+it('a description\'s own status (a leading "NNN:" or a trailing "(NNN)") agrees with the registry\'s status', () => {
+  const wrong: string[] = [];
+  for (const [code, spec] of Object.entries(errorCodes) as [string, { status: number; description: string; statusByKind?: Record<string, number> }][]) {
+    const said = /^(\d{3})[ :]/.exec(spec.description)?.[1] ?? /\((\d{3})\)\.?$/.exec(spec.description)?.[1];
+    const allowed = [spec.status, ...Object.values(spec.statusByKind ?? {})];
+    if (said && !allowed.includes(Number(said))) wrong.push(`${code}: says ${said}, registry ${spec.status}`);
+  }
+  expect(wrong).toEqual([]);
 });

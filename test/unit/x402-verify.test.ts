@@ -1,3 +1,4 @@
+import { httpStatusOf } from '../../src/errors.js';
 import fc from 'fast-check';
 import { authorizationTypes } from '@x402/evm';
 import type { PaymentRequirements } from '@x402/core/types';
@@ -80,7 +81,7 @@ describe('verifyExactPayment', () => {
             expect(err).toBeInstanceOf(PaymentRejection);
             // Malformed (undecodable, wrong shape) is 400 per the x402 v2 HTTP transport; a well-formed payment that fails is 402.
             const rej = err as PaymentRejection;
-            expect(rej.status).toBe(rej.code === 'payment_invalid_encoding' ? 400 : 402);
+            expect(httpStatusOf(rej)).toBe(rej.code === 'payment_invalid_encoding' ? 400 : 402);
           }
         },
       ),

@@ -15,7 +15,7 @@ import { articleEvent } from '../../../src/domain/article-event.js';
 import { provisionalHeadline } from '../../../src/domain/page-title.js';
 import { slugify } from '../../../src/domain/slug.js';
 import { normalizeUrl } from '../../../src/domain/url-normalize.js';
-import { AppError } from '../../../src/errors.js';
+import { DomainError } from '../../../src/errors.js';
 import type { RouteDef } from '../../../src/http/route.js';
 import { DUPLICATE_WINDOW_DAYS, getArticleForEvent, type DuplicateInfo, type SubmissionInput } from '../../../src/queries/articles.js';
 import { invalidateFeedCache } from '../../../src/queries/feed-cache.js';
@@ -81,7 +81,7 @@ export function baselineSubmitRoute(deps: AppDeps): RouteDef {
       });
       if (r.duplicate) {
         const d = r.duplicate;
-        throw new AppError(409, 'duplicate_submission', `this URL was already submitted as article ${d.id}`, {
+        throw new DomainError('duplicate_submission', `this URL was already submitted as article ${d.id}`, {
           article_id: d.id,
           status: d.status,
           headline: d.headline,
