@@ -387,37 +387,18 @@ export class Paywall {
   private async deliverRetry(ctx: Context, offer: Offer, paymentId: string, attach?: Attach) {
     const db = this.deps.db;
     let row = await getPayment(db, paymentId);
-    if (row && (row.state === 'verified' || row.state === 'settling')) {
-      const taken = await beginSettlement(db, paymentId);
-      if (taken) {
-        const { paymentPayload, paymentRequirements } = taken.payload as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };
-        const previous = previousSettleError(taken);
-        const outcome = await settleOnce(this.settler, paymentPayload, paymentRequirements, previous);
-        if (outcome.kind === 'refused') {
-          await markFailed(db, paymentId, outcome.reason);
-          throw this.settlementFailed(
-            offer,
-            taken.network,
-            getAddress(taken.payer),
-            outcome.reason,
-            `the facilitator refused to settle the payment: ${outcome.reason}; the resource was not delivered`,
-          );
-        }
-        if (outcome.kind === 'transient') {
-          await recordSettleError(db, paymentId, transientNote(outcome, previous));
-          // The settle-payment job keeps trying too (a no-op enqueue while its job is still queued).
-          await this.enqueueSettlement(paymentId);
-          throw this.pending(paymentId, `the facilitator still cannot settle the payment (${outcome.reason})`);
-        }
-        // Settled now (or by a concurrent attempt: markSettled keeps the first transaction hash).
-        await markSettled(db, paymentId, outcome.transaction);
+    // Concurrent retries of one payment: one asks the facilitator, the others answer 503 pending.
+    if (row && (row.state === 'verified' || row.state === 'settling') && (await this.guard.lockSettlement(paymentId, this.deps.config.X402_FACILITATOR_TIMEOUT_MS + 5000))) {
+      try {
+        await this.settleRetry(offer, paymentId);
+      } finally {
+        await this.guard.unlockSettlement(paymentId).catch(() => undefined);
       }
       row = await getPayment(db, paymentId);
     }
     if (!row) throw this.replayed(offer, 'x402');
     if (row.state === 'failed') throw this.retryFailed(offer, row);
     if (row.state !== 'settled') throw this.pending(paymentId, 'the payment is being settled');
-    const settledRow = row;
     const delivered = await db.transaction().execute(async (trx) => {
       if (!(await markDelivered(trx, paymentId))) return null;
       const articleId = attach ? await attach(trx, paymentId) : null;
@@ -426,15 +407,45 @@ export class Paywall {
     });
     // Another retry delivered it first: exactly once per payment.
     if (!delivered) throw this.replayed(offer, 'x402');
+    // The transaction hash is unknown ("") only when a timed-out attempt went through and a later
+    // one was told "nonce already used" (see settle.ts).
     const settlement: SettleResponse = {
       success: true,
-      transaction: settledRow.transaction_hash ?? '',
-      network: settledRow.network as `${string}:${string}`,
-      payer: getAddress(settledRow.payer),
+      transaction: row.transaction_hash ?? '',
+      network: row.network as `${string}:${string}`,
+      payer: getAddress(row.payer),
     };
     ctx.set('PAYMENT-RESPONSE', encodePaymentResponseHeader({ ...settlement, extra: { payment_id: paymentId, state: 'settled', status_url: this.statusUrl(paymentId) } }));
     ctx.set('Cache-Control', 'private, no-store');
     return { paymentId, articleId: delivered.articleId, settlement };
+  }
+
+  /** One facilitator attempt for a recorded, pending payment (the payer's retry). Throws 402 / 503 unless it settled. */
+  private async settleRetry(offer: Offer, paymentId: string): Promise<void> {
+    const db = this.deps.db;
+    const taken = await beginSettlement(db, paymentId);
+    if (!taken) return; // settled or failed meanwhile (the settle-payment job)
+    const { paymentPayload, paymentRequirements } = taken.payload as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };
+    const previous = previousSettleError(taken);
+    const outcome = await settleOnce(this.settler, paymentPayload, paymentRequirements, previous);
+    if (outcome.kind === 'refused') {
+      await markFailed(db, paymentId, outcome.reason);
+      throw this.settlementFailed(
+        offer,
+        taken.network,
+        getAddress(taken.payer),
+        outcome.reason,
+        `the facilitator refused to settle the payment: ${outcome.reason}; the resource was not delivered`,
+      );
+    }
+    if (outcome.kind === 'transient') {
+      await recordSettleError(db, paymentId, transientNote(outcome, previous));
+      // The settle-payment job keeps trying too (a no-op enqueue while its job is still queued).
+      await this.enqueueSettlement(paymentId);
+      throw this.pending(paymentId, `the facilitator still cannot settle the payment (${outcome.reason})`);
+    }
+    // Settled now (or by the job at the same time: markSettled keeps the first transaction hash).
+    await markSettled(db, paymentId, outcome.transaction);
   }
 
   private async enqueueSettlement(paymentId: string): Promise<void> {

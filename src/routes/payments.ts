@@ -29,6 +29,11 @@ const paymentSchema = z
     article_id: z.number().int().nullable().meta({ description: 'The sponsored post this paid for' }),
     created_at: z.string().meta({ format: 'date-time' }),
     settled_at: z.string().nullable().meta({ format: 'date-time' }),
+    delivered_at: z.string().nullable().meta({
+      format: 'date-time',
+      description:
+        'When the paid resource was delivered. null after 503 payment_settlement_pending: the payment is recorded but nothing was delivered; retry the request with the same PAYMENT-SIGNATURE to get it (once) when it has settled',
+    }),
   })
   .meta({ id: 'Payment' });
 
@@ -62,6 +67,7 @@ export function paymentRoutes(deps: AppDeps): RouteDef[] {
           article_id: p.article_id,
           created_at: p.created_at.toISOString(),
           settled_at: p.settled_at ? p.settled_at.toISOString() : null,
+          delivered_at: p.delivered_at ? p.delivered_at.toISOString() : null,
         };
       },
     }),
