@@ -25,7 +25,7 @@ export const paymentErrorCodes = {
   payment_settlement_unavailable:
     '503: (X402_SETTLEMENT_MODE=sync) the facilitator could not be reached or failed (5xx); nothing was transferred and the resource was not delivered; retry with the same PAYMENT-SIGNATURE.',
   payment_settlement_pending:
-    '503: (X402_SETTLEMENT_MODE=sync) the facilitator did not answer in time, so the transfer may or may not have happened; the resource was not delivered; details.status_url (GET /payments/{id}/) shows the outcome once the settle-payment job has resolved it.',
+    '503: (X402_SETTLEMENT_MODE=sync) the facilitator did not answer in time (or, on a retry, still cannot settle), so the transfer may or may not have happened; the resource was not delivered yet: retry with the same PAYMENT-SIGNATURE after Retry-After: once the payment has settled the retry delivers the resource once, without paying again (a payment that failed for good answers 402 payment_settlement_failed); details.status_url (GET /payments/{id}/) shows its state.',
   payment_tx_unknown: '402: no receipt for X-Payment-Tx on Ethereum mainnet (unknown or still pending).',
   payment_tx_failed: '402: the transaction reverted.',
   payment_tx_unconfirmed: '402: the transaction has fewer than MAINNET_MIN_CONFIRMATIONS confirmations (details.confirmations); retry later, the transaction is not consumed.',

@@ -18,7 +18,7 @@ import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { IntelCache } from '../intel/cache.js';
 import { paymentErrorCodes } from '../payments/errors.js';
-import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC } from '../payments/docs.js';
+import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC, SETTLEMENT_PENDING_DOC } from '../payments/docs.js';
 import { bazaarHttp, type BazaarExtension } from '../payments/discovery.js';
 import { Paywall } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
@@ -189,7 +189,7 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
         },
         ...errors({
           400: 'validation_failed (query), or payment_invalid_encoding: a malformed PAYMENT-SIGNATURE (PAYMENT-REQUIRED is sent too)',
-          503: `Not ready, failed or payments unavailable (${[...Object.keys(intelErrorCodes), 'payments_not_configured', 'payment_fallback_unavailable', 'payment_verifier_unavailable', 'payment_settlement_unavailable', 'payment_settlement_pending'].join(', ')}); Retry-After says when to retry`,
+          503: `Not ready, failed or payments unavailable (${[...Object.keys(intelErrorCodes), 'payments_not_configured', 'payment_fallback_unavailable', 'payment_verifier_unavailable', 'payment_settlement_unavailable'].join(', ')}; Retry-After says when to retry), or ${SETTLEMENT_PENDING_DOC}`,
         }),
       },
       async handler(ctx, { query }) {
