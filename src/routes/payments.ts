@@ -16,7 +16,7 @@ const paymentSchema = z
     purpose: z.enum(['intel_report', 'sponsored_post']),
     state: z.enum(['verified', 'settling', 'settled', 'failed']).meta({
       description:
-        'verified: signature checked, report served, settlement queued; settling: the facilitator is being asked (attempts counts them); settled: on chain (transaction); failed: the facilitator refused or every attempt failed (error)',
+        'verified: signature checked, settlement queued (deferred mode: the resource was served; sync mode after 503 payment_settlement_pending: not delivered, see delivered_at); settling: the facilitator is being asked (attempts counts them); settled: on chain (transaction); failed: the facilitator refused or every attempt failed (error)',
     }),
     network: z.string().meta({ description: 'CAIP-2 network, e.g. eip155:8453 (x402) or eip155:1 (mainnet transfer)' }),
     asset: z.string().meta({ description: 'Token contract (lower-case)' }),
