@@ -281,6 +281,7 @@ export interface PaymentsTable {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   settled_at: Date | null;
+  delivered_at: Date | null;
 }
 
 export interface ProvenanceCommonWordsTable {

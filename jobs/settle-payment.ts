@@ -17,7 +17,7 @@ import { HTTPFacilitatorClient } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { z } from 'zod';
 import { ReplayGuard } from '../src/payments/replay.js';
-import { INDETERMINATE, settleOnce } from '../src/payments/settle.js';
+import { previousSettleError, settleOnce, transientNote } from '../src/payments/settle.js';
 import { beginSettlement, markFailed, markSettled, orphanedPayments, recordSettleError, type PaymentRow } from '../src/queries/payments.js';
 import { failAdPayment, markAdPaid } from '../src/queries/sponsored.js';
 import { defaultJobOptions, defineJob, PermanentJobError, type JobDeps } from './define.js';
@@ -70,7 +70,7 @@ export const job = defineJob({
     const client = new HTTPFacilitatorClient({ url: deps.config.X402_FACILITATOR_URL, timeoutMs: deps.config.X402_FACILITATOR_TIMEOUT_MS });
     // settle_attempts counts this attempt: an earlier one that left no error behind ended with its
     // worker (SIGKILL, lost dyno) while the facilitator may have sent the transfer: indeterminate.
-    const previous = row.last_error ?? (row.settle_attempts > 1 ? `${INDETERMINATE}previous attempt ended without an answer` : null);
+    const previous = previousSettleError(row);
     const outcome = await settleOnce(client, paymentPayload, paymentRequirements, previous);
     if (outcome.kind === 'settled') {
       await deps.db.transaction().execute(async (trx) => {
@@ -84,7 +84,7 @@ export const job = defineJob({
       await finishFailed(deps, row, outcome.reason, true);
       throw new PermanentJobError(`payment ${row.id} refused by the facilitator: ${outcome.reason}`);
     }
-    const note = `${outcome.indeterminate ? INDETERMINATE : ''}${outcome.reason}`;
+    const note = transientNote(outcome, previous);
     if (ctx.attempt >= ATTEMPTS) {
       await finishFailed(deps, row, `gave up after ${ctx.attempt} attempts: ${note}`, false);
       throw new PermanentJobError(`payment ${row.id}: settlement gave up: ${note}`);

@@ -247,7 +247,7 @@ export const errorCodes = {
     area: 'Payments',
     status: 503,
     description:
-      '503: (X402_SETTLEMENT_MODE=sync) the facilitator did not answer in time, so the transfer may or may not have happened; the resource was not delivered; details.status_url (GET /payments/{id}/) shows the outcome once the settle-payment job has resolved it.',
+      '503: (X402_SETTLEMENT_MODE=sync) the facilitator did not answer in time (or, on a retry, still cannot settle), so the transfer may or may not have happened; the resource was not delivered yet: retry with the same PAYMENT-SIGNATURE after Retry-After: once the payment has settled the retry delivers the resource once, without paying again (a payment that failed for good answers 402 payment_settlement_failed); details.status_url (GET /payments/{id}/) shows its state.',
   },
   payment_tx_unknown: { area: 'Payments', status: 402, description: '402: no receipt for X-Payment-Tx on Ethereum mainnet (unknown or still pending).' },
   payment_tx_failed: { area: 'Payments', status: 402, description: '402: the transaction reverted.' },

@@ -23,8 +23,7 @@
  *    because nothing has been settled yet (the v2 transport defines success as settlement success).
  */
 import { HTTPFacilitatorClient, encodePaymentResponseHeader } from '@x402/core/http';
-import type { SettleResponse } from '@x402/core/types';
-import type { PaymentRequirements } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { Context } from 'koa';
 import type { Transaction } from 'kysely';
 import { getAddress, type Address } from 'viem';
@@ -33,11 +32,23 @@ import type { Tier } from '../auth/api-keys.js';
 import type { AppDeps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { API_PREFIX } from '../http/openapi.js';
-import { insertPayment, newPaymentId, replayKeyUsed } from '../queries/payments.js';
+import {
+  beginSettlement,
+  getPayment,
+  insertPayment,
+  markDelivered,
+  markFailed,
+  markSettled,
+  newPaymentId,
+  paymentByReplayKey,
+  recordSettleError,
+  replayKeyUsed,
+  type PaymentRow,
+} from '../queries/payments.js';
 import { PaymentRejection, reject, unavailable } from './errors.js';
 import { MainnetVerifier, parseFallbackHeaders } from './mainnet.js';
 import { mainnetReplayKey, ReplayGuard, x402ReplayKey } from './replay.js';
-import { INDETERMINATE, settleOnce } from './settle.js';
+import { INDETERMINATE, previousSettleError, settleOnce, transientNote } from './settle.js';
 import {
   formatUnits6,
   MAINNET_CHAIN_ID,
@@ -50,7 +61,7 @@ import {
   type AssetInfo,
   type Offer,
 } from './requirements.js';
-import { verifyExactPayment } from './x402-verify.js';
+import { verifyExactPayment, type VerifiedAuthorization } from './x402-verify.js';
 
 /** Attach the purchased thing inside the payment's transaction; returns the article id it paid for, if any. */
 export type Attach = (trx: Transaction<Database>, paymentId: string) => Promise<number | null>;
@@ -191,9 +202,21 @@ export class Paywall {
   }
 
   private async authorizeX402(ctx: Context, offer: Offer, req: PaymentRequirements, header: string): Promise<Grant> {
-    const v = await verifyExactPayment(header, req);
+    let v: VerifiedAuthorization;
+    let expired: PaymentRejection | null = null;
+    try {
+      v = await verifyExactPayment(header, req);
+    } catch (err) {
+      // An authorization that expired since may still be the retry of a recorded payment (below).
+      if (!(err instanceof PaymentRejection) || err.code !== 'payment_expired') throw err;
+      expired = err;
+      v = await verifyExactPayment(header, req, undefined, { window: false });
+    }
     const replayKey = x402ReplayKey(req.network, req.asset, v.payer, v.nonce);
-    const seen = await this.guard.check(replayKey, v.payer);
+    const [seen, prior] = await Promise.all([this.guard.check(replayKey, v.payer), paymentByReplayKey(this.deps.db, replayKey)]);
+    // This authorization was recorded before: a retry (deliver what it paid for, once) or a replay.
+    if (prior) return this.authorizeRetry(ctx, offer, req, v, prior);
+    if (expired) throw expired;
     if (seen.used) throw reject('payment_replayed', 'this authorization nonce has already paid for a request; sign a new authorization', 'invalid_exact_evm_nonce_already_used');
     if (seen.suspended)
       throw reject('payment_payer_suspended', `a recent payment from ${v.payer} failed to settle; payments from it are refused for now`, 'invalid_exact_evm_insufficient_balance');
@@ -212,7 +235,7 @@ export class Paywall {
     }
     const nowS = Date.now() / 1000;
     const claimTtlS = Number(v.validBefore) - nowS + 300;
-    const row = (paymentId: string, state: 'verified' | 'settled', transactionHash: string | null) => ({
+    const row = (paymentId: string, state: 'verified' | 'settled', transactionHash: string | null, delivered = true, lastError: string | null = null) => ({
       id: paymentId,
       method: 'x402' as const,
       purpose: offer.purpose,
@@ -229,6 +252,8 @@ export class Paywall {
       resource: `${ctx.method} ${ctx.path}`,
       userId: ctx.state.user?.id ?? null,
       settleAttempts: state === 'settled' ? 1 : 0,
+      delivered,
+      lastError,
     });
     const network = req.network as `${string}:${string}`;
     type Committed = { paymentId: string; articleId: number | null; settlement: SettleResponse | null };
@@ -261,19 +286,12 @@ export class Paywall {
         if (!/nonce_already_used/.test(outcome.reason)) await this.guard.release(replayKey).catch(() => undefined);
         // Spent by an earlier request of ours (the Redis claim was lost): a replay, as Postgres says.
         else if (await replayKeyUsed(this.deps.db, replayKey)) throw this.replayed(offer, 'x402');
-        const failed: SettleResponse = { success: false, errorReason: outcome.reason, transaction: '', network, payer: v.payer };
-        const rej = reject(
-          'payment_settlement_failed',
-          `the facilitator refused to settle the payment: ${outcome.reason}; nothing was charged and the resource was not delivered`,
-          outcome.reason,
-          {
-            reason: outcome.reason,
-          },
-        );
-        throw this.toHttpError(
-          new PaymentRejection(rej.code, rej.message, rej.x402Reason, rej.details, 'refused', { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(failed) }),
+        throw this.settlementFailed(
           offer,
-          {},
+          network,
+          v.payer,
+          outcome.reason,
+          `the facilitator refused to settle the payment: ${outcome.reason}; nothing was charged and the resource was not delivered`,
         );
       }
       if (outcome.kind === 'transient' && !outcome.indeterminate) {
@@ -285,21 +303,12 @@ export class Paywall {
         );
       }
       if (outcome.kind === 'transient') {
-        // Timed out: the transfer may have been sent. Record it for the settle-payment job, which
-        // asks again (a later "nonce already used" then means this transfer went through).
-        await this.record(offer, replayKey, claimTtlS, row(paymentId, 'verified', null), undefined, true);
-        await this.deps.db
-          .updateTable('payments')
-          .set({ last_error: `${INDETERMINATE}${outcome.reason}` })
-          .where('id', '=', paymentId)
-          .execute();
+        // Timed out: the transfer may have been sent. Record it, undelivered, for the settle-payment
+        // job, which asks again (a later "nonce already used" then means this transfer went
+        // through); the payer's retry with the same PAYMENT-SIGNATURE delivers it once settled.
+        await this.record(offer, replayKey, claimTtlS, row(paymentId, 'verified', null, false, `${INDETERMINATE}${outcome.reason}`), undefined, true);
         await this.enqueueSettlement(paymentId);
-        throw new DomainError(
-          'payment_settlement_pending',
-          'the facilitator did not answer in time; the payment may or may not have been settled and the resource was not delivered; see details.status_url for the outcome',
-          { payment_id: paymentId, status_url: this.statusUrl(paymentId) },
-          { headers: { 'Retry-After': '5' } },
-        );
+        throw this.pending(paymentId, 'the facilitator did not answer in time; the payment may or may not have been settled');
       }
       const settlement: SettleResponse = { success: true, transaction: outcome.transaction ?? '', network, payer: v.payer };
       let articleId: number | null;
@@ -321,6 +330,128 @@ export class Paywall {
       settled: this.settlementMode === 'sync',
       commit: once((attach) => (this.settlementMode === 'sync' ? sync(attach) : deferred(attach))),
     };
+  }
+
+  /** 503 payment_settlement_pending: recorded, not delivered; the same PAYMENT-SIGNATURE retried delivers it once settled. */
+  private pending(paymentId: string, why: string): DomainError {
+    return new DomainError(
+      'payment_settlement_pending',
+      `${why}; the resource was not delivered. Retry with the same PAYMENT-SIGNATURE after Retry-After seconds: once the payment has settled, the retry delivers the resource (once) without paying again; details.status_url shows the payment's state`,
+      { payment_id: paymentId, status_url: this.statusUrl(paymentId) },
+      { headers: { 'Retry-After': '5' } },
+    );
+  }
+
+  /** 402 payment_settlement_failed with PAYMENT-RESPONSE success false. */
+  private settlementFailed(offer: Offer, network: string, payer: Address, reason: string, message: string): PaymentRejection {
+    const failed: SettleResponse = { success: false, errorReason: reason, transaction: '', network: network as `${string}:${string}`, payer };
+    const rej = reject('payment_settlement_failed', message, reason, { reason });
+    return this.toHttpError(
+      new PaymentRejection(rej.code, rej.message, rej.x402Reason, rej.details, 'refused', { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(failed) }),
+      offer,
+      {},
+    );
+  }
+
+  /**
+   * The same authorization again after it was recorded. Only a payment of this resource that has
+   * not delivered it yet (a synchronous settlement that timed out: 503 payment_settlement_pending)
+   * is honoured: settled -> the resource is delivered once with a truthful PAYMENT-RESPONSE;
+   * still pending -> settled now through the facilitator (503 pending again if it still cannot
+   * say); failed for good -> 402 payment_settlement_failed. Anything else is a replay.
+   */
+  private authorizeRetry(ctx: Context, offer: Offer, req: PaymentRequirements, v: VerifiedAuthorization, prior: PaymentRow): Grant {
+    const sameResource =
+      prior.method === 'x402' &&
+      prior.purpose === offer.purpose &&
+      prior.resource === `${ctx.method} ${ctx.path}` &&
+      prior.amount_atomic === req.amount &&
+      prior.pay_to === req.payTo.toLowerCase();
+    if (!sameResource || prior.delivered_at)
+      throw reject('payment_replayed', 'this authorization nonce has already paid for a request; sign a new authorization', 'invalid_exact_evm_nonce_already_used');
+    if (prior.state === 'failed') throw this.retryFailed(offer, prior);
+    return {
+      kind: 'payment',
+      method: 'x402',
+      payer: v.payer,
+      settled: true,
+      commit: once((attach) => this.deliverRetry(ctx, offer, prior.id, attach)),
+    };
+  }
+
+  private retryFailed(offer: Offer, row: PaymentRow): PaymentRejection {
+    const reason = row.last_error ?? 'settle_failed';
+    return this.settlementFailed(
+      offer,
+      row.network,
+      getAddress(row.payer),
+      reason,
+      `this payment's settlement failed for good (${reason}); the resource was not delivered; sign a new authorization`,
+    );
+  }
+
+  private async deliverRetry(ctx: Context, offer: Offer, paymentId: string, attach?: Attach) {
+    const db = this.deps.db;
+    let row = await getPayment(db, paymentId);
+    // Concurrent retries of one payment: one asks the facilitator, the others answer 503 pending.
+    if (row && (row.state === 'verified' || row.state === 'settling') && (await this.guard.lockSettlement(paymentId, this.deps.config.X402_FACILITATOR_TIMEOUT_MS + 5000))) {
+      try {
+        await this.settleRetry(offer, paymentId);
+      } finally {
+        await this.guard.unlockSettlement(paymentId).catch(() => undefined);
+      }
+      row = await getPayment(db, paymentId);
+    }
+    if (!row) throw this.replayed(offer, 'x402');
+    if (row.state === 'failed') throw this.retryFailed(offer, row);
+    if (row.state !== 'settled') throw this.pending(paymentId, 'the payment is being settled');
+    const delivered = await db.transaction().execute(async (trx) => {
+      if (!(await markDelivered(trx, paymentId))) return null;
+      const articleId = attach ? await attach(trx, paymentId) : null;
+      if (articleId !== null) await trx.updateTable('payments').set({ article_id: articleId }).where('id', '=', paymentId).execute();
+      return { articleId };
+    });
+    // Another retry delivered it first: exactly once per payment.
+    if (!delivered) throw this.replayed(offer, 'x402');
+    // The transaction hash is unknown ("") only when a timed-out attempt went through and a later
+    // one was told "nonce already used" (see settle.ts).
+    const settlement: SettleResponse = {
+      success: true,
+      transaction: row.transaction_hash ?? '',
+      network: row.network as `${string}:${string}`,
+      payer: getAddress(row.payer),
+    };
+    ctx.set('PAYMENT-RESPONSE', encodePaymentResponseHeader({ ...settlement, extra: { payment_id: paymentId, state: 'settled', status_url: this.statusUrl(paymentId) } }));
+    ctx.set('Cache-Control', 'private, no-store');
+    return { paymentId, articleId: delivered.articleId, settlement };
+  }
+
+  /** One facilitator attempt for a recorded, pending payment (the payer's retry). Throws 402 / 503 unless it settled. */
+  private async settleRetry(offer: Offer, paymentId: string): Promise<void> {
+    const db = this.deps.db;
+    const taken = await beginSettlement(db, paymentId);
+    if (!taken) return; // settled or failed meanwhile (the settle-payment job)
+    const { paymentPayload, paymentRequirements } = taken.payload as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };
+    const previous = previousSettleError(taken);
+    const outcome = await settleOnce(this.settler, paymentPayload, paymentRequirements, previous);
+    if (outcome.kind === 'refused') {
+      await markFailed(db, paymentId, outcome.reason);
+      throw this.settlementFailed(
+        offer,
+        taken.network,
+        getAddress(taken.payer),
+        outcome.reason,
+        `the facilitator refused to settle the payment: ${outcome.reason}; the resource was not delivered`,
+      );
+    }
+    if (outcome.kind === 'transient') {
+      await recordSettleError(db, paymentId, transientNote(outcome, previous));
+      // The settle-payment job keeps trying too (a no-op enqueue while its job is still queued).
+      await this.enqueueSettlement(paymentId);
+      throw this.pending(paymentId, `the facilitator still cannot settle the payment (${outcome.reason})`);
+    }
+    // Settled now (or by the job at the same time: markSettled keeps the first transaction hash).
+    await markSettled(db, paymentId, outcome.transaction);
   }
 
   private async enqueueSettlement(paymentId: string): Promise<void> {

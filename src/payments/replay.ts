@@ -52,6 +52,15 @@ export class ReplayGuard {
     await this.redis.del(this.usedKey(replayKey));
   }
 
+  /** One settlement attempt at a time per recorded payment on the request path (retries of one payment). */
+  async lockSettlement(paymentId: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(`${this.prefix}:pay:settling:${paymentId}`, '1', 'PX', Math.max(1000, Math.ceil(ttlMs)), 'NX')) === 'OK';
+  }
+
+  async unlockSettlement(paymentId: string): Promise<void> {
+    await this.redis.del(`${this.prefix}:pay:settling:${paymentId}`);
+  }
+
   async suspend(payer: string, seconds = SUSPEND_S): Promise<void> {
     await this.redis.set(this.suspendedKey(payer), '1', 'EX', seconds);
   }

@@ -36,3 +36,20 @@ export async function settleOnce(client: HTTPFacilitatorClient, payload: Payment
   }
   return classifySettle(res, error, previousError);
 }
+
+/**
+ * payments.last_error after a transient attempt: once one attempt was indeterminate (the transfer
+ * may have been sent), every later note keeps the prefix, so that a later "nonce already used"
+ * still reads as our own transfer having gone through.
+ */
+export function transientNote(outcome: { reason: string; indeterminate: boolean }, previousError: string | null): string {
+  return `${outcome.indeterminate || previousError?.startsWith(INDETERMINATE) ? INDETERMINATE : ''}${outcome.reason}`;
+}
+
+/**
+ * What a new attempt must know about the earlier ones: the last error, or (none recorded although
+ * an attempt was made) an attempt that ended without an answer, whose transfer may have been sent.
+ */
+export function previousSettleError(row: { last_error: string | null; settle_attempts: number }): string | null {
+  return row.last_error ?? (row.settle_attempts > 1 ? `${INDETERMINATE}previous attempt ended without an answer` : null);
+}

@@ -126,8 +126,16 @@ export function decodePaymentHeader(header: string): { payload: PaymentPayload; 
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
-/** Steps 2-5. Throws PaymentRejection with a distinct code per failed check. */
-export async function verifyExactPayment(header: string, req: PaymentRequirements, nowS: number = Math.floor(Date.now() / 1000)): Promise<VerifiedAuthorization> {
+/**
+ * Steps 2-5. Throws PaymentRejection with a distinct code per failed check. `window: false` skips
+ * step 4 (the retry of a payment already recorded, whose authorization may have expired since).
+ */
+export async function verifyExactPayment(
+  header: string,
+  req: PaymentRequirements,
+  nowS: number = Math.floor(Date.now() / 1000),
+  opts: { window?: boolean } = {},
+): Promise<VerifiedAuthorization> {
   const { payload, parsed } = decodePaymentHeader(header);
   const acc = parsed.accepted;
   const auth = parsed.payload.authorization;
@@ -159,7 +167,7 @@ export async function verifyExactPayment(header: string, req: PaymentRequirement
   }
   const validAfter = BigInt(auth.validAfter);
   const validBefore = BigInt(auth.validBefore);
-  if (validBefore < BigInt(nowS + VALID_BEFORE_MARGIN_S)) {
+  if (opts.window !== false && validBefore < BigInt(nowS + VALID_BEFORE_MARGIN_S)) {
     throw reject(
       'payment_expired',
       `the authorization expired (validBefore ${auth.validBefore}, now ${nowS}); sign a new one`,
@@ -170,7 +178,7 @@ export async function verifyExactPayment(header: string, req: PaymentRequirement
       },
     );
   }
-  if (validAfter > BigInt(nowS)) {
+  if (opts.window !== false && validAfter > BigInt(nowS)) {
     throw reject('payment_not_yet_valid', `the authorization is valid only after ${auth.validAfter} (now ${nowS})`, 'invalid_exact_evm_payload_authorization_valid_after', {
       valid_after: Number(validAfter),
       now: nowS,

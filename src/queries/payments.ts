@@ -35,6 +35,12 @@ export interface NewPayment {
   userId?: number | null;
   /** Settlement attempts already made (1 when the request path settled it). */
   settleAttempts?: number;
+  /**
+   * The resource was delivered with this insert (default true). False only for a synchronous
+   * settlement that timed out: the payer's retry delivers it once (markDelivered).
+   */
+  delivered?: boolean;
+  lastError?: string | null;
 }
 
 /** Insert; null when the replay key was already used (the payment is a replay). */
@@ -60,6 +66,8 @@ export async function insertPayment(db: Db | Transaction<Database>, p: NewPaymen
       user_id: p.userId ?? null,
       settled_at: p.state === 'settled' ? new Date() : null,
       settle_attempts: p.settleAttempts ?? 0,
+      delivered_at: p.delivered === false ? null : new Date(),
+      last_error: p.lastError ?? null,
     })
     .onConflict((oc) => oc.column('replay_key').doNothing())
     .returning('id')
@@ -69,6 +77,27 @@ export async function insertPayment(db: Db | Transaction<Database>, p: NewPaymen
 
 export async function replayKeyUsed(db: Db, replayKey: string): Promise<boolean> {
   const r = await db.selectFrom('payments').select('id').where('replay_key', '=', replayKey).executeTakeFirst();
+  return Boolean(r);
+}
+
+/** The payment that used this replay key (an authorization nonce or transaction hash), if any. */
+export async function paymentByReplayKey(db: Db, replayKey: string) {
+  return db.selectFrom('payments').selectAll().where('replay_key', '=', replayKey).executeTakeFirst();
+}
+
+/**
+ * Deliver a settled payment's resource: delivered_at = now() unless it was delivered already.
+ * False when another request delivered it first (or it is not settled): exactly once per payment.
+ */
+export async function markDelivered(db: Db | Transaction<Database>, id: string): Promise<boolean> {
+  const r = await db
+    .updateTable('payments')
+    .set({ delivered_at: sql`now()`, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .where('state', '=', 'settled')
+    .where('delivered_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
   return Boolean(r);
 }
 

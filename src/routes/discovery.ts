@@ -189,7 +189,7 @@ function llmsTxt(deps: AppDeps, links: Record<string, string>, routes: RouteDef[
     '',
     `- GET ${API_PREFIX}/intel/report/ costs ${report} per call; POST ${API_PREFIX}/sponsored/ costs ${ad}. Network ${c.X402_NETWORK}, scheme exact (EIP-3009 USDC).`,
     '- Without payment: 402 with header PAYMENT-REQUIRED (base64 JSON PaymentRequired). Sign and retry with PAYMENT-SIGNATURE. A malformed PAYMENT-SIGNATURE is 400.',
-    `- Settlement mode: ${c.X402_SETTLEMENT_MODE}. ${c.X402_SETTLEMENT_MODE === 'sync' ? 'The payment is settled before the resource is returned; PAYMENT-RESPONSE carries the transaction hash. A failed settlement is 402 and nothing is delivered.' : 'The resource is served before settlement; PAYMENT-RESPONSE says success false, errorReason settlement_pending, with extra.status_url to poll.'}`,
+    `- Settlement mode: ${c.X402_SETTLEMENT_MODE}. ${c.X402_SETTLEMENT_MODE === 'sync' ? 'The payment is settled before the resource is returned; PAYMENT-RESPONSE carries the transaction hash. A failed settlement is 402 and nothing is delivered. 503 payment_settlement_pending (the facilitator timed out; you may have been charged): retry with the SAME PAYMENT-SIGNATURE after Retry-After, not a new one; the resource is delivered once when the payment has settled.' : 'The resource is served before settlement; PAYMENT-RESPONSE says success false, errorReason settlement_pending, with extra.status_url to poll.'}`,
     '- The official client (@x402/fetch) caps a payment at $1 by default; raise spendControls.maxAmountPerPayment for sponsored posts.',
     '- Over MCP: call the tool intel_report with params._meta["x402/payment"] (x402 MCP transport), or with a builder/enterprise API key on the HTTP request.',
     '',

@@ -18,11 +18,11 @@ import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { IntelCache } from '../intel/cache.js';
 import { codesOfArea } from '../errors/codes.js';
-import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC } from '../payments/docs.js';
+import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC, SETTLEMENT_PENDING_DOC } from '../payments/docs.js';
 import { bazaarHttp, type BazaarExtension } from '../payments/discovery.js';
-import { Paywall } from '../payments/paywall.js';
+import { Paywall, type Grant } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
-import { JobFailedError } from '../queue.js';
+import { JobFailedError, type WaitOutcome } from '../queue.js';
 import { reportSchema, trendingSchema } from './intel-schemas.js';
 
 const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
@@ -80,34 +80,55 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
     new DomainError('intel_pending', 'the result for these parameters is being computed; retry shortly', { job_id: jobId }, { headers: { 'Retry-After': '2' } });
   const failed = () => new DomainError('intel_unavailable', 'computing the result failed; retry later', null, { headers: { 'Retry-After': '30' } });
 
-  /** Serve one parameter set from the cache, or compute it in the worker (waiting at most JOB_WAIT_MS). */
-  async function cachedOrComputed(kind: 'trending', p: TrendingParams): Promise<{ json: string; hit: boolean }>;
-  async function cachedOrComputed(kind: 'report', p: ReportParams): Promise<{ json: string; hit: boolean }>;
-  async function cachedOrComputed(kind: 'trending' | 'report', p: TrendingParams | ReportParams): Promise<{ json: string; hit: boolean }> {
-    const key = kind === 'report' ? cache.key('report', p as ReportParams) : cache.key('trending', p as TrendingParams);
-    const hit = await cache.get(key);
-    if (hit) return { json: hit, hit: true };
-    let out;
-    try {
-      out =
-        kind === 'report'
-          ? await deps.queue.enqueueAndWait('intel-report', { ...(p as ReportParams), window: cache.window() }, deps.config.JOB_WAIT_MS)
-          : await deps.queue.enqueueAndWait('intel-trending', { ...(p as TrendingParams), window: cache.window() }, deps.config.JOB_WAIT_MS);
-    } catch (err) {
-      if (err instanceof JobFailedError) throw failed();
-      throw err;
-    }
-    if (out.state === 'pending') throw pending(out.jobId);
-    const json = out.result.result ? JSON.stringify(out.result.result) : await cache.get(key);
-    if (!json) throw pending(out.jobId);
-    return { json, hit: false };
+  /** One intel result kind: its cache key, its worker job, and whether a parameter set is the default (kept warm anyway). */
+  interface IntelSource<P> {
+    kind: 'trending' | 'report';
+    key(p: P): string;
+    compute(p: P, window: number): Promise<WaitOutcome<{ result: unknown }>>;
+    isDefault(p: P): boolean;
   }
-
-  const send = (ctx: Context, r: { json: string; hit: boolean }) => {
-    ctx.set('X-Intel-Cache', r.hit ? 'hit' : 'miss');
-    ctx.type = 'application/json';
-    ctx.body = r.json;
+  const trending: IntelSource<TrendingParams> = {
+    kind: 'trending',
+    key: (p) => cache.key('trending', p),
+    compute: (p, window) => deps.queue.enqueueAndWait('intel-trending', { ...p, window }, deps.config.JOB_WAIT_MS),
+    isDefault: (p) => p.hours === DEFAULT_HOURS && p.top_n === TRENDING_TOP_N.default,
   };
+  const report: IntelSource<ReportParams> = {
+    kind: 'report',
+    key: (p) => cache.key('report', p),
+    compute: (p, window) => deps.queue.enqueueAndWait('intel-report', { ...p, window }, deps.config.JOB_WAIT_MS),
+    isDefault: (p) => p.hours === DEFAULT_HOURS && p.top_n === REPORT_TOP_N.default && !p.topics.length,
+  };
+
+  /**
+   * The one handler shape of both intel routes: (paid: authorize first, consuming nothing), note a
+   * non-default parameter set for the warm-up schedule, serve it from the cache or compute it in
+   * the worker (waiting at most JOB_WAIT_MS, else 503), (paid: only now consume the payment), send.
+   */
+  async function serve<P>(ctx: Context, source: IntelSource<P>, p: P, authorize?: () => Promise<Grant>): Promise<void> {
+    const grant = authorize ? await authorize() : null;
+    if (!source.isDefault(p)) await cache.noteRequest(source.kind, p as TrendingParams | ReportParams);
+    const key = source.key(p);
+    let json = await cache.get(key);
+    const hit = json !== null;
+    if (!hit) {
+      let out;
+      try {
+        out = await source.compute(p, cache.window());
+      } catch (err) {
+        if (err instanceof JobFailedError) throw failed();
+        throw err;
+      }
+      if (out.state === 'pending') throw pending(out.jobId);
+      json = out.result.result ? JSON.stringify(out.result.result) : await cache.get(key);
+      if (!json) throw pending(out.jobId);
+    }
+    if (grant?.kind === 'payment') await grant.commit();
+    if (grant) ctx.set('Cache-Control', 'private, no-store');
+    ctx.set('X-Intel-Cache', hit ? 'hit' : 'miss');
+    ctx.type = 'application/json';
+    ctx.body = json;
+  }
 
   return [
     defineRoute({
@@ -129,9 +150,7 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
         ...errors({ 503: `Not ready or failed (${codesOfArea('Intel').join(', ')}); Retry-After says when to retry` }),
       },
       async handler(ctx, { query }) {
-        const p: TrendingParams = { hours: query.hours ?? DEFAULT_HOURS, top_n: query.top_n ?? TRENDING_TOP_N.default };
-        if (p.hours !== DEFAULT_HOURS || p.top_n !== TRENDING_TOP_N.default) await cache.noteRequest('trending', p);
-        send(ctx, await cachedOrComputed('trending', p));
+        await serve(ctx, trending, { hours: query.hours ?? DEFAULT_HOURS, top_n: query.top_n ?? TRENDING_TOP_N.default });
       },
     }),
     defineRoute({
@@ -184,17 +203,12 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
         },
         ...errors({
           400: 'validation_failed (query), or payment_invalid_encoding: a malformed PAYMENT-SIGNATURE (PAYMENT-REQUIRED is sent too)',
-          503: `Not ready, failed or payments unavailable (${[...codesOfArea('Intel'), 'payments_not_configured', 'payment_fallback_unavailable', 'payment_verifier_unavailable', 'payment_settlement_unavailable', 'payment_settlement_pending'].join(', ')}); Retry-After says when to retry`,
+          503: `Not ready, failed or payments unavailable (${[...codesOfArea('Intel'), 'payments_not_configured', 'payment_fallback_unavailable', 'payment_verifier_unavailable', 'payment_settlement_unavailable'].join(', ')}; Retry-After says when to retry), or ${SETTLEMENT_PENDING_DOC}`,
         }),
       },
       async handler(ctx, { query }) {
         const p: ReportParams = { hours: query.hours ?? DEFAULT_HOURS, topics: query.topics, top_n: query.top_n ?? REPORT_TOP_N.default };
-        const grant = await paywall.authorize(ctx, offer, { apiKeyTiers: ['builder', 'enterprise'] });
-        if (p.hours !== DEFAULT_HOURS || p.top_n !== REPORT_TOP_N.default || p.topics.length) await cache.noteRequest('report', p);
-        const r = await cachedOrComputed('report', p);
-        if (grant.kind === 'payment') await grant.commit();
-        ctx.set('Cache-Control', 'private, no-store');
-        send(ctx, r);
+        await serve(ctx, report, p, () => paywall.authorize(ctx, offer, { apiKeyTiers: ['builder', 'enterprise'] }));
       },
     }),
   ];

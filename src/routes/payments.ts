@@ -16,7 +16,7 @@ const paymentSchema = z
     purpose: z.enum(['intel_report', 'sponsored_post']),
     state: z.enum(['verified', 'settling', 'settled', 'failed']).meta({
       description:
-        'verified: signature checked, report served, settlement queued; settling: the facilitator is being asked (attempts counts them); settled: on chain (transaction); failed: the facilitator refused or every attempt failed (error)',
+        'verified: signature checked, settlement queued (deferred mode: the resource was served; sync mode after 503 payment_settlement_pending: not delivered, see delivered_at); settling: the facilitator is being asked (attempts counts them); settled: on chain (transaction); failed: the facilitator refused or every attempt failed (error)',
     }),
     network: z.string().meta({ description: 'CAIP-2 network, e.g. eip155:8453 (x402) or eip155:1 (mainnet transfer)' }),
     asset: z.string().meta({ description: 'Token contract (lower-case)' }),
@@ -29,6 +29,11 @@ const paymentSchema = z
     article_id: z.number().int().nullable().meta({ description: 'The sponsored post this paid for' }),
     created_at: z.string().meta({ format: 'date-time' }),
     settled_at: z.string().nullable().meta({ format: 'date-time' }),
+    delivered_at: z.string().nullable().meta({
+      format: 'date-time',
+      description:
+        'When the paid resource was delivered. null after 503 payment_settlement_pending: the payment is recorded but nothing was delivered; retry the request with the same PAYMENT-SIGNATURE to get it (once) when it has settled',
+    }),
   })
   .meta({ id: 'Payment' });
 
@@ -62,6 +67,7 @@ export function paymentRoutes(deps: AppDeps): RouteDef[] {
           article_id: p.article_id,
           created_at: p.created_at.toISOString(),
           settled_at: p.settled_at ? p.settled_at.toISOString() : null,
+          delivered_at: p.delivered_at ? p.delivered_at.toISOString() : null,
         };
       },
     }),

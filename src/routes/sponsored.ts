@@ -15,7 +15,7 @@ import { hostOf, normalizeUrl } from '../domain/url-normalize.js';
 import { DomainError } from '../errors.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
-import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC } from '../payments/docs.js';
+import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC, SETTLEMENT_PENDING_DOC } from '../payments/docs.js';
 import { bazaarHttp, type BazaarExtension } from '../payments/discovery.js';
 import { Paywall } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
@@ -172,7 +172,7 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
         },
         ...errors({
           400: 'validation_failed (body; checked before payment), or payment_invalid_encoding: a malformed PAYMENT-SIGNATURE',
-          503: 'payments_not_configured, payment_fallback_unavailable, payment_verifier_unavailable, payment_settlement_unavailable or payment_settlement_pending',
+          503: `payments_not_configured, payment_fallback_unavailable, payment_verifier_unavailable or payment_settlement_unavailable (nothing charged, no post created), or ${SETTLEMENT_PENDING_DOC}; no post is created until the payment is delivered, and the retry that delivers it creates exactly one (from its own body)`,
         }),
       },
       async handler(ctx, { body }) {

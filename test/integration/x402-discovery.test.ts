@@ -156,5 +156,7 @@ describe('discovery', () => {
     expect(r.text).toContain('- GET /api/v1/intel/report/: ');
     expect(r.text).toContain('- POST /api/v1/news/post: ');
     expect(r.text).toMatch(/0\.25 USD per call/);
+    // An agent learns how to retry a timed-out settlement without paying twice.
+    expect(r.text).toMatch(/payment_settlement_pending.*retry with the SAME PAYMENT-SIGNATURE/);
   });
 });

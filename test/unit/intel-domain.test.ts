@@ -3,6 +3,7 @@ import { median, parseTopics, postingSignal, reportParamsId, velocity, windowOf 
 import { classifySettle } from '../../jobs/settle-payment.js';
 import { FacilitatorTimeoutError } from '@x402/core/http';
 import { SettleError } from '@x402/core/types';
+import { previousSettleError, transientNote } from '../../src/payments/settle.js';
 
 describe('velocity (acceleration of a tag)', () => {
   it('is 0 when both halves of the window have the same number of articles', () => {
@@ -104,5 +105,16 @@ describe('settlement outcome classification', () => {
     const used = new SettleError(400, { success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '', network: 'eip155:84532' });
     expect(classifySettle(null, used, 'indeterminate:facilitator timeout')).toEqual({ kind: 'settled', transaction: null });
     expect(classifySettle(null, used, null)).toMatchObject({ kind: 'refused' });
+  });
+  it('a later transient error keeps the indeterminate mark, so "nonce already used" after it still reads as settled', () => {
+    const down = classifySettle(null, new SettleError(502, { success: false, transaction: '', network: 'eip155:84532' }), null);
+    if (down.kind !== 'transient') throw new Error('expected transient');
+    const note = transientNote(down, 'indeterminate:facilitator timeout');
+    expect(note).toBe('indeterminate:facilitator 502: error');
+    expect(transientNote(down, null)).toBe('facilitator 502: error');
+    const used = new SettleError(400, { success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '', network: 'eip155:84532' });
+    expect(classifySettle(null, used, note)).toEqual({ kind: 'settled', transaction: null });
+    expect(previousSettleError({ last_error: null, settle_attempts: 2 })).toMatch(/^indeterminate:/);
+    expect(previousSettleError({ last_error: null, settle_attempts: 1 })).toBeNull();
   });
 });
