@@ -82,6 +82,9 @@ export type Grant =
       commit(attach?: Attach): Promise<{ paymentId: string; articleId: number | null; settlement: SettleResponse | null }>;
     };
 
+/** Rejections toHttpError produced: they carry the client's payment options already. */
+const shaped = new WeakSet<PaymentRejection>();
+
 export interface AuthorizeOptions {
   /** API-key tiers that include this resource (the report: builder, enterprise). */
   apiKeyTiers?: Tier[];
@@ -156,11 +159,14 @@ export class Paywall {
    * an unavailable backend passes as it is. The status comes from the registry (src/errors/codes.ts).
    */
   toHttpError(rej: PaymentRejection, offer: Offer, opts: AuthorizeOptions): PaymentRejection {
-    if (rej.rejection === 'unavailable') return rej;
+    // Unavailable passes as it is; one already shaped (e.g. thrown from inside authorize) is not wrapped twice.
+    if (rej.rejection === 'unavailable' || shaped.has(rej)) return rej;
     const req = this.requirementsFor(offer);
     const details = { ...this.options(offer, opts, req, rej.x402Reason), problem: rej.details };
     const pr = paymentRequired(this.deps.config, req, offer, rej.x402Reason);
-    return new PaymentRejection(rej.code, rej.message, rej.x402Reason, details, rej.rejection, { ...paymentRequiredHeaders(pr), ...rej.headers });
+    const out = new PaymentRejection(rej.code, rej.message, rej.x402Reason, details, rej.rejection, { ...paymentRequiredHeaders(pr), ...rej.headers });
+    shaped.add(out);
+    return out;
   }
 
   /** Phase 1: decide whether this request is paid for. Throws 402/503 DomainErrors; consumes nothing. */
