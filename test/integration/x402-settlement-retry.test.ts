@@ -31,6 +31,10 @@ let base: string;
 /** The same service whose facilitator URL refuses connections (the facilitator is down). */
 let down: ReturnType<typeof request>;
 let downDeps: ReturnType<typeof siblingDeps>;
+/** The same service with a 300 ms facilitator timeout: where the first, timed-out attempt is made (retries go to the patient one). */
+let impatient: ReturnType<typeof request>;
+let impatientBase: string;
+let impatientDeps: ReturnType<typeof siblingDeps>;
 
 beforeAll(async () => {
   fac = await startFacilitator({ network: 'eip155:84532' });
@@ -38,7 +42,7 @@ beforeAll(async () => {
     X402_PAY_TO: PAY_TO,
     X402_NETWORK: 'eip155:84532',
     X402_FACILITATOR_URL: fac.url,
-    X402_FACILITATOR_TIMEOUT_MS: '300',
+    X402_FACILITATOR_TIMEOUT_MS: '5000',
     SPONSORED_PRICE_ATOMIC: '25000000',
     JOB_WAIT_MS: '5000',
   });
@@ -47,6 +51,9 @@ beforeAll(async () => {
   base = await http.base;
   downDeps = siblingDeps(deps, { X402_FACILITATOR_URL: 'http://127.0.0.1:1' });
   down = request(createApp(downDeps));
+  impatientDeps = siblingDeps(deps, { X402_FACILITATOR_TIMEOUT_MS: 300 });
+  impatient = request(createApp(impatientDeps));
+  impatientBase = await impatient.base;
   await insertArticle(deps.db, { tags: ['defi'], clicks: 12, publishedAt: hoursAgo(2) });
 });
 
@@ -55,6 +62,8 @@ afterAll(async () => {
   await http.close();
   await down.close();
   await downDeps.close();
+  await impatient.close();
+  await impatientDeps.close();
   await deps.close();
   await fac.close();
 });
@@ -82,9 +91,9 @@ async function payment(id: string) {
 }
 
 /** A sync payment whose /settle hangs past X402_FACILITATOR_TIMEOUT_MS: 503 pending, recorded undelivered. */
-async function timedOut(a: ReturnType<typeof agent>, url: string, init?: RequestInit) {
+async function timedOut(a: ReturnType<typeof agent>, path: string, init?: RequestInit) {
   fac.failNextSettles(1, 'hang');
-  const res = await a.pay(url, init);
+  const res = await a.pay(`${impatientBase}${path}`, init);
   expect(res.status).toBe(503);
   const body = await json(res);
   expect(body.error.code).toBe('payment_settlement_pending');
@@ -100,7 +109,7 @@ async function timedOut(a: ReturnType<typeof agent>, url: string, init?: Request
 describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_settlement_pending', () => {
   it('still down: 503 pending again; facilitator back: settled now and delivered once with a truthful PAYMENT-RESPONSE; then a replay', async () => {
     const a = agent();
-    const { id, signature } = await timedOut(a, `${base}${REPORT}`);
+    const { id, signature } = await timedOut(a, REPORT);
 
     // The facilitator is unreachable: nothing delivered, still pending, Retry-After again.
     const stillDown = await down.get(REPORT, { 'payment-signature': signature });
@@ -147,7 +156,7 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
     const validBefore = BigInt(Math.floor(Date.now() / 1000) + 20);
     const signature = await signedHeader(account, req, { validBefore });
     fac.failNextSettles(1, 'hang');
-    const first = await http.get(REPORT, { 'payment-signature': signature });
+    const first = await impatient.get(REPORT, { 'payment-signature': signature });
     expect(first.status).toBe(503);
     expect(first.body.error.code).toBe('payment_settlement_pending');
     const id = first.body.error.details.payment_id as string;
@@ -182,7 +191,7 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
 
   it('a settlement refused on retry is 402 payment_settlement_failed with the reason, and stays so; nothing delivered', async () => {
     const a = agent();
-    const { id, signature } = await timedOut(a, `${base}${REPORT}`);
+    const { id, signature } = await timedOut(a, REPORT);
     fac.failNextSettles(1, 'refuse');
     const refused = await http.get(REPORT, { 'payment-signature': signature });
     expect(refused.status).toBe(402);
@@ -203,7 +212,7 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
 
   it('concurrent retries of one pending payment: one /settle, one delivery, the others are replays or still pending', async () => {
     const a = agent();
-    const { id, signature } = await timedOut(a, `${base}${REPORT}`);
+    const { id, signature } = await timedOut(a, REPORT);
     const settlesBefore = fac.settles.length;
     const results = await Promise.all(Array.from({ length: 6 }, () => http.get(REPORT, { 'payment-signature': signature })));
     const codes = results.map((r) => (r.status === 200 ? 200 : r.body.error.code));
@@ -215,7 +224,7 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
 
   it('the signature of a pending report payment does not buy another resource at the same price: a replay', async () => {
     const a = agent();
-    const { id, signature } = await timedOut(a, `${base}${REPORT}`);
+    const { id, signature } = await timedOut(a, REPORT);
     // A server where a sponsored post costs what the report costs: the same authorization verifies for both.
     const same = siblingDeps(deps, { SPONSORED_PRICE_ATOMIC: deps.config.X402_PRICE_ATOMIC });
     const h = request(createApp(same));
@@ -248,7 +257,7 @@ describe('the sponsored post: a retry never creates a second post', () => {
   it('timed out: no post; the retry settles and creates exactly one paid post; a further retry is a replay', async () => {
     const before = await ads();
     const a = agent();
-    const { id, signature } = await timedOut(a, `${base}${SPONSORED}`, init);
+    const { id, signature } = await timedOut(a, SPONSORED, init);
     expect(await ads()).toBe(before);
 
     const res = await a.pay(`${base}${SPONSORED}`, { ...init, headers: { ...init.headers, 'PAYMENT-SIGNATURE': signature } });
