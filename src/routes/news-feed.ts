@@ -2,7 +2,7 @@
  * The article feed (GET /news/) and its syndication formats (GET /news/feed.rss, feed.atom,
  * feed.json), issue 17: filters, conditional requests, and one shared cached page for every caller.
  *
- * Every caller reads the same cached page of a query string (src/queries/feed-cache.ts), whatever
+ * Every caller reads the same cached page of a query string (src/feed/feed-cache.ts), whatever
  * its credentials: the page holds nothing personal. The relay retires the cache on every event that
  * changes an article (status, edit, yap, vote, hot-score run), so a cached page is at most
  * FEED_CACHE_TTL_MS old only in its `clicks` counters. What is personal is added on top:
@@ -24,7 +24,7 @@ import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from
 import { API_PREFIX, errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { feedCount, feedPage, toArticleItem, type FeedFilter, type FeedSort, type FeedStatus } from '../queries/articles.js';
-import { FEED_CACHE_TTL_MS, type FeedCache } from '../queries/feed-cache.js';
+import { FEED_CACHE_TTL_MS, type FeedCache } from '../feed/feed-cache.js';
 import { myVotesOn } from '../queries/votes.js';
 import { isSignedIn, pageLinks, requireSignedIn } from './news-common.js';
 import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from './news-schemas.js';
