@@ -21,6 +21,7 @@ import * as m20261125T170000 from './20261125T170000_feed_filters.js';
 import * as m20261125T180000 from './20261125T180000_kill_reasons.js';
 import * as m20261125T210000 from './20261125T210000_media_retention.js';
 import * as m20261125T210500 from './20261125T210500_media_from_disk.js';
+import * as m20261126T100000 from './20261126T100000_feed_covering_indexes.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '20261125T180000_kill_reasons': m20261125T180000,
   '20261125T210000_media_retention': m20261125T210000,
   '20261125T210500_media_from_disk': m20261125T210500,
+  '20261126T100000_feed_covering_indexes': m20261126T100000,
 };

@@ -169,7 +169,7 @@ describe('GET /news/ filters', () => {
       // status=all: the filter is the only condition an index could serve.
       expect(await plan({ status: 'all', tags: ['defi'] })).toContain('articles_tags_idx');
       expect(await plan({ status: 'all', tokenSymbols: ['UNI'] })).toContain('articles_token_symbols_upper_idx');
-      expect(await plan({ status: 'all', source: 'coindesk.com' })).toContain('articles_source_published_idx');
+      expect(await plan({ status: 'all', source: 'coindesk.com' })).toContain('articles_feed_source_idx');
       expect(await plan({ status: 'all', since: new Date() })).toContain('articles_created_idx');
     } finally {
       await logged.destroy();
