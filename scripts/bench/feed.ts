@@ -16,6 +16,8 @@
  *     + since, 1 % of the articles) and a broad one (tag=defi + since, 20 %), at 50 connections and
  *     at 1 connection (the query's own latency). Before the load, EXPLAIN ANALYZE of the filtered
  *     page and count queries (plan root and execution time).
+ *  4. Issue 19: the anonymous hot page from the same app without the static-route fast path
+ *     (createApp's staticFastPath: false), to show what the fast path is worth.
  *   SKIP_RECOMPUTE=1 skips part 1 (useful at 1,000,000 articles).
  * The full app is the real createApp() (auth, daily quota in Redis, routing, validation) with
  * LOG_LEVEL=warn. Starts its own Postgres (shared_buffers 512MB: articles and its 12 indexes are
@@ -142,6 +144,7 @@ try {
       ['tag=defi source=coindesk.com, new', { status: 'approved', tags: ['defi'], source: 'coindesk.com' }, 'new'],
       ['top t=day', { status: 'approved', window: 'day' }, 'top'],
       ['top t=week tag=security', { status: 'approved', window: 'week', tags: ['security'] }, 'top'],
+      ['tag=defi, hot', { status: 'approved', tags: ['defi'] }, 'hot'],
     ];
     // The feed's own queries, captured through a logging Kysely on the same database, then EXPLAIN ANALYZEd.
     const { Kysely, PostgresDialect } = await import('kysely');
@@ -192,6 +195,8 @@ try {
     r.operationId === 'listArticles' ? newsRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r,
   );
   const uncached = createApp(deps, uncachedRoutes);
+  // The same app without the static-route fast path (issue 19: its benefit, measured).
+  const noFastPath = createApp(deps, [...allRoutes(deps), ping], { staticFastPath: false });
   const bare = new Koa();
   bare.use(errorMiddleware(deps.log));
   const router = new Router({ prefix: '/api/v1' });
@@ -207,12 +212,14 @@ try {
   const fullUrl = await listen(full);
   const bareUrl = await listen(bare);
   const uncachedUrl = await listen(uncached);
+  const noFastPathUrl = await listen(noFastPath);
   // A `since` instant no cache has seen on every request ({n}: a new 9-digit fraction of a second).
   const coldSince = `${new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 19)}.{n}Z`;
   const targets = {
     bare: `${bareUrl}/api/v1/bench/ping`,
     appFloor: `${fullUrl}/api/v1/bench/ping`,
     hot: `${fullUrl}/api/v1/news/`,
+    hotNoFastPath: `${noFastPathUrl}/api/v1/news/`,
     hotApiKey: `${fullUrl}/api/v1/news/`,
     hotSignedIn: `${fullUrl}/api/v1/news/`,
     hot304: `${fullUrl}/api/v1/news/`,
@@ -288,6 +295,7 @@ try {
   console.log(line('bare Koa JSON route', 'bare'));
   console.log(line('full app, trivial JSON route', 'appFloor'));
   console.log(line('GET /news/ (hot, page 1)', 'hot'));
+  console.log(line('  hot, without the static fast path', 'hotNoFastPath'));
   console.log(line('  hot, API key (+ my_vote)', 'hotApiKey'));
   console.log(line('  hot, signed in (+ my_vote)', 'hotSignedIn'));
   console.log(line('  hot, If-None-Match -> 304', 'hot304'));
