@@ -24,7 +24,12 @@ import { mcpEndpoint } from './mcp/server.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): Koa {
+export interface AppOptions {
+  /** Serve parameterless routes through staticRouteFastPath (default true; off only to measure it). */
+  staticFastPath?: boolean;
+}
+
+export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), opts: AppOptions = {}): Koa {
   // Behind a proxy, the client IP is the last X-Forwarded-For hop (the one our proxy appended);
   // earlier hops are client-supplied and never trusted. Without TRUST_PROXY the header is ignored.
   const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
@@ -106,17 +111,20 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps)): 
   };
   const api = new Router({ prefix: API_PREFIX });
   const root = new Router();
-  mountRoutes(
-    api,
-    routes.filter((r) => (r.mount ?? 'api') === 'api'),
-    guards,
-  );
-  mountRoutes(
-    root,
-    routes.filter((r) => r.mount === 'root'),
-    guards,
-  );
-  app.use(staticRouteFastPath([api, root]));
+  const statics = [
+    ...mountRoutes(
+      api,
+      routes.filter((r) => (r.mount ?? 'api') === 'api'),
+      guards,
+      API_PREFIX,
+    ),
+    ...mountRoutes(
+      root,
+      routes.filter((r) => r.mount === 'root'),
+      guards,
+    ),
+  ];
+  if (opts.staticFastPath ?? true) app.use(staticRouteFastPath([api, root], statics));
   for (const r of [api, root]) {
     app.use(r.routes());
     // Sets 405 + Allow (or 501); errorMiddleware renders the body.

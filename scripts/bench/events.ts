@@ -64,7 +64,7 @@ import { createLogger } from '../../src/logger.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import { insertSubmission } from '../../src/queries/articles.js';
 import { internalEvent, newsEvent, recordEvents, type EventInput } from '../../src/queries/event-log.js';
-import { invalidateFeedCache } from '../../src/queries/feed-cache.js';
+import { invalidateFeedCache } from '../../src/feed/feed-cache.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import { RELAY_BATCH } from '../../src/relay/relay.js';

@@ -16,6 +16,8 @@
  *     + since, 1 % of the articles) and a broad one (tag=defi + since, 20 %), at 50 connections and
  *     at 1 connection (the query's own latency). Before the load, EXPLAIN ANALYZE of the filtered
  *     page and count queries (plan root and execution time).
+ *  4. Issue 19: the anonymous hot page from the same app without the static-route fast path
+ *     (createApp's staticFastPath: false), to show what the fast path is worth.
  *   SKIP_RECOMPUTE=1 skips part 1 (useful at 1,000,000 articles).
  * The full app is the real createApp() (auth, daily quota in Redis, routing, validation) with
  * LOG_LEVEL=warn. Starts its own Postgres (shared_buffers 512MB: articles and its 12 indexes are
@@ -62,7 +64,9 @@ const log = (l: string) => console.error(`[bench] ${l}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 try {
-  let adminUrl = env.DATABASE_URL;
+  // An already seeded database (e.g. 1,000,000 articles seeded once): no create, seed or drop.
+  const seededUrl = process.env.SEEDED_DATABASE_URL;
+  let adminUrl = seededUrl ?? env.DATABASE_URL;
   if (!adminUrl) {
     const pgOpts = { port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false };
     const first = await startPostgres(pgOpts);
@@ -85,9 +89,9 @@ try {
   const admin = new pg.Client({ connectionString: adminUrl });
   admin.on('error', () => undefined);
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
+  if (!seededUrl) await admin.query(`CREATE DATABASE ${dbName}`);
   const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
+  if (!seededUrl) u.pathname = `/${dbName}`;
   const config = loadConfig({
     DATABASE_URL: u.toString(),
     REDIS_URL: redisUrl,
@@ -101,8 +105,8 @@ try {
   const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX });
   await migrateToLatest(db);
 
-  const seeded = await seedFeed(db, N);
-  console.log(`seed: ${seeded.articles} approved articles, ${seeded.yaps} tldr yaps in ${(seeded.ms / 1000).toFixed(1)} s (generate_series)`);
+  const seeded = seededUrl ? { articles: N, yaps: 0, ms: 0 } : await seedFeed(db, N);
+  if (!seededUrl) console.log(`seed: ${seeded.articles} approved articles, ${seeded.yaps} tldr yaps in ${(seeded.ms / 1000).toFixed(1)} s (generate_series)`);
 
   // 1. Full recompute.
   const times: number[] = [];
@@ -114,8 +118,10 @@ try {
     times.push(performance.now() - t0);
     if (updated !== N) throw new Error(`recompute updated ${updated} rows, expected ${N}`);
   }
-  if (process.env.SKIP_RECOMPUTE) await recomputeHotScores(db, { windowHours: 168, all: true });
-  else
+  if (process.env.SKIP_RECOMPUTE) {
+    // A seeded database was ranked when it was seeded.
+    if (!seededUrl) await recomputeHotScores(db, { windowHours: 168, all: true });
+  } else
     console.log(
       `hot-score full recompute of ${N} articles (every row rewritten, VACUUM between runs): ${times.map((t) => `${(t / 1000).toFixed(2)} s`).join(', ')} (3 runs; goal < 2 s)`,
     );
@@ -142,6 +148,7 @@ try {
       ['tag=defi source=coindesk.com, new', { status: 'approved', tags: ['defi'], source: 'coindesk.com' }, 'new'],
       ['top t=day', { status: 'approved', window: 'day' }, 'top'],
       ['top t=week tag=security', { status: 'approved', window: 'week', tags: ['security'] }, 'top'],
+      ['tag=defi, hot', { status: 'approved', tags: ['defi'] }, 'hot'],
     ];
     // The feed's own queries, captured through a logging Kysely on the same database, then EXPLAIN ANALYZEd.
     const { Kysely, PostgresDialect } = await import('kysely');
@@ -192,6 +199,8 @@ try {
     r.operationId === 'listArticles' ? newsRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r,
   );
   const uncached = createApp(deps, uncachedRoutes);
+  // The same app without the static-route fast path (issue 19: its benefit, measured).
+  const noFastPath = createApp(deps, [...allRoutes(deps), ping], { staticFastPath: false });
   const bare = new Koa();
   bare.use(errorMiddleware(deps.log));
   const router = new Router({ prefix: '/api/v1' });
@@ -207,12 +216,14 @@ try {
   const fullUrl = await listen(full);
   const bareUrl = await listen(bare);
   const uncachedUrl = await listen(uncached);
+  const noFastPathUrl = await listen(noFastPath);
   // A `since` instant no cache has seen on every request ({n}: a new 9-digit fraction of a second).
   const coldSince = `${new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 19)}.{n}Z`;
   const targets = {
     bare: `${bareUrl}/api/v1/bench/ping`,
     appFloor: `${fullUrl}/api/v1/bench/ping`,
     hot: `${fullUrl}/api/v1/news/`,
+    hotNoFastPath: `${noFastPathUrl}/api/v1/news/`,
     hotApiKey: `${fullUrl}/api/v1/news/`,
     hotSignedIn: `${fullUrl}/api/v1/news/`,
     hot304: `${fullUrl}/api/v1/news/`,
@@ -256,6 +267,9 @@ try {
   const expected = (k: string) => (k === 'hot304' ? '304' : '200');
   const signedInSample = JSON.parse(await (await fetch(targets.hotSignedIn, { headers: headersOf('hotSignedIn') })).text());
   console.log(`signed-in hot page: my_vote on ${signedInSample.results.filter((a: { my_vote: number }) => a.my_vote === 1).length} of ${signedInSample.results.length} items`);
+  // BENCH_TARGETS=bare,coldSelective1,...: load only these targets (the others print as skipped).
+  const only = process.env.BENCH_TARGETS?.split(',');
+  if (only) for (const k of Object.keys(targets)) if (k !== 'bare' && !only.includes(k)) delete (targets as Record<string, string>)[k];
   for (const [name, url] of Object.entries(targets)) await loadFromChild(url, 2, connectionsOf(name), headersOf(name)); // warm-up
   const results = Object.fromEntries(Object.keys(targets).map((k) => [k, [] as LoadResult[]])) as Record<keyof typeof targets, LoadResult[]>;
   const cpuPerRequest = Object.fromEntries(Object.keys(targets).map((k) => [k, [] as number[]])) as Record<keyof typeof targets, number[]>;
@@ -275,10 +289,12 @@ try {
   const p99 = (k: keyof typeof targets) => median(results[k].map((r) => r.p99));
   const cpuUs = (k: keyof typeof targets) => median(cpuPerRequest[k]);
   const line = (label: string, k: keyof typeof targets) =>
-    `${label.padEnd(34)} ${rps(k).toFixed(0).padStart(6)} req/s  p99 ${p99(k).toFixed(1).padStart(6)} ms  server ${cpuUs(k).toFixed(0).padStart(5)} us CPU/req` +
-    (k === 'bare'
-      ? ''
-      : `   ratio vs bare: ${(rps(k) / rps('bare')).toFixed(2)}x req/s, ${(p99(k) / p99('bare')).toFixed(1)}x p99, ${(cpuUs('bare') / cpuUs(k)).toFixed(2)}x CPU cost`);
+    !results[k]?.length
+      ? `${label.padEnd(34)} (skipped)`
+      : `${label.padEnd(34)} ${rps(k).toFixed(0).padStart(6)} req/s  p99 ${p99(k).toFixed(1).padStart(6)} ms  server ${cpuUs(k).toFixed(0).padStart(5)} us CPU/req` +
+        (k === 'bare'
+          ? ''
+          : `   ratio vs bare: ${(rps(k) / rps('bare')).toFixed(2)}x req/s, ${(p99(k) / p99('bare')).toFixed(1)}x p99, ${(cpuUs('bare') / cpuUs(k)).toFixed(2)}x CPU cost`);
   console.log(
     `load: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per run, median of ${RUNS} alternated runs, ${os.cpus().length} CPUs shared by server, load generator, Postgres and Redis`,
   );
@@ -288,6 +304,7 @@ try {
   console.log(line('bare Koa JSON route', 'bare'));
   console.log(line('full app, trivial JSON route', 'appFloor'));
   console.log(line('GET /news/ (hot, page 1)', 'hot'));
+  console.log(line('  hot, without the static fast path', 'hotNoFastPath'));
   console.log(line('  hot, API key (+ my_vote)', 'hotApiKey'));
   console.log(line('  hot, signed in (+ my_vote)', 'hotSignedIn'));
   console.log(line('  hot, If-None-Match -> 304', 'hot304'));
@@ -298,14 +315,15 @@ try {
   console.log(line('cold: tag+since, 1 conn', 'coldBroad1'));
   console.log(line('  hot, feed cache off', 'hotNoCache'));
   console.log(line('  token, feed cache off', 'tokenNoCache'));
-  console.log(
-    `issue 17 goals: hot anonymous / API key / signed in >= 0.5x bare: ${(['hot', 'hotApiKey', 'hotSignedIn'] as const).map((k) => (rps(k) / rps('bare')).toFixed(2) + 'x').join(' / ')}; 304 >= 0.7x: ${(rps('hot304') / rps('bare')).toFixed(2)}x; cold p99 <= 20 ms: ${p99('coldSelective').toFixed(1)} / ${p99('coldBroad').toFixed(1)} ms at ${CONNECTIONS} connections, ${p99('coldSelective1').toFixed(1)} / ${p99('coldBroad1').toFixed(1)} ms at 1`,
-  );
+  if (!only)
+    console.log(
+      `issue 17 goals: hot anonymous / API key / signed in >= 0.5x bare: ${(['hot', 'hotApiKey', 'hotSignedIn'] as const).map((k) => (rps(k) / rps('bare')).toFixed(2) + 'x').join(' / ')}; 304 >= 0.7x: ${(rps('hot304') / rps('bare')).toFixed(2)}x; cold p99 <= 20 ms: ${p99('coldSelective').toFixed(1)} / ${p99('coldBroad').toFixed(1)} ms at ${CONNECTIONS} connections, ${p99('coldSelective1').toFixed(1)} / ${p99('coldBroad1').toFixed(1)} ms at 1`,
+    );
 
   await deps.queue.close();
   redis.disconnect();
   await db.destroy();
-  await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
+  if (!seededUrl) await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
   await admin.end();
 } catch (err) {
   console.error('[bench] failed:', err);

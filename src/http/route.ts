@@ -97,11 +97,22 @@ function parsePart<T>(where: 'params' | 'query' | 'body', schema: z.ZodType<T> |
   return undefined as T;
 }
 
+/** A parameterless route as mounted: its full path (with the router's prefix) and its middleware. */
+export interface StaticRoute {
+  router: Router;
+  method: string;
+  path: string;
+  name: string;
+  middleware: Middleware[];
+}
+
 /**
  * Register definitions on a router; validation failures become one 400 listing every field.
  * `guards(def)` supplies the middlewares that enforce the def's declared auth and rate limit.
+ * Returns the routes without parameters, for staticRouteFastPath.
  */
-export function mountRoutes(router: Router, defs: RouteDef[], guards: (def: RouteDef) => Middleware[] = () => []): void {
+export function mountRoutes(router: Router, defs: RouteDef[], guards: (def: RouteDef) => Middleware[] = () => [], prefix = ''): StaticRoute[] {
+  const statics: StaticRoute[] = [];
   for (const def of defs) {
     const validate: Middleware = async (ctx) => {
       const issues: FieldIssue[] = [];
@@ -114,48 +125,46 @@ export function mountRoutes(router: Router, defs: RouteDef[], guards: (def: Rout
       if (issues.length) throw validationError(issues);
       await def.handler(ctx, { params, query, body });
     };
-    router.register(def.path, [def.method.toUpperCase()], [...guards(def), ...(def.before ?? []), validate], { name: def.operationId });
+    const middleware = [...guards(def), ...(def.before ?? []), validate];
+    router.register(def.path, [def.method.toUpperCase()], middleware, { name: def.operationId });
+    if (STATIC_PATH.test(def.path)) statics.push({ router, method: def.method.toUpperCase(), path: `${prefix}${def.path}`, name: def.operationId, middleware });
   }
+  return statics;
 }
+
+const STATIC_PATH = /^[A-Za-z0-9/_.-]+$/;
 
 /**
  * A front for the routers' `routes()`: a request whose method and exact path name a route without
  * parameters goes straight to that route's middleware, composed once at start-up, instead of each
  * router testing every route's pattern and composing a chain per request (a few per cent of the
- * CPU of a cached feed request with ~80 routes). Only routes that are their router's single match
- * for their own path and method, and that no earlier router matches at all, are taken, so the
- * outcome is the routers' own; everything else (parameters, HEAD, a trailing-slash variant,
- * 404/405) falls through. Mount it before the routers, which must be mounted in the order given.
- * Sets what the router sets that the app reads: params, _matchedRoute (metrics label),
- * _matchedRouteName.
+ * CPU of a cached feed request with ~80 routes). Built from the route definitions as mounted
+ * (mountRoutes' result) and the routers' public `match()`: a route is taken only when it is its
+ * router's single match for its own path and method and no earlier router matches that path at
+ * all, so the outcome is the routers' own; everything else (parameters, HEAD, a trailing-slash
+ * variant, 404/405) falls through. Mount it before the routers, which must be mounted in the order
+ * given. Sets what the router sets that the app reads (its documented context fields): params,
+ * routerPath (the metrics label) and routerName.
  */
-export function staticRouteFastPath(routers: Router[]): Middleware {
-  type LayerLike = { path: unknown; methods: string[]; paramNames: unknown[]; stack: Middleware[]; name?: string | null };
-  type MatchLike = { path: unknown[]; pathAndMethod: unknown[] };
+export function staticRouteFastPath(routers: Router[], statics: StaticRoute[]): Middleware {
   const table = new Map<string, Middleware>();
-  routers.forEach((router, i) => {
-    for (const layer of router.stack as unknown as LayerLike[]) {
-      if (typeof layer.path !== 'string' || layer.paramNames.length > 0 || !/^[A-Za-z0-9/_.-]+$/.test(layer.path)) continue;
-      const path = layer.path;
-      const name = layer.name ?? undefined;
-      const chain = compose(layer.stack);
-      for (const method of layer.methods) {
-        if (method === 'HEAD' || table.has(`${method} ${path}`)) continue;
-        const m = router.match(path, method) as unknown as MatchLike;
-        if (m.pathAndMethod.length !== 1 || m.pathAndMethod[0] !== layer) continue;
-        if (routers.slice(0, i).some((earlier) => (earlier.match(path, method) as unknown as MatchLike).path.length > 0)) continue;
-        table.set(`${method} ${path}`, (ctx, next) => {
-          const c = ctx as Context & { _matchedRoute?: string; _matchedRouteName?: string; routerPath?: string };
-          c.params = {};
-          (c.request as { params?: Record<string, string> }).params = c.params;
-          c._matchedRoute = path;
-          c.routerPath = path;
-          if (name) c._matchedRouteName = name;
-          return chain(ctx, next);
-        });
-      }
-    }
-  });
+  for (const r of statics) {
+    const key = `${r.method} ${r.path}`;
+    const i = routers.indexOf(r.router);
+    if (i < 0 || r.method === 'HEAD' || table.has(key)) continue;
+    if (r.router.match(r.path, r.method).pathAndMethod.length !== 1) continue;
+    if (routers.slice(0, i).some((earlier) => earlier.match(r.path, r.method).path.length > 0)) continue;
+    const chain = compose(r.middleware);
+    const { path, name } = r;
+    table.set(key, (ctx, next) => {
+      const c = ctx as Context & { routerPath?: string; routerName?: string };
+      c.params = {};
+      (c.request as { params?: Record<string, string> }).params = c.params;
+      c.routerPath = path;
+      c.routerName = name;
+      return chain(ctx, next);
+    });
+  }
   return (ctx, next) => {
     const hit = table.get(`${ctx.method} ${ctx.path}`);
     return hit ? hit(ctx, next) : next();

@@ -29,7 +29,8 @@ const SCRAPE_REDIS_TIMEOUT_MS = 2000;
 export function routeLabel(ctx: Context): string {
   if (ctx.path === '/admin/queues' || ctx.path.startsWith('/admin/queues/')) return '/admin/queues/*';
   if (ctx.path === METRICS_PATH) return METRICS_PATH;
-  const matched = (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute;
+  // routerPath: the matched route's pattern, set by @koa/router (and by staticRouteFastPath).
+  const matched = (ctx as unknown as { routerPath?: unknown }).routerPath;
   if (typeof matched === 'string' && matched.length > 0) return matched;
   return ctx.method === 'OPTIONS' ? 'preflight' : 'unmatched';
 }

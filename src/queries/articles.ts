@@ -205,16 +205,32 @@ function feedWhere(q: FeedFilter, statusFrom: 'a' | 'h' = 'a') {
  *   top: vote_count desc. Ties: id desc.
  */
 export async function feedPage(db: Db, q: FeedQuery): Promise<ArticleItemRow[]> {
-  const rows = await db
+  const rows = await pageQuery(db, q).execute();
+  return rows as unknown as ArticleItemRow[];
+}
+
+/**
+ * A feed page and the total number of matches in one statement: the count is an uncorrelated
+ * scalar subquery (run once, with its own plan, typically an index-only scan) carried on every
+ * row. A page past the end has no rows to carry it, so the count is then asked for on its own.
+ */
+export async function feedPageWithCount(db: Db, q: FeedQuery): Promise<{ rows: ArticleItemRow[]; count: number }> {
+  const rows = (await pageQuery(db, q).select(countQuery(db, q).as('total_count')).execute()) as unknown as (ArticleItemRow & { total_count: number | string })[];
+  if (rows.length === 0) return { rows: [], count: await feedCount(db, q) };
+  const count = Number(rows[0].total_count);
+  for (const r of rows) delete (r as { total_count?: unknown }).total_count;
+  return { rows, count };
+}
+
+function pageQuery(db: Db, q: FeedQuery) {
+  return db
     .selectFrom(pickPage(db, q))
     .innerJoin('articles as a', 'a.id', 'p.id')
     .innerJoin('article_hot_scores as h', 'h.article_id', 'p.id')
     .select([...itemColumns])
     .select(tldrJson.as('top_tldr'))
     .orderBy('p.sort_key', 'desc')
-    .orderBy('p.id', 'desc')
-    .execute();
-  return rows as unknown as ArticleItemRow[];
+    .orderBy('p.id', 'desc');
 }
 
 // Only its type is used: the shape of the joined query builder that pickPage extends.
@@ -253,12 +269,15 @@ function pickPage(db: Db, q: FeedQuery) {
 
 /** Total number of articles matching the feed filter (sort and page do not matter). */
 export async function feedCount(db: Db, q: FeedFilter): Promise<number> {
-  const r = await db
+  const r = await countQuery(db, q).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+function countQuery(db: Db, q: FeedFilter) {
+  return db
     .selectFrom('articles as a')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where(feedWhere(q))
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
+    .where(feedWhere(q));
 }
 
 export interface ArticleRecordRow extends ArticleItemRow {

@@ -1,6 +1,6 @@
 /**
  * Aggregates behind the intel endpoints. Article set everywhere: status approved, not sponsored,
- * published in the window (status, published_at) via articles_status_published_idx; hot scores joined
+ * published in the window (status, published_at) via articles_feed_window_idx; hot scores joined
  * from article_hot_scores by primary key. The math on top (velocity, posting signal) is in
  * src/domain/intel.ts.
  */

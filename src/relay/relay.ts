@@ -24,7 +24,7 @@ import type { Db } from '../db.js';
 import type { EventPublisher } from '../events.js';
 import type { Logger } from '../logger.js';
 import { claimOutbox, markRelayed, type OutboxRow } from '../queries/event-log.js';
-import { invalidateFeedCache } from '../queries/feed-cache.js';
+import { invalidateFeedCache } from '../feed/feed-cache.js';
 import type { Redis } from '../redis.js';
 import { wakeEndpoint } from '../webhooks/deliver.js';
 import { fanOutWebhooks } from '../webhooks/fanout.js';

@@ -2,7 +2,7 @@
  * The article feed (GET /news/) and its syndication formats (GET /news/feed.rss, feed.atom,
  * feed.json), issue 17: filters, conditional requests, and one shared cached page for every caller.
  *
- * Every caller reads the same cached page of a query string (src/queries/feed-cache.ts), whatever
+ * Every caller reads the same cached page of a query string (src/feed/feed-cache.ts), whatever
  * its credentials: the page holds nothing personal. The relay retires the cache on every event that
  * changes an article (status, edit, yap, vote, hot-score run), so a cached page is at most
  * FEED_CACHE_TTL_MS old only in its `clicks` counters. What is personal is added on top:
@@ -23,8 +23,8 @@ import { DomainError } from '../errors.js';
 import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../http/conditional.js';
 import { API_PREFIX, errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
-import { feedCount, feedPage, toArticleItem, type FeedFilter, type FeedSort, type FeedStatus } from '../queries/articles.js';
-import { FEED_CACHE_TTL_MS, type FeedCache } from '../queries/feed-cache.js';
+import { feedPage, feedPageWithCount, toArticleItem, type FeedFilter, type FeedSort, type FeedStatus } from '../queries/articles.js';
+import { FEED_CACHE_TTL_MS, type FeedCache } from '../feed/feed-cache.js';
 import { myVotesOn } from '../queries/votes.js';
 import { isSignedIn, pageLinks, requireSignedIn } from './news-common.js';
 import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from './news-schemas.js';
@@ -56,20 +56,23 @@ function decodeEntry(raw: Buffer): Entry {
   return { etag, lastModified: new Date(Number(lm)), ids: ids ? ids.split(',').map(Number) : [], body: raw.subarray(nl + 1) };
 }
 
+const lmKeyOf = (deps: AppDeps, key: string) => `${deps.config.QUEUE_PREFIX}:feed:lm:${key}`;
+
 /**
  * The entry for freshly rendered bytes. Last-Modified is the time these exact bytes were first
- * rendered (remembered in Redis under the cache key): re-rendering unchanged content keeps it.
+ * rendered (remembered in Redis under the cache key; `prev` is that record, read in the cache's
+ * own round trip): re-rendering unchanged content keeps it.
  */
-async function encodeEntry(deps: AppDeps, key: string, render: () => Promise<{ body: Buffer; ids: number[] }>): Promise<Buffer> {
-  const lmKey = `${deps.config.QUEUE_PREFIX}:feed:lm:${key}`;
-  // Read while the page renders (one round trip fewer on a cold page).
-  const [prev, { body, ids }] = await Promise.all([deps.redis.get(lmKey), render()]);
+function encodeEntry(deps: AppDeps, key: string, prev: Buffer | null, body: Buffer, ids: number[]): Buffer {
   const etag = etagOf(body);
+  const p = prev?.toString('latin1');
   let lm = Date.now();
-  if (prev && prev.startsWith(`${etag} `)) lm = Number(prev.slice(etag.length + 1));
+  if (p && p.startsWith(`${etag} `)) lm = Number(p.slice(etag.length + 1));
   else {
     // Best effort, not awaited: a lost write only makes the next render's Last-Modified newer.
-    deps.redis.set(lmKey, `${etag} ${lm}`, 'EX', LAST_MODIFIED_TTL_S).catch((err: unknown) => deps.log.warn({ err: (err as Error).message }, 'feed: Last-Modified not stored'));
+    deps.redis
+      .set(lmKeyOf(deps, key), `${etag} ${lm}`, 'EX', LAST_MODIFIED_TTL_S)
+      .catch((err: unknown) => deps.log.warn({ err: (err as Error).message }, 'feed: Last-Modified not stored'));
   }
   return Buffer.concat([Buffer.from(`${etag} ${lm} ${ids.join(',')}\n`, 'latin1'), body]);
 }
@@ -209,16 +212,34 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
       const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
       const page = query.page ?? 1;
       const key = `page:${ctx.querystring}`;
+      const countKey = `count:${JSON.stringify(filter)}`;
+      // A miss reads the page, its filter's count and its Last-Modified record in one Redis round
+      // trip, then runs one SQL statement (the page with the count, unless the count was cached).
       const entry = decodeEntry(
-        await cache.getOrCompute(key, () =>
-          encodeEntry(deps, key, async () => {
-            const [rows, count] = await Promise.all([
-              feedPage(deps.db, { ...filter, sort: query.sort_type, page, perPage }),
-              cache.getOrCompute(`count:${JSON.stringify(filter)}`, async () => Buffer.from(String(await feedCount(deps.db, filter)))).then((b) => Number(b.toString())),
-            ]);
+        await cache.getOrCompute(
+          key,
+          async (peek) => {
+            const cachedCount = peek.cached[0];
+            const q = { ...filter, sort: query.sort_type, page, perPage };
+            let rows;
+            let count: number;
+            if (cachedCount) {
+              rows = await feedPage(deps.db, q);
+              count = Number(cachedCount.toString());
+            } else {
+              ({ rows, count } = await feedPageWithCount(deps.db, q));
+              cache.put(countKey, peek.gen, Buffer.from(String(count)));
+            }
             const body = Buffer.from(JSON.stringify({ count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count), results: rows.map(toArticleItem) }));
-            return { body, ids: rows.map((r) => r.id) };
-          }),
+            return encodeEntry(
+              deps,
+              key,
+              peek.raw[0],
+              body,
+              rows.map((r) => r.id),
+            );
+          },
+          { cached: [countKey], raw: [lmKeyOf(deps, key)] },
         ),
       );
       const user = ctx.state.user;
@@ -263,8 +284,9 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
         const filter = feedFilterOf(query, 'approved', query.sort_type);
         const key = `${f.ext}:${ctx.querystring}`;
         const entry = decodeEntry(
-          await cache.getOrCompute(key, () =>
-            encodeEntry(deps, key, async () => {
+          await cache.getOrCompute(
+            key,
+            async (peek) => {
               const rows = await feedPage(deps.db, { ...filter, sort: query.sort_type, page: 1, perPage: query.limit ?? SYNDICATION_MAX_ITEMS });
               const meta: SyndicationMeta = {
                 title: 'Squid News',
@@ -275,8 +297,15 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
                 schemeBase: `${homeUrl}#`,
               };
               const items = rows.map((r) => ({ ...toArticleItem(r) }));
-              return { body: Buffer.from(f.render(items, meta)), ids: rows.map((r) => r.id) };
-            }),
+              return encodeEntry(
+                deps,
+                key,
+                peek.raw[0],
+                Buffer.from(f.render(items, meta)),
+                rows.map((r) => r.id),
+              );
+            },
+            { raw: [lmKeyOf(deps, key)] },
           ),
         );
         ctx.type = f.type;

@@ -14,7 +14,7 @@ import { errorSchema } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { JobFailedError } from '../queue.js';
 import { addClick, articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl, getArticleForEvent, getArticleRecord, insertSubmission } from '../queries/articles.js';
-import { FEED_CACHE_TTL_MS, FeedCache } from '../queries/feed-cache.js';
+import { FEED_CACHE_TTL_MS, FeedCache } from '../feed/feed-cache.js';
 import { feedRoutes } from './news-feed.js';
 import { castArticleVote, myArticleVote } from '../queries/votes.js';
 import { articleNotFound, canSee, isSignedIn, scheduleHotScore, toArticleRecord, toSubmitter } from './news-common.js';

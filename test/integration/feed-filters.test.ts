@@ -169,7 +169,7 @@ describe('GET /news/ filters', () => {
       // status=all: the filter is the only condition an index could serve.
       expect(await plan({ status: 'all', tags: ['defi'] })).toContain('articles_tags_idx');
       expect(await plan({ status: 'all', tokenSymbols: ['UNI'] })).toContain('articles_token_symbols_upper_idx');
-      expect(await plan({ status: 'all', source: 'coindesk.com' })).toContain('articles_source_published_idx');
+      expect(await plan({ status: 'all', source: 'coindesk.com' })).toContain('articles_feed_source_idx');
       expect(await plan({ status: 'all', since: new Date() })).toContain('articles_created_idx');
     } finally {
       await logged.destroy();
@@ -315,7 +315,7 @@ describe('conditional requests', () => {
     expect((await http.get(path, { 'if-none-match': '"other"', 'if-modified-since': lm })).status).toBe(200);
   });
 
-  it('a vote, a yap or an edit on an article of the page changes its ETag', async () => {
+  it('a vote or a yap on an article of the page changes its ETag', async () => {
     const path = '/api/v1/news/?tag=security';
     const etag0 = (await http.get(path)).headers.get('etag')!;
     const v = await http.post(`/api/v1/news/${ids['sec-aave']}/vote`, { weight: 1 }, bob.bearer);
@@ -335,6 +335,38 @@ describe('conditional requests', () => {
     const lm = afterYap.headers.get('last-modified');
     await expect.poll(async () => (await http.get(path, { 'if-none-match': afterYap.headers.get('etag')! })).status, { timeout: 5000, interval: 250 }).toBe(304);
     expect((await http.get(path)).headers.get('last-modified')).toBe(lm);
+  });
+
+  it("an editor's edit or a status change of an article on the page changes its ETag", async () => {
+    const editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'], username: 'etag-editor' });
+    // Edit: the headline of an item on the page.
+    const path = '/api/v1/news/?tag=markets&sort_type=new';
+    const before = await http.get(path);
+    expect(keys(before)).toEqual(['nasty', 'defi-old', 'year-old']);
+    const e = await http.request('PATCH', `/api/v1/news/${ids['year-old']}/`, { headline: 'A year-old story, corrected' }, editor.bearer);
+    expect(e.status).toBe(200);
+    await relayed(deps);
+    const edited = await http.get(path, { 'if-none-match': before.headers.get('etag')! });
+    expect(edited.status).toBe(200);
+    expect(edited.body.results[2].headline).toBe('A year-old story, corrected');
+    expect(edited.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    // Status, item staying on the page: the editor queue with status=all shows the killed submission.
+    const allPath = '/api/v1/news/?status=all&source=coindesk.com&sort_type=new';
+    const queue = await http.get(allPath, editor.bearer);
+    expect(queue.body.results.find((a: { id: number }) => a.id === ids.queued)).toMatchObject({ status: 'submitted' });
+    const k = await http.post(`/api/v1/news/${ids.queued}/kill`, { reason: 'off_topic' }, editor.bearer);
+    expect(k.status).toBe(200);
+    await relayed(deps);
+    const killed = await http.get(allPath, { ...editor.bearer, 'if-none-match': queue.headers.get('etag')! });
+    expect(killed.status).toBe(200);
+    expect(killed.body.results.find((a: { id: number }) => a.id === ids.queued)).toMatchObject({ status: 'killed' });
+    // Status, item leaving the page: a retraction takes it out of the approved feed.
+    const r = await http.post(`/api/v1/news/${ids['year-old']}/retract`, { reason: 'off_topic' }, editor.bearer);
+    expect(r.status).toBe(200);
+    await relayed(deps);
+    const retracted = await http.get(path, { 'if-none-match': edited.headers.get('etag')! });
+    expect(retracted.status).toBe(200);
+    expect(keys(retracted)).toEqual(['nasty', 'defi-old']);
   });
 
   it('signed-in callers: the shared page plus their my_vote, private, with their own ETag', async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArticleStatus } from '../../src/domain/article-state.js';
 import { createApp } from '../../src/app.js';
 import { hotScore, type HotTerms } from '../../src/domain/hot-score.js';
-import { invalidateFeedCache } from '../../src/queries/feed-cache.js';
+import { invalidateFeedCache } from '../../src/feed/feed-cache.js';
 import { hotTermsJson, recomputeHotScores } from '../../src/queries/hot-scores.js';
 import { startWorkers } from '../../src/worker-runtime.js';
 import { sessionFor, type Session } from '../support/auth.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArticleStatus } from '../../src/domain/article-state.js';
 import { createApp } from '../../src/app.js';
 import { slugify } from '../../src/domain/slug.js';
-import { invalidateFeedCache } from '../../src/queries/feed-cache.js';
+import { invalidateFeedCache } from '../../src/feed/feed-cache.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';

@@ -19,7 +19,14 @@ it('db/schema.ts matches the migrated database (run `npm run db:codegen` after a
 it('has the indexes the feed sorts and the token filter rely on', async () => {
   const { rows } = await sql<{ indexname: string }>`SELECT indexname FROM pg_indexes WHERE tablename IN ('articles', 'article_hot_scores')`.execute(deps.db);
   const names = rows.map((r) => r.indexname);
-  for (const n of ['article_hot_scores_status_hot_idx', 'articles_status_created_idx', 'articles_status_top_idx', 'articles_token_addresses_idx']) {
+  for (const n of [
+    'article_hot_scores_status_hot_idx',
+    'articles_status_created_idx',
+    'articles_feed_top_idx',
+    'articles_feed_window_idx',
+    'articles_feed_source_idx',
+    'articles_token_addresses_idx',
+  ]) {
     expect(names).toContain(n);
   }
 });

@@ -18,7 +18,7 @@ import { normalizeUrl } from '../../../src/domain/url-normalize.js';
 import { DomainError } from '../../../src/errors.js';
 import type { RouteDef } from '../../../src/http/route.js';
 import { DUPLICATE_WINDOW_DAYS, getArticleForEvent, type DuplicateInfo, type SubmissionInput } from '../../../src/queries/articles.js';
-import { invalidateFeedCache } from '../../../src/queries/feed-cache.js';
+import { invalidateFeedCache } from '../../../src/feed/feed-cache.js';
 import { JobFailedError } from '../../../src/queue.js';
 import { newsRoutes } from '../../../src/routes/news.js';
 

@@ -1,15 +1,15 @@
 /**
- * A short-lived cache for the feed, shared by every web process through Redis, with a copy of hot
- * entries in each process:
- *  - the rendered page of anonymous `status=approved` requests (it is the same for every anonymous
- *    reader; signed-in callers always get a fresh page), and
- *  - the total `count` of a filter (status + token), for everyone: counting 100,000 approved rows
- *    costs far more than picking a page from an index.
- * Entries live FEED_CACHE_TTL_MS. Writes that change what the feed shows (editorial transitions and
- * edits, new yaps, hot-score recomputes) bump a generation counter, which retires every entry at
- * once; votes and clicks do not, so anonymous readers may see counters up to FEED_CACHE_TTL_MS old.
- * Other writers of approved articles can call invalidateFeedCache(); otherwise the TTL bounds the
- * staleness.
+ * A short-lived cache for the feed (GET /news/ pages and their `count`s, the syndication feeds),
+ * shared by every web process through Redis, with a copy of hot entries in each process. Entries
+ * are the same for every caller (src/routes/news-feed.ts adds what is personal on top) and live
+ * FEED_CACHE_TTL_MS. Every event that changes what the feed shows (status, edit, yap, vote,
+ * hot-score run) makes the relay bump a generation counter (invalidateFeedCache), which retires
+ * every entry at once; only `clicks` may lag by up to FEED_CACHE_TTL_MS.
+ *
+ * A miss costs one Redis round trip before the computation: the generation, the entry and any
+ * side entries the computation wants (a page's `count`, its Last-Modified record) are read in one
+ * MGET, and what the computation produces is written back without waiting (a lost write only
+ * means the next request computes again).
  *
  * The process-local copy: an entry read from (or written to) Redis is kept in memory until its
  * Redis expiry, and served without a Redis round trip while this process has confirmed the current
@@ -45,6 +45,13 @@ export async function invalidateFeedCache(redis: Redis, prefix: string): Promise
   await redis.incr(genKey(prefix));
   // Reads answered while the INCR was in flight may have brought back the old generation: forget again.
   forgetLocalCopies(prefix);
+}
+
+/** What the Redis round trip of a miss read besides the entry itself (see getOrCompute). */
+export interface Peek {
+  gen: string;
+  cached: (Buffer | undefined)[];
+  raw: (Buffer | null)[];
 }
 
 interface LocalEntry {
@@ -86,49 +93,76 @@ export class FeedCache {
   /**
    * The cached value of `key`, or compute() it, store it and return it. Values are bytes (a
    * rendered JSON body goes to the socket without re-encoding). Concurrent misses of one key in
-   * this process share one computation. A Redis failure propagates (the API answers 503).
+   * this process share one computation. On a miss, compute() gets what the same Redis round trip
+   * read for `side`: the cached values of `side.cached` keys (undefined when absent or of an older
+   * generation) and the raw Redis values of `side.raw` keys, plus the generation to store side
+   * results under (put()). A Redis read failure propagates (the API answers 503).
    */
-  async getOrCompute(key: string, compute: () => Promise<Buffer>): Promise<Buffer> {
-    if (this.ttlMs <= 0) return compute();
+  async getOrCompute(key: string, compute: (peek: Peek) => Promise<Buffer>, side: { cached?: string[]; raw?: string[] } = {}): Promise<Buffer> {
+    const cachedKeys = side.cached ?? [];
+    const rawKeys = side.raw ?? [];
+    if (this.ttlMs <= 0) {
+      const raw = rawKeys.length ? await this.redis.mgetBuffer(...rawKeys) : [];
+      return compute({ gen: '', cached: cachedKeys.map(() => undefined), raw });
+    }
     const now = Date.now();
     const near = this.local.get(key);
     if (near) {
       if (near.expiresAt > now && near.gen === this.gen && now - this.genCheckedAt < this.genCheckMs) return near.value;
       if (near.expiresAt <= now || near.gen !== this.gen) this.dropLocal(key);
     }
-    // One round trip: the current generation and the entry, which starts with "<generation> <expires-at-ms>\n".
-    const entryKey = `${this.prefix}:feed:v:${key}`;
+    // One round trip: the current generation, the entry (which starts with "<generation> <expires-at-ms>\n") and the side keys.
     const checkedAt = Date.now();
     const epoch = this.epoch;
-    const [genRaw, entry] = await this.redis.mgetBuffer(genKey(this.prefix), entryKey);
-    const gen = genRaw ? genRaw.toString() : '0';
+    const got = await this.redis.mgetBuffer(genKey(this.prefix), this.entryKey(key), ...cachedKeys.map((k) => this.entryKey(k)), ...rawKeys);
+    const gen = got[0] ? got[0].toString() : '0';
     if (epoch === this.epoch) {
       if (gen !== this.gen) this.clearLocal();
       this.gen = gen;
       this.genCheckedAt = checkedAt;
     }
-    if (entry) {
-      const nl = entry.indexOf(10);
-      const [entryGen, expires] = nl > 0 ? entry.toString('latin1', 0, nl).split(' ') : [];
-      if (entryGen === gen) {
-        const value = entry.subarray(nl + 1);
-        this.keepLocal(key, gen, value, Number(expires));
-        return value;
-      }
-    }
+    const hit = this.decode(key, gen, got[1]);
+    if (hit) return hit;
     const flightKey = `${gen}:${key}`;
     let p = this.inflight.get(flightKey);
     if (!p) {
-      p = (async () => {
-        const value = await compute();
-        const expiresAt = Date.now() + this.ttlMs;
-        await this.redis.set(entryKey, Buffer.concat([Buffer.from(`${gen} ${expiresAt}\n`), value]), 'PX', this.ttlMs);
-        this.keepLocal(key, gen, value, expiresAt);
-        return value;
-      })().finally(() => this.inflight.delete(flightKey));
+      const cached = cachedKeys.map((k, i) => {
+        const l = this.local.get(k);
+        return l && l.gen === gen && l.expiresAt > Date.now() ? l.value : this.decode(k, gen, got[2 + i]);
+      });
+      const raw = got.slice(2 + cachedKeys.length);
+      p = compute({ gen, cached, raw })
+        .then((value) => {
+          this.put(key, gen, value);
+          return value;
+        })
+        .finally(() => this.inflight.delete(flightKey));
       this.inflight.set(flightKey, p);
     }
     return p;
+  }
+
+  /** Store `value` under `key` for the generation `gen` (as read by getOrCompute), without waiting for Redis. */
+  put(key: string, gen: string, value: Buffer): void {
+    if (this.ttlMs <= 0) return;
+    const expiresAt = Date.now() + this.ttlMs;
+    this.redis.set(this.entryKey(key), Buffer.concat([Buffer.from(`${gen} ${expiresAt}\n`), value]), 'PX', this.ttlMs).catch(() => undefined);
+    this.keepLocal(key, gen, value, expiresAt);
+  }
+
+  private entryKey(key: string): string {
+    return `${this.prefix}:feed:v:${key}`;
+  }
+
+  /** The value of a stored entry when it belongs to generation `gen` (kept locally too); undefined otherwise. */
+  private decode(key: string, gen: string, entry: Buffer | null | undefined): Buffer | undefined {
+    if (!entry) return undefined;
+    const nl = entry.indexOf(10);
+    const [entryGen, expires] = nl > 0 ? entry.toString('latin1', 0, nl).split(' ') : [];
+    if (entryGen !== gen) return undefined;
+    const value = entry.subarray(nl + 1);
+    this.keepLocal(key, gen, value, Number(expires));
+    return value;
   }
 
   private keepLocal(key: string, gen: string, value: Buffer, expiresAt: number): void {
