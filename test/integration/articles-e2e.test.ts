@@ -16,7 +16,6 @@ import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';
 import request from '../support/request.js';
 import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
-import { waitFor } from '../support/wait.js';
 
 let relay: RunningRelay;
 
@@ -72,8 +71,8 @@ function connect(): Promise<{ ws: WebSocket; events: { type: string; id: number;
 
 it('submit without a headline, approve, and see it in the hot feed, the event stream and on a WebSocket', async () => {
   const client = await connect();
-  // The broadcaster's stream reader is positioned (at the stream's end) and reading before anything is published.
-  await waitFor(() => broadcaster.stats().reader.reads > 0, { what: "the broadcaster's first stream read" });
+  // No wait needed: beforeAll awaited broadcaster.ready, which resolves once the stream reader holds an
+  // explicit position at the stream's end (it never reads from `$`), so every later event is read.
 
   const author = await signIn(http); // the real wallet flow: nonce, personal_sign, verify
   const editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] });
