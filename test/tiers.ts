@@ -14,7 +14,15 @@ export const slowTiers = {
   /** Headless Chromium. */
   browser: ['test/e2e/*browser*.test.ts', 'test/e2e/editor-console.test.ts'],
   /** The launcher and the Procfile's processes, started as a user or the platform would. */
-  launcher: ['test/e2e/launcher.test.ts', 'test/e2e/procfile*.test.ts', 'test/e2e/cli-finds-stack.test.ts', 'test/e2e/release.test.ts', 'test/e2e/media-two-web.test.ts'],
+  launcher: [
+    'test/e2e/launcher.test.ts',
+    'test/e2e/procfile*.test.ts',
+    'test/e2e/cli-finds-stack.test.ts',
+    'test/e2e/cli-process.test.ts',
+    'test/e2e/release.test.ts',
+    'test/e2e/media-two-web.test.ts',
+    'test/e2e/quota-two-web.test.ts',
+  ],
 } as const;
 
 export type Tier = keyof typeof slowTiers | 'quick' | 'all';

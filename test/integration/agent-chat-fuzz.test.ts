@@ -1,5 +1,5 @@
 /** Random input to the agent-chat endpoints and the webhook never produces a 5xx. */
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startRig, WEBHOOK_SECRET, type Rig } from '../support/agent-chat.js';
 import { sessionFor, type Session } from '../support/auth.js';

@@ -71,8 +71,8 @@ function connect(): Promise<{ ws: WebSocket; events: { type: string; id: number;
 
 it('submit without a headline, approve, and see it in the hot feed, the event stream and on a WebSocket', async () => {
   const client = await connect();
-  // Give the broadcaster's stream reader a moment to be positioned before anything is published.
-  await new Promise((r) => setTimeout(r, 300));
+  // No wait needed: beforeAll awaited broadcaster.ready, which resolves once the stream reader holds an
+  // explicit position at the stream's end (it never reads from `$`), so every later event is read.
 
   const author = await signIn(http); // the real wallet flow: nonce, personal_sign, verify
   const editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] });

@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';

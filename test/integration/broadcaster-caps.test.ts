@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../src/auth/tokens.js';
-import { BroadcasterHarness, connect, makeEvent, sleep, type TestClient } from '../support/broadcaster-harness.js';
+import { BroadcasterHarness, connect, makeEvent, type TestClient } from '../support/broadcaster-harness.js';
+import { quietFor } from '../support/wait.js';
 
 let h: BroadcasterHarness;
 
@@ -12,7 +13,8 @@ afterAll(() => h.close());
 /** Wait for every handshake and any capacity close, then split the clients. */
 async function settle(clients: TestClient[]) {
   await Promise.all(clients.map((c) => c.opened.catch(() => undefined)));
-  await sleep(200);
+  // Check window: a capacity close follows the handshake; a client still open after it was admitted.
+  await quietFor(200);
   const refused = clients.filter((c) => c.closeInfo?.code === 4003);
   const open = clients.filter((c) => c.closeInfo === null && c.ws.readyState === c.ws.OPEN);
   return { refused, open };

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../src/auth/tokens.js';
 import type { EventType, NewsEvent } from '../../src/events.js';
-import { BroadcasterHarness, connectOpen, makeEvent, ORIGIN, sleep, type ArticleAttrs, type RunningBroadcaster } from '../support/broadcaster-harness.js';
+import { BroadcasterHarness, connectOpen, makeEvent, ORIGIN, waitUntil, type ArticleAttrs, type RunningBroadcaster } from '../support/broadcaster-harness.js';
+import { quietFor } from '../support/wait.js';
 
 let h: BroadcasterHarness;
 let srv: RunningBroadcaster;
@@ -67,7 +68,8 @@ describe('filters on /ws/news/', () => {
       const got = await c.waitForEvents(want[name as keyof typeof clients].length);
       expect(sorted(got), name).toEqual(want[name as keyof typeof clients]);
     }
-    await sleep(150);
+    // Check window: no client gets an event its filter leaves out.
+    await quietFor(150);
     for (const [name, c] of Object.entries(clients)) {
       expect(c.events(), name).toHaveLength(want[name as keyof typeof clients].length);
       // The attributes are for matching only: never in what clients receive.
@@ -85,7 +87,8 @@ describe('filters on /ws/news/', () => {
     await h.publishArticles(mixed(200));
     expect(sorted(await staff.waitForEvents(4))).toEqual([201, 203, 205, 208]);
     expect(sorted(await anon.waitForEvents(3))).toEqual([201, 203, 208]);
-    await sleep(150);
+    // Check window: the staff-only events never reach the anonymous or the filtered-out clients.
+    await quietFor(150);
     expect(anon.events()).toHaveLength(3);
     expect(staff.events()).toHaveLength(4);
     expect(staffOnly.frames.filter((f) => f.data.type !== 'heartbeat')).toHaveLength(0);
@@ -97,7 +100,7 @@ describe('filters on /ws/news/', () => {
     const c = await connectOpen(slow.url, { query: { tag: 'nft' } });
     const other = await connectOpen(slow.url, { query: { tag: 'defi' } });
     await h.publishArticles([[ev('news.approved', 300), { tags: ['nft'] }]]);
-    await sleep(50);
+    await waitUntil(() => slow.b.stats().reader.entries >= 1, 'the reader to read 300 (pending in the 800 ms batch)');
     const t0 = Date.now();
     await h.publishArticles([
       [ev('news.sponsored', 301), { tags: ['nft'] }],
@@ -109,7 +112,8 @@ describe('filters on /ws/news/', () => {
     expect(c.batches()[0].data.cursor).toContain('_'); // sent ahead of the pending batch
     await c.waitFor(() => c.batches().length >= 2, 'the batch', 2000);
     expect(ids(c.batches()[1].data.events)).toEqual([300]);
-    await sleep(100);
+    // Check window: no repeat for c, nothing for the defi client.
+    await quietFor(100);
     expect(ids(c.events())).toEqual([301, 300]);
     expect(other.events()).toHaveLength(0);
     await slow.close();
@@ -149,7 +153,8 @@ describe('filters on /ws/news/', () => {
     ]);
     const [[last]] = (await h.redis.xrevrange(h.streamKey, '+', '-', 'COUNT', 1)) as [string, string[]][];
     await b.waitForEvents(3);
-    await sleep(150);
+    // Check window: no event the filter leaves out follows.
+    await quietFor(150);
     expect(ids(b.events())).toEqual([601, 606, 701]);
     expect(b.controls('reconcile')).toHaveLength(0);
     // The live frame's cursor moved past 702, which the filter left out: a resume from it reads no further back.
@@ -163,14 +168,16 @@ describe('filters on /ws/news/', () => {
     const c = await connectOpen(srv.url, { cookie, query: { tag: 'defi' } });
     await h.publishArticles([[ev('news.submitted', 800), { tags: ['defi'] }]]);
     expect(ids(await c.waitForEvents(1))).toEqual([800]);
-    await sleep(Math.max(0, exp - Date.now()) + 100);
+    // The behaviour under test is the token's expiry on the wall clock (the server's, not faked): wait it out.
+    await quietFor(Math.max(0, exp - Date.now()) + 100);
     await h.publishArticles([
       [ev('news.submitted', 801), { tags: ['defi'] }],
       [ev('news.approved', 802), { tags: ['defi'] }],
       [ev('news.approved', 803), { tags: ['nft'] }],
     ]);
     await c.waitForEvents(2);
-    await sleep(150);
+    // Check window: the staff-only 801 and the non-matching 803 never arrive.
+    await quietFor(150);
     expect(ids(c.events())).toEqual([800, 802]);
     void c.close();
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BroadcasterHarness, connectOpen, makeEvent, sleep } from '../support/broadcaster-harness.js';
+import { BroadcasterHarness, connectOpen, makeEvent, sleep, waitUntil } from '../support/broadcaster-harness.js';
+import { quietFor } from '../support/wait.js';
 
 let h: BroadcasterHarness;
 
@@ -29,8 +30,8 @@ describe('frames', () => {
     expect(b1.data.events.map((e: { id: number }) => e.id)).toEqual(Array.from({ length: 10 }, (_, i) => 1 + i));
     expect(b2.data.events.map((e: { id: number }) => e.id)).toEqual(Array.from({ length: 10 }, (_, i) => 11 + i));
     expect(b2.at - t0).toBeLessThan(1500);
-    // The last 5 wait for the window.
-    await sleep(200);
+    // The last 5 wait for the window. Check window (shorter than batchMs): no third frame yet.
+    await quietFor(200);
     expect(c.batches()).toHaveLength(2);
     expect(b1.data.cursor).toBe(ids[9]);
     expect(b2.data.cursor).toBe(ids[19]);
@@ -61,7 +62,7 @@ describe('frames', () => {
     const srv = await h.start({ batchMs: 1000 });
     const c = await connectOpen(srv.url);
     const [a, b] = await publishBurst(approved(200, 2));
-    await sleep(50);
+    await waitUntil(() => srv.b.stats().reader.entries >= 2, 'the reader to read the burst');
     const t0 = Date.now();
     const s = await h.publish(makeEvent('news.sponsored', 202));
     await c.waitFor(() => c.batches().length >= 1, 'the sponsored frame', 1000);

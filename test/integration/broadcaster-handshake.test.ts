@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../src/auth/tokens.js';
 import { publicEventTypes, staffEventTypes, type NewsEvent } from '../../src/events.js';
-import { BroadcasterHarness, connect, connectOpen, makeEvent, sleep, type RunningBroadcaster } from '../support/broadcaster-harness.js';
+import { BroadcasterHarness, connect, connectOpen, makeEvent, waitUntil, type RunningBroadcaster } from '../support/broadcaster-harness.js';
+import { quietFor } from '../support/wait.js';
 
 let h: BroadcasterHarness;
 let srv: RunningBroadcaster;
@@ -60,7 +61,8 @@ describe('visibility', () => {
     void editor.close();
     const publicOnly = sent.filter((e) => (publicEventTypes as readonly string[]).includes(e.type));
     expect(byId(await anon.waitForEvents(publicOnly.length))).toEqual(publicOnly);
-    await sleep(150);
+    // Check window: no staff-only event reaches the anonymous client after the public ones.
+    await quietFor(150);
     expect(anon.events()).toHaveLength(publicOnly.length);
     void anon.close();
     void staff.close();
@@ -81,7 +83,8 @@ describe('visibility', () => {
       const got = await c.waitForEvents(1);
       expect(got.map((e) => e.id)).toEqual([202]);
     }
-    await sleep(150);
+    // Check window: none of them gets the staff-only events.
+    await quietFor(150);
     for (const c of clients) {
       expect(c.events().map((e) => e.id)).toEqual([202]);
       void c.close();
@@ -94,10 +97,12 @@ describe('visibility', () => {
     const c = await connectOpen(srv.url, { cookie });
     await h.publish(makeEvent('news.submitted', 300));
     expect((await c.waitForEvents(1)).map((e) => e.id)).toEqual([300]);
-    await sleep(Math.max(0, exp - Date.now()) + 100);
+    // The behaviour under test is the token's expiry on the wall clock (the server's, not faked): wait it out.
+    await quietFor(Math.max(0, exp - Date.now()) + 100);
     await h.publishMany([makeEvent('news.submitted', 301), makeEvent('news.approved', 302), makeEvent('news.retracted', 303)]);
     await c.waitForEvents(2);
-    await sleep(200);
+    // Check window: the staff-only events published after expiry never arrive.
+    await quietFor(200);
     expect(c.events().map((e) => e.id)).toEqual([300, 302]);
     expect(c.ws.readyState).toBe(c.ws.OPEN);
     void c.close();
@@ -110,7 +115,8 @@ describe('shutdown', () => {
     const a = await connectOpen(own.url);
     const b = await connectOpen(own.url);
     await h.publish(makeEvent('news.approved', 400));
-    await sleep(100);
+    // The broadcaster has read the event, and holds it in the pending batch (10 s window).
+    await waitUntil(() => own.b.stats().reader.entries >= 1, 'the reader to read the event');
     expect(a.events()).toHaveLength(0);
     await own.close();
     expect((await a.closed).code).toBe(1001);

@@ -8,6 +8,7 @@ import { createLogger } from '../../src/logger.js';
 import { createRedis, type Redis } from '../../src/redis.js';
 import { freePort, startRedis } from '../../scripts/lib/services.js';
 import { BroadcasterHarness, connectOpen, makeEvent, ORIGIN, sleep, waitUntil } from '../support/broadcaster-harness.js';
+import { quietFor } from '../support/wait.js';
 
 let h: BroadcasterHarness;
 
@@ -52,6 +53,8 @@ describe('backlog', () => {
     const before = slow.events();
     expect(before.length).toBeLessThan(sent);
     expect(ids(before)).toEqual([...ids(before)].sort((a, b) => a - b));
+    // Pacing, not a wait for a condition: the live event goes out well after the reconcile, so what
+    // arrives is the client being live again, not the tail of its backlog.
     await sleep(300);
     await h.publish(makeEvent('news.approved', 999_999));
     await slow.waitFor(() => slow.events().some((e) => e.id === 999_999), 'a live event after the reconcile', 10_000);
@@ -73,7 +76,8 @@ describe('resubscribed', () => {
       .exec();
     await h.publish(makeEvent('news.approved', 3));
     await c.waitForEvents(2);
-    await sleep(300);
+    // Check window: no second reconcile, no trimmed event.
+    await quietFor(300);
     expect(ids(c.events())).toEqual([1, 3]);
     const kinds = c.frames.map((f) => (f.data.type ? `${f.data.type}:${f.data.reason}` : ids(f.data.events).join(',')));
     expect(kinds).toEqual(['1', 'reconcile:resubscribed', '3']);
@@ -91,7 +95,8 @@ describe('resubscribed', () => {
       .xtrim(h.streamKey, 'MAXLEN', 0)
       .exec();
     await c.waitFor(() => c.controls('reconcile').length > 0, 'a reconcile frame', 3000);
-    await sleep(600);
+    // Check window of three empty 200 ms reads: the reader does not reconcile again while nothing arrives.
+    await quietFor(600);
     await h.publish(makeEvent('news.approved', 12));
     await c.waitForEvents(2);
     expect(ids(c.events())).toEqual([10, 12]);
@@ -109,7 +114,8 @@ describe('resubscribed', () => {
     // Published while the reader reconnects.
     for (let i = 21; i < 30; i++) await h.publish(makeEvent('news.approved', i));
     await c.waitForEvents(10, 10_000);
-    await sleep(200);
+    // Check window: no duplicate from the re-sent read, no reconcile.
+    await quietFor(200);
     expect(ids(c.events())).toEqual(Array.from({ length: 10 }, (_, i) => 20 + i));
     expect(c.controls('reconcile')).toHaveLength(0);
     await srv.close();
@@ -166,7 +172,8 @@ describe('Redis restart', () => {
       await r.restart();
       await r.publish(2);
       await c.waitForEvents(2, 10_000);
-      await sleep(200);
+      // Check window: nothing else follows.
+      await quietFor(200);
       const kinds = c.frames.filter((f) => f.data.type !== 'heartbeat').map((f) => (f.data.type ? `${f.data.type}:${f.data.reason}` : ids(f.data.events).join(',')));
       expect(kinds).toEqual(['1', 'reconcile:resubscribed', '2']);
     } finally {
@@ -184,7 +191,8 @@ describe('Redis restart', () => {
       await r.publish(2);
       await r.publish(3);
       await c.waitForEvents(3, 10_000);
-      await sleep(200);
+      // Check window: no duplicate, no reconcile.
+      await quietFor(200);
       expect(ids(c.events())).toEqual([1, 2, 3]);
       expect(c.controls('reconcile')).toHaveLength(0);
       await waitUntil(() => r.b.stats().reader.losses === 0, 'no loss');

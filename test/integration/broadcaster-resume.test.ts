@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../src/auth/tokens.js';
 import type { EventType } from '../../src/events.js';
 import { cursorHolds, decodeCursor } from '../../src/broadcaster/cursor.js';
-import { BroadcasterHarness, connectOpen, makeEvent, sleep, type RunningBroadcaster } from '../support/broadcaster-harness.js';
+import { BroadcasterHarness, connectOpen, makeEvent, sleep, waitUntil, type RunningBroadcaster } from '../support/broadcaster-harness.js';
+import { quietFor } from '../support/wait.js';
 
 let h: BroadcasterHarness;
 let one: RunningBroadcaster;
@@ -39,7 +40,8 @@ describe('resume by cursor', () => {
     await b.waitForEvents(4);
     await h.publish(makeEvent('news.approved', 12));
     await b.waitForEvents(5);
-    await sleep(200);
+    // Check window: nothing beyond the five (no replayed or staff-only event) follows.
+    await quietFor(200);
     expect(ids(b.events())).toEqual([6, 8, 9, 11, 12]);
     // Every frame carries a cursor that resumes after its own last event.
     for (const f of b.batches()) expect(typeof f.data.cursor).toBe('string');
@@ -58,7 +60,8 @@ describe('resume by cursor', () => {
     const anon = await connectOpen(one.url, { cursor });
     expect(ids(await staff.waitForEvents(3))).toEqual([101, 102, 103]);
     expect(ids(await anon.waitForEvents(1))).toEqual([102]);
-    await sleep(150);
+    // Check window: the staff-only events never reach the anonymous resume.
+    await quietFor(150);
     expect(anon.events()).toHaveLength(1);
     await Promise.all([staff.close(), anon.close()]);
   });
@@ -67,7 +70,7 @@ describe('resume by cursor', () => {
     const slowBatches = await h.start({ batchMs: 600, maxPerIp: 100 });
     const a = await connectOpen(slowBatches.url);
     await h.publishMany([makeEvent('news.approved', 200), makeEvent('news.approved', 201)]);
-    await sleep(50);
+    await waitUntil(() => slowBatches.b.stats().reader.entries >= 2, 'the reader to read both (pending in the 600 ms batch)');
     await h.publish(makeEvent('news.sponsored', 202));
     await a.waitForEvents(1);
     expect(ids(a.events())).toEqual([202]);
@@ -76,7 +79,8 @@ describe('resume by cursor', () => {
     a.ws.terminate(); // gone before the batch is flushed
     const b = await connectOpen(one.url, { cursor });
     await b.waitForEvents(2);
-    await sleep(700);
+    // Check window longer than the 600 ms batch: the sponsored event 202 never comes a second time.
+    await quietFor(700);
     expect(ids(b.events())).toEqual([200, 201]);
     await b.close();
     await slowBatches.close();
@@ -88,7 +92,8 @@ describe('resume by cursor', () => {
     await a.waitForEvents(1);
     await a.close();
     const b = await connectOpen(two.url, { cursor: a.lastCursor()! });
-    await sleep(150);
+    // Check window: an up-to-date cursor gets no history.
+    await quietFor(150);
     expect(b.frames.filter((f) => f.data.type !== 'heartbeat')).toHaveLength(0);
     await h.publish(makeEvent('news.approved', 301));
     expect(ids(await b.waitForEvents(1))).toEqual([301]);
@@ -100,15 +105,19 @@ describe('resume by cursor', () => {
     await h.publish(makeEvent('news.approved', 400));
     await a.waitForEvents(1);
     await a.close();
+    const watcher = await connectOpen(two.url);
     await h.publishMany([makeEvent('news.approved', 401), makeEvent('news.approved', 402)]);
     await h.redis.xtrim(h.streamKey, 'MAXLEN', 1); // only 402 is left
-    await sleep(100);
+    // The second broadcaster has read up to 402 and sent its batch (a live client got it) before the resume.
+    await watcher.waitFor(() => watcher.events().some((e) => e.id === 402), '402 live on the second broadcaster');
+    await watcher.close();
     const b = await connectOpen(two.url, { cursor: a.lastCursor()! });
     await b.waitFor(() => b.frames.length > 0, 'a frame');
     expect(b.frames[0].data).toEqual({ type: 'reconcile', reason: 'resubscribed' });
     await h.publish(makeEvent('news.approved', 403));
     await b.waitForEvents(1);
-    await sleep(100);
+    // Check window: none of the trimmed history follows.
+    await quietFor(100);
     expect(ids(b.events())).toEqual([403]);
     await b.close();
   });
@@ -153,7 +162,8 @@ describe('resume by cursor', () => {
     const want = published.filter((p) => p.visible && !cursorHolds(start, p.streamId)).map((p) => p.n);
     const last = await connectOpen(one.url, { cursor });
     await last.waitFor(() => seen.length + last.events().length >= want.length, `all ${want.length} events`, 10_000);
-    await sleep(100);
+    // Check window: no duplicate follows the complete set.
+    await quietFor(100);
     seen.push(...ids(last.events()));
     // Sponsored events may run ahead of their batch; apart from that, order is the stream's.
     expect(new Set(seen).size).toBe(seen.length);

@@ -9,6 +9,7 @@ import { signAccessToken } from '../../src/auth/tokens.js';
 import type { EventType, NewsEvent } from '../../src/events.js';
 import { BroadcasterHarness, connect, connectOpen, makeEvent, ORIGIN, sleep, waitUntil, type ArticleAttrs, type RunningBroadcaster } from '../support/broadcaster-harness.js';
 import { rawSse, sseOpen, SseTestClient, sseUrl } from '../support/sse-client.js';
+import { quietFor } from '../support/wait.js';
 
 let h: BroadcasterHarness;
 let srv: RunningBroadcaster;
@@ -40,7 +41,8 @@ describe('SSE stream', () => {
     expect(ids(await all.waitForEvents(4)).sort()).toEqual([1, 3, 4, 5]);
     expect(ids(await defi.waitForEvents(1))).toEqual([1]);
     expect(ids(await staff.waitForEvents(3)).sort()).toEqual([1, 2, 5]);
-    await sleep(150);
+    // Check window: no stream gets more than it matches.
+    await quietFor(150);
     expect(all.events()).toHaveLength(4);
     expect(defi.events()).toHaveLength(1);
     const byId = new Map(events.map(([e]) => [e.id, e]));
@@ -66,7 +68,8 @@ describe('SSE stream', () => {
     expect(retry).toBeLessThanOrEqual(2000);
     // A heartbeat is a comment, not a message: EventSource sees none.
     const es = await sseOpen(own.http);
-    await sleep(350);
+    // Check window of several heartbeats: EventSource reports none as a message.
+    await quietFor(350);
     expect(es.messages).toHaveLength(0);
     es.close();
 
@@ -122,7 +125,8 @@ describe('SSE stream', () => {
     await c.waitForEvents(3, 10_000);
     await h.publishArticles([[ev('news.approved', 15), { token_symbols: ['btc'] }]]);
     await c.waitForEvents(4);
-    await sleep(150);
+    // Check window: no non-matching or repeated event follows.
+    await quietFor(150);
     expect(ids(c.events())).toEqual([10, 12, 14, 15]);
     expect(c.reconciles()).toHaveLength(0);
     expect(c.requests.at(-1)!.lastEventId).toBe(lastId);
@@ -156,6 +160,7 @@ describe('SSE stream', () => {
       expect(ids(await r.waitForEvents(1))).toEqual([23]);
       r.close();
     }
+    // Pacing: the last frames land before the streams are closed.
     await sleep(100);
     for (const x of [c, h2, live]) x.close();
   });
@@ -168,7 +173,8 @@ describe('SSE stream', () => {
     await h.publishArticles([e(40, base), e(41, base + 1), e(42, base + 2), e(43, base + 3), e(40, base), e(41, base + 1), e(42, base + 2)]);
     const c = await sseOpen(srv.http, { query: { last_event_id: String(base + 1) } });
     await c.waitForEvents(5);
-    await sleep(100);
+    // Check window: nothing beyond the five follows.
+    await quietFor(100);
     expect(ids(c.events())).toEqual([42, 43, 40, 41, 42]);
     expect(c.reconciles()).toHaveLength(0);
     c.close();
@@ -197,6 +203,8 @@ describe('SSE stream', () => {
     sock.resume();
     const reconcile = 'event: reconcile\ndata: {"type":"reconcile","reason":"backlog"}\n\n';
     await waitUntil(() => text.includes(reconcile), 'the backlog reconcile', 10_000);
+    // Pacing, not a wait for a condition: the live event goes out well after the reconcile, so what
+    // arrives is the client being live again, not the tail of its backlog.
     await sleep(300);
     await h.publish(makeEvent('news.approved', 999_999));
     await waitUntil(() => text.includes('"id":999999'), 'a live event after the reconcile', 10_000);
@@ -235,7 +243,7 @@ describe('SSE stream', () => {
     const own = await h.start({ batchMs: 10_000 });
     const r = await rawSse(own.http);
     await h.publish(makeEvent('news.approved', 30));
-    await sleep(100);
+    await waitUntil(() => own.b.stats().reader.entries >= 1, 'the reader to read the event (pending in the 10 s batch)');
     expect(r.text()).not.toContain('"id":30');
     await own.close();
     await r.ended;

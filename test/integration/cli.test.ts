@@ -1,6 +1,6 @@
 /**
  * The admin CLI against this file's own database: the role commands, their errors and exit codes,
- * and one run as a real process (`npm run cli` runs scripts/cli.ts the same way).
+ * and (test/e2e/cli-process.test.ts, launcher tier) one run as a real process.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -10,7 +10,6 @@ import { runCli } from '../../scripts/cli/index.js';
 import { runCliCaptured } from '../support/cli.js';
 import { createDb, type Db } from '../../src/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { startProc } from '../support/procs.js';
 
 let env: TestEnv;
 let db: Db;
@@ -121,14 +120,5 @@ describe('role commands', () => {
     const code = await runCli(['role', 'list'], { env: { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, out: () => undefined, err: (l) => err.push(l) });
     expect(code).toBe(78);
     expect(err.join('\n')).toContain('DATABASE_URL: is required');
-  });
-
-  it('runs as its own process with the exit code of the command', async () => {
-    const ok = startProc('cli', 'scripts/cli.ts', env.env, ['role', 'grant', '0x' + 'd'.repeat(40), 'staff']);
-    const bad = startProc('cli', 'scripts/cli.ts', env.env, ['role', 'grant', 'nope', 'staff']);
-    expect(await ok.exited).toEqual({ code: 0, signal: null });
-    expect(ok.output()).toContain(`granted staff to 0x${'d'.repeat(40)}`);
-    expect(await bad.exited).toEqual({ code: 2, signal: null });
-    expect(bad.output()).toContain('is not an Ethereum address');
   });
 });

@@ -13,6 +13,7 @@ import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
 import request from '../support/request.js';
+import { quietFor } from '../support/wait.js';
 
 let deps: TestDeps;
 let http: ReturnType<typeof request>;
@@ -331,7 +332,8 @@ describe('retention', () => {
     await act(old, 'approve');
     await relayed(deps);
     const t = await sql<{ t: Date }>`SELECT max(recorded_at) AS t FROM event_log`.execute(deps.db);
-    await new Promise((r) => setTimeout(r, 50));
+    // The clock moves past the cutoff (recorded_at has millisecond resolution) before the fresh event is recorded.
+    await quietFor(50);
     const fresh = await submit('Fresh story');
     await relayed(deps);
     // Retention with its cutoff just after the old events: they go, the fresh one stays.

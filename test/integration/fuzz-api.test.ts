@@ -6,7 +6,7 @@
  * be a 500 (503 only with a documented "not configured/unavailable" code), and every JSON error must
  * have the error shape. The service must still answer afterwards.
  */
-import fc from 'fast-check';
+import fc, { replayLines } from '../support/property.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, generateKeyId } from '../../src/auth/api-keys.js';
 import { insertApiKey } from '../../src/queries/api-keys.js';
@@ -136,7 +136,7 @@ describe('fuzz: every operation of the OpenAPI document', () => {
           }),
           { numRuns: RUNS_PER_OPERATION, endOnFailure: true },
         )
-        .catch((err) => failures.push(`${op.operationId}: ${(err as Error).message.split('\n')[0].slice(0, 200)}`));
+        .catch((err) => failures.push(`${op.operationId}: ${replayLines(err)}`));
     }
     expect(failures).toEqual([]);
     // Still alive and still ready.

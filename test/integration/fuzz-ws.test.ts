@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { freePort } from '../../scripts/lib/services.js';

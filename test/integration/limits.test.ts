@@ -1,16 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { defineRoute, type RouteDef } from '../../src/http/route.js';
 import { allRoutes } from '../../src/routes/index.js';
-import { freePort } from '../../scripts/lib/services.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { sessionFor } from '../support/auth.js';
 import request from '../support/request.js';
 
 let deps: TestDeps;
-const ADDR = '0x' + 'ab'.repeat(20);
 
 const probes: RouteDef[] = [
   defineRoute({
@@ -157,46 +154,4 @@ describe('cross-site-request protection', () => {
     const editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] });
     expect((await http.get('/api/v1/__probe/editor', editor.bearer)).status).toBe(200);
   });
-});
-
-describe('daily quota across two web processes', () => {
-  const procs: ChildProcess[] = [];
-  afterAll(async () => {
-    for (const p of procs) p.kill('SIGTERM');
-    await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))));
-  });
-
-  async function startWeb(): Promise<string> {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/web.ts'], {
-      env: { ...process.env, ...deps.env.env, PORT: String(port), ANON_DAILY_QUOTA: '6', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    procs.push(child);
-    const base = `http://127.0.0.1:${port}`;
-    // Generous: tsx compiles on start, and a loaded 2-core machine can take a while.
-    for (let i = 0; i < 1200; i++) {
-      try {
-        if ((await fetch(`${base}/healthz`)).ok) return base;
-      } catch {
-        /* not up yet */
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('web did not start');
-  }
-
-  it('an anonymous IP gets ANON_DAILY_QUOTA requests in total, whichever process answers', async () => {
-    // Fresh counters: the earlier tests of this file used the same IP.
-    const keys = await deps.redis.keys(`${deps.config.QUEUE_PREFIX}:quota:ip:*`);
-    if (keys.length) await deps.redis.del(...keys);
-    const [a, b] = await Promise.all([startWeb(), startWeb()]);
-    const statuses: number[] = [];
-    for (let i = 0; i < 8; i++) statuses.push((await fetch(`${i % 2 ? a : b}/api/v1/wallet/nonce/${ADDR}/`)).status);
-    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
-    const last = await fetch(`${a}/api/v1/wallet/nonce/${ADDR}/`);
-    const body = (await last.json()) as { error: { code: string } };
-    expect(body.error.code).toBe('daily_quota_exceeded');
-    expect(last.headers.get('ratelimit-limit')).toBe('6');
-  }, 90_000);
 });

@@ -12,6 +12,7 @@ import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { createRedis, type Redis } from '../../src/redis.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startProcfileType, waitForHttp, type Proc } from '../support/procs.js';
+import { quietFor, waitFor } from '../support/wait.js';
 
 const TOKEN = 'ws-metrics-token-0123456789abcdef';
 const ORIGIN = 'http://127.0.0.1:8000';
@@ -92,8 +93,14 @@ describe('ws process: /metrics', () => {
       sponsored: null,
     });
     await got;
-    await new Promise((r) => setTimeout(r, 100));
-    const text = await scrape();
+    // Every client's frame is counted once all three were sent (the event reached the first of them).
+    const text = await waitFor(
+      async () => {
+        const t = await scrape();
+        return (sample(t, 'squid_ws_frames_sent_total') ?? 0) >= 3 ? t : null;
+      },
+      { what: 'three frames counted' },
+    );
     expect(sample(text, 'squid_ws_connections{class="public"}')).toBe(3);
     expect(sample(text, 'squid_ws_frames_sent_total')).toBeGreaterThanOrEqual(3);
     expect(sample(text, 'squid_ws_stream_entries_read_total')).toBe(1);
@@ -120,7 +127,8 @@ describe('ws process: connection-level limits', () => {
     expect(closedAfter).toBeGreaterThanOrEqual(1900);
     expect(closedAfter).toBeLessThan(4500);
     // The WebSocket opened before is still up, well past the 3 s request timeout.
-    await new Promise((r) => setTimeout(r, Math.max(0, 3500 - (Date.now() - started))));
+    // Check window past the 3 s request timeout: the open WebSocket is not cut.
+    await quietFor(Math.max(0, 3500 - (Date.now() - started)));
     expect(open.readyState).toBe(WebSocket.OPEN);
   });
 });

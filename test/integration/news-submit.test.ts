@@ -7,6 +7,7 @@ import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';
 import request from '../support/request.js';
 import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
+import { waitFor } from '../support/wait.js';
 
 let relay: RunningRelay;
 
@@ -115,7 +116,13 @@ describe('POST /news/post', () => {
     const editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] });
     const e = await http.request('PATCH', `/api/v1/news/${r.body.article_id}/`, { headline: 'Editor wins' }, editor.bearer);
     expect(e.status).toBe(200);
-    await new Promise((res) => setTimeout(res, 1200));
+    // The title job for this article has finished (its page answers after 1.8 s) before the check.
+    const titleJob = deps.queue.queue('page-title');
+    await waitFor(async () => (await titleJob.getJobs(['completed', 'failed'])).some((j) => j.data.article_id === r.body.article_id), {
+      timeout: 10_000,
+      interval: 50,
+      what: "the article's page-title job to finish",
+    });
     const rec = await http.get(`/api/v1/news/${r.body.article_id}/`, alice.bearer);
     expect(rec.body.headline).toBe('Editor wins');
     expect(rec.body.headline_source).toBe('editor');

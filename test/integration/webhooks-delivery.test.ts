@@ -21,6 +21,7 @@ import { createTestDeps, type TestDeps } from '../support/context.js';
 import { relayed } from '../support/relay.js';
 import request from '../support/request.js';
 import { approveArticle, startReceiver, startWebhookWorkers, until, type Receiver, type ReceivedRequest, type WebhookWorkers } from '../support/webhooks.js';
+import { quietFor } from '../support/wait.js';
 
 const RETRY_BASE_MS = 150;
 const TIMEOUT_MS = 1500;
@@ -217,7 +218,8 @@ describe('with the worker running', () => {
     // A wire item (news.tsunami) has no article attributes: only unfiltered endpoints of that type.
     await deps.db.transaction().execute((trx) => recordEvents(trx, [{ type: 'news.tsunami', articleId: null, payload: { type: 'news.tsunami', id: 424242, headline: 'wire' } }]));
     await settled(Object.values(eps).map((e) => e.id));
-    await new Promise((r) => setTimeout(r, 150));
+    // Check window: no endpoint gets a delivery its filters leave out.
+    await quietFor(150);
     const got = (p: string) => rx.byPath(p).map((q) => JSON.parse(q.body) as { type: string; data: { id: number } });
     const ids = (p: string) => got(p).map((b) => (b.type === 'news.tsunami' ? 'wire' : b.data.id));
     expect(ids(paths.eth)).toEqual([a1]);
@@ -301,7 +303,8 @@ describe('with the worker running', () => {
     expect(d).toMatchObject({ state: 'failed', attempts: 1, last_status: 410, last_response_excerpt: 'unsubscribed' });
     await approveArticle(deps, editor.userId);
     await relayed(deps);
-    await new Promise((r) => setTimeout(r, 300));
+    // Check window: the disabled endpoint gets nothing more.
+    await quietFor(300);
     expect(rx.byPath(path)).toHaveLength(1);
     expect(await deliveriesOf(ep.id)).toHaveLength(1);
     answers.delete(path);

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { createRedis, type Redis } from '../../src/redis.js';
 import { createBroadcaster, type Broadcaster, type BroadcasterOptions } from '../../src/broadcaster/server.js';
 import { createTestEnv, type TestEnv } from './context.js';
+import { waitFor } from './wait.js';
 
 export const ORIGIN = 'http://127.0.0.1:8000';
 
@@ -82,13 +83,10 @@ export class TestClient {
 }
 
 export async function waitUntil(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(5);
-  }
+  await waitFor(cond, { what, timeout: timeoutMs, interval: 5 });
 }
 
+/** Pacing (spacing publishes out), not waiting: tests wait with waitUntil / waitFor, or quietFor for a check window. */
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface ConnectOptions {

@@ -1,27 +1,21 @@
 /**
  * Response validation against the OpenAPI document: every response the service sends to a test
  * (status, documented headers, body) must be one the document describes, so the document cannot
- * drift from the code. The document is built in-process by the same function that serves
- * /api/v1/openapi.json; each (operation, status, content type) validator is compiled once per
- * worker with Ajv's JSON Schema 2020-12 dialect, the dialect of OpenAPI 3.1.
+ * drift from the code. The document is built once per run (openapi-setup.ts writes it, with the
+ * listed error codes, to a JSON artefact); each test file reads that artefact on its first checked
+ * response and compiles the validator of each (operation, status, header or content type) on first
+ * use, with Ajv's JSON Schema 2020-12 dialect, the dialect of OpenAPI 3.1. Nothing here imports
+ * src/ (a unit test file pays nothing for the layer, an integration file only for what it hits).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import standaloneCodeModule from 'ajv/dist/standalone/index.js';
-import { loadConfig } from '../../src/config.js';
-import { buildOpenApi } from '../../src/http/openapi.js';
-import { errorCodes, errorDescriptions as allErrorCodes, isErrorCode, type ErrorCodeSpec } from '../../src/errors/codes.js';
-import { allRoutes } from '../../src/routes/index.js';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 
-const standaloneCode = ((standaloneCodeModule as unknown as { default?: unknown }).default ?? standaloneCodeModule) as (ajv: Ajv2020, refs: Record<string, string>) => string;
-
-/** Validators compiled once for the whole run (globalSetup): the document and a module of functions. */
-export interface Precompiled {
+/** What the global set-up writes: the document and every listed error code. */
+export interface CheckArtefact {
   doc: Json;
-  validators: Record<string, ValidateFunction>;
-  /** validator key (see ResponseChecker.validator) -> export name in the module. */
-  names: Record<string, string>;
+  /** Every registered error code with the statuses it may answer (src/errors/codes.ts). */
+  errorCodes: Record<string, number[]>;
 }
 
 type Json = any;
@@ -46,19 +40,6 @@ interface Operation {
 const REF_PREFIX = '#/components/schemas/';
 const refId = (name: string) => `urn:squid:schema:${name}`;
 
-/** The document the tests check against: built once per worker (module), like the served one. */
-export function buildTestDocument(): Json {
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATABASE_URL: 'postgres://doc@127.0.0.1:1/doc',
-    REDIS_URL: 'redis://127.0.0.1:1',
-    JWT_SECRET: 'document-builder-secret-document-builder-secret',
-  });
-  // Routes only read their dependencies when a request arrives; `db` is a placeholder object (some
-  // middlewares key per-database caches by it at construction).
-  return buildOpenApi(allRoutes({ config, db: {} } as never), { publicBaseUrl: config.PUBLIC_BASE_URL });
-}
-
 /** Rewrite component references to absolute ids so each schema compiles on its own. */
 function absolutizeRefs(node: Json): Json {
   if (Array.isArray(node)) return node.map(absolutizeRefs);
@@ -74,20 +55,15 @@ function absolutizeRefs(node: Json): Json {
 
 export class ResponseChecker {
   readonly doc: Json;
-  private readonly ajv: Ajv2020;
+  private readonly errorCodes: ReadonlyMap<string, number[]>;
   private readonly ops: Operation[];
   private readonly compiled = new Map<string, ValidateFunction>();
+  private ajvInstance: Ajv2020 | undefined;
 
-  constructor(
-    doc: Json = buildTestDocument(),
-    private readonly precompiled?: Precompiled,
-  ) {
-    this.doc = doc;
-    this.ajv = newAjv(false);
-    for (const [name, schema] of Object.entries<Json>(doc.components?.schemas ?? {})) {
-      this.ajv.addSchema({ ...absolutizeRefs(schema), $id: refId(name) });
-    }
-    this.ops = Object.entries<Json>(doc.paths ?? {})
+  constructor(artefact: CheckArtefact) {
+    this.doc = artefact.doc;
+    this.errorCodes = new Map(Object.entries(artefact.errorCodes));
+    this.ops = Object.entries<Json>(this.doc.paths ?? {})
       .map(([template, item]) => {
         const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
         return {
@@ -101,15 +77,22 @@ export class ResponseChecker {
       .sort((a, b) => a.params - b.params);
   }
 
+  /** The validator instance, made on the first validation (component schemas registered, not compiled). */
+  private get ajv(): Ajv2020 {
+    if (!this.ajvInstance) {
+      this.ajvInstance = newAjv();
+      for (const [name, schema] of Object.entries<Json>(this.doc.components?.schemas ?? {})) {
+        this.ajvInstance.addSchema({ ...absolutizeRefs(schema), $id: refId(name) });
+      }
+    }
+    return this.ajvInstance;
+  }
+
+  /** The validator of one (operation, status, header or content type), compiled on first use. */
   private validator(key: string, schema: Json): ValidateFunction {
     let v = this.compiled.get(key);
-    const name = this.precompiled?.names[key];
-    if (!v && name) {
-      v = this.precompiled!.validators[name];
-      this.compiled.set(key, v);
-    }
     if (!v) {
-      v = this.ajv.compile(absolutizeRefs(schema));
+      v = this.ajv.compile(typeof schema === 'object' ? absolutizeRefs(schema) : schema);
       this.compiled.set(key, v);
     }
     return v;
@@ -183,13 +166,12 @@ export class ResponseChecker {
       return problems;
     }
     const code = s.status >= 400 ? (body as { error?: { code?: unknown } } | null)?.error?.code : undefined;
-    if (typeof code === 'string' && !(code in allErrorCodes)) {
+    const allowed = typeof code === 'string' ? this.errorCodes.get(code) : undefined;
+    if (typeof code === 'string' && !allowed) {
       problems.push(`${where}: error code ${code} is not in src/errors/codes.ts (README table, document description)`);
-    } else if (typeof code === 'string' && isErrorCode(code)) {
+    } else if (allowed && !allowed.includes(s.status)) {
       // The registry is the one source of a code's status (a kind's own status where it has one).
-      const spec: ErrorCodeSpec = errorCodes[code];
-      const allowed = [spec.status, ...Object.values(spec.statusByKind ?? {})];
-      if (!allowed.includes(s.status)) problems.push(`${where}: error code ${code} answered ${s.status}; src/errors/codes.ts says ${allowed.join(' or ')}`);
+      problems.push(`${where}: error code ${code} answered ${s.status}; src/errors/codes.ts says ${allowed.join(' or ')}`);
     }
     const v = this.validator(`${key} body ${type}`, media.schema);
     if (!v(body)) {
@@ -205,62 +187,22 @@ export class ResponseChecker {
 const UNROUTED = { content: { 'application/json': { schema: { $ref: `${REF_PREFIX}Error` } } } };
 
 // strict: false: OpenAPI keywords (example, discriminator...) are annotations to a validator.
-// Formats are annotations too (not asserted).
-function newAjv(source: boolean): Ajv2020 {
-  return new Ajv2020({ strict: false, allErrors: false, logger: false, validateFormats: false, ...(source ? { code: { source: true, esm: true } } : {}) });
+// Formats are annotations too (not asserted). validateSchema: false: the document's schemas come
+// from zod and are checked by the document tests, not once more per file. Ajv is loaded on the first
+// validation only (a file that never receives a response does not load it).
+function newAjv(): Ajv2020 {
+  const { Ajv2020: Ajv } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  return new Ajv({ strict: false, allErrors: false, logger: false, validateFormats: false, validateSchema: false });
 }
 
-/** Every (key, schema) the checker validates with: response bodies and headers of every operation. */
-function checkSchemas(doc: Json): [string, Json][] {
-  const out: [string, Json][] = [['unrouted body application/json', UNROUTED.content['application/json'].schema]];
-  for (const [template, item] of Object.entries<Json>(doc.paths ?? {})) {
-    for (const [method, op] of Object.entries<Json>(item)) {
-      for (const [status, r] of Object.entries<Json>(op.responses ?? {})) {
-        const key = `${method} ${template} ${status}`;
-        for (const [name, h] of Object.entries<Json>(r.headers ?? {})) if (h.schema) out.push([`${key} header ${name}`, h.schema]);
-        for (const [type, m] of Object.entries<Json>(r.content ?? {})) if (m.schema) out.push([`${key} body ${type}`, m.schema]);
-      }
-    }
-  }
-  return out;
+/** Read what the global set-up wrote (openapi-document.ts writeCheckArtefact). */
+export function loadCheckArtefact(file: string): CheckArtefact {
+  return JSON.parse(readFileSync(file, 'utf8')) as CheckArtefact;
 }
 
-/**
- * Run once before the workers start (test/support/openapi-setup.ts): build the document, compile
- * every validator into one ES module (Ajv standalone code) under `dir`, and return the file that
- * describes them. Workers then import compiled functions instead of compiling per test file.
- */
-export function precompileResponseChecks(dir: string): string {
-  const doc = buildTestDocument();
-  const ajv = newAjv(true);
-  for (const [name, schema] of Object.entries<Json>(doc.components?.schemas ?? {})) ajv.addSchema({ ...absolutizeRefs(schema), $id: refId(name) });
-  const names: Record<string, string> = {};
-  const exportsById: Record<string, string> = {};
-  checkSchemas(doc).forEach(([key, schema], i) => {
-    const id = `urn:squid:check:${i}`;
-    ajv.addSchema(typeof schema === 'object' ? { ...absolutizeRefs(schema), $id: id } : { $id: id, ...(schema === false ? { not: {} } : {}) });
-    names[key] = `v${i}`;
-    exportsById[`v${i}`] = id;
-  });
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(`${dir}/validators.mjs`, standaloneCode(ajv, exportsById));
-  writeFileSync(`${dir}/checks.json`, JSON.stringify({ doc, names, module: `${dir}/validators.mjs` }));
-  return `${dir}/checks.json`;
-}
-
-/** Load what precompileResponseChecks wrote. */
-export async function loadPrecompiled(file: string): Promise<Precompiled> {
-  const { doc, names, module } = JSON.parse(readFileSync(file, 'utf8'));
-  const validators = (await import(pathToFileURL(module).href)) as Record<string, ValidateFunction>;
-  return { doc, names, validators };
-}
-
-/**
- * One checker per test file, from the run's precompiled validators when there are (see
- * openapi-setup.ts), else compiling on first use.
- */
+/** One checker per test file, made from the run's artefact on the file's first checked response. */
 let shared: ResponseChecker | undefined;
-export function responseChecker(precompiled?: Precompiled): ResponseChecker {
-  shared ??= precompiled ? new ResponseChecker(precompiled.doc, precompiled) : new ResponseChecker();
+export function responseChecker(artefactFile: string): ResponseChecker {
+  shared ??= new ResponseChecker(loadCheckArtefact(artefactFile));
   return shared;
 }

@@ -1,11 +1,10 @@
 /**
- * Global set-up of the response-check layer: the OpenAPI document is built and every response
- * validator compiled once for the whole run (not once per test file), into a module the workers
- * import (see openapi-check.ts and openapi-hook.ts).
+ * Global set-up of the response-check layer: the OpenAPI document is built once for the whole run
+ * (not once per test file) and written with the listed error codes to a JSON artefact that each
+ * test file reads on its first checked response (see openapi-check.ts and openapi-hook.ts).
  */
 import { rmSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
-import { precompileResponseChecks } from './openapi-check.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,9 +12,14 @@ declare module 'vitest' {
   }
 }
 
-export default function setup(project: TestProject) {
-  // Under node_modules so the generated module resolves ajv's runtime helpers from the project.
+export default async function setup(project: TestProject) {
+  if (process.env.SQUID_OPENAPI_CHECK === 'off') {
+    project.provide('openapiChecks', '');
+    return;
+  }
   const dir = new URL(`../../node_modules/.cache/squid-openapi-checks-${process.pid}`, import.meta.url).pathname;
-  project.provide('openapiChecks', process.env.SQUID_OPENAPI_CHECK === 'off' ? '' : precompileResponseChecks(dir));
+  // Imported here, not at the top: the route tree is loaded only when the layer is on.
+  const { writeCheckArtefact } = await import('./openapi-document.js');
+  project.provide('openapiChecks', writeCheckArtefact(dir));
   return () => rmSync(dir, { recursive: true, force: true });
 }

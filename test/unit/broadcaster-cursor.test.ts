@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { cursorHolds, decodeCursor, encodeCursor, MAX_CURSOR_ALSO } from '../../src/broadcaster/cursor.js';
 import { compareIds, parseStreamId, previousId } from '../../src/broadcaster/stream-id.js';

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { errorCodes, errorDescriptions as allErrorCodes } from '../../src/errors/codes.js';
-import { buildTestDocument } from '../support/openapi-check.js';
+import { buildTestDocument } from '../support/openapi-document.js';
 
 const SRC = new URL('../../src/', import.meta.url).pathname;
 

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { challengePrompts, exampleAnswers, generateChallenge, gradeChallenge, type ChallengeSpec, type Responses } from '../../src/domain/handshake.js';
 import { publishedRules } from '../../src/domain/trust.js';

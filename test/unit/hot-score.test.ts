@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { debouncedHotScoreJob, hotScoresJobId, payload } from '../../jobs/hot-scores.js';
 import { explainHotTerms, HOT, hotScore, yapQuality } from '../../src/domain/hot-score.js';

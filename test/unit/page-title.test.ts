@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { cleanHeadline, extractPageTitle, MAX_HEADLINE_LENGTH, provisionalHeadline } from '../../src/domain/page-title.js';
 

@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity, isSameStory, normalizeHeadline } from '../../src/domain/headline-similarity.js';
 import { headlinePairs, heldOutHeadlinePairs, type HeadlinePair } from '../data/provenance-headline-pairs.js';

@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { DUPLICATE_WINDOW_MS, STALE_AFTER_MS, provenanceVerdict } from '../../src/domain/provenance-verdict.js';
 

@@ -8,7 +8,7 @@ it("README's configuration table lists every variable of src/config.ts (run `npm
   expect(readme).toBe(withConfigTable(readme));
 });
 
-it("README's error-code table lists every code of src/routes/error-codes.ts (run `npm run docs:config`)", async () => {
+it("README's error-code table lists every code of src/errors/codes.ts (run `npm run docs:config`)", async () => {
   expect(readme).toBe(await withErrorTable(readme));
 });
 

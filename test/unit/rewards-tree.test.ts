@@ -1,5 +1,5 @@
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { bytesToHex, encodeAbiParameters, getAddress, keccak256 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { buildDropTree, leafHash, verifyDrop } from '../../src/domain/reward-tree.js';

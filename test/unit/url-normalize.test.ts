@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { globalTrackingParams } from '../../src/domain/tracking-params.js';
 import { MAX_NORMALIZED_URL_LENGTH, normalizeUrl } from '../../src/domain/url-normalize.js';

@@ -3,7 +3,7 @@
  * events), the retry schedule, caps, secret encryption and the signature header (checked with the
  * Standard Webhooks reference verifier).
  */
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { endpointCap } from '../../src/domain/webhook-caps.js';

@@ -1,5 +1,5 @@
 import { httpStatusOf } from '../../src/errors.js';
-import fc from 'fast-check';
+import fc from '../support/property.js';
 import { authorizationTypes } from '@x402/evm';
 import type { PaymentRequirements } from '@x402/core/types';
 import { getAddress, hashTypedData, type Hex } from 'viem';
