@@ -26,12 +26,16 @@ export function buildTestDocument(): Json {
   return buildOpenApi(allRoutes({ config, db: {} } as never), { publicBaseUrl: config.PUBLIC_BASE_URL });
 }
 
-/** The document and the listed error codes, as the check layer takes them. */
-export function buildCheckArtefact(): CheckArtefact {
-  const codes = Object.fromEntries(
+/** Every registered error code with the statuses it may answer (a kind's own status included). */
+export function errorCodeStatuses(): Record<string, number[]> {
+  return Object.fromEntries(
     Object.entries(errorCodes).map(([code, spec]) => [code, [spec.status, ...Object.values((spec as { statusByKind?: Record<string, number> }).statusByKind ?? {})]]),
   );
-  return { doc: buildTestDocument(), errorCodes: codes };
+}
+
+/** The document and the listed error codes, as the check layer takes them. */
+export function buildCheckArtefact(): CheckArtefact {
+  return { doc: buildTestDocument(), errorCodes: errorCodeStatuses() };
 }
 
 /** Write the run's artefact (once, in the global set-up) and return its file. */
