@@ -8,6 +8,7 @@
  *   npx tsx scripts/bench/ws-fanout.ts [--connections 10000] [--rate 100] [--seconds 30]
  *       [--warmup 3] [--workers 2] [--measure-every 20] [--addresses 40] [--raw-read-ms 1000]
  *       [--only ws|baseline|ws-filtered|ws-nomatch] [--filters none|mixed] [--rounds 1]
+ *       [--server-cpu-prof DIR]
  *
  * `--filters mixed` (issue 16) compares, in one run, the unfiltered broadcast (`ws`) with the same
  * number of connections each holding one of MIXED_FILTERS (`ws-filtered`: token symbols, tags,
@@ -389,6 +390,7 @@ async function main() {
       only: { type: 'string' },
       filters: { type: 'string', default: 'none' },
       rounds: { type: 'string', default: '1' },
+      'server-cpu-prof': { type: 'string' },
     },
   });
   if (values.role === 'clients') return clientWorker();
@@ -405,6 +407,7 @@ async function main() {
   const mixed = values.filters === 'mixed';
   if (!mixed && values.filters !== 'none') throw new Error('--filters is none or mixed');
   const rounds = Number(values.rounds);
+  const cpuProfDir = values['server-cpu-prof'] ? path.resolve(values['server-cpu-prof']) : undefined;
   const log = (l: string) => process.stderr.write(`[bench] ${l}\n`);
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-ws-bench-'));
@@ -414,7 +417,7 @@ async function main() {
     const one: Phase[] = values.only ? [values.only as Phase] : mixed ? ['ws', 'ws-filtered', 'ws-nomatch'] : ['ws', 'baseline'];
     for (let round = 1; round <= rounds; round++) {
       for (const phase of one) {
-        const r = await runPhase(phase, { N, rate, seconds, warmup, W, measureEvery, addresses, rawReadMs, redisUrl: redis.url, tmp, log });
+        const r = await runPhase(phase, { N, rate, seconds, warmup, W, measureEvery, addresses, rawReadMs, redisUrl: redis.url, tmp, log, cpuProfDir });
         results.push(rounds > 1 ? { ...r, name: `${r.name} #${round}` } : r);
       }
     }
@@ -442,6 +445,8 @@ async function runPhase(
     redisUrl: string;
     tmp: string;
     log: (l: string) => void;
+    /** Write a V8 CPU profile of the ws process here (node --cpu-prof), a directory per phase, a file per thread. */
+    cpuProfDir?: string;
   },
 ): Promise<PhaseResult> {
   const port = await freePort();
@@ -450,7 +455,8 @@ async function runPhase(
   const filters = phase === 'ws-filtered' ? MIXED_FILTERS : phase === 'ws-nomatch' ? NOMATCH_FILTERS : [];
   if (phase !== 'baseline') {
     o.log(`starting src/bin/ws.ts on port ${port}`);
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/bin/ws.ts'], {
+    const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(o.cpuProfDir, `${phase}-${Date.now()}`)}`] : [];
+    server = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/bin/ws.ts'], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
       env: childEnv({
