@@ -8,6 +8,14 @@
  *   npx tsx scripts/bench/ws-fanout.ts [--connections 10000] [--rate 100] [--seconds 30]
  *       [--warmup 3] [--workers 2] [--measure-every 20] [--addresses 40] [--raw-read-ms 1000]
  *       [--only ws|baseline|ws-filtered|ws-nomatch] [--filters none|mixed] [--rounds 1]
+ *       [--server dist|tsx] [--build yes|no] [--server-cpu-prof DIR]
+ *
+ * The ws process runs as the Procfile runs it (`--server dist`, the default: `npm run build`, then
+ * `node dist/src/bin/ws.js`). `--server tsx` runs `node --import tsx src/bin/ws.ts` as the figures
+ * before issue 16's fan-out work did: tsx's module loader keeps the main thread waking about every
+ * 10 ms even when idle (about 100-200 epoll wake-ups a second, measured with strace), a fixed cost
+ * that production does not pay and that weighs most on the phase with the fewest deliveries.
+ * `--build no` runs the dist/ already built.
  *
  * `--filters mixed` (issue 16) compares, in one run, the unfiltered broadcast (`ws`) with the same
  * number of connections each holding one of MIXED_FILTERS (`ws-filtered`: token symbols, tags,
@@ -50,6 +58,7 @@ import { matchesEventFilter, normalizeAttrs } from '../../src/domain/event-filte
 import { parseStreamFilter } from '../../src/broadcaster/filter.js';
 import { EventPublisher, type EventType, type NewsEvent } from '../../src/events.js';
 import { createRedis } from '../../src/redis.js';
+import { buildDist } from '../lib/build.js';
 import { freePort, startRedis } from '../lib/services.js';
 import { onMessage } from './lib/child.js';
 
@@ -389,6 +398,9 @@ async function main() {
       only: { type: 'string' },
       filters: { type: 'string', default: 'none' },
       rounds: { type: 'string', default: '1' },
+      'server-cpu-prof': { type: 'string' },
+      server: { type: 'string', default: 'dist' },
+      build: { type: 'string', default: 'yes' },
     },
   });
   if (values.role === 'clients') return clientWorker();
@@ -405,8 +417,15 @@ async function main() {
   const mixed = values.filters === 'mixed';
   if (!mixed && values.filters !== 'none') throw new Error('--filters is none or mixed');
   const rounds = Number(values.rounds);
+  const cpuProfDir = values['server-cpu-prof'] ? path.resolve(values['server-cpu-prof']) : undefined;
+  const serverMode = values.server;
+  if (serverMode !== 'dist' && serverMode !== 'tsx') throw new Error('--server is dist or tsx');
   const log = (l: string) => process.stderr.write(`[bench] ${l}\n`);
 
+  if (serverMode === 'dist' && values.build !== 'no') {
+    log('npm run build (the ws process runs as the Procfile runs it: node dist/src/bin/ws.js)');
+    await buildDist();
+  }
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-ws-bench-'));
   const redis = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
   const results: PhaseResult[] = [];
@@ -414,7 +433,7 @@ async function main() {
     const one: Phase[] = values.only ? [values.only as Phase] : mixed ? ['ws', 'ws-filtered', 'ws-nomatch'] : ['ws', 'baseline'];
     for (let round = 1; round <= rounds; round++) {
       for (const phase of one) {
-        const r = await runPhase(phase, { N, rate, seconds, warmup, W, measureEvery, addresses, rawReadMs, redisUrl: redis.url, tmp, log });
+        const r = await runPhase(phase, { N, rate, seconds, warmup, W, measureEvery, addresses, rawReadMs, redisUrl: redis.url, tmp, log, cpuProfDir, serverMode });
         results.push(rounds > 1 ? { ...r, name: `${r.name} #${round}` } : r);
       }
     }
@@ -442,6 +461,10 @@ async function runPhase(
     redisUrl: string;
     tmp: string;
     log: (l: string) => void;
+    /** Write a V8 CPU profile of the ws process here (node --cpu-prof), a directory per phase, a file per thread. */
+    cpuProfDir?: string;
+    /** dist: `node dist/src/bin/ws.js` (the Procfile); tsx: `node --import tsx src/bin/ws.ts` (development). */
+    serverMode: 'dist' | 'tsx';
   },
 ): Promise<PhaseResult> {
   const port = await freePort();
@@ -449,8 +472,10 @@ async function runPhase(
   const seqBase = phase === 'baseline' ? 10_000_000 : 0;
   const filters = phase === 'ws-filtered' ? MIXED_FILTERS : phase === 'ws-nomatch' ? NOMATCH_FILTERS : [];
   if (phase !== 'baseline') {
-    o.log(`starting src/bin/ws.ts on port ${port}`);
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/bin/ws.ts'], {
+    const entry = o.serverMode === 'dist' ? ['dist/src/bin/ws.js'] : ['--import', 'tsx', 'src/bin/ws.ts'];
+    o.log(`starting ${entry.join(' ')} on port ${port}`);
+    const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(o.cpuProfDir, `${phase}-${Date.now()}`)}`] : [];
+    server = spawn(process.execPath, [...prof, ...entry], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
       env: childEnv({

@@ -1,5 +1,8 @@
 /**
  * Subscription filters over lifecycle events (issue 16: filtered streams, webhook filters). Pure.
+ * The one matching rule of both: stream filters (src/broadcaster/filter.ts parses them from a query
+ * string) and webhook endpoint filters (src/domain/webhook-match.ts compiles them from the stored
+ * endpoint) both end in `matchesAttributes`; each caller keeps its own input parsing and errors.
  *
  * An event matches a filter when its type is one of `types` (when given) and, for each attribute
  * kind the filter lists, the article has at least one of the listed values: AND across kinds, OR
@@ -7,8 +10,9 @@
  * without attributes (news.tsunami: a wire item, not an article) matches only filters that list no
  * attribute kind.
  *
- * Values compare normalised: token addresses and tags lower-case, token symbols upper-case (symbols
- * are stored as the editor typed them, so `eth` matches an article tagged `ETH`).
+ * Values compare normalised (`foldFilterValue`, on both sides): trimmed, token addresses and tags
+ * lower-case, token symbols upper-case (symbols are stored as the editor typed them, so `eth`
+ * matches an article tagged `ETH`).
  */
 import { MAX_YAP_TAG_LENGTH, YAP_TAG_PATTERN } from './yap.js';
 
@@ -24,13 +28,18 @@ export type AttributeKind = (typeof attributeKinds)[number];
 /** An event's attributes, normalised (see normalizeAttrs). */
 export type EventAttrs = Record<AttributeKind, readonly string[]>;
 
-export interface EventFilter<T extends string = string> {
+/** The attribute part of a filter: per kind, the wanted values (normalised), or null when the kind is not filtered on. */
+export type AttributeFilter = Readonly<Record<AttributeKind, ReadonlySet<string> | null>>;
+
+export interface EventFilter<T extends string = string> extends AttributeFilter {
   /** null: every type. */
   types: ReadonlySet<T> | null;
-  /** Per kind, null: the kind is not filtered on. Values normalised. */
-  token_addresses: ReadonlySet<string> | null;
-  token_symbols: ReadonlySet<string> | null;
-  tags: ReadonlySet<string> | null;
+}
+
+/** A value of the kind as matching compares it (no validation): trimmed, symbols upper-case, the rest lower-case. */
+export function foldFilterValue(kind: AttributeKind, v: string): string {
+  const s = v.trim();
+  return kind === 'token_symbols' ? s.toUpperCase() : s.toLowerCase();
 }
 
 /** The normalised value, or null when `v` is not a valid value of the kind. */
@@ -38,11 +47,11 @@ export function normalizeFilterValue(kind: AttributeKind, v: string): string | n
   const s = v.trim();
   switch (kind) {
     case 'token_addresses':
-      return TOKEN_ADDRESS_PATTERNS.some((re) => re.test(s)) ? s.toLowerCase() : null;
+      return TOKEN_ADDRESS_PATTERNS.some((re) => re.test(s)) ? foldFilterValue(kind, s) : null;
     case 'token_symbols':
-      return TOKEN_SYMBOL_PATTERN.test(s) ? s.toUpperCase() : null;
+      return TOKEN_SYMBOL_PATTERN.test(s) ? foldFilterValue(kind, s) : null;
     case 'tags': {
-      const t = s.toLowerCase();
+      const t = foldFilterValue(kind, s);
       return t.length <= MAX_YAP_TAG_LENGTH && YAP_TAG_PATTERN.test(t) ? t : null;
     }
   }
@@ -62,12 +71,11 @@ export const filterValueRules: Record<AttributeKind, string> = {
 export function normalizeAttrs(raw: unknown): EventAttrs | null {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
   const r = raw as Record<string, unknown>;
-  const list = (v: unknown, norm: (s: string) => string): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').map(norm) : []);
-  return {
-    token_addresses: list(r.token_addresses, (s) => s.toLowerCase()),
-    token_symbols: list(r.token_symbols, (s) => s.toUpperCase()),
-    tags: list(r.tags, (s) => s.toLowerCase()),
+  const list = (kind: AttributeKind): string[] => {
+    const v = r[kind];
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').map((x) => foldFilterValue(kind, x)) : [];
   };
+  return { token_addresses: list('token_addresses'), token_symbols: list('token_symbols'), tags: list('tags') };
 }
 
 /** True when a filter lists no type and no attribute kind (it matches everything). */
@@ -75,8 +83,12 @@ export function isEmptyFilter(f: EventFilter): boolean {
   return f.types === null && attributeKinds.every((k) => f[k] === null);
 }
 
-export function matchesEventFilter<T extends string>(f: EventFilter<T>, type: T, attrs: EventAttrs | null): boolean {
-  if (f.types !== null && !f.types.has(type)) return false;
+/**
+ * The rule: for each kind the filter lists, the article has at least one of the listed values (AND
+ * across kinds, OR within a kind); no kind listed matches everything, including an event without
+ * attributes. Both sides normalised (normalizeAttrs, foldFilterValue).
+ */
+export function matchesAttributes(f: AttributeFilter, attrs: EventAttrs | null): boolean {
   for (const kind of attributeKinds) {
     const wanted = f[kind];
     if (wanted === null) continue;
@@ -91,6 +103,12 @@ export function matchesEventFilter<T extends string>(f: EventFilter<T>, type: T,
     if (!hit) return false;
   }
   return true;
+}
+
+/** The stream rule: the type is one of `types` (when given) and the attributes match. */
+export function matchesEventFilter<T extends string>(f: EventFilter<T>, type: T, attrs: EventAttrs | null): boolean {
+  if (f.types !== null && !f.types.has(type)) return false;
+  return matchesAttributes(f, attrs);
 }
 
 /** A canonical text of the filter: equal filters (whatever the order or case of their values) give equal keys. */

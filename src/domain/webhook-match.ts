@@ -2,16 +2,26 @@
  * Which webhook endpoints an event goes to. Pure: the relay builds an EndpointIndex from the enabled
  * endpoints and asks it once per event.
  *
- * Rule: an endpoint matches an event when the event's type is one of its event_types and, for each
- * filter kind it lists (tags, token_addresses, token_symbols), the event's article has at least one
- * of the listed values. No filters = every event of its types. An event without article attributes
- * (news.tsunami is about a wire item) matches only endpoints without filters.
- * Tags and addresses compare lower-case, symbols upper-case (the article side is normalised the same
- * way here, whatever case it was stored in).
+ * Rule: an endpoint matches an event when the event's type is one of its event_types and its
+ * filters match the event's article by the rule of src/domain/event-filter.ts (`matchesAttributes`,
+ * shared with the filtered streams): for each filter kind it lists (tags, token_addresses,
+ * token_symbols), the article has at least one of the listed values. No filters = every event of its
+ * types. An event without article attributes (news.tsunami is about a wire item) matches only
+ * endpoints without filters. What is particular to endpoints is only how their stored filters are
+ * read (`compileFilters`: an absent, null or empty list does not filter; values are folded to the
+ * rule's case without validation, which the API did when the endpoint was saved).
  */
+import {
+  attributeKinds,
+  foldFilterValue,
+  matchesAttributes,
+  normalizeAttrs,
+  type AttributeFilter,
+  type AttributeKind,
+  type EventAttrs as NormalizedAttrs,
+} from './event-filter.js';
 
-const filterKinds = ['tags', 'token_addresses', 'token_symbols'] as const;
-export type FilterKind = (typeof filterKinds)[number];
+export type FilterKind = AttributeKind;
 
 /** An endpoint's filters: a kind that is absent (or null) does not filter. Lists are never empty. */
 export type EndpointFilters = Partial<Record<FilterKind, string[] | null>>;
@@ -29,41 +39,32 @@ export interface MatchableEndpoint {
   filters: EndpointFilters;
 }
 
-export function normalizeFilterValue(kind: FilterKind, v: string): string {
-  return kind === 'token_symbols' ? v.trim().toUpperCase() : v.trim().toLowerCase();
-}
-
-function valuesOf(attrs: EventAttrs | null, kind: FilterKind): Set<string> {
-  const list = attrs?.[kind];
-  return new Set(Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string').map((x) => normalizeFilterValue(kind, x)) : []);
-}
-
-function activeKinds(filters: EndpointFilters): FilterKind[] {
-  return filterKinds.filter((k) => (filters[k]?.length ?? 0) > 0);
+/** An endpoint's stored filters as the shared rule takes them: the kinds with at least one value, folded. */
+export function compileFilters(filters: EndpointFilters): AttributeFilter {
+  const kind = (k: FilterKind) => {
+    const list = filters[k];
+    return list && list.length > 0 ? new Set(list.map((v) => foldFilterValue(k, v))) : null;
+  };
+  return { token_addresses: kind('token_addresses'), token_symbols: kind('token_symbols'), tags: kind('tags') };
 }
 
 /** The rule of the module comment, for one endpoint (the index applies the same test). */
 export function endpointMatches(ep: MatchableEndpoint, type: string, attrs: EventAttrs | null): boolean {
   if (!ep.eventTypes.includes(type)) return false;
-  const kinds = activeKinds(ep.filters);
-  if (kinds.length === 0) return true;
-  return kinds.every((k) => {
-    const have = valuesOf(attrs, k);
-    return ep.filters[k]!.some((v) => have.has(normalizeFilterValue(k, v)));
-  });
+  return matchesAttributes(compileFilters(ep.filters), normalizeAttrs(attrs));
 }
 
 interface Compiled {
   id: number;
-  /** Normalised filter values by kind; only the kinds the endpoint filters on. */
-  sets: [FilterKind, Set<string>][];
+  filter: AttributeFilter;
 }
 
 /**
  * Endpoints indexed for matching many events quickly: per event type, the endpoints without filters,
  * and the filtered ones under each value of one of their filter kinds (any one works: an event must
  * have a value of every listed kind). An event's candidates are looked up by its own values, then
- * checked in full. Cost per event: its attribute values plus its candidates, not the endpoint count.
+ * checked in full by the shared rule. Cost per event: its attribute values plus its candidates, not
+ * the endpoint count.
  */
 export class EndpointIndex {
   private readonly unfiltered = new Map<string, number[]>();
@@ -73,17 +74,18 @@ export class EndpointIndex {
   constructor(endpoints: readonly MatchableEndpoint[]) {
     this.size = endpoints.length;
     for (const ep of endpoints) {
-      const kinds = activeKinds(ep.filters);
-      const compiled: Compiled = { id: ep.id, sets: kinds.map((k) => [k, new Set(ep.filters[k]!.map((v) => normalizeFilterValue(k, v)))]) };
+      const filter = compileFilters(ep.filters);
+      const sets = attributeKinds.flatMap((k) => (filter[k] ? [[k, filter[k]] as const] : []));
+      const compiled: Compiled = { id: ep.id, filter };
       for (const type of new Set(ep.eventTypes)) {
-        if (kinds.length === 0) {
+        if (sets.length === 0) {
           const list = this.unfiltered.get(type) ?? [];
           list.push(ep.id);
           this.unfiltered.set(type, list);
           continue;
         }
         // Anchor on the kind with the fewest values: fewest index entries.
-        const [anchorKind, anchorSet] = compiled.sets.reduce((a, b) => (b[1].size < a[1].size ? b : a));
+        const [anchorKind, anchorSet] = sets.reduce((a, b) => (b[1].size < a[1].size ? b : a));
         let byKey = this.byValue.get(type);
         if (!byKey) this.byValue.set(type, (byKey = new Map()));
         for (const v of anchorSet) {
@@ -100,15 +102,15 @@ export class EndpointIndex {
   match(type: string, attrs: EventAttrs | null): number[] {
     const out = new Set<number>(this.unfiltered.get(type) ?? []);
     const byKey = this.byValue.get(type);
-    if (byKey && attrs) {
-      const have = new Map(filterKinds.map((k) => [k, [...valuesOf(attrs, k)]] as const));
+    const have: NormalizedAttrs | null = byKey ? normalizeAttrs(attrs) : null;
+    if (byKey && have) {
       const seen = new Set<number>();
-      for (const kind of filterKinds) {
-        for (const v of have.get(kind)!) {
+      for (const kind of attributeKinds) {
+        for (const v of have[kind]) {
           for (const c of byKey.get(`${kind}:${v}`) ?? []) {
             if (seen.has(c.id)) continue;
             seen.add(c.id);
-            if (c.sets.every(([k, wanted]) => have.get(k)!.some((x) => wanted.has(x)))) out.add(c.id);
+            if (matchesAttributes(c.filter, have)) out.add(c.id);
           }
         }
       }

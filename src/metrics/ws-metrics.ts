@@ -4,6 +4,12 @@
  * connections by class, frames written, backlog reconciles, resumes by outcome, stream-reader
  * counters, how far the reader is behind the newest stream entry, and prom-client's default
  * process metrics.
+ *
+ * The default metrics are collected only when the endpoint is enabled, and their event-loop lag
+ * histogram samples every 100 ms instead of prom-client's 10 ms: its libuv timer wakes the process
+ * on every tick, busy or idle. At 10 ms that was 100 wake-ups a second, about a third of what the ws
+ * process spent per second at 100 events/s with no client wanting them (bench:ws, issue 16), a
+ * fixed cost that weighs most on filtered connections, which share each event among fewer clients.
  */
 import type http from 'node:http';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -18,11 +24,14 @@ const idMs = (id: string): number | null => {
   return m ? Number(m[1]) : null;
 };
 
+/** Resolution of nodejs_eventloop_lag_* (prom-client's default is 10 ms). */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+
 export class WsMetrics {
   readonly registry = new Registry();
 
   constructor(private readonly deps: { token: string | undefined; stats: () => BroadcasterStats; redis: Redis | null; streamKey: string; log: Logger }) {
-    collectDefaultMetrics({ register: this.registry });
+    if (deps.token) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   }
 
   /** For BroadcasterOptions.httpHandler: answers /metrics, leaves every other path to the broadcaster. */
