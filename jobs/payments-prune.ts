@@ -5,7 +5,8 @@
  * still verified or settling are never deleted.
  */
 import { z } from 'zod';
-import { inBatches, prunePayments } from '../src/retention/prune.js';
+import { prunePayments } from '../src/queries/retention.js';
+import { inBatches } from '../src/retention/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 import { MAX_BATCHES } from './wire-prune.js';
 

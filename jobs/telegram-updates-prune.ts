@@ -3,7 +3,8 @@
  * guard), kept TELEGRAM_UPDATES_RETENTION_DAYS; batches of RETENTION_BATCH, one statement each.
  */
 import { z } from 'zod';
-import { inBatches, pruneTelegramUpdates } from '../src/retention/prune.js';
+import { pruneTelegramUpdates } from '../src/queries/retention.js';
+import { inBatches } from '../src/retention/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 import { MAX_BATCHES } from './wire-prune.js';
 

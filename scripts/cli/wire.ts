@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db.js';
 import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { createLogger } from '../../src/logger.js';
-import { addSource, findSource, listSources, removeSource, setSourceEnabled } from '../../src/queries/wire.js';
+import { addSource, fetchSourceSoon, findSource, listSources, removeSource, setSourceEnabled } from '../../src/queries/wire.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
@@ -130,7 +130,7 @@ export const wireCommands: CommandGroup = {
         expectArgs(args, 1, '<id|name>');
         const s = await sourceOrFail(ctx.db(), args[0]);
         await setSourceEnabled(ctx.db(), s.id, true);
-        await ctx.db().updateTable('wire_sources').set({ next_fetch_at: new Date(), consecutive_failures: 0 }).where('id', '=', s.id).execute();
+        await fetchSourceSoon(ctx.db(), s.id);
         ctx.out(`enabled wire source ${s.id} "${s.name}"`);
       },
     },

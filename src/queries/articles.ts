@@ -506,7 +506,8 @@ export type TransitionOutcome =
     }
   | { ok: false; reason: 'not_found' }
   | { ok: false; reason: 'illegal'; currentStatus: string }
-  | { ok: false; reason: 'duplicate_of_not_found' };
+  | { ok: false; reason: 'duplicate_of_not_found' }
+  | { ok: false; reason: 'sponsored' };
 
 /** Why an article is killed or retracted (src/domain/moderation.ts). */
 export interface DecisionInput {
@@ -516,7 +517,8 @@ export interface DecisionInput {
 }
 
 /**
- * Move an article along the state machine (src/domain/article-state.ts) under a row lock, record the
+ * Move an article along the state machine (src/domain/article-state.ts) under a row lock (approve and
+ * schedule refuse a paid ad: reason 'sponsored'), record the
  * change in article_edits, (approve) compute its hot score at once so it enters the hot feed
  * ranked, and record the transition's event, all in one transaction.
  */
@@ -526,8 +528,10 @@ export async function transitionArticle(
 ): Promise<TransitionOutcome> {
   const t = TRANSITIONS[input.action];
   return db.transaction().execute(async (trx) => {
-    const cur = await trx.selectFrom('articles').select(['id', 'status', 'scheduled_for', 'published_at']).where('id', '=', input.id).forNoKeyUpdate().executeTakeFirst();
+    const cur = await trx.selectFrom('articles').select(['id', 'status', 'origin', 'scheduled_for', 'published_at']).where('id', '=', input.id).forNoKeyUpdate().executeTakeFirst();
     if (!cur) return { ok: false, reason: 'not_found' } as const;
+    // Paid ads are reviewed through decideAd (src/queries/sponsored.ts), which checks the payment; read under the row lock.
+    if ((input.action === 'approve' || input.action === 'schedule') && cur.origin === 'x402_ad') return { ok: false, reason: 'sponsored' } as const;
     if (!canTransition(input.action, cur.status)) return { ok: false, reason: 'illegal', currentStatus: cur.status } as const;
     const scheduledFor = input.action === 'schedule' ? input.scheduledFor! : null;
     // Kill and retract record why; approve and schedule (reversing a kill) clear it.
@@ -599,6 +603,18 @@ export async function publishIfDue(db: Db, id: number): Promise<boolean> {
     await recordEvents(trx, [newsEvent(articleEvent('news.approved', row, 'scheduled'))]);
     return true;
   });
+}
+
+/** Scheduled articles due by now (publish-due's sweep), at most `limit`. */
+export async function dueScheduledIds(db: Db, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('articles').select('id').where('status', '=', 'scheduled').where('scheduled_for', '<=', new Date()).limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Of the given articles, those still scheduled, with their time (the relay enqueues their delayed publish). */
+export async function stillScheduled(db: Db, ids: number[]): Promise<{ id: number; scheduled_for: Date }[]> {
+  const rows = await db.selectFrom('articles').select(['id', 'scheduled_for']).where('id', 'in', ids).where('status', '=', 'scheduled').execute();
+  return rows.flatMap((r) => (r.scheduled_for ? [{ id: r.id, scheduled_for: r.scheduled_for }] : []));
 }
 
 export type EditOutcome = { ok: true; changes: Changes } | { ok: false; reason: 'not_found' };

@@ -80,16 +80,13 @@ async function respondWithRecord(deps: AppDeps, ctx: Context, id: number, change
 
 export function editorialRoutes(deps: AppDeps): RouteDef[] {
   async function transition(ctx: Context, id: number, action: EditorialAction, scheduledFor?: Date, decision?: DecisionInput) {
-    if (action === 'approve' || action === 'schedule') {
-      // Paid ads are reviewed through /sponsored/<id>/approve, which checks payment and publishes news.sponsored.
-      const a = await deps.db.selectFrom('articles').select('origin').where('id', '=', id).executeTakeFirst();
-      if (a?.origin === 'x402_ad') {
-        throw new AppError(409, 'sponsored_review_required', `article ${id} is a sponsored post: review it with POST /api/v1/sponsored/${id}/approve or /reject`);
-      }
-    }
     if (decision?.duplicateOf === id) throw validationError([{ path: 'body.duplicate_of', code: 'custom', message: 'must be another article than this one' }]);
     const r = await transitionArticle(deps.db, { id, action, editorId: ctx.state.user!.id, scheduledFor, decision });
     if (!r.ok && r.reason === 'not_found') throw articleNotFound(id);
+    if (!r.ok && r.reason === 'sponsored') {
+      // Paid ads are reviewed through /sponsored/<id>/approve, which checks payment and publishes news.sponsored.
+      throw new AppError(409, 'sponsored_review_required', `article ${id} is a sponsored post: review it with POST /api/v1/sponsored/${id}/approve or /reject`);
+    }
     if (!r.ok && r.reason === 'duplicate_of_not_found') throw new AppError(404, 'duplicate_of_not_found', `duplicate_of: no article ${decision?.duplicateOf}`);
     if (!r.ok) {
       throw new AppError(409, 'illegal_transition', `cannot ${action} an article that is ${r.currentStatus}`, {
