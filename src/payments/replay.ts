@@ -8,6 +8,7 @@
  * not pay), which bounds what an empty wallet can take before the first settlement fails.
  */
 import type { Redis } from '../redis.js';
+import { paymentUsedKey, payerSuspendedKey } from '../redis-keys.js';
 
 export const SUSPEND_S = 24 * 3600;
 const MAX_TTL_S = 30 * 24 * 3600;
@@ -28,11 +29,11 @@ export class ReplayGuard {
   ) {}
 
   private usedKey(replayKey: string) {
-    return `${this.prefix}:pay:used:${replayKey}`;
+    return paymentUsedKey(this.prefix, replayKey);
   }
 
   private suspendedKey(payer: string) {
-    return `${this.prefix}:pay:suspended:${payer.toLowerCase()}`;
+    return payerSuspendedKey(this.prefix, payer);
   }
 
   /** One round trip: [already used (per Redis), payer suspended]. */

@@ -78,48 +78,6 @@ export interface ArticleItemRow {
   top_tldr: TldrJson | null;
 }
 
-function iso(d: Date | string | null): string | null {
-  if (d === null) return null;
-  return (typeof d === 'string' ? new Date(d) : d).toISOString();
-}
-
-/** The feed item (spec: Article list item + filtered-feed item). */
-export function toArticleItem(r: ArticleItemRow) {
-  return {
-    id: r.id,
-    slug: r.slug,
-    headline: r.headline,
-    url: r.url,
-    status: r.status,
-    origin: r.origin,
-    source: r.source,
-    created_at: iso(r.created_at)!,
-    published_at: iso(r.published_at),
-    token_addresses: r.token_addresses,
-    token_symbols: r.token_symbols,
-    issuer: { name: r.issuer_name, website: r.issuer_website },
-    tags: r.tags,
-    content_type: r.content_type,
-    clicks: r.clicks,
-    vote_count: r.vote_count,
-    votes: r.votes_cast,
-    yap_count: r.yap_count,
-    hot_score: r.hot_score,
-    sponsored: (r.sponsored as Record<string, unknown> | null) ?? null,
-    top_tldr: r.top_tldr
-      ? {
-          yap_id: r.top_tldr.yap_id,
-          text: r.top_tldr.text,
-          score: r.top_tldr.score,
-          tags: r.top_tldr.tags,
-          created_at: iso(r.top_tldr.created_at)!,
-          author: { id: r.top_tldr.author_id, username: r.top_tldr.author_username },
-        }
-      : null,
-  };
-}
-export type ArticleItem = ReturnType<typeof toArticleItem>;
-
 /** top_tldr: the best-scored yap tagged tldr with score >= 0 (ties: the older one), via the partial index yaps_article_tldr_idx. */
 const tldrJson = sql<TldrJson | null>`(
   SELECT json_build_object('yap_id', y.id, 'text', y.text, 'score', y.score, 'tags', y.tags, 'created_at', y.created_at,
@@ -651,6 +609,7 @@ export async function editArticle(db: Db, input: { id: number; editorId: number;
   });
 }
 
+/** An article's edit history, oldest first (GET /news/{id}/edits and the provenance record). */
 export async function listEdits(db: Db, articleId: number) {
   return db
     .selectFrom('article_edits as e')

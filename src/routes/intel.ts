@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { DEFAULT_HOURS, HOURS_RANGE, parseTopics, REPORT_TOP_N, TRENDING_TOP_N, type ReportParams, type TrendingParams } from '../domain/intel.js';
 import { AppError } from '../errors.js';
-import { errorSchema } from '../http/openapi.js';
+import { errorResponses as errors, errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { IntelCache } from '../intel/cache.js';
 import { paymentErrorCodes } from '../payments/errors.js';
@@ -29,8 +29,6 @@ export const intelErrorCodes = {
   intel_pending: '503: the result for these parameters is being computed (cache miss); retry after Retry-After seconds. A paid request is not charged.',
   intel_unavailable: '503: computing the result failed; retry later. A paid request is not charged.',
 } as const;
-
-const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
 
 const topicsParam = z
   .string()
@@ -134,7 +132,7 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
         ...errors({ 503: `Not ready or failed (${Object.keys(intelErrorCodes).join(', ')}); Retry-After says when to retry` }),
       },
       async handler(ctx, { query }) {
-        const p: TrendingParams = { hours: query.hours ?? DEFAULT_HOURS, top_n: query.top_n ?? TRENDING_TOP_N.default };
+        const p: TrendingParams = { hours: query.hours, top_n: query.top_n };
         if (p.hours !== DEFAULT_HOURS || p.top_n !== TRENDING_TOP_N.default) await cache.noteRequest('trending', p);
         send(ctx, await cachedOrComputed('trending', p));
       },
@@ -193,7 +191,7 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
         }),
       },
       async handler(ctx, { query }) {
-        const p: ReportParams = { hours: query.hours ?? DEFAULT_HOURS, topics: query.topics, top_n: query.top_n ?? REPORT_TOP_N.default };
+        const p: ReportParams = { hours: query.hours, topics: query.topics, top_n: query.top_n };
         const grant = await paywall.authorize(ctx, offer, { apiKeyTiers: ['builder', 'enterprise'] });
         if (p.hours !== DEFAULT_HOURS || p.top_n !== REPORT_TOP_N.default || p.topics.length) await cache.noteRequest('report', p);
         const r = await cachedOrComputed('report', p);

@@ -21,15 +21,15 @@ import type { AppDeps } from '../deps.js';
 import { renderAtom, renderJsonFeed, renderRss, type SyndicationMeta } from '../domain/syndication.js';
 import { AppError } from '../errors.js';
 import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../http/conditional.js';
-import { API_PREFIX, errorSchema } from '../http/openapi.js';
+import { API_PREFIX, errorResponses as errors } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
-import { feedCount, feedPage, toArticleItem, type FeedFilter, type FeedSort, type FeedStatus } from '../queries/articles.js';
+import { feedCount, feedPage, type FeedFilter, type FeedSort, type FeedStatus } from '../queries/articles.js';
+import { toArticleItem } from './article-mappers.js';
 import { FEED_CACHE_TTL_MS, type FeedCache } from '../queries/feed-cache.js';
 import { myVotesOn } from '../queries/votes.js';
 import { isSignedIn, pageLinks, requireSignedIn } from './news-common.js';
 import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from './news-schemas.js';
-
-const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
+import { feedLastModifiedKey } from '../redis-keys.js';
 
 export const SYNDICATION_MAX_ITEMS = 50;
 const VARY = 'Authorization, Cookie';
@@ -61,7 +61,7 @@ function decodeEntry(raw: Buffer): Entry {
  * rendered (remembered in Redis under the cache key): re-rendering unchanged content keeps it.
  */
 async function encodeEntry(deps: AppDeps, key: string, render: () => Promise<{ body: Buffer; ids: number[] }>): Promise<Buffer> {
-  const lmKey = `${deps.config.QUEUE_PREFIX}:feed:lm:${key}`;
+  const lmKey = feedLastModifiedKey(deps.config.QUEUE_PREFIX, key);
   // Read while the page renders (one round trip fewer on a cold page).
   const [prev, { body, ids }] = await Promise.all([deps.redis.get(lmKey), render()]);
   const etag = etagOf(body);
@@ -207,7 +207,7 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
       if (query.status !== 'approved') requireSignedIn(ctx, `status=${query.status}`);
       const filter = feedFilterOf(query, query.status, query.sort_type);
       const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
-      const page = query.page ?? 1;
+      const page = query.page;
       const key = `page:${ctx.querystring}`;
       const entry = decodeEntry(
         await cache.getOrCompute(key, () =>
@@ -259,13 +259,13 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
         304: { description: 'not modified; no body' },
         ...errors({ 400: 'validation_failed naming the parameter' }),
       },
-      async handler(ctx: Context, { query }: { query: FilterQuery & { sort_type: FeedSort; limit?: number } }) {
+      async handler(ctx: Context, { query }: { query: FilterQuery & { sort_type: FeedSort; limit: number } }) {
         const filter = feedFilterOf(query, 'approved', query.sort_type);
         const key = `${f.ext}:${ctx.querystring}`;
         const entry = decodeEntry(
           await cache.getOrCompute(key, () =>
             encodeEntry(deps, key, async () => {
-              const rows = await feedPage(deps.db, { ...filter, sort: query.sort_type, page: 1, perPage: query.limit ?? SYNDICATION_MAX_ITEMS });
+              const rows = await feedPage(deps.db, { ...filter, sort: query.sort_type, page: 1, perPage: query.limit });
               const meta: SyndicationMeta = {
                 title: 'Squid News',
                 description: 'Crowdsourced crypto and DeFi news, curated by the community',
