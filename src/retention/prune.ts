@@ -34,3 +34,17 @@ export async function inBatches(step: () => Promise<number>, opts: { batch: numb
   }
   return { deleted, batches: opts.maxBatches, more: true };
 }
+
+/**
+ * One retention run: the rows `step` finds older than `days` days, deleted in batches (inBatches).
+ * Every retention job is this with its own table, age and batch settings.
+ */
+export async function pruneOlderThan(
+  days: number,
+  step: (cutoff: Date, batch: number) => Promise<number>,
+  opts: { batch: number; pauseMs: number; maxBatches: number },
+): Promise<BatchRun & { cutoff: string }> {
+  const cutoff = new Date(Date.now() - days * 86_400_000);
+  const r = await inBatches(() => step(cutoff, opts.batch), opts);
+  return { ...r, cutoff: cutoff.toISOString() };
+}
