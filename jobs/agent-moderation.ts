@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { POSTING_RULES, postingLimit } from '../src/domain/trust.js';
-import { countRecentMessages, getMessage } from '../src/queries/agent-chat.js';
+import { agentByTelegramUser, countRecentMessages, getMessage } from '../src/queries/agent-chat.js';
 import { hasPostingRateViolationSince, recordViolation, type ViolationOutcome } from '../src/queries/agent-trust.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
@@ -33,7 +33,7 @@ export const job = defineJob({
     const m = await getMessage(deps.db, p.chat_id, p.message_id);
     if (!m) throw new PermanentJobError(`message ${p.chat_id}/${p.message_id} is not stored`);
     if (m.sender_id === null) return { violations: [] };
-    const account = await deps.db.selectFrom('agent_chat_accounts').select(['user_id', 'trust_level']).where('telegram_user_id', '=', m.sender_id).executeTakeFirst();
+    const account = await agentByTelegramUser(deps.db, m.sender_id);
     if (!account) return { violations: [] };
     const limit = postingLimit(account.trust_level);
     if (limit === null) return { violations: [] };

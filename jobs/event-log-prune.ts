@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { pruneEvents } from '../src/queries/event-log.js';
+import { pruneOlderThan } from '../src/retention/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 export const payload = z.object({}).default({});
@@ -19,13 +20,10 @@ export const job = defineJob({
   payload,
   options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
   async run(_p, deps) {
-    const cutoff = new Date(Date.now() - deps.config.EVENT_LOG_RETENTION_DAYS * 86_400_000);
-    let deleted = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const n = await pruneEvents(deps.db, cutoff, PRUNE_BATCH);
-      deleted += n;
-      if (n < PRUNE_BATCH) break;
-    }
-    return { deleted, cutoff: cutoff.toISOString() };
+    return pruneOlderThan(deps.config.EVENT_LOG_RETENTION_DAYS, (cutoff, batch) => pruneEvents(deps.db, cutoff, batch), {
+      batch: PRUNE_BATCH,
+      pauseMs: 0,
+      maxBatches: MAX_BATCHES,
+    });
   },
 });

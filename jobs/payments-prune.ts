@@ -5,7 +5,8 @@
  * still verified or settling are never deleted.
  */
 import { z } from 'zod';
-import { inBatches, prunePayments } from '../src/retention/prune.js';
+import { prunePayments } from '../src/queries/retention.js';
+import { pruneOlderThan } from '../src/retention/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 import { MAX_BATCHES } from './wire-prune.js';
 
@@ -17,8 +18,10 @@ export const job = defineJob({
   options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
   async run(_p, deps) {
     const c = deps.config;
-    const cutoff = new Date(Date.now() - c.PAYMENT_RETENTION_DAYS * 86_400_000);
-    const r = await inBatches(() => prunePayments(deps.db, cutoff, c.RETENTION_BATCH), { batch: c.RETENTION_BATCH, pauseMs: c.RETENTION_PAUSE_MS, maxBatches: MAX_BATCHES });
-    return { ...r, cutoff: cutoff.toISOString() };
+    return pruneOlderThan(c.PAYMENT_RETENTION_DAYS, (cutoff, batch) => prunePayments(deps.db, cutoff, batch), {
+      batch: c.RETENTION_BATCH,
+      pauseMs: c.RETENTION_PAUSE_MS,
+      maxBatches: MAX_BATCHES,
+    });
   },
 });

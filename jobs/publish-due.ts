@@ -5,7 +5,7 @@
  * transition with its event in one transaction), so the job and the sweep never publish twice.
  */
 import { z } from 'zod';
-import { publishIfDue } from '../src/queries/articles.js';
+import { dueScheduledIds, publishIfDue } from '../src/queries/articles.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 export const payload = z.object({}).default({});
@@ -15,9 +15,9 @@ export const job = defineJob({
   payload,
   options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
   async run(_p, deps) {
-    const due = await deps.db.selectFrom('articles').select('id').where('status', '=', 'scheduled').where('scheduled_for', '<=', new Date()).limit(1000).execute();
+    const due = await dueScheduledIds(deps.db, 1000);
     let published = 0;
-    for (const { id } of due) if (await publishIfDue(deps.db, id)) published++;
+    for (const id of due) if (await publishIfDue(deps.db, id)) published++;
     return { due: due.length, published };
   },
 });

@@ -3,7 +3,8 @@
  * guard), kept TELEGRAM_UPDATES_RETENTION_DAYS; batches of RETENTION_BATCH, one statement each.
  */
 import { z } from 'zod';
-import { inBatches, pruneTelegramUpdates } from '../src/retention/prune.js';
+import { pruneTelegramUpdates } from '../src/queries/retention.js';
+import { pruneOlderThan } from '../src/retention/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 import { MAX_BATCHES } from './wire-prune.js';
 
@@ -15,8 +16,10 @@ export const job = defineJob({
   options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
   async run(_p, deps) {
     const c = deps.config;
-    const cutoff = new Date(Date.now() - c.TELEGRAM_UPDATES_RETENTION_DAYS * 86_400_000);
-    const r = await inBatches(() => pruneTelegramUpdates(deps.db, cutoff, c.RETENTION_BATCH), { batch: c.RETENTION_BATCH, pauseMs: c.RETENTION_PAUSE_MS, maxBatches: MAX_BATCHES });
-    return { ...r, cutoff: cutoff.toISOString() };
+    return pruneOlderThan(c.TELEGRAM_UPDATES_RETENTION_DAYS, (cutoff, batch) => pruneTelegramUpdates(deps.db, cutoff, batch), {
+      batch: c.RETENTION_BATCH,
+      pauseMs: c.RETENTION_PAUSE_MS,
+      maxBatches: MAX_BATCHES,
+    });
   },
 });

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { pruneDeliveries } from '../src/queries/webhooks.js';
+import { pruneOlderThan } from '../src/retention/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 export const payload = z.object({}).default({});
@@ -16,13 +17,6 @@ export const job = defineJob({
   payload,
   options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
   async run(_p, deps) {
-    const cutoff = new Date(Date.now() - deps.config.EVENT_LOG_RETENTION_DAYS * 86_400_000);
-    let deleted = 0;
-    for (let i = 0; i < MAX_BATCHES; i++) {
-      const n = await pruneDeliveries(deps.db, cutoff, BATCH);
-      deleted += n;
-      if (n < BATCH) break;
-    }
-    return { deleted, cutoff: cutoff.toISOString() };
+    return pruneOlderThan(deps.config.EVENT_LOG_RETENTION_DAYS, (cutoff, batch) => pruneDeliveries(deps.db, cutoff, batch), { batch: BATCH, pauseMs: 0, maxBatches: MAX_BATCHES });
   },
 });

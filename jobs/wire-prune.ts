@@ -5,7 +5,8 @@
  * not bring it back (src/retention/prune.ts). Tombstones older than WIRE_TOMBSTONE_RETENTION_DAYS go too.
  */
 import { z } from 'zod';
-import { inBatches, pruneWireItems, pruneWireTombstones } from '../src/retention/prune.js';
+import { pruneWireItems, pruneWireTombstones } from '../src/queries/retention.js';
+import { inBatches } from '../src/retention/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 export const payload = z.object({}).default({});

@@ -8,6 +8,7 @@
  * bounds the history a reconnecting client can resume from; GET /api/v1/events/ reads the log itself.
  */
 import type { Redis } from './redis.js';
+import { eventStreamKey } from './redis-keys.js';
 
 export const publicEventTypes = ['news.approved', 'news.tsunami', 'news.tsunami_promoted', 'news.sponsored'] as const;
 export const staffEventTypes = ['news.submitted', 'news.scheduled', 'news.killed', 'news.retracted'] as const;
@@ -60,9 +61,8 @@ export function visibilityOf(type: AnyEventType): Visibility {
   return isStaffOnly(type as EventType) ? 'staff' : 'public';
 }
 
-export function eventStreamKey(prefix: string): string {
-  return `${prefix}:events:news`;
-}
+/** The stream's key (src/redis-keys.ts); re-exported because every process and tool that reads the stream imports it from here. */
+export { eventStreamKey };
 
 export class EventPublisher {
   constructor(

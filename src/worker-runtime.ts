@@ -8,12 +8,12 @@
  * outage longer than a job's backoff schedule must not fail its jobs for good.
  */
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
-import { sql } from 'kysely';
 import { jobs, jobNames, type JobName } from '../jobs/index.js';
 import { PermanentJobError, type JobDeps, type JobOptions } from '../jobs/define.js';
 import type { Db } from './db.js';
 import { isBackendUnavailable } from './errors/backend.js';
 import { JobMetricsRecorder } from './metrics/job-metrics.js';
+import { pingDatabase } from './queries/health.js';
 import { redisOptionsFromUrl } from './queue.js';
 
 export interface WorkerRuntimeOptions {
@@ -30,7 +30,7 @@ export const OUTAGE_RETRY_MS = 5000;
 async function postgresUnreachable(db: Db): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([sql`SELECT 1`.execute(db), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('probe timed out')), 2000)))]);
+    await Promise.race([pingDatabase(db), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('probe timed out')), 2000)))]);
     return false;
   } catch {
     return true;

@@ -17,7 +17,7 @@ import Koa from 'koa';
 import pg from 'pg';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../../src/app.js';
-import { launcherEnv, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
 import { errorMiddleware } from '../../src/errors.js';
 import { EventPublisher, eventStreamKey } from '../../src/events.js';
@@ -28,7 +28,8 @@ import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import { allRoutes } from '../../src/routes/index.js';
 import { signAccessToken } from '../../src/auth/tokens.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import type { RunningService } from '../lib/services.js';
+import { backingServices } from './lib/bench-stack.js';
 import { loadFromChild } from './lib/load.js';
 import { koaListener } from '../../src/http/listener.js';
 
@@ -64,25 +65,12 @@ if (mode === 'signin-client') {
   process.exit(0);
 }
 
-const env = launcherEnv();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-auth-'));
 const started: RunningService[] = [];
-const log = (l: string) => console.error(`[bench] ${l}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 try {
-  let adminUrl = env.DATABASE_URL;
-  if (!adminUrl) {
-    const s = await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false });
-    started.push(s);
-    adminUrl = s.url;
-  }
-  let redisUrl = env.REDIS_URL;
-  if (!redisUrl) {
-    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
-    started.push(r);
-    redisUrl = r.url;
-  }
+  const { adminUrl, redisUrl } = await backingServices(tmp, started);
   const dbName = `squid_bench_auth_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

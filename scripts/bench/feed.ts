@@ -35,7 +35,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createApp } from '../../src/app.js';
 import { signAccessToken } from '../../src/auth/tokens.js';
-import { launcherEnv, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
 import { errorMiddleware } from '../../src/errors.js';
 import { EventPublisher, eventStreamKey } from '../../src/events.js';
@@ -47,7 +47,8 @@ import { newsRoutes } from '../../src/routes/news.js';
 import { allRoutes } from '../../src/routes/index.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import type { RunningService } from '../lib/services.js';
+import { backingServices } from './lib/bench-stack.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { BENCH_TOKEN, seedFeed } from './seed-feed.js';
 import { koaListener } from '../../src/http/listener.js';
@@ -57,34 +58,14 @@ const SECONDS = Number(process.argv[3] ?? 10);
 const CONNECTIONS = Number(process.argv[4] ?? 50);
 const RUNS = 3;
 
-const env = launcherEnv();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-feed-'));
 const started: RunningService[] = [];
-const log = (l: string) => console.error(`[bench] ${l}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 try {
   // An already seeded database (e.g. 1,000,000 articles seeded once): no create, seed or drop.
   const seededUrl = process.env.SEEDED_DATABASE_URL;
-  let adminUrl = seededUrl ?? env.DATABASE_URL;
-  if (!adminUrl) {
-    const pgOpts = { port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false };
-    const first = await startPostgres(pgOpts);
-    const c = new pg.Client({ connectionString: first.url });
-    await c.connect();
-    await c.query(`ALTER SYSTEM SET shared_buffers = '512MB'`);
-    await c.end();
-    await first.stop();
-    const s = await startPostgres(pgOpts);
-    started.push(s);
-    adminUrl = s.url;
-  }
-  let redisUrl = env.REDIS_URL;
-  if (!redisUrl) {
-    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
-    started.push(r);
-    redisUrl = r.url;
-  }
+  const { adminUrl, redisUrl } = await backingServices(tmp, started, { sharedBuffers: '512MB', databaseUrl: seededUrl });
   const dbName = `squid_bench_feed_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   admin.on('error', () => undefined);

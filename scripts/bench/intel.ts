@@ -27,7 +27,7 @@ import { getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateApiKey, generateKeyId } from '../../src/auth/api-keys.js';
 import { createApp } from '../../src/app.js';
-import { launcherEnv, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
 import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { IntelCache } from '../../src/intel/cache.js';
@@ -39,7 +39,8 @@ import { verifyExactPayment } from '../../src/payments/x402-verify.js';
 import { insertApiKey } from '../../src/queries/api-keys.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import type { RunningService } from '../lib/services.js';
+import { backingServices } from './lib/bench-stack.js';
 import { koaListener } from '../../src/http/listener.js';
 
 const ARTICLES = 100_000;
@@ -124,7 +125,6 @@ async function runClient(url: string, seconds: number, headers: Record<string, s
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 
-const env = launcherEnv();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-intel-'));
 const started: RunningService[] = [];
 const log = (l: string) => console.error(`[bench] ${l}`);
@@ -132,18 +132,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const f1 = (x: number) => x.toFixed(1);
 
 try {
-  let adminUrl = env.DATABASE_URL;
-  if (!adminUrl) {
-    const s = await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false });
-    started.push(s);
-    adminUrl = s.url;
-  }
-  let redisUrl = env.REDIS_URL;
-  if (!redisUrl) {
-    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
-    started.push(r);
-    redisUrl = r.url;
-  }
+  const { adminUrl, redisUrl } = await backingServices(tmp, started);
   const dbName = `squid_bench_intel_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { createApp } from '../../src/app.js';
-import { launcherEnv, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
 import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { createLogger } from '../../src/logger.js';
@@ -27,7 +27,8 @@ import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import { computeMonth } from '../../src/queries/leaderboards.js';
 import { distributeMonth } from '../../src/queries/rewards.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import type { RunningService } from '../lib/services.js';
+import { backingServices } from './lib/bench-stack.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { koaListener } from '../../src/http/listener.js';
 
@@ -38,7 +39,6 @@ const MONTH = '2026-01';
 const START = '2026-01-01T00:00:00Z';
 const SECONDS_IN_MONTH = 31 * 24 * 3600 - 60;
 
-const env = launcherEnv();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-lb-'));
 const started: RunningService[] = [];
 const log = (l: string) => console.error(`[bench] ${l}`);
@@ -53,18 +53,7 @@ async function timed<T>(label: string, fn: () => Promise<T>): Promise<[T, number
 }
 
 try {
-  let adminUrl = env.DATABASE_URL;
-  if (!adminUrl) {
-    const s = await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false });
-    started.push(s);
-    adminUrl = s.url;
-  }
-  let redisUrl = env.REDIS_URL;
-  if (!redisUrl) {
-    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
-    started.push(r);
-    redisUrl = r.url;
-  }
+  const { adminUrl, redisUrl } = await backingServices(tmp, started);
   const dbName = `squid_bench_lb_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

@@ -20,12 +20,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { launcherEnv } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import { buildDist, platformEnv } from '../lib/build.js';
 import { repoRoot, serviceTypes } from '../lib/procfile.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import { freePort, type RunningService } from '../lib/services.js';
+import { backingServices } from './lib/bench-stack.js';
 
 const roundsArg = process.argv.indexOf('--rounds');
 const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
@@ -123,24 +123,12 @@ async function runOnce(name: string, cmd: string, vars: Record<string, string>, 
   return { readyMs, rssMb };
 }
 
-const env = launcherEnv();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-procs-'));
 const started: RunningService[] = [];
 try {
   const build = await buildDist();
   console.log(`npm run build: ${(build.ms / 1000).toFixed(1)} s`);
-  let adminUrl = env.DATABASE_URL;
-  if (!adminUrl) {
-    const s = await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false });
-    started.push(s);
-    adminUrl = s.url;
-  }
-  let redisUrl = env.REDIS_URL;
-  if (!redisUrl) {
-    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
-    started.push(r);
-    redisUrl = r.url;
-  }
+  const { adminUrl, redisUrl } = await backingServices(tmp, started);
   const dbName = `squid_bench_procs_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

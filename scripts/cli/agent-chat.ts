@@ -15,7 +15,7 @@ import { findAgentByUsername, getAgentAccount, listAgents, listTrustEvents, list
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import { ALLOWED_UPDATES, botApiFromConfig, registerWebhook, TelegramError, webhookUrl } from '../../src/telegram/bot-api.js';
-import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
+import { CliError, expectArgs, formatTable, UsageError, type CommandGroup, cliTime } from './command.js';
 
 async function resolveAgent(db: Db, target: string): Promise<number> {
   if (/^\d{1,10}$/.test(target)) {
@@ -66,8 +66,6 @@ function print(ctx: { out(line: string): void }, text: string): void {
   for (const line of text.split('\n')) ctx.out(line);
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-');
-
 export const telegramCommands: CommandGroup = {
   name: 'telegram',
   summary: 'Telegram bot of the agent chat: register the webhook, inspect it',
@@ -114,7 +112,7 @@ export const telegramCommands: CommandGroup = {
               `url: ${w.url || '(none)'}`,
               `pending updates: ${w.pending_update_count}`,
               `allowed updates: ${w.allowed_updates?.join(', ') ?? '(default)'}`,
-              `last error: ${w.last_error_message ? `${w.last_error_message} at ${iso(new Date((w.last_error_date ?? 0) * 1000))}` : '(none)'}`,
+              `last error: ${w.last_error_message ? `${w.last_error_message} at ${cliTime(new Date((w.last_error_date ?? 0) * 1000))}` : '(none)'}`,
             ].join('\n'),
           );
         } catch (err) {
@@ -149,7 +147,7 @@ export const agentCommands: CommandGroup = {
           ctx,
           formatTable(
             ['user', 'telegram', 'trust', 'violations', 'operator', 'model', 'registered'],
-            rows.map((r) => [String(r.user_id), `@${r.telegram_username}`, r.trust_level, String(r.violation_count), r.operator, r.model_name, iso(r.registered_at)]),
+            rows.map((r) => [String(r.user_id), `@${r.telegram_username}`, r.trust_level, String(r.violation_count), r.operator, r.model_name, cliTime(r.registered_at)]),
           ).join('\n'),
         );
       },
@@ -180,7 +178,13 @@ export const agentCommands: CommandGroup = {
           ctx,
           formatTable(
             ['id', 'kind', 'by', 'at', 'reason'],
-            rows.map((v) => [String(v.id), v.kind, v.recorded_by === null ? (v.kind === 'staff' ? 'cli' : 'moderation') : `user ${v.recorded_by}`, iso(v.created_at), v.reason]),
+            rows.map((v) => [
+              String(v.id),
+              v.kind,
+              v.recorded_by === null ? (v.kind === 'staff' ? 'cli' : 'moderation') : `user ${v.recorded_by}`,
+              cliTime(v.created_at),
+              v.reason,
+            ]),
           ).join('\n'),
         );
       },
@@ -197,7 +201,7 @@ export const agentCommands: CommandGroup = {
           ctx,
           formatTable(
             ['id', 'at', 'from', 'to', 'cause', 'reason'],
-            rows.map((e) => [String(e.id), iso(e.created_at), e.from_level ?? '-', e.to_level, e.cause, e.reason]),
+            rows.map((e) => [String(e.id), cliTime(e.created_at), e.from_level ?? '-', e.to_level, e.cause, e.reason]),
           ).join('\n'),
         );
       },

@@ -47,6 +47,11 @@ export interface CommandGroup {
 }
 
 /** Exactly `n` arguments, or a usage error naming the expected ones. */
+/** A timestamp in a CLI table: ISO 8601 UTC to the second; '-' for none. */
+export function cliTime(d: Date | null): string {
+  return d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-';
+}
+
 export function expectArgs(args: string[], n: number, usage: string): void {
   if (args.length !== n) throw new UsageError(`expected ${usage}, got ${args.length ? args.map((a) => JSON.stringify(a)).join(' ') : 'nothing'}`);
 }

@@ -2,9 +2,8 @@
  * `role grant|revoke|list`: who is an editor or staff member. Roles live in users.roles (the
  * migration's CHECK allows exactly these); addresses are stored lower-case.
  */
-import { sql } from 'kysely';
 import { isAddress } from 'viem';
-import type { Db } from '../../src/db.js';
+import { grantRole, listRoleHolders, revokeRole } from '../../src/queries/users.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
 
 export const roles = ['editor', 'staff'] as const;
@@ -21,58 +20,6 @@ export function parseAddress(input: string): string {
 export function parseRole(input: string): Role {
   if (!(roles as readonly string[]).includes(input)) throw new UsageError(`unknown role "${input}"; roles are ${roles.join(', ')}`);
   return input as Role;
-}
-
-export interface RoleChange {
-  userId: number;
-  created: boolean;
-  changed: boolean;
-  roles: string[];
-}
-
-/** Grant a role; an address with no user yet gets a user row (it signs in to that account later). */
-export async function grantRole(db: Db, address: string, role: Role): Promise<RoleChange> {
-  return db.transaction().execute(async (trx) => {
-    const find = () => trx.selectFrom('users').select(['id', 'roles']).where('wallet_address', '=', address).forUpdate().executeTakeFirst();
-    let user = await find();
-    let created = false;
-    if (!user) {
-      // ON CONFLICT: a user signing in at this moment may create the row first; then use theirs.
-      user = await trx
-        .insertInto('users')
-        .values({ wallet_address: address })
-        .onConflict((oc) => oc.column('wallet_address').doNothing())
-        .returning(['id', 'roles'])
-        .executeTakeFirst();
-      created = !!user;
-      user ??= await find();
-      if (!user) throw new Error(`user ${address} vanished while granting a role`);
-    }
-    if (user.roles.includes(role)) return { userId: user.id, created, changed: false, roles: user.roles };
-    const updated = await trx
-      .updateTable('users')
-      .set({ roles: sql<string[]>`array_append(roles, ${role})`, updated_at: sql`now()` })
-      .where('id', '=', user.id)
-      .returning('roles')
-      .executeTakeFirstOrThrow();
-    return { userId: user.id, created, changed: true, roles: updated.roles };
-  });
-}
-
-/** Revoke a role; null when no user has that address. */
-export async function revokeRole(db: Db, address: string, role: Role): Promise<RoleChange | null> {
-  return db.transaction().execute(async (trx) => {
-    const user = await trx.selectFrom('users').select(['id', 'roles']).where('wallet_address', '=', address).forUpdate().executeTakeFirst();
-    if (!user) return null;
-    if (!user.roles.includes(role)) return { userId: user.id, created: false, changed: false, roles: user.roles };
-    const updated = await trx
-      .updateTable('users')
-      .set({ roles: sql<string[]>`array_remove(roles, ${role})`, updated_at: sql`now()` })
-      .where('id', '=', user.id)
-      .returning('roles')
-      .executeTakeFirstOrThrow();
-    return { userId: user.id, created: false, changed: true, roles: updated.roles };
-  });
 }
 
 const listRoles = (r: string[]) => (r.length ? r.join(', ') : 'none');
@@ -127,9 +74,7 @@ export const roleCommands: CommandGroup = {
       async run(args, ctx) {
         if (args.length > 1) throw new UsageError('expected at most one argument: [editor|staff]');
         const role = args[0] === undefined ? undefined : parseRole(args[0]);
-        let q = ctx.db().selectFrom('users').select(['id', 'wallet_address', 'username', 'roles']).orderBy('id');
-        q = role ? q.where(sql<boolean>`${role} = ANY(roles)`) : q.where(sql<boolean>`cardinality(roles) > 0`);
-        const rows = await q.execute();
+        const rows = await listRoleHolders(ctx.db(), role);
         if (!rows.length) return ctx.out(role ? `no user has the ${role} role` : 'no user has a role');
         for (const line of formatTable(
           ['id', 'address', 'username', 'roles'],

@@ -7,9 +7,8 @@ import { QueueClient } from '../../src/queue.js';
 import { findDeliveryById, findEndpointById, listAllEndpoints, listDeliveries, rearmDelivery } from '../../src/queries/webhooks.js';
 import { createRedis } from '../../src/redis.js';
 import { messageId, wakeEndpoint } from '../../src/webhooks/deliver.js';
-import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
+import { CliError, expectArgs, formatTable, UsageError, type CommandGroup, cliTime } from './command.js';
 
-const iso = (d: Date | null) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-');
 const STATES = ['pending', 'succeeded', 'failed', 'cancelled'];
 
 function parseFlags(args: string[], allowed: string[]): { positional: string[]; flags: Map<string, string> } {
@@ -61,8 +60,8 @@ export const webhookCommands: CommandGroup = {
               e.event_types.map((t) => t.replace(/^news\./, '')).join(','),
               filters.length ? filters.join(' ') : '-',
               String(e.pending),
-              iso(e.last_delivery_at),
-              iso(e.failing_since),
+              cliTime(e.last_delivery_at),
+              cliTime(e.failing_since),
               e.disabled_reason ? e.disabled_reason.slice(0, 60) : '-',
             ];
           }),
@@ -95,8 +94,8 @@ export const webhookCommands: CommandGroup = {
             String(d.attempts),
             d.last_error ?? (d.last_status === null ? '-' : String(d.last_status)),
             d.last_latency_ms === null ? '-' : `${d.last_latency_ms}ms`,
-            d.state === 'pending' ? iso(d.next_attempt_at) : '-',
-            iso(d.created_at),
+            d.state === 'pending' ? cliTime(d.next_attempt_at) : '-',
+            cliTime(d.created_at),
           ]),
         ).forEach((l) => ctx.out(l));
       },
@@ -114,7 +113,7 @@ export const webhookCommands: CommandGroup = {
         if (!ep?.enabled) throw new CliError(`endpoint ${d.endpoint_id} is disabled (${ep?.disabled_reason ?? 'gone'}); its owner re-enables it with PATCH {"enabled": true}`);
         const r = await rearmDelivery(ctx.db(), d.endpoint_id, id);
         if (!r.ok && r.reason === 'pending')
-          throw new CliError(`delivery ${id} is still pending (next attempt ${iso(r.row!.next_attempt_at)}); only finished deliveries can be redelivered`);
+          throw new CliError(`delivery ${id} is still pending (next attempt ${cliTime(r.row!.next_attempt_at)}); only finished deliveries can be redelivered`);
         if (!r.ok) throw new CliError(r.reason === 'event_expired' ? `the event of delivery ${id} was deleted by retention` : `no delivery ${id}`);
         const config = ctx.config();
         const redis = createRedis(config.REDIS_URL, 'command', 'cli');

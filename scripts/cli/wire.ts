@@ -9,10 +9,10 @@ import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db.js';
 import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { createLogger } from '../../src/logger.js';
-import { addSource, findSource, listSources, removeSource, setSourceEnabled } from '../../src/queries/wire.js';
+import { addSource, fetchSourceSoon, findSource, listSources, removeSource, setSourceEnabled } from '../../src/queries/wire.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
-import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
+import { CliError, expectArgs, formatTable, UsageError, type CommandGroup, cliTime } from './command.js';
 
 function parseFlags(args: string[]): { positional: string[]; flags: Map<string, string> } {
   const positional: string[] = [];
@@ -52,8 +52,6 @@ async function sourceOrFail(db: Db, target: string) {
   if (!s) throw new CliError(`no wire source "${target}" (give its id or name; see \`wire list\`)`);
   return s;
 }
-
-const iso = (d: Date | null) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-');
 
 export const wireCommands: CommandGroup = {
   name: 'wire',
@@ -104,7 +102,7 @@ export const wireCommands: CommandGroup = {
             s.format ?? '-',
             s.last_status === null ? '-' : String(s.last_status),
             String(s.consecutive_failures),
-            iso(s.next_fetch_at),
+            cliTime(s.next_fetch_at),
             String(s.items_ingested),
             s.last_error ? s.last_error.slice(0, 60) : '-',
           ]),
@@ -130,7 +128,7 @@ export const wireCommands: CommandGroup = {
         expectArgs(args, 1, '<id|name>');
         const s = await sourceOrFail(ctx.db(), args[0]);
         await setSourceEnabled(ctx.db(), s.id, true);
-        await ctx.db().updateTable('wire_sources').set({ next_fetch_at: new Date(), consecutive_failures: 0 }).where('id', '=', s.id).execute();
+        await fetchSourceSoon(ctx.db(), s.id);
         ctx.out(`enabled wire source ${s.id} "${s.name}"`);
       },
     },

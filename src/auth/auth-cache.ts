@@ -20,6 +20,8 @@ import type { Role } from './tokens.js';
 import type { Tier } from './api-keys.js';
 import { verifyAccessToken, type AccessClaims } from './tokens.js';
 import type { Db } from '../db.js';
+import { authGeneration, findApiKeyWithUser } from '../queries/api-keys.js';
+import { userRoles } from '../queries/users.js';
 
 export const AUTH_CACHE_TTL_MS = 10_000;
 export const AUTH_GEN_CHECK_MS = 200;
@@ -69,13 +71,10 @@ export class AuthCache {
     if (this.gen !== null && Date.now() - this.checkedAt < (this.opts.checkMs ?? AUTH_GEN_CHECK_MS)) return this.gen;
     if (!this.checking) {
       const issuedAt = Date.now();
-      this.checking = this.db
-        .selectFrom('auth_generation')
-        .select('generation')
-        .executeTakeFirst()
+      this.checking = authGeneration(this.db)
         .then(
           (r) => {
-            const g = r ? String(r.generation) : null;
+            const g = r ?? null;
             if (g !== this.gen) {
               this.keys.clear();
               this.roleMap.clear();
@@ -115,12 +114,7 @@ export class AuthCache {
   /** The API key with this hash and its linked user (undefined: no such key). Not-found answers are not kept. */
   apiKey(hash: string): Promise<KeyLookup | undefined> {
     return this.cached(this.keys, hash, async () => {
-      const r = await this.db
-        .selectFrom('api_keys as k')
-        .leftJoin('users as u', 'u.id', 'k.user_id')
-        .select(['k.id', 'k.tier', 'k.revoked_at', 'u.id as user_id', 'u.wallet_address', 'u.roles'])
-        .where('k.key_hash', '=', hash)
-        .executeTakeFirst();
+      const r = await findApiKeyWithUser(this.db, hash);
       if (!r) return undefined;
       return {
         id: r.id,
@@ -134,8 +128,7 @@ export class AuthCache {
   /** The user's roles; null when the account does not exist (not kept). */
   async roles(userId: number): Promise<Role[] | null> {
     const r = await this.cached(this.roleMap, userId, async () => {
-      const row = await this.db.selectFrom('users').select('roles').where('id', '=', userId).executeTakeFirst();
-      return row ? (row.roles as Role[]) : undefined;
+      return (await userRoles(this.db, userId)) ?? undefined;
     });
     return r ?? null;
   }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
 import type { Redis } from '../redis.js';
+import { nonceKey as key } from '../redis-keys.js';
 
 export const NONCE_TTL_S = 3600;
 const RECORD_TTL_S = 2 * NONCE_TTL_S;
@@ -21,8 +22,6 @@ export interface NonceRecord {
 }
 
 export type NonceProblem = 'nonce_unknown' | 'nonce_expired' | 'nonce_used' | 'nonce_address_mismatch';
-
-const key = (prefix: string, nonce: string) => `${prefix}:nonce:${nonce}`;
 
 // Marks the record used if it is not already: returns 1 when this call consumed it, 0 when used, -1 when gone.
 const CONSUME = `

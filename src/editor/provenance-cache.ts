@@ -12,6 +12,7 @@ import type { AppDeps } from '../deps.js';
 import type { ProvenanceCheckResult } from '../domain/provenance.js';
 import { provenanceSettings } from '../domain/provenance-settings.js';
 import { checkProvenance } from '../queries/provenance.js';
+import { editorProvenanceKey } from '../redis-keys.js';
 
 export const PROVENANCE_CACHE_TTL_S = 3600;
 const PENDING = 'pending';
@@ -25,7 +26,7 @@ export class EditorProvenance {
   constructor(private readonly deps: Pick<AppDeps, 'db' | 'redis' | 'config' | 'log'>) {}
 
   private key(id: number): string {
-    return `${this.deps.config.QUEUE_PREFIX}:editor:prov:${id}`;
+    return editorProvenanceKey(this.deps.config.QUEUE_PREFIX, id);
   }
 
   private parse(raw: string | null): CachedProvenance {

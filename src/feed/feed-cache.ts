@@ -19,6 +19,7 @@
  * LOCAL_MAX_BYTES of pages are kept (the oldest go first), so random query strings cannot grow the heap.
  */
 import type { Redis } from '../redis.js';
+import { feedEntryKey, feedGenerationKey } from '../redis-keys.js';
 
 export const FEED_CACHE_TTL_MS = 2000;
 /** How long a process trusts the generation it last read from Redis before serving local copies again. */
@@ -26,7 +27,7 @@ export const FEED_GEN_CHECK_MS = 25;
 const LOCAL_MAX_ENTRIES = 500;
 export const LOCAL_MAX_BYTES = 8 * 1024 * 1024;
 
-const genKey = (prefix: string) => `${prefix}:feed:gen`;
+const genKey = feedGenerationKey;
 
 /** The FeedCache instances of this process, by prefix: invalidations reach their local copies at once. */
 const instances = new Map<string, Set<WeakRef<FeedCache>>>();
@@ -151,7 +152,7 @@ export class FeedCache {
   }
 
   private entryKey(key: string): string {
-    return `${this.prefix}:feed:v:${key}`;
+    return feedEntryKey(this.prefix, key);
   }
 
   /** The value of a stored entry when it belongs to generation `gen` (kept locally too); undefined otherwise. */

@@ -21,6 +21,11 @@ export const errorSchema = z
   })
   .meta({ id: 'Error' });
 
+/** A route's error responses from {status: description}: each answers with the Error schema. */
+export function errorResponses(d: Record<number, string>) {
+  return Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
+}
+
 function openapiPath(def: RouteDef): string {
   const full = (def.mount === 'root' ? '' : API_PREFIX) + def.path;
   return full.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

@@ -13,6 +13,7 @@ import { tierDailyQuota, type Tier } from '../auth/api-keys.js';
 import type { Config } from '../config.js';
 import { DomainError } from '../errors.js';
 import type { Redis } from '../redis.js';
+import { apiKeyQuotaKey, dailyQuotaKey, rateLimitKeyPrefix } from '../redis-keys.js';
 
 // Daily counters live a month so the API-key dashboard can chart the last 30 days from them.
 const DAILY_KEY_TTL_S = 32 * 24 * 3600;
@@ -82,7 +83,7 @@ export class Limits {
       // commands); the day's first request also sets the expiry, and every 1,000th sets it again
       // if it is missing (NX: an expiry already set is never pushed out), in case that first
       // EXPIRE was lost to a Redis hiccup.
-      const key = `${this.prefix}:quota:${caller.id}:${utcDay()}`;
+      const key = dailyQuotaKey(this.prefix, caller.id, utcDay());
       let consumed: number;
       try {
         consumed = await this.redis.incr(key);
@@ -110,7 +111,7 @@ export class Limits {
   perIp(spec: { key: string; points: number; durationS: number }): Middleware {
     let limiter = this.perRoute.get(spec.key);
     if (!limiter) {
-      limiter = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: `${this.prefix}:rl:${spec.key}`, points: spec.points, duration: spec.durationS });
+      limiter = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: rateLimitKeyPrefix(this.prefix, spec.key), points: spec.points, duration: spec.durationS });
       this.perRoute.set(spec.key, limiter);
     }
     const l = limiter;
@@ -145,7 +146,7 @@ export class Limits {
     for (let i = days - 1; i >= 0; i--) {
       const d = utcDay(new Date(now.getTime() - i * 86400_000));
       out.push({ day: d, count: 0 });
-      keys.push(`${this.prefix}:quota:key:${keyId}:${d}`);
+      keys.push(apiKeyQuotaKey(this.prefix, keyId, d));
     }
     const values = await this.redis.mget(...keys);
     values.forEach((v, i) => (out[i].count = v ? Number(v) : 0));

@@ -171,12 +171,30 @@ export function staticRouteFastPath(routers: Router[], statics: StaticRoute[]): 
   };
 }
 
-/** Query-string integer with bounds and default; accepts "5", rejects "5.5", "x", "". */
+/**
+ * Query-string integer with bounds; accepts "5", rejects "5.5", "x", "". With a default its type is
+ * `number` (absent means the default); without, `number | undefined`.
+ */
+export function queryInt(opts: { min: number; max: number; default: number }): ReturnType<typeof queryIntWithDefault>;
+export function queryInt(opts: { min: number; max: number; default?: undefined }): ReturnType<typeof queryIntOptional>;
 export function queryInt(opts: { min: number; max: number; default?: number }) {
-  const base = z
+  return opts.default === undefined ? queryIntOptional(opts) : queryIntWithDefault({ ...opts, default: opts.default });
+}
+
+function queryIntBase(opts: { min: number; max: number }) {
+  return z
     .string()
     .regex(/^-?\d+$/, 'must be an integer')
     .transform(Number)
     .pipe(z.number().int().min(opts.min).max(opts.max));
-  return opts.default === undefined ? base.optional() : base.optional().transform((v) => v ?? opts.default!);
+}
+
+function queryIntOptional(opts: { min: number; max: number }) {
+  return queryIntBase(opts).optional();
+}
+
+function queryIntWithDefault(opts: { min: number; max: number; default: number }) {
+  return queryIntBase(opts)
+    .optional()
+    .transform((v) => v ?? opts.default);
 }

@@ -5,6 +5,7 @@
  */
 import { reportParamsId, trendingParamsId, type HourBucket, type ReportParams, type TrendingParams } from '../domain/intel.js';
 import type { Redis } from '../redis.js';
+import { intelPostingBasisKey, intelRequestedKey, intelResultKey } from '../redis-keys.js';
 
 export type IntelKind = 'trending' | 'report';
 
@@ -32,7 +33,7 @@ export class IntelCache {
   key(kind: 'report', p: ReportParams): string;
   key(kind: IntelKind, p: TrendingParams | ReportParams): string {
     const id = kind === 'report' ? reportParamsId(p as ReportParams) : trendingParamsId(p as TrendingParams);
-    return `${this.prefix}:intel:${kind}:${id}`;
+    return intelResultKey(this.prefix, kind, id);
   }
 
   /** The TTL window now: on-demand jobs of one parameter set share an id within it (intelJobId), so concurrent misses share one job. */
@@ -49,7 +50,7 @@ export class IntelCache {
   }
 
   private basisKey(hourStart: Date) {
-    return `${this.prefix}:intel:posting-basis:${hourStart.toISOString()}`;
+    return intelPostingBasisKey(this.prefix, hourStart);
   }
 
   /** The posting-signal basis of one UTC hour (src/intel/compute.ts), kept two hours. */
@@ -63,7 +64,7 @@ export class IntelCache {
   }
 
   private requestedKey(kind: IntelKind) {
-    return `${this.prefix}:intel:requested:${kind}`;
+    return intelRequestedKey(this.prefix, kind);
   }
 
   async noteRequest(kind: IntelKind, p: TrendingParams | ReportParams, nowMs = Date.now()): Promise<void> {

@@ -16,6 +16,7 @@ import {
   type TrendingParams,
 } from '../domain/intel.js';
 import { clicksByPublishHour, contentPerformance, platformFigures, pulseCounts, tagStats, type TagRow } from '../queries/intel.js';
+import { isoTime } from '../iso-time.js';
 
 /** Where the posting-signal basis of an hour is kept once computed (IntelCache in the worker). */
 export interface BasisCache {
@@ -35,8 +36,6 @@ async function postingBasis(db: Db, now: Date, cache?: BasisCache): Promise<Hour
   if (cache) await cache.putBasis(hourStart, buckets);
   return buckets;
 }
-
-const iso = (d: Date | string) => (typeof d === 'string' ? new Date(d) : d).toISOString();
 
 function trendingTag(r: TagRow) {
   return { tag: r.tag, article_count: r.article_count, recent_count: r.recent_count, earlier_count: r.earlier_count, velocity: velocity(r.recent_count, r.earlier_count) };
@@ -95,7 +94,7 @@ export async function computeReport(db: Db, p: ReportParams, now = new Date(), b
               url: r.top_url!,
               clicks: r.top_clicks!,
               hot_score: round(r.top_hot_score!, 4),
-              published_at: iso(r.top_published_at!),
+              published_at: isoTime(r.top_published_at!),
             },
     })),
     content_performance: {
@@ -106,7 +105,7 @@ export async function computeReport(db: Db, p: ReportParams, now = new Date(), b
         headline: a.headline,
         url: a.url,
         source: a.source,
-        published_at: iso(a.published_at),
+        published_at: isoTime(a.published_at),
         tags: a.tags,
         clicks: a.clicks,
         vote_count: a.vote_count,

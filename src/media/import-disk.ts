@@ -8,10 +8,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { type Kysely, type Transaction } from 'kysely';
+import { aliasLegacyPicture, legacyPictureNames, lockMedia, putMedia } from '../queries/media.js';
 import { PictureRejected, reencodePicture } from './process.js';
 import { sniffPicture } from './profile-pictures.js';
-import { LEGACY_NAME_PATTERN, lockMedia, putMedia } from './store.js';
+import { LEGACY_NAME_PATTERN } from './store.js';
 
 export interface ImportResult {
   moved: number;
@@ -21,10 +22,7 @@ export interface ImportResult {
 
 export async function importPicturesFromDisk(trx: Transaction<any> | Kysely<any>, dir: string): Promise<ImportResult> {
   const result: ImportResult = { moved: 0, missing: [], rejected: [] };
-  const refs = await sql<{ name: string }>`
-    SELECT DISTINCT profile_picture AS name FROM users
-    WHERE profile_picture ~ '^[0-9a-f]{32}\\.(jpg|png|gif)$'`.execute(trx);
-  for (const { name } of refs.rows) {
+  for (const name of await legacyPictureNames(trx)) {
     if (!LEGACY_NAME_PATTERN.test(name)) continue;
     const bytes = await readFile(path.join(dir, name)).catch(() => null);
     if (!bytes) {
@@ -43,8 +41,7 @@ export async function importPicturesFromDisk(trx: Transaction<any> | Kysely<any>
     }
     await lockMedia(trx as Transaction<any>, [pic.sha256]);
     const newName = await putMedia(trx as Transaction<any>, { sha256: pic.sha256, bytes: pic.bytes, type: pic.type, width: pic.width, height: pic.height });
-    await sql`INSERT INTO media_aliases (legacy_name, sha256) VALUES (${name}, ${pic.sha256}) ON CONFLICT DO NOTHING`.execute(trx);
-    await sql`UPDATE users SET profile_picture = ${newName} WHERE profile_picture = ${name}`.execute(trx);
+    await aliasLegacyPicture(trx, name, pic.sha256, newName);
     result.moved++;
   }
   return result;

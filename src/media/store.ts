@@ -14,9 +14,8 @@
  * the bytes behind a name never change, so the only staleness is a deleted picture being served by
  * a process for at most the TTL.
  */
-import { sql, type Transaction } from 'kysely';
-import type { Database } from '../../db/schema.js';
 import type { Db } from '../db.js';
+import { mediaBytes, mediaExists, mediaOfAlias } from '../queries/media.js';
 import { PICTURE_TYPES, type PictureExt } from './profile-pictures.js';
 
 export const MEDIA_NAME_PATTERN = /^([0-9a-f]{64})\.(jpg|png|gif)$/;
@@ -41,33 +40,6 @@ export interface NewMedia {
   type: string;
   width?: number | null;
   height?: number | null;
-}
-
-type Tx = Transaction<Database>;
-
-/** Advisory locks (transaction scope) on the given hashes, in a fixed order. */
-export async function lockMedia(trx: Tx, hashes: (Buffer | null | undefined)[]): Promise<void> {
-  const keys = [...new Set(hashes.filter((h): h is Buffer => !!h).map((h) => h.toString('hex')))].sort();
-  for (const k of keys) await sql`SELECT pg_advisory_xact_lock(('x' || substr(${k}, 1, 16))::bit(64)::bigint)`.execute(trx);
-}
-
-/** Insert the media row (a no-op when the same bytes are stored already). Call with the hash locked. */
-export async function putMedia(trx: Tx | Db, m: NewMedia): Promise<string> {
-  await sql`
-    INSERT INTO media (sha256, content_type, size, bytes, width, height)
-    VALUES (${m.sha256}, ${m.type}, ${m.bytes.length}, ${m.bytes}, ${m.width ?? null}, ${m.height ?? null})
-    ON CONFLICT (sha256) DO NOTHING`.execute(trx);
-  return mediaName(m.sha256, m.type);
-}
-
-/** Delete the media row behind `name` when no profile references it any more. Call with the hash locked. */
-export async function deleteMediaIfUnreferenced(trx: Tx, name: string | null | undefined): Promise<boolean> {
-  const parsed = name ? parseMediaName(name) : null;
-  if (!parsed) return false;
-  const r = await sql`
-    DELETE FROM media m WHERE m.sha256 = ${parsed.sha256}
-      AND NOT EXISTS (SELECT 1 FROM users u WHERE u.profile_picture = ${name})`.execute(trx);
-  return Number(r.numAffectedRows ?? 0) > 0;
 }
 
 export interface MediaFile {
@@ -127,9 +99,7 @@ export class MediaReader {
     const hex = p.sha256.toString('hex');
     const c = this.hit(hex);
     if (c) return c.type === p.type ? c : null;
-    const row = await sql<{ bytes: Buffer; content_type: string }>`
-      SELECT bytes, content_type FROM media WHERE sha256 = ${p.sha256}`.execute(this.db);
-    const r = row.rows[0];
+    const r = await mediaBytes(this.db, p.sha256);
     if (!r) return null;
     const f = { bytes: r.bytes, type: r.content_type, etag: `"${hex}"` };
     this.remember(hex, f);
@@ -142,16 +112,13 @@ export class MediaReader {
     if (!p) return false;
     const c = this.hit(p.sha256.toString('hex'));
     if (c) return c.type === p.type;
-    const r = await sql`SELECT 1 FROM media WHERE sha256 = ${p.sha256} AND content_type = ${p.type}`.execute(this.db);
-    return r.rows.length > 0;
+    return mediaExists(this.db, p.sha256, p.type);
   }
 
   /** The current name of a picture of the disk era, or null. */
   async legacy(name: string): Promise<string | null> {
     if (!LEGACY_NAME_PATTERN.test(name)) return null;
-    const r = await sql<{ sha256: Buffer; content_type: string }>`
-      SELECT m.sha256, m.content_type FROM media_aliases a JOIN media m ON m.sha256 = a.sha256 WHERE a.legacy_name = ${name}`.execute(this.db);
-    const row = r.rows[0];
+    const row = await mediaOfAlias(this.db, name);
     return row ? mediaName(row.sha256, row.content_type) : null;
   }
 }

@@ -8,6 +8,7 @@
  * not pay), which bounds what an empty wallet can take before the first settlement fails.
  */
 import type { Redis } from '../redis.js';
+import { paymentSettlingKey, paymentUsedKey, payerSuspendedKey } from '../redis-keys.js';
 
 export const SUSPEND_S = 24 * 3600;
 const MAX_TTL_S = 30 * 24 * 3600;
@@ -28,11 +29,11 @@ export class ReplayGuard {
   ) {}
 
   private usedKey(replayKey: string) {
-    return `${this.prefix}:pay:used:${replayKey}`;
+    return paymentUsedKey(this.prefix, replayKey);
   }
 
   private suspendedKey(payer: string) {
-    return `${this.prefix}:pay:suspended:${payer.toLowerCase()}`;
+    return payerSuspendedKey(this.prefix, payer);
   }
 
   /** One round trip: [already used (per Redis), payer suspended]. */
@@ -54,11 +55,11 @@ export class ReplayGuard {
 
   /** One settlement attempt at a time per recorded payment on the request path (retries of one payment). */
   async lockSettlement(paymentId: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(`${this.prefix}:pay:settling:${paymentId}`, '1', 'PX', Math.max(1000, Math.ceil(ttlMs)), 'NX')) === 'OK';
+    return (await this.redis.set(paymentSettlingKey(this.prefix, paymentId), '1', 'PX', Math.max(1000, Math.ceil(ttlMs)), 'NX')) === 'OK';
   }
 
   async unlockSettlement(paymentId: string): Promise<void> {
-    await this.redis.del(`${this.prefix}:pay:settling:${paymentId}`);
+    await this.redis.del(paymentSettlingKey(this.prefix, paymentId));
   }
 
   async suspend(payer: string, seconds = SUSPEND_S): Promise<void> {

@@ -233,3 +233,8 @@ export async function countRecentMessages(db: Db, chatId: number, senderId: numb
     .executeTakeFirstOrThrow();
   return row.n;
 }
+
+/** The registered agent behind a Telegram user, if any (agent-moderation checks its posting limit). */
+export async function agentByTelegramUser(db: Db, telegramUserId: number) {
+  return db.selectFrom('agent_chat_accounts').select(['user_id', 'trust_level']).where('telegram_user_id', '=', telegramUserId).executeTakeFirst();
+}

@@ -55,3 +55,19 @@ export async function rotateApiKey(db: Db, id: string, k: { hash: string; first4
 export async function setApiKeyTier(db: Db, id: string, tier: Tier) {
   return db.updateTable('api_keys').set({ tier }).where('id', '=', id).returningAll().executeTakeFirst();
 }
+
+/** The API key with this hash and its linked user, if any (the authentication lookup). */
+export async function findApiKeyWithUser(db: Db, hash: string) {
+  return db
+    .selectFrom('api_keys as k')
+    .leftJoin('users as u', 'u.id', 'k.user_id')
+    .select(['k.id', 'k.tier', 'k.revoked_at', 'u.id as user_id', 'u.wallet_address', 'u.roles'])
+    .where('k.key_hash', '=', hash)
+    .executeTakeFirst();
+}
+
+/** The auth generation (moved by every change to keys or roles); undefined before the first one. */
+export async function authGeneration(db: Db): Promise<string | undefined> {
+  const r = await db.selectFrom('auth_generation').select('generation').executeTakeFirst();
+  return r ? String(r.generation) : undefined;
+}

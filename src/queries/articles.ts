@@ -78,48 +78,6 @@ export interface ArticleItemRow {
   top_tldr: TldrJson | null;
 }
 
-function iso(d: Date | string | null): string | null {
-  if (d === null) return null;
-  return (typeof d === 'string' ? new Date(d) : d).toISOString();
-}
-
-/** The feed item (spec: Article list item + filtered-feed item). */
-export function toArticleItem(r: ArticleItemRow) {
-  return {
-    id: r.id,
-    slug: r.slug,
-    headline: r.headline,
-    url: r.url,
-    status: r.status,
-    origin: r.origin,
-    source: r.source,
-    created_at: iso(r.created_at)!,
-    published_at: iso(r.published_at),
-    token_addresses: r.token_addresses,
-    token_symbols: r.token_symbols,
-    issuer: { name: r.issuer_name, website: r.issuer_website },
-    tags: r.tags,
-    content_type: r.content_type,
-    clicks: r.clicks,
-    vote_count: r.vote_count,
-    votes: r.votes_cast,
-    yap_count: r.yap_count,
-    hot_score: r.hot_score,
-    sponsored: (r.sponsored as Record<string, unknown> | null) ?? null,
-    top_tldr: r.top_tldr
-      ? {
-          yap_id: r.top_tldr.yap_id,
-          text: r.top_tldr.text,
-          score: r.top_tldr.score,
-          tags: r.top_tldr.tags,
-          created_at: iso(r.top_tldr.created_at)!,
-          author: { id: r.top_tldr.author_id, username: r.top_tldr.author_username },
-        }
-      : null,
-  };
-}
-export type ArticleItem = ReturnType<typeof toArticleItem>;
-
 /** top_tldr: the best-scored yap tagged tldr with score >= 0 (ties: the older one), via the partial index yaps_article_tldr_idx. */
 const tldrJson = sql<TldrJson | null>`(
   SELECT json_build_object('yap_id', y.id, 'text', y.text, 'score', y.score, 'tags', y.tags, 'created_at', y.created_at,
@@ -544,7 +502,8 @@ export type TransitionOutcome =
     }
   | { ok: false; reason: 'not_found' }
   | { ok: false; reason: 'illegal'; currentStatus: string }
-  | { ok: false; reason: 'duplicate_of_not_found' };
+  | { ok: false; reason: 'duplicate_of_not_found' }
+  | { ok: false; reason: 'sponsored' };
 
 /** Why an article is killed or retracted (src/domain/moderation.ts). */
 export interface DecisionInput {
@@ -554,7 +513,8 @@ export interface DecisionInput {
 }
 
 /**
- * Move an article along the state machine (src/domain/article-state.ts) under a row lock, record the
+ * Move an article along the state machine (src/domain/article-state.ts) under a row lock (approve and
+ * schedule refuse a paid ad: reason 'sponsored'), record the
  * change in article_edits, (approve) compute its hot score at once so it enters the hot feed
  * ranked, and record the transition's event, all in one transaction.
  */
@@ -564,8 +524,10 @@ export async function transitionArticle(
 ): Promise<TransitionOutcome> {
   const t = TRANSITIONS[input.action];
   return db.transaction().execute(async (trx) => {
-    const cur = await trx.selectFrom('articles').select(['id', 'status', 'scheduled_for', 'published_at']).where('id', '=', input.id).forNoKeyUpdate().executeTakeFirst();
+    const cur = await trx.selectFrom('articles').select(['id', 'status', 'origin', 'scheduled_for', 'published_at']).where('id', '=', input.id).forNoKeyUpdate().executeTakeFirst();
     if (!cur) return { ok: false, reason: 'not_found' } as const;
+    // Paid ads are reviewed through decideAd (src/queries/sponsored.ts), which checks the payment; read under the row lock.
+    if ((input.action === 'approve' || input.action === 'schedule') && cur.origin === 'x402_ad') return { ok: false, reason: 'sponsored' } as const;
     if (!canTransition(input.action, cur.status)) return { ok: false, reason: 'illegal', currentStatus: cur.status } as const;
     const scheduledFor = input.action === 'schedule' ? input.scheduledFor! : null;
     // Kill and retract record why; approve and schedule (reversing a kill) clear it.
@@ -639,6 +601,18 @@ export async function publishIfDue(db: Db, id: number): Promise<boolean> {
   });
 }
 
+/** Scheduled articles due by now (publish-due's sweep), at most `limit`. */
+export async function dueScheduledIds(db: Db, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('articles').select('id').where('status', '=', 'scheduled').where('scheduled_for', '<=', new Date()).limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Of the given articles, those still scheduled, with their time (the relay enqueues their delayed publish). */
+export async function stillScheduled(db: Db, ids: number[]): Promise<{ id: number; scheduled_for: Date }[]> {
+  const rows = await db.selectFrom('articles').select(['id', 'scheduled_for']).where('id', 'in', ids).where('status', '=', 'scheduled').execute();
+  return rows.flatMap((r) => (r.scheduled_for ? [{ id: r.id, scheduled_for: r.scheduled_for }] : []));
+}
+
 export type EditOutcome = { ok: true; changes: Changes } | { ok: false; reason: 'not_found' };
 
 /** Apply an editor's edit; only changed fields are written and recorded (one article_edits row per edit that changes anything). */
@@ -673,6 +647,7 @@ export async function editArticle(db: Db, input: { id: number; editorId: number;
   });
 }
 
+/** An article's edit history, oldest first (GET /news/{id}/edits and the provenance record). */
 export async function listEdits(db: Db, articleId: number) {
   return db
     .selectFrom('article_edits as e')

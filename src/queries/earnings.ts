@@ -8,6 +8,7 @@ import type { Redis } from '../redis.js';
 import { allocationTokens, CATEGORIES, estimateEarnings, type Category } from '../domain/rewards.js';
 import { getSnapshot, userEntries } from './leaderboards.js';
 import { allocationFor, describeAllocation } from './rewards.js';
+import { earningsKey } from '../redis-keys.js';
 
 export const EARNINGS_CACHE_TTL_S = 3600;
 
@@ -49,7 +50,7 @@ export async function computeEarningsEstimate(db: Db, userId: number, month: str
 }
 
 export async function earningsEstimate(deps: { db: Db; redis: Redis; config: Config }, userId: number, month: string): Promise<EarningsEstimate> {
-  const key = `${deps.config.QUEUE_PREFIX}:earnings:${userId}:${month}`;
+  const key = earningsKey(deps.config.QUEUE_PREFIX, userId, month);
   const hit = await deps.redis.get(key);
   if (hit) return JSON.parse(hit) as EarningsEstimate;
   const fresh = await computeEarningsEstimate(deps.db, userId, month);

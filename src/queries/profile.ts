@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.js';
-import { deleteMediaIfUnreferenced, lockMedia, parseMediaName, putMedia, type NewMedia } from '../media/store.js';
+import { parseMediaName, type NewMedia } from '../media/store.js';
+import { deleteMediaIfUnreferenced, lockMedia, putMedia } from './media.js';
 
 export interface ProfilePatch {
   display_name?: string | null;

@@ -259,14 +259,3 @@ export async function ingestReceipt(db: Db, articleId: number) {
     .execute();
   return { item, receipts };
 }
-
-export async function editHistory(db: Db, articleId: number) {
-  return db
-    .selectFrom('article_edits')
-    .leftJoin('users', 'users.id', 'article_edits.editor_id')
-    .select(['article_edits.id', 'article_edits.editor_id', 'users.username', 'article_edits.changes', 'article_edits.created_at'])
-    .where('article_edits.article_id', '=', articleId)
-    .orderBy('article_edits.created_at')
-    .orderBy('article_edits.id')
-    .execute();
-}

@@ -47,6 +47,11 @@ export async function setSourceEnabled(db: Db, id: number, enabled: boolean) {
   await db.updateTable('wire_sources').set({ enabled, updated_at: new Date() }).where('id', '=', id).execute();
 }
 
+/** Fetch the source at the next round, its failure count cleared (the CLI's `wire enable`). */
+export async function fetchSourceSoon(db: Db, id: number) {
+  await db.updateTable('wire_sources').set({ next_fetch_at: new Date(), consecutive_failures: 0 }).where('id', '=', id).execute();
+}
+
 export async function dueSources(db: Db, now: Date, limit = 500) {
   return db
     .selectFrom('wire_sources')

@@ -23,6 +23,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db.js';
 import type { EventPublisher } from '../events.js';
 import type { Logger } from '../logger.js';
+import { stillScheduled } from '../queries/articles.js';
 import { claimOutbox, markRelayed, type OutboxRow } from '../queries/event-log.js';
 import { invalidateFeedCache } from '../feed/feed-cache.js';
 import type { Redis } from '../redis.js';
@@ -77,9 +78,8 @@ async function sideEffects(deps: RelayDeps, trx: Db, rows: readonly OutboxRow[])
 
   const scheduled = [...new Set(rows.filter((r) => r.type === 'news.scheduled' && r.article_id !== null).map((r) => r.article_id!))];
   if (scheduled.length > 0) {
-    const due = await trx.selectFrom('articles').select(['id', 'scheduled_for']).where('id', 'in', scheduled).where('status', '=', 'scheduled').execute();
-    for (const a of due) {
-      const at = a.scheduled_for!.getTime();
+    for (const a of await stillScheduled(trx, scheduled)) {
+      const at = a.scheduled_for.getTime();
       // The id carries the time: a re-schedule adds a new delayed job; the old one finds the article
       // not yet due (or no longer scheduled) and does nothing. publish-due re-enqueues lost ones.
       await deps.enqueue('publish-scheduled', { article_id: a.id, publish_at: at }, { delayMs: Math.max(0, at - Date.now()) });

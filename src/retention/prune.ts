@@ -1,5 +1,5 @@
 /**
- * Retention: batch deletes of expired rows, one small transaction per batch, oldest first, each
+ * Retention: batch deletes (the deletes are in src/queries/retention.ts) of expired rows, one small transaction per batch, oldest first, each
  * batch found through an index on the time column (so a batch costs the same on a table of ten
  * rows or ten million). Rows locked by someone else are skipped (SKIP LOCKED), so retention never
  * waits on the hot path; a skipped row goes in a later batch.
@@ -12,64 +12,6 @@
  *    checks, so the authorization or transaction can never pay again.
  *  - telegram_updates: nothing (Telegram stops redelivering an update after 24 hours).
  */
-import { sql } from 'kysely';
-import type { Db } from '../db.js';
-
-export async function pruneWireItems(db: Db, cutoff: Date, batch: number): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const r = await sql<{ n: number }>`
-      WITH doomed AS (
-        SELECT id, normalized_url, source_id FROM wire_items
-        WHERE ingested_at < ${cutoff}
-        ORDER BY ingested_at DESC, id DESC
-        LIMIT ${batch}
-        FOR UPDATE SKIP LOCKED
-      ), tombs AS (
-        INSERT INTO wire_item_tombstones (url_sha256, source_id)
-        SELECT sha256(convert_to(normalized_url, 'UTF8')), source_id FROM doomed
-        ON CONFLICT (url_sha256) DO NOTHING
-      ), gone AS (
-        DELETE FROM wire_items w USING doomed d WHERE w.id = d.id RETURNING 1
-      )
-      SELECT count(*)::int AS n FROM gone`.execute(trx);
-    return Number(r.rows[0].n);
-  });
-}
-
-export async function pruneWireTombstones(db: Db, cutoff: Date, batch: number): Promise<number> {
-  const r = await sql`
-    DELETE FROM wire_item_tombstones WHERE url_sha256 IN (
-      SELECT url_sha256 FROM wire_item_tombstones WHERE deleted_at < ${cutoff} ORDER BY deleted_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)`.execute(db);
-  return Number(r.numAffectedRows ?? 0);
-}
-
-export async function pruneTelegramUpdates(db: Db, cutoff: Date, batch: number): Promise<number> {
-  const r = await sql`
-    DELETE FROM telegram_updates WHERE update_id IN (
-      SELECT update_id FROM telegram_updates WHERE received_at < ${cutoff} ORDER BY received_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)`.execute(db);
-  return Number(r.numAffectedRows ?? 0);
-}
-
-export async function prunePayments(db: Db, cutoff: Date, batch: number): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const r = await sql<{ n: number }>`
-      WITH doomed AS (
-        SELECT id, replay_key FROM payments
-        WHERE state IN ('settled', 'failed') AND created_at < ${cutoff}
-        ORDER BY created_at
-        LIMIT ${batch}
-        FOR UPDATE SKIP LOCKED
-      ), tombs AS (
-        INSERT INTO payment_replay_tombstones (replay_key_sha256)
-        SELECT sha256(convert_to(replay_key, 'UTF8')) FROM doomed
-        ON CONFLICT DO NOTHING
-      ), gone AS (
-        DELETE FROM payments p USING doomed d WHERE p.id = d.id RETURNING 1
-      )
-      SELECT count(*)::int AS n FROM gone`.execute(trx);
-    return Number(r.rows[0].n);
-  });
-}
 
 export interface BatchRun {
   deleted: number;
@@ -91,4 +33,18 @@ export async function inBatches(step: () => Promise<number>, opts: { batch: numb
     if (opts.pauseMs > 0) await new Promise((r) => setTimeout(r, opts.pauseMs));
   }
   return { deleted, batches: opts.maxBatches, more: true };
+}
+
+/**
+ * One retention run: the rows `step` finds older than `days` days, deleted in batches (inBatches).
+ * Every retention job is this with its own table, age and batch settings.
+ */
+export async function pruneOlderThan(
+  days: number,
+  step: (cutoff: Date, batch: number) => Promise<number>,
+  opts: { batch: number; pauseMs: number; maxBatches: number },
+): Promise<BatchRun & { cutoff: string }> {
+  const cutoff = new Date(Date.now() - days * 86_400_000);
+  const r = await inBatches(() => step(cutoff, opts.batch), opts);
+  return { ...r, cutoff: cutoff.toISOString() };
 }

@@ -11,15 +11,15 @@ import type { EditableFields } from '../domain/article-edit.js';
 import { TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
 import { TOKEN_SYMBOL_PATTERN } from '../domain/event-filter.js';
 import { DomainError } from '../errors.js';
-import { errorSchema } from '../http/openapi.js';
+import { errorResponses } from '../http/openapi.js';
 import { defineRoute, validationError, type RouteDef } from '../http/route.js';
 import { editArticle, getArticleRecord, listEdits, transitionArticle, type DecisionInput } from '../queries/articles.js';
 import { DECISION_REASONS, DEFAULT_DECISION_REASON, MAX_DECISION_NOTE } from '../domain/moderation.js';
-import { articleNotFound, toArticleRecord } from './news-common.js';
+import { articleNotFound } from './news-common.js';
+import { toArticleRecord } from './article-mappers.js';
 import { articleTags, editHistorySchema, editorialResult, headlineInput, idParam, tokenAddress } from './news-schemas.js';
 
-const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
-const editorErrors = errors({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found', 409: 'illegal_transition' });
+const editorErrors = errorResponses({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found', 409: 'illegal_transition' });
 
 const REASON_DOC = `Optional JSON body {reason, note, duplicate_of}: reason is one of ${DECISION_REASONS.join(', ')} (default when absent, including a call with no body: '${DEFAULT_DECISION_REASON}'); note (at most ${MAX_DECISION_NOTE} characters) is shown to editors and staff only; duplicate_of (an existing article id, not this one) only with reason duplicate. The submitter sees the reason in GET /wallet/me/submissions/ and the article record's decision.`;
 
@@ -80,16 +80,13 @@ async function respondWithRecord(deps: AppDeps, ctx: Context, id: number, change
 
 export function editorialRoutes(deps: AppDeps): RouteDef[] {
   async function transition(ctx: Context, id: number, action: EditorialAction, scheduledFor?: Date, decision?: DecisionInput) {
-    if (action === 'approve' || action === 'schedule') {
-      // Paid ads are reviewed through /sponsored/<id>/approve, which checks payment and publishes news.sponsored.
-      const a = await deps.db.selectFrom('articles').select('origin').where('id', '=', id).executeTakeFirst();
-      if (a?.origin === 'x402_ad') {
-        throw new DomainError('sponsored_review_required', `article ${id} is a sponsored post: review it with POST /api/v1/sponsored/${id}/approve or /reject`);
-      }
-    }
     if (decision?.duplicateOf === id) throw validationError([{ path: 'body.duplicate_of', code: 'custom', message: 'must be another article than this one' }]);
     const r = await transitionArticle(deps.db, { id, action, editorId: ctx.state.user!.id, scheduledFor, decision });
     if (!r.ok && r.reason === 'not_found') throw articleNotFound(id);
+    if (!r.ok && r.reason === 'sponsored') {
+      // Paid ads are reviewed through /sponsored/<id>/approve, which checks payment and publishes news.sponsored.
+      throw new DomainError('sponsored_review_required', `article ${id} is a sponsored post: review it with POST /api/v1/sponsored/${id}/approve or /reject`);
+    }
     if (!r.ok && r.reason === 'duplicate_of_not_found') throw new DomainError('duplicate_of_not_found', `duplicate_of: no article ${decision?.duplicateOf}`);
     if (!r.ok) {
       throw new DomainError('illegal_transition', `cannot ${action} an article that is ${r.currentStatus}`, {
@@ -131,7 +128,13 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
       body: decisionBody,
       responses: {
         200: { description: 'done', schema: editorialResult },
-        ...errors({ 400: 'validation_failed', 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found or duplicate_of_not_found', 409: 'illegal_transition' }),
+        ...errorResponses({
+          400: 'validation_failed',
+          401: 'not signed in',
+          403: 'editor_required',
+          404: 'article_not_found or duplicate_of_not_found',
+          409: 'illegal_transition',
+        }),
       },
       async handler(ctx, { params, body }) {
         await transition(ctx, params.id, action, undefined, { reason: body.reason, note: body.note ?? null, duplicateOf: body.duplicate_of ?? null });
@@ -184,7 +187,7 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
       auth: 'editor',
       params: idParam,
       body: editBody,
-      responses: { 200: { description: 'edited', schema: editorialResult }, ...errors({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found' }) },
+      responses: { 200: { description: 'edited', schema: editorialResult }, ...errorResponses({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found' }) },
       async handler(ctx, { params, body }) {
         const patch: Partial<EditableFields> = {};
         if (body.headline !== undefined) patch.headline = body.headline;
@@ -210,7 +213,7 @@ export function editorialRoutes(deps: AppDeps): RouteDef[] {
       tags: ['editorial'],
       auth: 'editor',
       params: idParam,
-      responses: { 200: { description: 'history', schema: editHistorySchema }, ...errors({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found' }) },
+      responses: { 200: { description: 'history', schema: editHistorySchema }, ...errorResponses({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found' }) },
       async handler(ctx, { params }) {
         const rows = await listEdits(deps.db, params.id);
         if (rows.length === 0 && !(await getArticleRecord(deps.db, params.id))) throw articleNotFound(params.id);

@@ -103,8 +103,8 @@ export function eventRoutes(deps: AppDeps): RouteDef[] {
       },
       async handler(ctx, { query }) {
         // queryInt's declared type does not carry its default; the values are always set.
-        const after = query.after ?? 0;
-        const limit = query.limit ?? DEFAULT_EVENTS_LIMIT;
+        const after = query.after;
+        const limit = query.limit;
         const staff = await seesStaffEvents(deps, ctx);
         const visibilities: Visibility[] = staff ? ['public', 'staff'] : ['public'];
         const types = (query.types ?? eventTypes).filter((t) => staff || !isStaffOnly(t));

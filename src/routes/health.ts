@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
+import { pingDatabase } from '../queries/health.js';
 
 async function probe(fn: () => Promise<unknown>, timeoutMs: number): Promise<'ok' | 'down'> {
   let timer: NodeJS.Timeout | undefined;
@@ -43,7 +43,7 @@ export function healthRoutes(deps: AppDeps): RouteDef[] {
         503: { description: 'a backing service is down', schema: readiness },
       },
       async handler(ctx) {
-        const [postgres, redis] = await Promise.all([probe(() => sql`SELECT 1`.execute(deps.db), 2000), probe(() => deps.redis.ping(), 2000)]);
+        const [postgres, redis] = await Promise.all([probe(() => pingDatabase(deps.db), 2000), probe(() => deps.redis.ping(), 2000)]);
         const ok = postgres === 'ok' && redis === 'ok';
         ctx.status = ok ? 200 : 503;
         ctx.body = { status: ok ? 'ok' : 'unavailable', postgres, redis };

@@ -4,14 +4,14 @@
  */
 import { z } from 'zod';
 import { POSTING_SIGNAL_LOOKBACK_DAYS, POSTING_SIGNAL_PRIOR, POSTING_SIGNAL_SETTLE_HOURS } from '../domain/intel.js';
+import { isoTimestamp } from './schemas.js';
 
 const d = (description: string) => ({ description });
-const iso = (description: string) => z.string().meta({ description, format: 'date-time' });
 const int = (description: string) => z.number().int().meta(d(description));
 const num = (description: string) => z.number().meta(d(description));
 
 const windowSchema = z
-  .object({ from: iso('Start of the window (exclusive), ISO 8601 UTC'), to: iso('End of the window (inclusive): the computation time') })
+  .object({ from: isoTimestamp('Start of the window (exclusive), ISO 8601 UTC'), to: isoTimestamp('End of the window (inclusive): the computation time') })
   .meta(d('The time window the figures cover: the last `hours` hours before generated_at'));
 
 export const pulseFields = {
@@ -34,7 +34,7 @@ const trendingTag = {
 
 export const trendingSchema = z
   .object({
-    generated_at: iso('When the worker computed this result (it is served from the cache for up to INTEL_CACHE_TTL_S)'),
+    generated_at: isoTimestamp('When the worker computed this result (it is served from the cache for up to INTEL_CACHE_TTL_S)'),
     parameters: z.object({ hours: int('Window length in hours (1-168)'), top_n: int('Maximum number of tags (1-50)') }).meta(d('The parameters this result was computed for')),
     window: windowSchema,
     tags: z
@@ -52,7 +52,7 @@ const topArticle = z
     url: z.string().meta(d('The article URL as submitted')),
     clicks: int('Lifetime clicks'),
     hot_score: num('Stored hot score (see GET /news/?sort_type=hot)'),
-    published_at: iso('Publish time'),
+    published_at: isoTimestamp('Publish time'),
   })
   .nullable()
   .meta(d("The tag's article with the highest hot score in the window (ties: more clicks, newer)"));
@@ -68,7 +68,7 @@ const stat = (what: string) =>
 
 export const reportSchema = z
   .object({
-    generated_at: iso('When the worker computed this report; served from the cache for up to INTEL_CACHE_TTL_S (default 300 s) per parameter set'),
+    generated_at: isoTimestamp('When the worker computed this report; served from the cache for up to INTEL_CACHE_TTL_S (default 300 s) per parameter set'),
     parameters: z
       .object({
         hours: int('Window length in hours (1-168, default 24)'),
@@ -134,7 +134,7 @@ export const reportSchema = z
               headline: z.string(),
               url: z.string(),
               source: z.string(),
-              published_at: iso('Publish time'),
+              published_at: isoTimestamp('Publish time'),
               tags: z.array(z.string()),
               clicks: int('Lifetime clicks'),
               vote_count: int('Net vote score (up minus down), as in the feed'),

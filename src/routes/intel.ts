@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { DEFAULT_HOURS, HOURS_RANGE, parseTopics, REPORT_TOP_N, TRENDING_TOP_N, type ReportParams, type TrendingParams } from '../domain/intel.js';
 import { DomainError } from '../errors.js';
-import { errorSchema } from '../http/openapi.js';
+import { errorResponses as errors, errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { IntelCache } from '../intel/cache.js';
 import { codesOfArea } from '../errors/codes.js';
@@ -24,8 +24,6 @@ import { Paywall, type Grant } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
 import { JobFailedError, type WaitOutcome } from '../queue.js';
 import { reportSchema, trendingSchema } from './intel-schemas.js';
-
-const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
 
 const topicsParam = z
   .string()
@@ -150,7 +148,7 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
         ...errors({ 503: `Not ready or failed (${codesOfArea('Intel').join(', ')}); Retry-After says when to retry` }),
       },
       async handler(ctx, { query }) {
-        await serve(ctx, trending, { hours: query.hours ?? DEFAULT_HOURS, top_n: query.top_n ?? TRENDING_TOP_N.default });
+        await serve(ctx, trending, { hours: query.hours, top_n: query.top_n });
       },
     }),
     defineRoute({
@@ -207,7 +205,7 @@ export function intelRoutes(deps: AppDeps): RouteDef[] {
         }),
       },
       async handler(ctx, { query }) {
-        const p: ReportParams = { hours: query.hours ?? DEFAULT_HOURS, topics: query.topics, top_n: query.top_n ?? REPORT_TOP_N.default };
+        const p: ReportParams = { hours: query.hours, topics: query.topics, top_n: query.top_n };
         await serve(ctx, report, p, () => paywall.authorize(ctx, offer, { apiKeyTiers: ['builder', 'enterprise'] }));
       },
     }),

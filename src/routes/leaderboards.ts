@@ -81,7 +81,7 @@ export function leaderboardRoutes(deps: AppDeps): RouteDef[] {
         const month = query.month ?? monthOf(new Date());
         const boards: readonly Board[] = query.board === 'all' ? BOARDS : [query.board];
         const snapshot = await getSnapshot(deps.db, month);
-        const rows = snapshot ? await topEntries(deps.db, month, boards, query.limit ?? 10) : [];
+        const rows = snapshot ? await topEntries(deps.db, month, boards, query.limit) : [];
         const totals = (snapshot?.totals ?? {}) as Partial<Record<Board, BoardTotals>>;
         const out: Record<string, z.infer<typeof boardSchema>> = {};
         for (const b of boards) {

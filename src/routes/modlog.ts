@@ -102,8 +102,8 @@ export function modlogRoutes(deps: AppDeps): RouteDef[] {
         if (query.since && query.until && query.since >= query.until) {
           throw validationError([{ path: 'query.until', code: 'custom', message: 'must be after since' }]);
         }
-        const page = query.page ?? 1;
-        const perPage = query.per_page ?? 50;
+        const page = query.page;
+        const perPage = query.per_page;
         const editorId = query.editor === undefined ? undefined : await resolveModlogEditor(deps.db, deps.config.JWT_SECRET, query.editor);
         const [{ rows, count }, staff] = await Promise.all([
           modlogPage(deps.db, { action: query.action, editorId, since: query.since, until: query.until }, page, perPage),

@@ -3,15 +3,12 @@
  * DRF-style page links, the full-record mapping, and the debounced hot-score enqueue.
  */
 import type { Context } from 'koa';
-import { getAddress } from 'viem';
 import { debouncedHotScoreJob } from '../../jobs/hot-scores.js';
 import type { AppDeps } from '../deps.js';
 import { PUBLIC_STATUSES } from '../domain/article-state.js';
-import { DECISION_REASON_LABELS } from '../domain/moderation.js';
-import { explainHotTerms, type HotTerms } from '../domain/hot-score.js';
 import { DomainError } from '../errors.js';
 import { API_PREFIX } from '../http/openapi.js';
-import { articleStatus, toArticleItem, type ArticleRecordRow } from '../queries/articles.js';
+import { articleStatus } from '../queries/articles.js';
 
 export function articleNotFound(id: number): DomainError {
   return new DomainError('article_not_found', `article ${id} not found`);
@@ -57,37 +54,6 @@ export function pageLinks(ctx: Context, publicBaseUrl: string, page: number, per
     next: page < lastPage ? link(page + 1) : null,
     previous: page > 1 ? link(Math.min(page - 1, lastPage)) : null,
   };
-}
-
-export function toSubmitter(id: number | null, username: string | null, address: string | null) {
-  if (id === null || address === null) return null;
-  return { id, username, ethereum_address: getAddress(address) };
-}
-
-/** Why an article was killed or retracted; the note only for `staff` (editors and staff). */
-export function toDecision(r: { decision_reason: string | null; decision_note: string | null; duplicate_of: number | null }, staff: boolean) {
-  if (r.decision_reason === null) return null;
-  const reason = r.decision_reason as keyof typeof DECISION_REASON_LABELS;
-  return { reason, label: DECISION_REASON_LABELS[reason] ?? reason, duplicate_of: r.duplicate_of, ...(staff ? { note: r.decision_note } : {}) };
-}
-
-/** The full single-article record. `submitted_by` and `my_vote` only for signed-in callers; `decision.note` only for `staff`. */
-export function toArticleRecord(r: ArticleRecordRow, opts: { signedIn: boolean; myVote?: -1 | 0 | 1; staff?: boolean }) {
-  const terms = r.hot_terms as HotTerms | null;
-  const record: Record<string, unknown> = {
-    ...toArticleItem(r),
-    normalized_url: r.normalized_url,
-    headline_source: r.headline_source,
-    updated_at: r.updated_at.toISOString(),
-    scheduled_for: r.scheduled_for ? r.scheduled_for.toISOString() : null,
-    reviewed_at: r.reviewed_at ? r.reviewed_at.toISOString() : null,
-    reviewed_by: r.reviewer_id !== null ? { id: r.reviewer_id, username: r.reviewer_username } : null,
-    hot_terms: terms ? { ...terms, computed_at: r.hot_computed_at ? r.hot_computed_at.toISOString() : null, explanation: explainHotTerms(terms) } : null,
-    decision: toDecision(r, opts.staff ?? false),
-  };
-  if (opts.signedIn) record.submitted_by = toSubmitter(r.submitter_id, r.submitter_username, r.submitter_address);
-  if (opts.myVote !== undefined) record.my_vote = opts.myVote;
-  return record;
 }
 
 /**

@@ -21,15 +21,15 @@ import type { AppDeps } from '../deps.js';
 import { renderAtom, renderJsonFeed, renderRss, type SyndicationMeta } from '../domain/syndication.js';
 import { DomainError } from '../errors.js';
 import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../http/conditional.js';
-import { API_PREFIX, errorSchema } from '../http/openapi.js';
+import { API_PREFIX, errorResponses as errors } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
-import { feedPage, feedPageWithCount, toArticleItem, type FeedFilter, type FeedSort, type FeedStatus } from '../queries/articles.js';
+import { feedPage, feedPageWithCount, type FeedFilter, type FeedSort, type FeedStatus } from '../queries/articles.js';
 import { FEED_CACHE_TTL_MS, type FeedCache } from '../feed/feed-cache.js';
+import { toArticleItem } from './article-mappers.js';
 import { myVotesOn } from '../queries/votes.js';
 import { isSignedIn, pageLinks, requireSignedIn } from './news-common.js';
 import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from './news-schemas.js';
-
-const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
+import { feedLastModifiedKey } from '../redis-keys.js';
 
 export const SYNDICATION_MAX_ITEMS = 50;
 const VARY = 'Authorization, Cookie';
@@ -56,7 +56,7 @@ function decodeEntry(raw: Buffer): Entry {
   return { etag, lastModified: new Date(Number(lm)), ids: ids ? ids.split(',').map(Number) : [], body: raw.subarray(nl + 1) };
 }
 
-const lmKeyOf = (deps: AppDeps, key: string) => `${deps.config.QUEUE_PREFIX}:feed:lm:${key}`;
+const lmKeyOf = (deps: AppDeps, key: string) => feedLastModifiedKey(deps.config.QUEUE_PREFIX, key);
 
 /**
  * The entry for freshly rendered bytes. Last-Modified is the time these exact bytes were first
@@ -210,7 +210,7 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
       if (query.status !== 'approved') requireSignedIn(ctx, `status=${query.status}`);
       const filter = feedFilterOf(query, query.status, query.sort_type);
       const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
-      const page = query.page ?? 1;
+      const page = query.page;
       const key = `page:${ctx.querystring}`;
       const countKey = `count:${JSON.stringify(filter)}`;
       // A miss reads the page, its filter's count and its Last-Modified record in one Redis round
@@ -280,7 +280,7 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
         304: { description: 'not modified; no body' },
         ...errors({ 400: 'validation_failed naming the parameter' }),
       },
-      async handler(ctx: Context, { query }: { query: FilterQuery & { sort_type: FeedSort; limit?: number } }) {
+      async handler(ctx: Context, { query }: { query: FilterQuery & { sort_type: FeedSort; limit: number } }) {
         const filter = feedFilterOf(query, 'approved', query.sort_type);
         const key = `${f.ext}:${ctx.querystring}`;
         const entry = decodeEntry(

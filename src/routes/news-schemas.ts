@@ -8,14 +8,13 @@ import { TOKEN_ADDRESS_PATTERNS } from '../domain/event-filter.js';
 import { normalizeUrl } from '../domain/url-normalize.js';
 import { MAX_HEADLINE_LENGTH } from '../domain/page-title.js';
 import { MAX_YAP_TAG_LENGTH, MAX_YAP_TAGS, YAP_TAG_PATTERN } from '../domain/yap.js';
+import { isoTimestamp } from './schemas.js';
 
 export const MAX_SUBMIT_URL_LENGTH = 2048;
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 20;
 /** Deeper pages are refused (offset pagination gets slow; use filters). */
 export const MAX_PAGE = 10_000;
-
-const iso = (description?: string) => z.string().meta({ description: description ?? 'ISO 8601 UTC timestamp', format: 'date-time' });
 
 export const idParam = z.object({
   id: z
@@ -89,7 +88,7 @@ export const urlCheckResult = z
     article_id: z.number().int().optional(),
     status: z.string().optional(),
     headline: z.string().optional(),
-    submitted_at: iso().optional(),
+    submitted_at: isoTimestamp().optional(),
     submitted_by: submitterSchema.nullable().optional().meta({ description: 'Authenticated callers only; null when the account is gone' }),
   })
   .meta({ id: 'UrlCheckResult', description: 'exists=false is the only field when nothing matches.' });
@@ -100,7 +99,7 @@ export const topTldrSchema = z
     text: z.string(),
     score: z.number().int(),
     tags: z.array(z.string()),
-    created_at: iso(),
+    created_at: isoTimestamp(),
     author: z.object({ id: z.number().int(), username: z.string().nullable() }),
   })
   .meta({ id: 'TopTldr', description: 'The highest-scored yap tagged tldr with score >= 0 (ties: the oldest).' });
@@ -116,8 +115,8 @@ export const articleItemSchema = z
     status: z.enum(['submitted', 'approved', 'killed', 'scheduled', 'retracted']),
     origin: z.string(),
     source: z.string().meta({ description: 'Publisher host of the URL (without www.) unless set otherwise' }),
-    created_at: iso('Submission time'),
-    published_at: iso('Publication time; null until approved').nullable(),
+    created_at: isoTimestamp('Submission time'),
+    published_at: isoTimestamp('Publication time; null until approved').nullable(),
     token_addresses: z.array(z.string()).meta({ description: 'Lower-case' }),
     token_symbols: z.array(z.string()),
     issuer: issuerSchema,
@@ -147,7 +146,7 @@ export const hotTermsSchema = z
     age_hours: z.number(),
     decay: z.number(),
     score: z.number(),
-    computed_at: iso().nullable(),
+    computed_at: isoTimestamp().nullable(),
     explanation: z.string(),
   })
   .meta({ id: 'HotTerms', description: 'The terms of the stored hot score (see src/domain/hot-score.ts): score = 100 x max(0, 1 + engagement) / (age_hours + 2)^1.8' });
@@ -165,9 +164,9 @@ export const articleRecordSchema = articleItemSchema
   .extend({
     normalized_url: z.string(),
     headline_source: z.enum(['supplied', 'page_title', 'provisional', 'editor', 'wire']),
-    updated_at: iso(),
-    scheduled_for: iso('Set while scheduled').nullable(),
-    reviewed_at: iso().nullable(),
+    updated_at: isoTimestamp(),
+    scheduled_for: isoTimestamp('Set while scheduled').nullable(),
+    reviewed_at: isoTimestamp().nullable(),
     reviewed_by: z.object({ id: z.number().int(), username: z.string().nullable() }).nullable(),
     submitted_by: submitterSchema.nullable().optional().meta({ description: 'Authenticated callers only' }),
     my_vote: z
@@ -193,7 +192,7 @@ export const yapSchema = z
     article_id: z.number().int(),
     text: z.string(),
     tags: z.array(z.string()),
-    created_at: iso(),
+    created_at: isoTimestamp(),
     score: z.number().int().meta({ description: 'base_score + vote_score' }),
     base_score: z.number().int().meta({ description: 'By author account type: human 1, cyborg 0, bot -1' }),
     vote_score: z.number().int().meta({ description: 'Sum of the votes on this yap' }),
@@ -234,7 +233,12 @@ export const editorialResult = z.object({ article: articleRecordSchema, changes:
 export const editHistorySchema = z
   .object({
     results: z.array(
-      z.object({ id: z.number().int(), editor: z.object({ id: z.number().int().nullable(), username: z.string().nullable() }), changes: editChangesSchema, created_at: iso() }),
+      z.object({
+        id: z.number().int(),
+        editor: z.object({ id: z.number().int().nullable(), username: z.string().nullable() }),
+        changes: editChangesSchema,
+        created_at: isoTimestamp(),
+      }),
     ),
   })
   .meta({ id: 'ArticleEditHistory' });

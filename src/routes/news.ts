@@ -10,17 +10,17 @@ import { provisionalHeadline } from '../domain/page-title.js';
 import { normalizeUrl } from '../domain/url-normalize.js';
 import { DomainError } from '../errors.js';
 import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../http/conditional.js';
-import { errorSchema } from '../http/openapi.js';
+import { errorResponses } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { JobFailedError } from '../queue.js';
 import { addClick, articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl, getArticleForEvent, getArticleRecord, insertSubmission } from '../queries/articles.js';
 import { FEED_CACHE_TTL_MS, FeedCache } from '../feed/feed-cache.js';
 import { feedRoutes } from './news-feed.js';
 import { castArticleVote, myArticleVote } from '../queries/votes.js';
-import { articleNotFound, canSee, isSignedIn, scheduleHotScore, toArticleRecord, toSubmitter } from './news-common.js';
+import { articleNotFound, canSee, isSignedIn, scheduleHotScore } from './news-common.js';
+import { toArticleRecord, toSubmitter } from './article-mappers.js';
 import { articleRecordSchema, articleVoteResult, headlineInput, idParam, MAX_SUBMIT_URL_LENGTH, submissionResult, submitUrl, urlCheckResult, weight } from './news-schemas.js';
-
-const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
+import { articleClickKey } from '../redis-keys.js';
 
 /** Link-preview fetchers, crawlers and scripted clients: their requests to /click are redirected but not counted. */
 const NON_HUMAN_AGENT =
@@ -53,7 +53,7 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
       body: z.strictObject({ url: submitUrl, headline: headlineInput.optional() }),
       responses: {
         201: { description: 'created', schema: submissionResult },
-        ...errors({ 401: 'not signed in', 409: 'duplicate_submission' }),
+        ...errorResponses({ 401: 'not signed in', 409: 'duplicate_submission' }),
       },
       async handler(ctx, { body }) {
         const supplied = body.headline;
@@ -153,7 +153,7 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
       responses: {
         200: { description: 'record', schema: articleRecordSchema },
         304: { description: 'not modified (If-None-Match matched); no body' },
-        ...errors({ 404: 'article_not_found' }),
+        ...errorResponses({ 404: 'article_not_found' }),
       },
       async handler(ctx, { params }) {
         const row = await getArticleRecord(deps.db, params.id);
@@ -182,7 +182,7 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
       params: idParam,
       responses: {
         302: { description: 'redirect to the article', headers: { Location: { description: 'The article URL', schema: z.string() } } },
-        ...errors({ 404: 'article_not_found' }),
+        ...errorResponses({ 404: 'article_not_found' }),
       },
       async handler(ctx, { params }) {
         const a = await articleUrl(deps.db, params.id);
@@ -191,7 +191,7 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
         if (ctx.method === 'GET' && a.status === 'approved' && ua && !NON_HUMAN_AGENT.test(ua)) {
           const reader = ctx.state.user ? `u${ctx.state.user.id}` : createHash('sha256').update(`${ctx.ip}|${ua}`).digest('base64url').slice(0, 22);
           const ttl = deps.config.CLICK_DEDUPE_S;
-          const first = ttl === 0 || (await deps.redis.set(`${deps.config.QUEUE_PREFIX}:click:${a.id}:${reader}`, '1', 'EX', ttl, 'NX')) === 'OK';
+          const first = ttl === 0 || (await deps.redis.set(articleClickKey(deps.config.QUEUE_PREFIX, a.id, reader), '1', 'EX', ttl, 'NX')) === 'OK';
           if (first && (await addClick(deps.db, a.id))) await scheduleHotScore(deps, a.id);
         }
         ctx.set('Cache-Control', 'no-store');
@@ -212,7 +212,7 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}
       auth: 'user',
       params: idParam,
       body: z.strictObject({ weight }),
-      responses: { 200: { description: 'vote stored', schema: articleVoteResult }, ...errors({ 401: 'not signed in', 404: 'article_not_found', 409: 'article_closed' }) },
+      responses: { 200: { description: 'vote stored', schema: articleVoteResult }, ...errorResponses({ 401: 'not signed in', 404: 'article_not_found', 409: 'article_closed' }) },
       async handler(ctx, { params, body }) {
         const r = await castArticleVote(deps.db, params.id, ctx.state.user!.id, body.weight);
         if (!r.ok && r.reason === 'not_found') throw articleNotFound(params.id);

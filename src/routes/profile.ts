@@ -29,7 +29,7 @@ import { recentDropsOf } from '../queries/rewards.js';
 import { getUserByAddress, getUserById, toProfile, type UserRow } from '../queries/users.js';
 import { formatTokens, monthOf } from '../domain/rewards.js';
 import { profileSchema } from './schemas.js';
-import { toDecision } from './news-common.js';
+import { toDecision } from './article-mappers.js';
 import { decisionSchema } from './news-schemas.js';
 
 /** Trimmed text; '' and null clear the field. */
@@ -393,8 +393,8 @@ export function profileRoutes(deps: AppDeps): RouteDef[] {
       responses: { 200: { description: 'submissions', schema: submissionsResponse } },
       async handler(ctx, { query }) {
         const userId = ctx.state.user!.id;
-        const page = query.page ?? 1;
-        const perPage = query.per_page ?? 20;
+        const page = query.page;
+        const perPage = query.per_page;
         const [list, stats] = await Promise.all([listOwnSubmissions(deps.db, userId, query.status, page, perPage), submissionStats(deps.db, userId)]);
         const decided = stats.approved + stats.rejected;
         const totalPages = Math.ceil(list.total / perPage);

@@ -14,9 +14,10 @@ import { DomainError } from '../errors.js';
 import { API_PREFIX } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { JobFailedError } from '../queue.js';
-import { editHistory, ingestReceipt, receiptArticle, searchCurated, topTldr, topYaps } from '../queries/provenance.js';
-
-const iso = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
+import { isoTime } from '../iso-time.js';
+import { listEdits } from '../queries/articles.js';
+import { ingestReceipt, receiptArticle, searchCurated, topTldr, topYaps } from '../queries/provenance.js';
+import { isoTimestamp } from './schemas.js';
 
 const matchSchema = z.object({
   news_id: z.number().int().meta({ description: 'Article id' }),
@@ -25,14 +26,14 @@ const matchSchema = z.object({
   canonical_url: z.string().meta({ description: 'The article URL in normalised form' }),
   similarity: z.number().meta({ description: '1.0 for a URL match or identical normalised headlines' }),
   method: z.enum(['url', 'headline']),
-  seen_at: iso.meta({ description: 'When this service first observed the article (its submission time)' }),
+  seen_at: isoTimestamp('When this service first observed the article (its submission time)'),
 });
 
 const receiptSchema = z.object({
   source_name: z.string(),
   source_url: z.string().meta({ description: 'The wire source (feed URL) that carried the item' }),
-  ingested_at: iso.meta({ description: 'When we ingested it (our observation)' }),
-  publisher_claimed_time: iso.nullable().meta({ description: "The feed's own date for the item; not authoritative" }),
+  ingested_at: isoTimestamp('When we ingested it (our observation)'),
+  publisher_claimed_time: isoTimestamp().nullable().meta({ description: "The feed's own date for the item; not authoritative" }),
   item_url: z.string().meta({ description: 'The item link as that source published it' }),
 });
 
@@ -40,8 +41,8 @@ export const checkResultSchema = z
   .object({
     verdict: z.enum(['new', 'known', 'duplicate', 'stale']),
     match_count: z.number().int(),
-    first_seen: iso.nullable().meta({ description: 'Earliest of our observations (matches and wire receipts); null when none' }),
-    latest_seen: iso.nullable(),
+    first_seen: isoTimestamp().nullable().meta({ description: 'Earliest of our observations (matches and wire receipts); null when none' }),
+    latest_seen: isoTimestamp().nullable(),
     normalized_url: z.string().nullable().meta({ description: 'The normalised form of `url` (null when only text was given)' }),
     matches: z.array(matchSchema),
     tsunami_receipts: z.array(receiptSchema),
@@ -50,7 +51,7 @@ export const checkResultSchema = z
       lookback_days: z.number().int(),
       methods: z.array(z.enum(['url', 'headline'])),
       headline_threshold: z.number(),
-      checked_at: iso,
+      checked_at: isoTimestamp(),
     }),
   })
   .meta({ id: 'ProvenanceCheckResult' });
@@ -201,7 +202,7 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
                 canonical_url: z.string(),
                 source: z.string(),
                 tags: z.array(z.string()),
-                published_at: iso.nullable(),
+                published_at: isoTimestamp().nullable(),
                 relevance: z.number(),
               }),
             ),
@@ -214,8 +215,8 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
       },
       async handler(ctx, { query }) {
         // queryInt's declared type does not carry its default; the values are always set.
-        const days = query.days ?? 30;
-        const limit = query.limit ?? 20;
+        const days = query.days;
+        const limit = query.limit;
         const hits = await searchCurated(deps.db, query.q, days, limit);
         ctx.body = {
           results: hits.map((h) => ({
@@ -265,17 +266,17 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
               url: z.string(),
               canonical_url: z.string(),
               tags: z.array(z.string()),
-              first_seen: iso,
-              published_at: iso.nullable(),
+              first_seen: isoTimestamp(),
+              published_at: isoTimestamp().nullable(),
               sponsored: z.boolean(),
-              tldr: z.object({ yap_id: z.number().int(), text: z.string(), score: z.number().int(), created_at: iso }).nullable(),
+              tldr: z.object({ yap_id: z.number().int(), text: z.string(), score: z.number().int(), created_at: isoTimestamp() }).nullable(),
               top_comments: z.array(
                 z.object({
                   yap_id: z.number().int(),
                   text: z.string(),
                   tags: z.array(z.string()),
                   score: z.number().int(),
-                  created_at: iso,
+                  created_at: isoTimestamp(),
                   author: z.object({ username: z.string().nullable(), account_type: z.string().nullable() }),
                 }),
               ),
@@ -285,9 +286,9 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
                   source_name: z.string(),
                   source_url: z.string(),
                   item_url: z.string(),
-                  ingested_at: iso,
-                  publisher_claimed_time: iso.nullable(),
-                  promoted_at: iso.nullable(),
+                  ingested_at: isoTimestamp(),
+                  publisher_claimed_time: isoTimestamp().nullable(),
+                  promoted_at: isoTimestamp().nullable(),
                   promoted_by: z.enum(['automatic', 'editor']),
                   novelty: z.number().nullable(),
                   score: z.number().nullable(),
@@ -296,7 +297,7 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
                 .nullable(),
               edit_history: z.array(
                 z.object({
-                  edited_at: iso,
+                  edited_at: isoTimestamp(),
                   editor: z.object({ id: z.number().int(), username: z.string().nullable() }).nullable(),
                   changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })),
                 }),
@@ -311,7 +312,7 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
         const id = params.news_id;
         const a = await receiptArticle(deps.db, id);
         if (!a || (!PUBLIC_STATUSES.includes(a.status) && !isSignedIn(ctx))) throw new DomainError('article_not_found', `article ${id} not found`);
-        const [tldr, yaps, wire, edits] = await Promise.all([topTldr(deps.db, id), topYaps(deps.db, id, TOP_COMMENTS), ingestReceipt(deps.db, id), editHistory(deps.db, id)]);
+        const [tldr, yaps, wire, edits] = await Promise.all([topTldr(deps.db, id), topYaps(deps.db, id, TOP_COMMENTS), ingestReceipt(deps.db, id), listEdits(deps.db, id)]);
         ctx.body = {
           news_id: a.id,
           headline: a.headline,
@@ -355,8 +356,8 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
               }
             : null,
           edit_history: edits.map((e) => ({
-            edited_at: e.created_at.toISOString(),
-            editor: e.editor_id === null ? null : { id: e.editor_id, username: e.username ?? null },
+            edited_at: isoTime(e.created_at),
+            editor: e.editor_id === null ? null : { id: e.editor_id, username: e.editor_username ?? null },
             changes: e.changes as Record<string, { from: unknown; to: unknown }>,
           })),
           meta: { first_seen_basis: 'leviathan_observation' },

@@ -100,7 +100,7 @@ export function rewardRoutes(deps: AppDeps): RouteDef[] {
       query: z.strictObject({ limit: queryInt({ min: 1, max: 120, default: 24 }) }),
       responses: { 200: { description: 'distributions', schema: z.object({ results: z.array(summarySchema) }) } },
       async handler(ctx, { query }) {
-        const rows = await listDistributions(deps.db, query.limit ?? 24);
+        const rows = await listDistributions(deps.db, query.limit);
         ctx.body = { results: rows.map(summaryBody) };
       },
     }),

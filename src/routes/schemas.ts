@@ -1,6 +1,11 @@
 /** Response schemas shared by several route files (also the OpenAPI components). */
 import { z } from 'zod';
 
+/** A timestamp field: ISO 8601 in UTC (src/iso-time.ts writes them). */
+export function isoTimestamp(description = 'ISO 8601 UTC timestamp') {
+  return z.string().meta({ description, format: 'date-time' });
+}
+
 export const profileSchema = z
   .object({
     id: z.number().int().meta({ description: 'Account id' }),

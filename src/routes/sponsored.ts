@@ -13,15 +13,14 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { hostOf, normalizeUrl } from '../domain/url-normalize.js';
 import { DomainError } from '../errors.js';
-import { errorSchema } from '../http/openapi.js';
+import { errorResponses, errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC, SETTLEMENT_PENDING_DOC } from '../payments/docs.js';
 import { bazaarHttp, type BazaarExtension } from '../payments/discovery.js';
 import { Paywall } from '../payments/paywall.js';
 import type { Offer } from '../payments/requirements.js';
 import { AD_STATUSES, AD_TIERS, decideAd, getAd, insertSponsoredArticle, listAds, type AdRow } from '../queries/sponsored.js';
-
-const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
+import { isoTimeOrNull } from '../iso-time.js';
 
 const AD_STATES_DOC = [
   'Ad states (sponsored.ad_status):',
@@ -120,7 +119,6 @@ export function sponsoredOffer(deps: AppDeps): Offer {
 export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
   const paywall = new Paywall(deps);
   const offer = sponsoredOffer(deps);
-  const iso = (d: Date | null) => (d ? d.toISOString() : null);
   const toAd = (r: AdRow) => ({
     article_id: r.id,
     slug: r.slug,
@@ -132,7 +130,7 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
     tags: r.tags,
     sponsored: r.sponsored as z.infer<typeof sponsoredObject>,
     created_at: r.created_at.toISOString(),
-    published_at: iso(r.published_at),
+    published_at: isoTimeOrNull(r.published_at),
     payment: r.payment_id ? { id: r.payment_id, method: r.payment_method as 'x402', state: r.payment_state as 'verified', status_url: paywall.statusUrl(r.payment_id) } : null,
   });
 
@@ -170,7 +168,7 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
             'PAYMENT-RESPONSE': { description: 'payment_settlement_failed only: base64 JSON {success: false, errorReason, transaction: "", network, payer}', schema: z.string() },
           },
         },
-        ...errors({
+        ...errorResponses({
           400: 'validation_failed (body; checked before payment), or payment_invalid_encoding: a malformed PAYMENT-SIGNATURE',
           503: `payments_not_configured, payment_fallback_unavailable, payment_verifier_unavailable or payment_settlement_unavailable (nothing charged, no post created), or ${SETTLEMENT_PENDING_DOC}; no post is created until the payment is delivered, and the retry that delivers it creates exactly one (from its own body)`,
         }),
@@ -210,8 +208,8 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
       }),
       responses: { 200: { description: 'ads', schema: z.object({ results: z.array(adSchema), count: z.number().int() }) } },
       async handler(ctx, { query }) {
-        const perPage = query.per_page ?? 20;
-        const { rows, count } = await listAds(deps.db, { adStatus: query.ad_status, limit: perPage, offset: ((query.page ?? 1) - 1) * perPage });
+        const perPage = query.per_page;
+        const { rows, count } = await listAds(deps.db, { adStatus: query.ad_status, limit: perPage, offset: (query.page - 1) * perPage });
         ctx.body = { results: rows.map(toAd), count };
       },
     }),
@@ -225,7 +223,7 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
       tags: ['sponsored'],
       auth: 'editor',
       params: idParam,
-      responses: { 200: { description: 'the ad, live', schema: adSchema }, ...errors({ 404: 'ad_not_found', 409: 'ad_not_pending or ad_not_paid' }) },
+      responses: { 200: { description: 'the ad, live', schema: adSchema }, ...errorResponses({ 404: 'ad_not_found', 409: 'ad_not_pending or ad_not_paid' }) },
       async handler(ctx, { params }) {
         ctx.body = await decide(params.id, ctx.state.user!.id, 'approve');
       },
@@ -239,7 +237,7 @@ export function sponsoredRoutes(deps: AppDeps): RouteDef[] {
       tags: ['sponsored'],
       auth: 'editor',
       params: idParam,
-      responses: { 200: { description: 'the ad, rejected', schema: adSchema }, ...errors({ 404: 'ad_not_found', 409: 'ad_not_pending' }) },
+      responses: { 200: { description: 'the ad, rejected', schema: adSchema }, ...errorResponses({ 404: 'ad_not_found', 409: 'ad_not_pending' }) },
       async handler(ctx, { params }) {
         ctx.body = await decide(params.id, ctx.state.user!.id, 'reject');
       },

@@ -21,7 +21,7 @@ import { MAX_YAP_TAG_LENGTH, YAP_TAG_PATTERN } from '../domain/yap.js';
 import { DomainError } from '../errors.js';
 import { publicEventTypes } from '../events.js';
 import { requireAuth } from '../http/auth.js';
-import { errorSchema } from '../http/openapi.js';
+import { errorResponses, errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { isPrivateAddress } from '../net/safe-fetch.js';
 import {
@@ -43,13 +43,13 @@ import { EXCERPT_BYTES, messageId, wakeEndpoint } from '../webhooks/deliver.js';
 import { encryptSecret, generateSecret, webhookKey } from '../webhooks/secrets.js';
 import { idParam, tokenAddress } from './news-schemas.js';
 import type { Enqueue } from '../../jobs/define.js';
+import { isoTimeOrNull } from '../iso-time.js';
+import { isoTimestamp } from './schemas.js';
 
 /** Deliveries are signed with the previous secret too for this long after a rotation. */
 const ROTATION_GRACE_MS = 24 * 3600_000;
 const MAX_FILTER_VALUES = 50;
 const dedupe = <T>(a: T[]) => [...new Set(a)];
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const isoSchema = (description: string) => z.string().nullable().meta({ description, format: 'date-time' });
 
 const tagValue = z
   .string()
@@ -129,10 +129,10 @@ const endpointSchema = z
     filters: filtersOut,
     enabled: z.boolean(),
     disabled_reason: z.string().nullable().meta({ description: 'Why it is disabled: by its owner, a 410 Gone, or failing longer than the retry horizon' }),
-    disabled_at: isoSchema('When it was disabled'),
-    failing_since: isoSchema('Start of the current run of failed attempts (null while deliveries succeed); past the retry horizon the endpoint is disabled'),
-    secret_rotated_at: isoSchema('Last secret rotation'),
-    previous_secret_expires_at: isoSchema('During a rotation: until then deliveries also carry a signature with the previous secret'),
+    disabled_at: isoTimestamp('When it was disabled').nullable(),
+    failing_since: isoTimestamp('Start of the current run of failed attempts (null while deliveries succeed); past the retry horizon the endpoint is disabled').nullable(),
+    secret_rotated_at: isoTimestamp('Last secret rotation').nullable(),
+    previous_secret_expires_at: isoTimestamp('During a rotation: until then deliveries also carry a signature with the previous secret').nullable(),
     created_at: z.string().meta({ format: 'date-time' }),
     updated_at: z.string().meta({ format: 'date-time' }),
   })
@@ -162,10 +162,10 @@ const deliverySchema = z
       .string()
       .nullable()
       .meta({ description: `At most the first ${EXCERPT_BYTES} bytes of the last response body` }),
-    last_attempt_at: isoSchema('Start of the last attempt'),
-    next_attempt_at: isoSchema('While pending: when the next attempt is due'),
+    last_attempt_at: isoTimestamp('Start of the last attempt').nullable(),
+    next_attempt_at: isoTimestamp('While pending: when the next attempt is due').nullable(),
     created_at: z.string().meta({ format: 'date-time' }),
-    completed_at: isoSchema('When it reached its final state'),
+    completed_at: isoTimestamp('When it reached its final state').nullable(),
   })
   .meta({ id: 'WebhookDelivery' });
 
@@ -178,9 +178,9 @@ function toEndpoint(r: EndpointRow) {
     filters: { tags: r.filter_tags, token_addresses: r.filter_token_addresses, token_symbols: r.filter_token_symbols },
     enabled: r.enabled,
     disabled_reason: r.disabled_reason,
-    disabled_at: iso(r.disabled_at),
-    failing_since: iso(r.failing_since),
-    secret_rotated_at: iso(r.secret_rotated_at),
+    disabled_at: isoTimeOrNull(r.disabled_at),
+    failing_since: isoTimeOrNull(r.failing_since),
+    secret_rotated_at: isoTimeOrNull(r.secret_rotated_at),
     previous_secret_expires_at: r.previous_secret_expires_at && r.previous_secret_expires_at.getTime() > Date.now() ? r.previous_secret_expires_at.toISOString() : null,
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
@@ -199,10 +199,10 @@ function toDelivery(d: DeliveryRow) {
     last_error: d.last_error,
     last_latency_ms: d.last_latency_ms,
     last_response_excerpt: d.last_response_excerpt,
-    last_attempt_at: iso(d.last_attempt_at),
-    next_attempt_at: d.state === 'pending' ? iso(d.next_attempt_at) : null,
+    last_attempt_at: isoTimeOrNull(d.last_attempt_at),
+    next_attempt_at: d.state === 'pending' ? isoTimeOrNull(d.next_attempt_at) : null,
     created_at: d.created_at.toISOString(),
-    completed_at: iso(d.completed_at),
+    completed_at: isoTimeOrNull(d.completed_at),
   };
 }
 
@@ -214,8 +214,7 @@ const filtersFor = (f: z.output<typeof filtersInput> | null | undefined) => ({
 
 const ownerOf = (ctx: Context): Owner => (ctx.state.user ? { kind: 'user', userId: ctx.state.user.id } : { kind: 'api_key', apiKeyId: ctx.state.apiKey!.id });
 
-const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
-const common = errors({ 401: 'auth_required: no API key or session', 404: 'webhook_not_found', 503: 'webhooks_not_configured' });
+const common = errorResponses({ 401: 'auth_required: no API key or session', 404: 'webhook_not_found', 503: 'webhooks_not_configured' });
 
 const deliveryIdParam = z.object({
   id: idParam.shape.id,
@@ -340,11 +339,11 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
             })
             .meta({ id: 'WebhookEndpointList' }),
         },
-        ...errors({ 401: 'auth_required', 503: 'webhooks_not_configured' }),
+        ...errorResponses({ 401: 'auth_required', 503: 'webhooks_not_configured' }),
       },
       async handler(ctx, { query }) {
-        const page = query.page ?? 1;
-        const perPage = query.per_page ?? 20;
+        const page = query.page;
+        const perPage = query.per_page;
         const { rows, total } = await listEndpoints(deps.db, ownerOf(ctx), page, perPage);
         const totalPages = Math.ceil(total / perPage);
         ctx.body = {
@@ -498,7 +497,7 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       },
       async handler(ctx, { params, query }) {
         await ownEndpoint(ctx, params.id);
-        const limit = query.limit ?? 20;
+        const limit = query.limit;
         const rows = await listDeliveries(deps.db, params.id, { before: query.before, limit: limit + 1, state: query.state });
         const page = rows.slice(0, limit);
         const hasMore = rows.length > limit;
@@ -519,7 +518,7 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
       params: deliveryIdParam,
       responses: {
         202: { description: 'queued', schema: z.object({ delivery: deliverySchema }) },
-        ...errors({
+        ...errorResponses({
           401: 'auth_required',
           404: 'webhook_not_found or webhook_delivery_not_found',
           409: 'webhook_disabled or webhook_delivery_pending',
@@ -534,8 +533,8 @@ export function webhookRoutes(deps: AppDeps): RouteDef[] {
         const r = await rearmDelivery(deps.db, ep.id, params.delivery_id);
         if (!r.ok && r.reason === 'not_found') throw new DomainError('webhook_delivery_not_found', `no delivery ${params.delivery_id} on webhook endpoint ${ep.id}`);
         if (!r.ok && r.reason === 'pending') {
-          throw new DomainError('webhook_delivery_pending', `delivery ${params.delivery_id} is still pending; its next attempt is at ${iso(r.row!.next_attempt_at)}`, {
-            next_attempt_at: iso(r.row!.next_attempt_at),
+          throw new DomainError('webhook_delivery_pending', `delivery ${params.delivery_id} is still pending; its next attempt is at ${isoTimeOrNull(r.row!.next_attempt_at)}`, {
+            next_attempt_at: isoTimeOrNull(r.row!.next_attempt_at),
           });
         }
         if (!r.ok) throw new DomainError('webhook_event_expired', `the event of delivery ${params.delivery_id} was deleted by retention; it cannot be sent again`);

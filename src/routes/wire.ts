@@ -7,8 +7,8 @@ import type { AppDeps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { listItems, promoteWireItem } from '../queries/wire.js';
+import { isoTimestamp } from './schemas.js';
 
-const iso = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
 const idParam = z
   .string()
   .regex(/^\d{1,10}$/, 'must be a positive integer')
@@ -24,14 +24,14 @@ const itemSchema = z.object({
   source_id: z.number().int().nullable(),
   source_name: z.string(),
   source_url: z.string(),
-  ingested_at: iso,
-  publisher_claimed_time: iso.nullable(),
+  ingested_at: isoTimestamp(),
+  publisher_claimed_time: isoTimestamp().nullable(),
   receipt_count: z.number().int().meta({ description: 'How many sources carried this URL' }),
   novelty: z.number().nullable(),
   score: z.number().nullable(),
-  scored_at: iso.nullable(),
+  scored_at: isoTimestamp().nullable(),
   promoted_article_id: z.number().int().nullable(),
-  promoted_at: iso.nullable(),
+  promoted_at: isoTimestamp().nullable(),
 });
 
 export function wireRoutes(deps: AppDeps): RouteDef[] {
@@ -52,7 +52,7 @@ export function wireRoutes(deps: AppDeps): RouteDef[] {
       }),
       responses: { 200: { description: 'A page of wire items', schema: z.object({ results: z.array(itemSchema), next_before_id: z.number().int().nullable() }) } },
       async handler(ctx, { query }) {
-        const limit = query.limit ?? 50;
+        const limit = query.limit;
         const rows = await listItems(deps.db, { state: query.state, sourceId: query.source_id, limit, beforeId: query.before_id });
         ctx.body = {
           results: rows.map((r) => ({

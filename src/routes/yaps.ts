@@ -7,13 +7,11 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { COMMON_YAP_TAGS, MAX_YAP_LENGTH } from '../domain/yap.js';
 import { DomainError } from '../errors.js';
-import { errorSchema } from '../http/openapi.js';
+import { errorResponses } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { castYapVote, insertYap, listYaps, myYapVotes, type YapRow } from '../queries/yaps.js';
 import { articleNotFound, pageLinks, scheduleHotScore, visibleStatus } from './news-common.js';
 import { DEFAULT_PER_PAGE, idParam, MAX_PAGE, MAX_PER_PAGE, weight, yapPageSchema, yapSchema, yapTags, yapVoteResult } from './news-schemas.js';
-
-const errors = (d: Record<number, string>) => Object.fromEntries(Object.entries(d).map(([s, description]) => [s, { description, schema: errorSchema }]));
 
 function toYap(y: YapRow, myVote?: number) {
   const out: Record<string, unknown> = {
@@ -55,7 +53,7 @@ export function yapRoutes(deps: AppDeps): RouteDef[] {
       }),
       responses: {
         201: { description: 'created', schema: yapSchema.extend({ success: z.literal(true) }).meta({ id: 'YapResult' }) },
-        ...errors({ 401: 'not signed in', 404: 'article_not_found', 409: 'article_closed' }),
+        ...errorResponses({ 401: 'not signed in', 404: 'article_not_found', 409: 'article_closed' }),
       },
       async handler(ctx, { params, body }) {
         const r = await insertYap(deps.db, { articleId: params.id, userId: ctx.state.user!.id, text: body.text, tags: body.tags ?? [] });
@@ -79,11 +77,11 @@ export function yapRoutes(deps: AppDeps): RouteDef[] {
         page: queryInt({ min: 1, max: MAX_PAGE, default: 1 }),
         per_page: queryInt({ min: 1, max: MAX_PER_PAGE, default: DEFAULT_PER_PAGE }),
       }),
-      responses: { 200: { description: 'page', schema: yapPageSchema }, ...errors({ 404: 'article_not_found' }) },
+      responses: { 200: { description: 'page', schema: yapPageSchema }, ...errorResponses({ 404: 'article_not_found' }) },
       async handler(ctx, { params, query }) {
         await visibleStatus(deps, ctx, params.id);
-        const page = query.page ?? 1;
-        const perPage = query.per_page ?? DEFAULT_PER_PAGE;
+        const page = query.page;
+        const perPage = query.per_page;
         const { rows, count } = await listYaps(deps.db, { articleId: params.id, sort: query.sort, page, perPage });
         const user = ctx.state.user;
         const mine = user
@@ -114,7 +112,7 @@ export function yapRoutes(deps: AppDeps): RouteDef[] {
       body: z.strictObject({ weight }),
       responses: {
         200: { description: 'vote stored', schema: yapVoteResult },
-        ...errors({ 401: 'not signed in', 403: 'cannot_vote_own_yap', 404: 'yap_not_found', 409: 'article_closed' }),
+        ...errorResponses({ 401: 'not signed in', 403: 'cannot_vote_own_yap', 404: 'yap_not_found', 409: 'article_closed' }),
       },
       async handler(ctx, { params, body }) {
         const r = await castYapVote(deps.db, { articleId: params.id, yapId: params.yap_id, userId: ctx.state.user!.id, weight: body.weight });

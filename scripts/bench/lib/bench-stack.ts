@@ -24,12 +24,19 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-export async function benchStack(name: string, overrides: Record<string, string> = {}, opts: { sharedBuffers?: string } = {}): Promise<BenchStack> {
+/**
+ * PostgreSQL and Redis for a bench: the servers DATABASE_URL and REDIS_URL name when they are set,
+ * otherwise throwaway ones under `tmp` (pushed onto `started`, which the bench stops at the end).
+ * `sharedBuffers` restarts a throwaway PostgreSQL with that shared_buffers.
+ */
+export async function backingServices(
+  tmp: string,
+  started: RunningService[],
+  opts: { sharedBuffers?: string; databaseUrl?: string } = {},
+): Promise<{ adminUrl: string; redisUrl: string }> {
   const env = launcherEnv();
-  const tmp = mkdtempSync(path.join(os.tmpdir(), `squid-bench-${name}-`));
-  const started: RunningService[] = [];
   const log = (l: string) => console.error(`[bench] ${l}`);
-  let adminUrl = env.DATABASE_URL;
+  let adminUrl = opts.databaseUrl ?? env.DATABASE_URL;
   if (!adminUrl) {
     const pgOpts = { port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false };
     const first = await startPostgres(pgOpts);
@@ -49,6 +56,13 @@ export async function benchStack(name: string, overrides: Record<string, string>
     started.push(r);
     redisUrl = r.url;
   }
+  return { adminUrl, redisUrl };
+}
+
+export async function benchStack(name: string, overrides: Record<string, string> = {}, opts: { sharedBuffers?: string } = {}): Promise<BenchStack> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), `squid-bench-${name}-`));
+  const started: RunningService[] = [];
+  const { adminUrl, redisUrl } = await backingServices(tmp, started, opts);
   const dbName = `squid_bench_${name}_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   admin.on('error', () => undefined);
