@@ -29,7 +29,42 @@ export function portIsFree(port: number): Promise<boolean> {
 }
 
 /** A port the kernel says is free right now. */
-export function freePort(): Promise<number> {
+/**
+ * A port nothing listens on, for a server started next. Drawn at random from below the kernel's
+ * ephemeral range (ip_local_port_range): a port the kernel handed out for `listen(0)` and released
+ * again can be taken by any outgoing connection's local end before the server binds it (EADDRINUSE,
+ * seen in CI); ports below that range are never picked for outgoing connections.
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  const floor = 20_000;
+  if (low - floor > 1000) {
+    for (let i = 0; i < 50; i++) {
+      const port = floor + Math.floor(Math.random() * (low - floor));
+      if (await canListen(port)) return port;
+    }
+  }
+  return kernelPort();
+}
+
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);
