@@ -11,12 +11,15 @@
  */
 import { z } from 'zod';
 import { relayUntilEmpty } from '../src/relay/relay.js';
-import { defineJob } from './define.js';
+import { defineJob, type Enqueue } from './define.js';
 
 export const payload = z.object({}).default({});
 
 /** The deduplication id of woken runs. */
 export const RELAY_WAKE_ID = 'relay-events-wake';
+
+/** What the waker (src/relay/waker.ts) calls at each notification: one deduplicated relay-events run. */
+export const wakeRelay = (enqueue: Enqueue) => () => enqueue('relay-events', {}, { dedupeId: RELAY_WAKE_ID });
 
 /**
  * A run waits this long before its first pass, so that the commits of the next few milliseconds

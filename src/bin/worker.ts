@@ -5,7 +5,7 @@ import { createRedis } from '../redis.js';
 import { RelayWaker } from '../relay/waker.js';
 import { startWorkers } from '../worker-runtime.js';
 import { webhookKeyWarning } from '../webhooks/secrets.js';
-import { RELAY_WAKE_ID } from '../../jobs/relay-events.js';
+import { wakeRelay } from '../../jobs/relay-events.js';
 import { boot, onShutdown } from './boot.js';
 
 const { config, log } = boot('worker');
@@ -22,7 +22,7 @@ const workers = startWorkers(
 );
 log.info({ queues: workers.map((w) => w.name) }, 'workers started');
 // Wakes relay-events at each commit that recorded events (LISTEN event_outbox).
-const waker = new RelayWaker({ databaseUrl: config.DATABASE_URL, log, wake: () => queue.enqueue('relay-events', {}, { dedupeId: RELAY_WAKE_ID }) });
+const waker = new RelayWaker({ databaseUrl: config.DATABASE_URL, log, wake: wakeRelay(queue.enqueuer) });
 
 onShutdown(config, log, async () => {
   // worker.close() waits for running jobs to finish; jobs it cannot finish in time are recovered

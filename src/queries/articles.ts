@@ -5,7 +5,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../db.js';
 import { diffEdit, slugFollowsHeadline, type Changes, type EditableFields } from '../domain/article-edit.js';
-import { articleEvent } from '../domain/article-event.js';
+import { articleEvent, type ArticleEventSource } from '../domain/article-event.js';
 import { canTransition, TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
 import { DEFAULT_DECISION_REASON, type DecisionReason } from '../domain/moderation.js';
 import { slugify } from '../domain/slug.js';
@@ -486,17 +486,7 @@ export async function articleUrl(db: Db, id: number) {
 export type TransitionOutcome =
   | {
       ok: true;
-      article: {
-        id: number;
-        slug: string;
-        status: string;
-        headline: string;
-        origin: string;
-        created_at: Date;
-        published_at: Date | null;
-        sponsored: unknown;
-        scheduled_for: Date | null;
-      };
+      article: ArticleEventSource & { scheduled_for: Date | null };
       previousStatus: string;
       changes: Changes;
     }

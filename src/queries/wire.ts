@@ -4,7 +4,7 @@
 import type { FeedFormat } from '../net/feed-parse.js';
 import { sql } from 'kysely';
 import type { Db } from '../db.js';
-import { articleEvent, tsunamiEvent } from '../domain/article-event.js';
+import { articleEvent, tsunamiEvent, type ArticleEventSource } from '../domain/article-event.js';
 import { slugify } from '../domain/slug.js';
 import { newsEvent, recordEvents } from './event-log.js';
 
@@ -272,16 +272,8 @@ export async function promotionCandidates(db: Db, now: Date, minScore: number, h
     .execute();
 }
 
-export interface PromotedArticle {
-  id: number;
-  slug: string;
-  status: string;
-  headline: string;
-  origin: string;
-  created_at: Date;
-  published_at: Date | null;
-  sponsored: unknown;
-}
+/** The promoted article: the columns its events are built from. */
+export type PromotedArticle = ArticleEventSource;
 
 export type PromoteOutcome =
   | { outcome: 'promoted'; article: PromotedArticle; wireItemId: number }

@@ -5,7 +5,7 @@
  */
 import type { Worker } from 'bullmq';
 import { expect } from 'vitest';
-import { RELAY_WAKE_ID } from '../../jobs/relay-events.js';
+import { wakeRelay } from '../../jobs/relay-events.js';
 import type { AppDeps } from '../../src/deps.js';
 import { outboxDepth } from '../../src/queries/event-log.js';
 import { RelayWaker } from '../../src/relay/waker.js';
@@ -22,7 +22,7 @@ export async function startRelay(deps: AppDeps): Promise<RunningRelay> {
     { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
     { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 2, only: ['relay-events'] },
   );
-  const waker = new RelayWaker({ databaseUrl: deps.config.DATABASE_URL, log: deps.log, wake: () => deps.queue.enqueue('relay-events', {}, { dedupeId: RELAY_WAKE_ID }) });
+  const waker = new RelayWaker({ databaseUrl: deps.config.DATABASE_URL, log: deps.log, wake: wakeRelay(deps.queue.enqueuer) });
   await waker.ready;
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   return {

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Worker } from 'bullmq';
-import { RELAY_WAKE_ID } from '../../jobs/relay-events.js';
+import { wakeRelay } from '../../jobs/relay-events.js';
 import { job as sweepJob } from '../../jobs/webhook-sweep.js';
 import type { AppDeps } from '../../src/deps.js';
 import { transitionArticle } from '../../src/queries/articles.js';
@@ -101,7 +101,7 @@ export async function startWebhookWorkers(deps: AppDeps, opts: { sweepMs?: numbe
     concurrencyCap: 2,
     only: ['relay-events', 'webhook-deliver'],
   });
-  const waker = new RelayWaker({ databaseUrl: deps.config.DATABASE_URL, log: deps.log, wake: () => deps.queue.enqueue('relay-events', {}, { dedupeId: RELAY_WAKE_ID }) });
+  const waker = new RelayWaker({ databaseUrl: deps.config.DATABASE_URL, log: deps.log, wake: wakeRelay(deps.queue.enqueuer) });
   await waker.ready;
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   let stopped = false;
