@@ -24,6 +24,7 @@ import * as m20261125T210500 from './20261125T210500_media_from_disk.js';
 import * as m20261126T010000 from './20261126T010000_payment_delivery.js';
 import * as m20261126T090000 from './20261126T090000_event_log_lean_commit.js';
 import * as m20261126T100000 from './20261126T100000_feed_covering_indexes.js';
+import * as m20261127T090000 from './20261127T090000_event_log_commit_lookup.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '20261126T010000_payment_delivery': m20261126T010000,
   '20261126T090000_event_log_lean_commit': m20261126T090000,
   '20261126T100000_feed_covering_indexes': m20261126T100000,
+  '20261127T090000_event_log_commit_lookup': m20261127T090000,
 };
