@@ -3,7 +3,10 @@
  * (event_log_commit) runs pg_notify('event_outbox') inside the writer's transaction; PostgreSQL delivers it to every
  * listener when (and only when) that transaction commits. On each notification this process
  * enqueues a relay-events run, deduplicated (jobs/relay-events.ts): a burst of commits costs one or
- * two runs, and a wake-up during a run is kept as one follow-up run.
+ * two runs, and a wake-up during a run is kept as one follow-up run. Enqueues are at least
+ * RELAY_WAKE_SPACING_MS apart: the first notification after a quiet spell enqueues at once, later
+ * ones inside the spacing become one enqueue at its end (a busy writer's commits then cost one
+ * BullMQ call per spacing instead of one per commit; the run lingers longer than that anyway).
  *
  * Writers therefore do nothing after their commit: no Redis call on the request path, no hand-wired
  * follow-up. When the listening connection drops, it reconnects with backoff and wakes the relay
@@ -15,11 +18,16 @@ import type { Logger } from '../logger.js';
 
 export const OUTBOX_CHANNEL = 'event_outbox';
 
+/** Least time between two relay enqueues of one waker (see the module comment). */
+export const RELAY_WAKE_SPACING_MS = 10;
+
 export interface RelayWakerOptions {
   databaseUrl: string;
   log: Logger;
   /** Enqueue one relay run; failures are logged (the sweep catches up). */
   wake: () => Promise<unknown>;
+  /** Least time between two enqueues (default RELAY_WAKE_SPACING_MS). */
+  spacingMs?: number;
 }
 
 export class RelayWaker {
@@ -29,6 +37,8 @@ export class RelayWaker {
   private again = false;
   private retryMs = 100;
   private timer: NodeJS.Timeout | null = null;
+  private spacingTimer: NodeJS.Timeout | null = null;
+  private lastWakeAt = Number.NEGATIVE_INFINITY;
   readonly counters = { notifications: 0, wakes: 0, wakeErrors: 0, reconnects: 0 };
   /** Resolves once the first LISTEN is in place. */
   readonly ready: Promise<void>;
@@ -80,14 +90,30 @@ export class RelayWaker {
     this.retryMs = Math.min(this.retryMs * 2, 5000);
   }
 
-  /** Enqueue a run, coalescing: while one enqueue is in flight, further wake-ups become one more. */
+  /**
+   * Enqueue a run, coalescing: while one enqueue is in flight or the spacing since the last one has
+   * not passed, further wake-ups become one more enqueue, made as soon as both allow. None is lost.
+   */
   wake(): void {
     if (this.stopped) return;
-    if (this.inflight) {
+    if (this.inflight || this.spacingTimer) {
       this.again = true;
       return;
     }
+    const wait = this.lastWakeAt + (this.opts.spacingMs ?? RELAY_WAKE_SPACING_MS) - performance.now();
+    if (wait > 0) {
+      this.again = true;
+      this.spacingTimer = setTimeout(() => {
+        this.spacingTimer = null;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      }, wait);
+      return;
+    }
     this.inflight = true;
+    this.lastWakeAt = performance.now();
     this.counters.wakes++;
     this.opts
       .wake()
@@ -107,6 +133,7 @@ export class RelayWaker {
   async close(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.spacingTimer) clearTimeout(this.spacingTimer);
     const c = this.client;
     this.client = null;
     if (c) await c.end().catch(() => undefined);
