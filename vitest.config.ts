@@ -12,6 +12,7 @@ export default defineConfig({
     // Checks every response the service sends to a test against the OpenAPI document.
     setupFiles: ['test/support/openapi-hook.ts'],
     pool: 'forks',
+    isolate: false,
     // Integration tests mostly wait on Postgres, Redis and child processes: three forks keep two
     // cores busy (measured: 315 s against 364 s with the default on a loaded 2-core machine).
     maxWorkers: 3,
