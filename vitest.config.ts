@@ -8,7 +8,8 @@ export default defineConfig({
   test: {
     include: tier.include,
     exclude: [...tier.exclude, '**/node_modules/**'],
-    globalSetup: ['test/support/global-setup.ts', 'test/support/openapi-setup.ts'],
+    // PostgreSQL, Redis, the migrated template and the OpenAPI document (openapi-setup.ts), built at once.
+    globalSetup: ['test/support/global-setup.ts'],
     // Checks every response the service sends to a test against the OpenAPI document.
     setupFiles: ['test/support/openapi-hook.ts'],
     pool: 'forks',

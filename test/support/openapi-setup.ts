@@ -1,5 +1,5 @@
 /**
- * Global set-up of the response-check layer: the OpenAPI document is built once for the whole run
+ * Global set-up of the response-check layer (run by global-setup.ts, beside the services): the OpenAPI document is built once for the whole run
  * (not once per test file) and written with the listed error codes to a JSON artefact that each
  * test file reads on its first checked response (see openapi-check.ts and openapi-hook.ts).
  */
@@ -12,10 +12,10 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject) {
+export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
   if (process.env.SQUID_OPENAPI_CHECK === 'off') {
     project.provide('openapiChecks', '');
-    return;
+    return undefined;
   }
   const dir = new URL(`../../node_modules/.cache/squid-openapi-checks-${process.pid}`, import.meta.url).pathname;
   // Imported here, not at the top: the route tree is loaded only when the layer is on.
