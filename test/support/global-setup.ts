@@ -32,29 +32,18 @@ declare module 'vitest' {
 /**
  * The run's global set-up: the services above and the response-check layer's document
  * (openapi-setup.ts), at once: PostgreSQL starts in its own processes while this one builds the
- * document, which is CPU work.
+ * document (CPU work) when its cached copy is out of date.
  */
 export default async function setup(project: TestProject) {
   const services = startServices(project);
   services.catch(() => undefined); // awaited below, after the document
-  let closeDocument: (() => void) | undefined;
   try {
-    closeDocument = await openapiSetup(project);
+    await openapiSetup(project);
   } catch (err) {
     await services.then((stop) => stop()).catch(() => undefined);
     throw err;
   }
-  let stopServices: () => Promise<void>;
-  try {
-    stopServices = await services;
-  } catch (err) {
-    closeDocument?.();
-    throw err;
-  }
-  return async () => {
-    await stopServices();
-    closeDocument?.();
-  };
+  return await services;
 }
 
 async function startServices(project: TestProject): Promise<() => Promise<void>> {
