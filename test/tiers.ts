@@ -9,9 +9,9 @@
 export const slowTiers = {
   /**
    * Integration files that take more than about 5 s on their own: a TypeScript compile of a generated
-   * client, real waits for a payment authorization to expire.
+   * client, real waits for a payment authorization to expire, a job queue's fixed retry backoffs.
    */
-  slow: ['test/integration/openapi-client.test.ts', 'test/integration/x402-settlement-retry.test.ts'],
+  slow: ['test/integration/openapi-client.test.ts', 'test/integration/x402-settlement-retry.test.ts', 'test/integration/wire-ingest.test.ts'],
   /** Property-based and random-input tests (they print their seed and path on failure). */
   fuzz: ['test/integration/*fuzz*.test.ts'],
   /** Fault drills: processes killed, Redis and PostgreSQL restarted. */
