@@ -1,12 +1,17 @@
 /**
  * Test tiers. `npm test` (what CI runs) is every tier. The slow tiers can be run alone
- * (`npm run test:fuzz`, `test:drills`, `test:browser`, `test:launcher`), and `npm run test:quick`
+ * (`npm run test:slow`, `test:fuzz`, `test:drills`, `test:browser`, `test:launcher`), and `npm run test:quick`
  * runs everything else (unit tests and the fast integration tests) for the inner loop.
  *
  * A new test file is quick unless it is listed here: put it in a slow tier when it takes more than a
  * few seconds, starts the whole stack, drives a browser or runs a fault drill.
  */
 export const slowTiers = {
+  /**
+   * Integration files that take more than about 5 s on their own: a TypeScript compile of a generated
+   * client, real waits for a payment authorization to expire, a job queue's fixed retry backoffs.
+   */
+  slow: ['test/integration/openapi-client.test.ts', 'test/integration/x402-settlement-retry.test.ts', 'test/integration/wire-ingest.test.ts'],
   /** Property-based and random-input tests (they print their seed and path on failure). */
   fuzz: ['test/integration/*fuzz*.test.ts'],
   /** Fault drills: processes killed, Redis and PostgreSQL restarted. */

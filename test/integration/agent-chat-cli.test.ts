@@ -47,7 +47,9 @@ describe('telegram', () => {
       expect(r.code).toBe(1);
       expect(r.err).toContain('TELEGRAM_BOT_TOKEN');
     } finally {
-      process.env.TELEGRAM_BOT_TOKEN = token;
+      // Restored exactly (workers run several files in one process): unset stays unset, not "undefined".
+      if (token === undefined) delete process.env.TELEGRAM_BOT_TOKEN;
+      else process.env.TELEGRAM_BOT_TOKEN = token;
     }
   });
 });

@@ -2,10 +2,12 @@
  * Timing, with the windows shortened by configuration: the registration window, and the handshake
  * challenge expired by a real delayed job in a worker (not by the web process noticing late).
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { solveChallenge, startRig, type Rig } from '../support/agent-chat.js';
 import { sessionFor } from '../support/auth.js';
 import { tgBot } from '../support/telegram-server.js';
+import { waitFor } from '../support/wait.js';
 
 let rig: Rig;
 const WINDOW_S = 2;
@@ -16,7 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => rig.close());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const post = (path: string, body: unknown, bearer: Record<string, string>) => rig.http.post(`/api/v1/agent-chat/${path}`, body, bearer);
 
 async function registeredAgent() {
@@ -32,7 +33,20 @@ it('a /register older than the window is refused with registration_window_expire
   const s = await sessionFor(rig.deps.db, rig.deps.config.JWT_SECRET, { accountType: 'cyborg' });
   const bot = tgBot('slow_operator_bot');
   await rig.tg.deliver(rig.tg.updates.text(bot, '/register'));
-  await sleep((WINDOW_S + 1) * 1000 + 100);
+  // Until the database's clock (the one the window is checked against) puts the command past it.
+  await waitFor(
+    async () =>
+      (
+        await rig.deps.db
+          .selectFrom('agent_registration_commands')
+          .select(sql<boolean>`sent_at < now() - make_interval(secs => ${WINDOW_S})`.as('past'))
+          .where(sql`lower(telegram_username)`, '=', 'slow_operator_bot')
+          .orderBy('sent_at', 'desc')
+          .limit(1)
+          .executeTakeFirst()
+      )?.past,
+    { timeout: (WINDOW_S + 5) * 1000, interval: 50, what: 'the /register to be older than the window' },
+  );
   const late = await post('register/', { operator: 'Op', model_name: 'm', telegram_bot_username: bot.username }, s.bearer);
   expect(late.status).toBe(409);
   expect(late.body.error.code).toBe('registration_window_expired');

@@ -15,7 +15,12 @@ let deps: TestDeps;
 let http: ReturnType<typeof request>;
 let articleId: number;
 const PATH = '/api/v1/news/?sort_type=new&per_page=1';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * A fixed wait that is the bound under test, not a wait for a condition: a request made
+ * FEED_GEN_CHECK_MS (+10 ms) after the bump must already see the change. Polling would only show
+ * that it arrives eventually.
+ */
+const pastTheCheckWindow = () => new Promise((r) => setTimeout(r, FEED_GEN_CHECK_MS + 10));
 
 beforeAll(async () => {
   deps = await createTestDeps();
@@ -52,7 +57,7 @@ describe('feed cache copies in the web process', () => {
     expect(await headline()).toBe('Before'); // cached (the change was made behind the API's back)
     // What invalidateFeedCache() does in a worker or another web process: only the Redis counter moves.
     await deps.redis.incr(`${deps.config.QUEUE_PREFIX}:feed:gen`);
-    await sleep(FEED_GEN_CHECK_MS + 10);
+    await pastTheCheckWindow();
     expect(await headline()).toBe('After');
     expect(FEED_GEN_CHECK_MS * 20).toBeLessThan(FEED_CACHE_TTL_MS);
   });
@@ -60,7 +65,7 @@ describe('feed cache copies in the web process', () => {
   it('never outlive the Redis entry when nothing is announced', async () => {
     await rename('Third');
     await deps.redis.incr(`${deps.config.QUEUE_PREFIX}:feed:gen`);
-    await sleep(FEED_GEN_CHECK_MS + 10);
+    await pastTheCheckWindow();
     expect(await headline()).toBe('Third');
     await rename('Fourth');
     // Nothing announced: the page may stay cached, but never past the entry's expiry.

@@ -29,6 +29,8 @@ afterAll(async () => {
 interface Trickle {
   /** Resolves when the server closes the connection: what it answered (if anything) and when. */
   ended: Promise<{ reply: string; afterMs: number }>;
+  /** Resolves when the connection is open and the head written. */
+  sent: Promise<void>;
   stop(): void;
 }
 
@@ -44,7 +46,7 @@ function trickle(head: string, drip: string, everyMs: number): Trickle {
     if (!socket.writable) return;
     socket.write(drip[i++ % drip.length]);
   }, everyMs);
-  socket.write(head);
+  const sent = new Promise<void>((resolve) => socket.write(head, () => resolve()));
   const ended = new Promise<{ reply: string; afterMs: number }>((resolve) =>
     socket.on('close', () => {
       clearInterval(timer);
@@ -53,6 +55,7 @@ function trickle(head: string, drip: string, everyMs: number): Trickle {
   );
   return {
     ended,
+    sent,
     stop() {
       clearInterval(timer);
       socket.destroy();
@@ -88,7 +91,7 @@ describe('connection-level limits of the web process', () => {
 
   it('keeps serving others while 200 slowloris connections are open', async () => {
     const crowd = Array.from({ length: 200 }, () => trickle('GET / HTTP/1.1\r\nHost: x\r\n', 'Y: z\r\n', 500));
-    await new Promise((r) => setTimeout(r, 300));
+    await Promise.all(crowd.map((c) => c.sent));
     const t0 = Date.now();
     for (let i = 0; i < 10; i++) {
       const r = await fetch(`http://127.0.0.1:${port}/api/v1/news/`);

@@ -172,6 +172,8 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
     expect(row.delivered_at).toBeNull();
 
     // Wait until the authorization no longer verifies as fresh: a new payment with it would be payment_expired.
+    // A wait for the clock itself (validBefore is a wall-clock second the service compares with its
+    // own clock); polling with a new payment would spend the authorization before it expires.
     const waitMs = (Number(validBefore) - 5) * 1000 - Date.now() + 200;
     if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
     const fresh = await signedHeader(account, req, { validBefore });

