@@ -37,7 +37,8 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
       await admin.query(`CREATE DATABASE ${dbName} TEMPLATE ${template}`);
       break;
     } catch (err) {
-      if (i > 50 || !/being accessed by other users/.test((err as Error).message)) throw err;
+      // 55006 object_in_use: the template still has a session.
+      if (i > 50 || (err as { code?: string }).code !== '55006') throw err;
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 100));
     }
   }
