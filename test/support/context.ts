@@ -95,7 +95,7 @@ export async function createTestDeps(overrides: Record<string, string> = {}): Pr
   const config = env.config;
   const log = createLogger('test', config.LOG_LEVEL);
   const db: Db = createDb(config.DATABASE_URL, { max: 5 });
-  const redis: Redis = createRedis(config.REDIS_URL, 'command', 'test', { autoPipelining: true });
+  const redis: Redis = createRedis(config.REDIS_URL, 'command', 'test', { autoPipelining: true, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
   const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
   const events = new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), config.EVENT_STREAM_MAXLEN);
   return {
