@@ -11,7 +11,8 @@ import type { TestProject } from 'vitest/node';
 import { launcherEnv } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
 import { migrateToLatest } from '../../src/migrate.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../../scripts/lib/services.js';
+import { backingServices } from '../../scripts/lib/backing-services.js';
+import type { RunningService } from '../../scripts/lib/services.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -36,22 +37,7 @@ export default async function setup(project: TestProject) {
 }
 
 async function start(project: TestProject, env: ReturnType<typeof launcherEnv>, log: (l: string) => void, started: RunningService[], tmp: string) {
-  let adminUrl: string;
-  if (env.DATABASE_URL) {
-    adminUrl = env.DATABASE_URL;
-  } else {
-    const pgSvc = await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false });
-    started.push(pgSvc);
-    adminUrl = pgSvc.url;
-  }
-  let redisUrl: string;
-  if (env.REDIS_URL) {
-    redisUrl = env.REDIS_URL;
-  } else {
-    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
-    started.push(r);
-    redisUrl = r.url;
-  }
+  const { adminUrl, redisUrl } = await backingServices(tmp, started, { log, databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL });
 
   const templateDb = `squid_tpl_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
