@@ -189,24 +189,11 @@ export class Stack {
 
   // -- backing services ------------------------------------------------------------------------
 
-  async stopRedis(): Promise<void> {
-    if (!this.redisSvc) throw new Error('this stack does not own its Redis');
-    await this.redisSvc.stop();
-  }
-
-  async startRedis(): Promise<void> {
-    if (!this.redisSvc) throw new Error('this stack does not own its Redis');
-    await this.redisSvc.start();
-  }
-
-  async stopPostgres(): Promise<void> {
-    if (!this.pgSvc) throw new Error('this stack does not own its PostgreSQL');
-    await this.pgSvc.stop();
-  }
-
-  async startPostgres(): Promise<void> {
-    if (!this.pgSvc) throw new Error('this stack does not own its PostgreSQL');
-    await this.pgSvc.start();
+  /** The Redis or PostgreSQL this stack started, to stop and start again (same port and data). */
+  server(service: 'redis' | 'postgres'): ManagedServer {
+    const svc = service === 'redis' ? this.redisSvc : this.pgSvc;
+    if (!svc) throw new Error(`this stack does not own its ${service === 'redis' ? 'Redis' : 'PostgreSQL'} (it was given a URL)`);
+    return svc;
   }
 
   /** Resident set size of a process in bytes (Linux /proc). */
