@@ -21,12 +21,14 @@ type LegacyOptions = RedisOptions & { replyMapping?: 'legacy' };
  * of each waiting out its own time-out (with auto-pipelining, a batch is not sent before the one
  * ahead of it is answered, so waits would add up batch after batch). One PING, sent when the
  * connection is found hung, notices the recovery: its reply, or any other reply, ends the state,
- * as does the connection closing (the client's status tells an outage from then on).
+ * as does the connection closing or becoming ready again (while it is not ready, the client's
+ * status tells the outage, and a time-out then does not mark it hung).
  */
 class CommandConnection extends Redis {
   // Assigned after super() (a conditional super() allows no field initialisers); 0: not hung.
   private hungSince: number;
   private probing: boolean;
+  private probes: WeakSet<Command>;
   private readonly timeoutMs: number;
 
   constructor(url: string | null, options: LegacyOptions, timeoutMs: number) {
@@ -34,10 +36,14 @@ class CommandConnection extends Redis {
     else super(url, options);
     this.hungSince = 0;
     this.probing = false;
+    this.probes = new WeakSet();
     this.timeoutMs = timeoutMs;
-    this.on('close', () => {
+    // A new connection starts unsuspected.
+    const reset = () => {
       this.hungSince = 0;
-    });
+    };
+    this.on('close', reset);
+    this.on('ready', reset);
   }
 
   /** True from a command's time-out until Redis answers again (or the connection closes). */
@@ -46,14 +52,19 @@ class CommandConnection extends Redis {
   }
 
   override sendCommand(command: Command, stream?: SendStream): unknown {
-    if (this.hungSince) {
+    // The recovery PING passes even while hung (ioredis sends it again itself after a reconnect).
+    if (this.probes.has(command)) return super.sendCommand(command, stream);
+    if (this.hungSince && this.status === 'ready') {
       command.reject(this.unavailable(`Redis has not answered for ${Date.now() - this.hungSince} ms`));
       return command.promise;
     }
     const timer = setTimeout(() => {
-      this.hungSince ||= Date.now();
+      // Only a connected client can be hung; otherwise its status already says Redis is down.
+      if (this.status === 'ready') {
+        this.hungSince ||= Date.now();
+        this.probe();
+      }
       command.reject(this.unavailable(`no reply to ${command.name} within ${this.timeoutMs} ms`));
-      this.probe();
     }, this.timeoutMs);
     command.promise.then(
       () => this.answered(timer),
@@ -72,6 +83,7 @@ class CommandConnection extends Redis {
     if (this.probing) return;
     this.probing = true;
     const ping = new Command('ping', []);
+    this.probes.add(ping);
     ping.promise.then(
       () => {
         this.probing = false;

@@ -23,6 +23,7 @@ const SLACK_MS = 1500;
 const BROWSER = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0' };
 
 let redis: RunningService;
+let redisPort: number;
 let dir: string;
 let stopped = false;
 let deps: TestDeps;
@@ -41,7 +42,8 @@ function resume() {
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'squid-hung-redis-'));
-  redis = await startRedis({ port: await freePort(), dir, persistent: false, log: () => undefined });
+  redisPort = await freePort();
+  redis = await startRedis({ port: redisPort, dir, persistent: false, log: () => undefined });
   deps = await createTestDeps({ REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: String(TIMEOUT_MS) });
   http = request(createApp(deps));
   alice = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'alice' });
@@ -122,5 +124,27 @@ describe('a hung Redis (SIGSTOP)', () => {
       resume();
     }
     await waitFor(async () => (await routes.click()).status === 302, { timeout: 5000, what: 'the click route to answer 302 again' });
+  }, 30_000);
+
+  it('recovers when the hung Redis is replaced by a new one on its port (the connection closes and reconnects)', async () => {
+    stop();
+    expectUnavailable('feed', await timed(routes.feed));
+    // The hung server dies (SIGKILL works on a stopped process) and a new one takes its port.
+    const dead = new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        try {
+          process.kill(redis.pid, 0);
+        } catch {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 20);
+    });
+    process.kill(redis.pid, 'SIGKILL');
+    stopped = false;
+    await dead;
+    redis = await startRedis({ port: redisPort, dir, persistent: false, log: () => undefined });
+    await waitFor(async () => (await routes.feed()).status === 200, { timeout: 10_000, what: 'the feed to answer 200 on the new Redis' });
+    for (const [name, f] of Object.entries(routes)) expect([name, (await f()).status]).toEqual([name, name === 'submission' ? 201 : name === 'click' ? 302 : 200]);
   }, 30_000);
 });
