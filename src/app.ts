@@ -20,6 +20,7 @@ import { docsCsp } from './routes/docs.js';
 import { allRoutes } from './routes/index.js';
 import { editorCsp as editorConsoleCsp } from './editor/routes.js';
 import { mcpEndpoint } from './mcp/server.js';
+import { redisHung } from './redis.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -73,8 +74,9 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), o
     }),
   );
   // ioredis fails commands with plain Errors while its connection is down: the client's state at
-  // the time of the error tells a Redis outage (503) from a bug (500).
-  const probe = { redisDown: () => deps.redis.status !== 'ready' };
+  // the time of the error (not connected, or connected to a Redis that stopped answering) tells a
+  // Redis outage (503) from a bug (500).
+  const probe = { redisDown: () => deps.redis.status !== 'ready' || redisHung(deps.redis) };
   app.use(errorMiddleware(deps.log, probe));
   // Before credential parsing: the scrape token is not a session token.
   app.use(metrics.endpoint());

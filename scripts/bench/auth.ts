@@ -29,7 +29,8 @@ import { createRedis } from '../../src/redis.js';
 import { allRoutes } from '../../src/routes/index.js';
 import { signAccessToken } from '../../src/auth/tokens.js';
 import type { RunningService } from '../lib/services.js';
-import { backingServices } from './lib/bench-stack.js';
+import { backingServices } from '../lib/backing-services.js';
+import { benchLog } from './lib/bench-stack.js';
 import { loadFromChild } from './lib/load.js';
 import { koaListener } from '../../src/http/listener.js';
 
@@ -70,7 +71,7 @@ const started: RunningService[] = [];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 try {
-  const { adminUrl, redisUrl } = await backingServices(tmp, started);
+  const { adminUrl, redisUrl } = await backingServices(tmp, started, { log: benchLog });
   const dbName = `squid_bench_auth_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

@@ -55,7 +55,7 @@ import pg from 'pg';
 import { RELAY_WAKE_ID } from '../../jobs/relay-events.js';
 import { createApp } from '../../src/app.js';
 import { signAccessToken } from '../../src/auth/tokens.js';
-import { launcherEnv, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { createDb, type Db } from '../../src/db.js';
 import { articleEvent } from '../../src/domain/article-event.js';
 import { normalizeUrl } from '../../src/domain/url-normalize.js';
@@ -69,7 +69,8 @@ import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import { RELAY_BATCH } from '../../src/relay/relay.js';
 import { allRoutes } from '../../src/routes/index.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import { backingServices } from '../lib/backing-services.js';
+import { freePort, type RunningService } from '../lib/services.js';
 import type { ClosedCmd, ClosedDone, RateCmd, RateDone } from './lib/post-load.js';
 import {
   ActivitySampler,
@@ -919,7 +920,6 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
 // Main
 
 async function main() {
-  const env = launcherEnv();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-events-'));
   const started: RunningService[] = [];
   let admin: pg.Client | null = null;
@@ -928,29 +928,10 @@ async function main() {
   const dbName = `squid_bench_events_${process.pid}`;
   const t0 = Date.now();
   try {
-    let adminUrl = env.DATABASE_URL;
-    let pgPid: number | null = null;
-    if (!adminUrl) {
-      const pgOpts = { port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false };
-      const first = await startPostgres(pgOpts);
-      const cl = new pg.Client({ connectionString: first.url });
-      await cl.connect();
-      await cl.query('ALTER SYSTEM SET track_commit_timestamp = on');
-      await cl.end();
-      await first.stop();
-      const s = await startPostgres(pgOpts);
-      started.push(s);
-      adminUrl = s.url;
-      pgPid = s.pid;
-    }
-    let redisUrl = env.REDIS_URL;
-    let redisPid: number | null = null;
-    if (!redisUrl) {
-      const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
-      started.push(r);
-      redisUrl = r.url;
-      redisPid = r.pid;
-    }
+    const backing = await backingServices(tmp, started, { log, pgSettings: { track_commit_timestamp: 'on' } });
+    const { adminUrl, redisUrl } = backing;
+    const pgPid = backing.postgres?.pid ?? null;
+    const redisPid = backing.redis?.pid ?? null;
     rootAdmin = new pg.Client({ connectionString: adminUrl });
     rootAdmin.on('error', () => undefined);
     await rootAdmin.connect();

@@ -48,7 +48,8 @@ import { allRoutes } from '../../src/routes/index.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import type { RunningService } from '../lib/services.js';
-import { backingServices } from './lib/bench-stack.js';
+import { backingServices } from '../lib/backing-services.js';
+import { benchLog } from './lib/bench-stack.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { BENCH_TOKEN, seedFeed } from './seed-feed.js';
 import { koaListener } from '../../src/http/listener.js';
@@ -65,7 +66,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 try {
   // An already seeded database (e.g. 1,000,000 articles seeded once): no create, seed or drop.
   const seededUrl = process.env.SEEDED_DATABASE_URL;
-  const { adminUrl, redisUrl } = await backingServices(tmp, started, { sharedBuffers: '512MB', databaseUrl: seededUrl });
+  const { adminUrl, redisUrl } = await backingServices(tmp, started, { log: benchLog, pgSettings: { shared_buffers: '512MB' }, databaseUrl: seededUrl });
   const dbName = `squid_bench_feed_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   admin.on('error', () => undefined);

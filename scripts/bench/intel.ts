@@ -40,7 +40,7 @@ import { insertApiKey } from '../../src/queries/api-keys.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import type { RunningService } from '../lib/services.js';
-import { backingServices } from './lib/bench-stack.js';
+import { backingServices } from '../lib/backing-services.js';
 import { koaListener } from '../../src/http/listener.js';
 
 const ARTICLES = 100_000;
@@ -132,7 +132,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const f1 = (x: number) => x.toFixed(1);
 
 try {
-  const { adminUrl, redisUrl } = await backingServices(tmp, started);
+  const { adminUrl, redisUrl } = await backingServices(tmp, started, { log });
   const dbName = `squid_bench_intel_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

@@ -28,7 +28,7 @@ import { createRedis } from '../../src/redis.js';
 import { computeMonth } from '../../src/queries/leaderboards.js';
 import { distributeMonth } from '../../src/queries/rewards.js';
 import type { RunningService } from '../lib/services.js';
-import { backingServices } from './lib/bench-stack.js';
+import { backingServices } from '../lib/backing-services.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { koaListener } from '../../src/http/listener.js';
 
@@ -53,7 +53,7 @@ async function timed<T>(label: string, fn: () => Promise<T>): Promise<[T, number
 }
 
 try {
-  const { adminUrl, redisUrl } = await backingServices(tmp, started);
+  const { adminUrl, redisUrl } = await backingServices(tmp, started, { log });
   const dbName = `squid_bench_lb_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

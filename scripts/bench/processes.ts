@@ -25,7 +25,7 @@ import { migrateToLatest } from '../../src/migrate.js';
 import { buildDist, platformEnv } from '../lib/build.js';
 import { repoRoot, serviceTypes } from '../lib/procfile.js';
 import { freePort, type RunningService } from '../lib/services.js';
-import { backingServices } from './lib/bench-stack.js';
+import { backingServices } from '../lib/backing-services.js';
 
 const roundsArg = process.argv.indexOf('--rounds');
 const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
@@ -128,7 +128,7 @@ const started: RunningService[] = [];
 try {
   const build = await buildDist();
   console.log(`npm run build: ${(build.ms / 1000).toFixed(1)} s`);
-  const { adminUrl, redisUrl } = await backingServices(tmp, started);
+  const { adminUrl, redisUrl } = await backingServices(tmp, started, { log });
   const dbName = `squid_bench_procs_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

@@ -29,7 +29,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { job as wireFetch } from '../../jobs/wire-fetch.js';
 import { createApp } from '../../src/app.js';
-import { childEnv, launcherEnv, loadConfig, type Config } from '../../src/config.js';
+import { childEnv, loadConfig, type Config } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
 import type { AppDeps } from '../../src/deps.js';
 import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/domain/headline-similarity.js';
@@ -42,7 +42,8 @@ import { checkProvenance, refreshCommonWords } from '../../src/queries/provenanc
 import { addSource } from '../../src/queries/wire.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import { backingServices } from '../lib/backing-services.js';
+import type { RunningService } from '../lib/services.js';
 import { koaListener } from '../../src/http/listener.js';
 
 const arg = (name: string, def: number) => {
@@ -160,7 +161,6 @@ function rssFeed(n: number): string {
 
 // ---------------------------------------------------------------------------------------------
 
-const env = launcherEnv();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-prov-'));
 const started: RunningService[] = [];
 let worker: ChildProcess | undefined;
@@ -174,9 +174,9 @@ try {
       .map((x) => x.toFixed(2))
       .join(' ')}`,
   );
-  adminUrl =
-    env.DATABASE_URL ?? started[started.push(await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false })) - 1].url;
-  const redisUrl = env.REDIS_URL ?? started[started.push(await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log })) - 1].url;
+  const backing = await backingServices(tmp, started, { log });
+  adminUrl = backing.adminUrl;
+  const redisUrl = backing.redisUrl;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${dbName}`);

@@ -8,13 +8,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launcherEnv, childEnv } from '../../src/config.js';
+import { childEnv } from '../../src/config.js';
 import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../lib/services.js';
+import { backingServices } from '../lib/backing-services.js';
+import type { RunningService } from '../lib/services.js';
 
 const N = Number(process.argv[2] ?? 1000);
-const env = launcherEnv();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-'));
 const started: RunningService[] = [];
 const log = (l: string) => console.error(`[bench] ${l}`);
@@ -24,9 +24,7 @@ function pct(sorted: number[], p: number) {
 }
 
 try {
-  const databaseUrl =
-    env.DATABASE_URL ?? started[started.push(await startPostgres({ port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'bench', durable: false })) - 1].url;
-  const redisUrl = env.REDIS_URL ?? started[started.push(await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log })) - 1].url;
+  const { adminUrl: databaseUrl, redisUrl } = await backingServices(tmp, started, { log, database: 'bench' });
   const prefix = `bench${process.pid}`;
   const worker = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
     env: childEnv({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', JWT_SECRET: 'b'.repeat(40) }),

@@ -59,7 +59,8 @@ import { parseStreamFilter } from '../../src/broadcaster/filter.js';
 import { EventPublisher, type EventType, type NewsEvent } from '../../src/events.js';
 import { createRedis } from '../../src/redis.js';
 import { buildDist } from '../lib/build.js';
-import { freePort, startRedis } from '../lib/services.js';
+import { backingServices } from '../lib/backing-services.js';
+import { freePort } from '../lib/services.js';
 import { onMessage } from './lib/child.js';
 
 const self = fileURLToPath(import.meta.url);
@@ -427,7 +428,9 @@ async function main() {
     await buildDist();
   }
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-ws-bench-'));
-  const redis = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
+  // Always a Redis of its own (not REDIS_URL): the bench measures one ws process on an idle Redis.
+  const { redis } = await backingServices(tmp, [], { log, fromEnv: false, postgres: false });
+  if (!redis) throw new Error('no Redis was started');
   const results: PhaseResult[] = [];
   try {
     const one: Phase[] = values.only ? [values.only as Phase] : mixed ? ['ws', 'ws-filtered', 'ws-nomatch'] : ['ws', 'baseline'];

@@ -51,12 +51,10 @@ export async function runRestartDrill(opts: {
 
     const downAt = Date.now();
     log(`stopping ${opts.service}`);
-    if (opts.service === 'redis') await stack.stopRedis();
-    else await stack.stopPostgres();
+    await stack.server(opts.service).stop();
     await sleep((opts.downS ?? 5) * 1000);
     log(`starting ${opts.service}`);
-    if (opts.service === 'redis') await stack.startRedis();
-    else await stack.startPostgres();
+    await stack.server(opts.service).start();
     const upAt = Date.now();
     await sleep((opts.afterS ?? 10) * 1000);
     await traffic.stop();

@@ -205,7 +205,7 @@ export async function runEventOutageDrill(opts: EventOutageOptions = {}): Promis
     };
     const downAt = Date.now();
     log('stopping redis');
-    await stack.stopRedis();
+    await stack.server('redis').stop();
     const directWriter = opts.directWhileDown === false ? Promise.resolve() : direct();
     await sleep((opts.downS ?? 5) * 1000);
     outage = false;
@@ -213,7 +213,7 @@ export async function runEventOutageDrill(opts: EventOutageOptions = {}): Promis
     const lastBeforeUp = await maxEventId(stack);
     const outboxWhenBack = await pendingThrough(stack, Number.MAX_SAFE_INTEGER);
     log(`starting redis (${outboxWhenBack} events in the outbox)`);
-    await stack.startRedis();
+    await stack.server('redis').start();
     const upAt = Date.now();
 
     // How long the outage's backlog takes to leave the outbox once Redis is back.

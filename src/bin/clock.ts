@@ -6,7 +6,7 @@ import { boot, onShutdown } from './boot.js';
 // The clock does no work itself: it upserts BullMQ job schedulers, then idles so that a
 // Heroku-style platform does not restart it in a loop. Re-upserting hourly heals a flushed Redis.
 const { config, log } = boot('clock');
-const redis = createRedis(config.REDIS_URL, 'command', 'clock');
+const redis = createRedis(config.REDIS_URL, 'command', 'clock', { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
 const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
 
 async function sync() {

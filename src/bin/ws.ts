@@ -7,7 +7,7 @@ import { boot, onShutdown } from './boot.js';
 const { config, log } = boot('ws');
 const streamKey = eventStreamKey(config.QUEUE_PREFIX);
 // GET /metrics on the stream port (same token as web); its Redis connection only when enabled.
-const metricsRedis = config.METRICS_TOKEN ? createRedis(config.REDIS_URL, 'command', 'ws-metrics') : null;
+const metricsRedis = config.METRICS_TOKEN ? createRedis(config.REDIS_URL, 'command', 'ws-metrics', { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS }) : null;
 const metrics = new WsMetrics({ token: config.METRICS_TOKEN, stats: () => broadcaster.stats(), redis: metricsRedis, streamKey, log });
 const broadcaster = createBroadcaster({ ...broadcasterOptionsFromConfig(config, streamKey, log), httpHandler: metrics.handle });
 // Hostile clients: the same head-size limit and slowloris timeouts as web, for upgrades too.

@@ -43,6 +43,17 @@ export function parseStreamInfo(reply: unknown): StreamInfo {
   };
 }
 
+/**
+ * XINFO STREAM's reply read from a pipeline or MULTI that sent `EXISTS key` just before it: null when
+ * the stream does not exist (XINFO fails on a missing key; EXISTS says so without reading the error's
+ * text), the parsed info otherwise. Any other failure is thrown.
+ */
+export function streamInfoFrom(exists: [Error | null, unknown], info: [Error | null, unknown]): StreamInfo | null {
+  if (!info[0]) return parseStreamInfo(info[1]);
+  if (!exists[0] && exists[1] === 0) return null;
+  throw info[0];
+}
+
 /** Where the reader reads from next. */
 export type ReaderPosition =
   /** An entry the reader received (or the stream's last entry when it started): its presence can be checked. */

@@ -20,7 +20,7 @@ import type { Redis } from '../redis.js';
 import type { Connection } from './connection.js';
 import { cursorHolds, type Cursor } from './cursor.js';
 import { batchFrame, itemFromEntry, unixSeconds, type StreamItem } from './frames.js';
-import { historyReaches, parseStreamInfo, type StreamInfo } from './reconcile.js';
+import { historyReaches, streamInfoFrom } from './reconcile.js';
 import { compareIds, maxId, type StreamId } from './stream-id.js';
 
 export interface ResumeOptions {
@@ -57,14 +57,14 @@ export async function resume(conn: Connection, cursor: Cursor | null, opts: Resu
     // The reach check and the page read are one transaction: nothing can be trimmed in between.
     const tx = opts.redis.multi();
     tx.xrange(opts.streamKey, from, from);
-    if (first) tx.xinfo('STREAM', opts.streamKey);
+    if (first) tx.exists(opts.streamKey).xinfo('STREAM', opts.streamKey);
     tx.xrange(opts.streamKey, `(${from}`, '+', 'COUNT', pageSize);
     const res = (await tx.exec()) as [Error | null, unknown][] | null;
     if (conn.isClosed() || conn.mode !== 'catching_up') return 'abandoned';
     if (!res) throw new Error('history read was discarded');
     const present = ((res[0][1] as Entry[] | null)?.length ?? 0) > 0;
     // After the first page `from` is an entry just read: it must still be there.
-    const reaches = first ? historyReaches(from, present, infoFrom(res[1])) : present;
+    const reaches = first ? historyReaches(from, present, streamInfoFrom(res[1], res[2])) : present;
     if (!reaches) {
       conn.finishCatchUp(first ? null : from, 'resubscribed');
       return 'reconciled';
@@ -100,14 +100,6 @@ export async function resume(conn: Connection, cursor: Cursor | null, opts: Resu
   }
   conn.finishCatchUp(maxId(from, cursor.upTo));
   return 'resumed';
-}
-
-function infoFrom([err, reply]: [Error | null, unknown]): StreamInfo | null {
-  if (err) {
-    if (/no such key/i.test(err.message)) return null;
-    throw err;
-  }
-  return parseStreamInfo(reply);
 }
 
 /** Wait until the client's socket has room; false when it stays full for `maxMs` or goes away. */

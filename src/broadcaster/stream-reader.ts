@@ -11,7 +11,7 @@
 import type { Logger } from '../logger.js';
 import type { Redis } from '../redis.js';
 import { itemFromEntry, type StreamItem } from './frames.js';
-import { judgeRead, needsInfo, parseStreamInfo, type ReaderPosition, type StreamInfo } from './reconcile.js';
+import { judgeRead, needsInfo, streamInfoFrom, type ReaderPosition } from './reconcile.js';
 import { compareIds, ZERO_ID } from './stream-id.js';
 
 export interface StreamReaderOptions {
@@ -92,7 +92,7 @@ export class StreamReader {
     const pipe = redis.pipeline();
     pipe.xread('COUNT', this.opts.count ?? 500, 'BLOCK', this.opts.blockMs ?? 5000, 'STREAMS', streamKey, from.id);
     if (from.anchored) pipe.xrange(streamKey, from.id, from.id);
-    else pipe.xinfo('STREAM', streamKey);
+    else pipe.exists(streamKey).xinfo('STREAM', streamKey);
     const res = (await pipe.exec()) as PipelineResult;
     if (!this.running || !res) return 0;
     const [readErr, readReply] = res[0];
@@ -106,7 +106,7 @@ export class StreamReader {
       entries: entries.length,
       positionPresent: from.anchored ? ((res[1][1] as Entry[] | null)?.length ?? 0) > 0 : null,
     };
-    const info = needsInfo(observed) ? infoFrom(res[1]) : undefined;
+    const info = needsInfo(observed) ? streamInfoFrom(res[1], res[2]) : undefined;
     const verdict = judgeRead({ ...observed, info });
     if (verdict.lost) {
       this.counters.losses++;
@@ -137,21 +137,26 @@ export class StreamReader {
    * events added between the read and this call.
    */
   private async positionAfterLoss(from: ReaderPosition): Promise<ReaderPosition> {
-    const res = (await this.opts.redis.multi().xinfo('STREAM', this.opts.streamKey).exec()) as PipelineResult;
+    const res = (await this.opts.redis.multi().exists(this.opts.streamKey).xinfo('STREAM', this.opts.streamKey).exec()) as PipelineResult;
     if (!res) throw new Error('position read was discarded');
-    const info = infoFrom(res[0]);
+    const info = streamInfoFrom(res[0], res[1]);
     if (!info || compareIds(info.lastGeneratedId, from.id) < 0) return this.positionAtEnd();
     return { id: from.id, anchored: false, addedBefore: info.entriesAdded === null ? null : info.entriesAdded - info.length };
   }
 
   /** The stream's last entry, or its end when it has none (read atomically with its counters). */
   private async positionAtEnd(): Promise<ReaderPosition> {
-    const res = (await this.opts.redis.multi().xrevrange(this.opts.streamKey, '+', '-', 'COUNT', 1).xinfo('STREAM', this.opts.streamKey).exec()) as PipelineResult;
+    const res = (await this.opts.redis
+      .multi()
+      .xrevrange(this.opts.streamKey, '+', '-', 'COUNT', 1)
+      .exists(this.opts.streamKey)
+      .xinfo('STREAM', this.opts.streamKey)
+      .exec()) as PipelineResult;
     if (!res) throw new Error('position read was discarded');
     if (res[0][0]) throw res[0][0];
     const last = res[0][1] as Entry[];
     if (last.length > 0) return { id: last[0][0], anchored: true };
-    const info = infoFrom(res[1]);
+    const info = streamInfoFrom(res[1], res[2]);
     return { id: info?.lastGeneratedId ?? ZERO_ID, anchored: false, addedBefore: info?.entriesAdded ?? 0 };
   }
 
@@ -161,12 +166,4 @@ export class StreamReader {
     this.opts.log.warn({ err: (err as Error).message }, msg);
     await new Promise((r) => setTimeout(r, 500));
   }
-}
-
-function infoFrom([err, reply]: [Error | null, unknown]): StreamInfo | null {
-  if (err) {
-    if (/no such key/i.test(err.message)) return null;
-    throw err;
-  }
-  return parseStreamInfo(reply);
 }

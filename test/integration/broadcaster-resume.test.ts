@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../src/auth/tokens.js';
-import type { EventType } from '../../src/events.js';
+import { EventPublisher, type EventType } from '../../src/events.js';
 import { cursorHolds, decodeCursor } from '../../src/broadcaster/cursor.js';
 import { BroadcasterHarness, connectOpen, makeEvent, sleep, waitUntil, type RunningBroadcaster } from '../support/broadcaster-harness.js';
 import { quietFor } from '../support/wait.js';
@@ -120,6 +120,31 @@ describe('resume by cursor', () => {
     await quietFor(100);
     expect(ids(b.events())).toEqual([403]);
     await b.close();
+  });
+
+  it('on a stream that does not exist (yet): a cursor gets reconcile, then the first events arrive live', async () => {
+    const a = await connectOpen(one.url);
+    await h.publish(makeEvent('news.approved', 450));
+    await a.waitForEvents(1);
+    const cursor = a.lastCursor()!;
+    await a.close();
+    // A broadcaster started on a key that holds no stream: its reader starts at the end of nothing and
+    // the resume finds no history (XINFO fails there; EXISTS says why).
+    const absentKey = `${h.streamKey}:absent`;
+    expect(await h.redis.exists(absentKey)).toBe(0);
+    const absent = await h.start({ batchMs: 30, maxPerIp: 100, streamKey: absentKey });
+    try {
+      const b = await connectOpen(absent.url, { cursor });
+      await b.waitFor(() => b.frames.length > 0, 'a frame');
+      expect(b.frames[0].data).toEqual({ type: 'reconcile', reason: 'resubscribed' });
+      await new EventPublisher(h.redis, absentKey, 1000).publish(makeEvent('news.approved', 451));
+      await b.waitForEvents(1);
+      expect(ids(b.events())).toEqual([451]);
+      await b.close();
+    } finally {
+      await absent.close();
+      await h.redis.del(absentKey);
+    }
   });
 
   it('answers a malformed cursor with reconcile and live events', async () => {

@@ -37,7 +37,8 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
       await admin.query(`CREATE DATABASE ${dbName} TEMPLATE ${template}`);
       break;
     } catch (err) {
-      if (i > 50 || !/being accessed by other users/.test((err as Error).message)) throw err;
+      // 55006 object_in_use: the template still has a session.
+      if (i > 50 || (err as { code?: string }).code !== '55006') throw err;
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 100));
     }
   }
@@ -94,7 +95,7 @@ export async function createTestDeps(overrides: Record<string, string> = {}): Pr
   const config = env.config;
   const log = createLogger('test', config.LOG_LEVEL);
   const db: Db = createDb(config.DATABASE_URL, { max: 5 });
-  const redis: Redis = createRedis(config.REDIS_URL, 'command', 'test', { autoPipelining: true });
+  const redis: Redis = createRedis(config.REDIS_URL, 'command', 'test', { autoPipelining: true, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
   const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
   const events = new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), config.EVENT_STREAM_MAXLEN);
   return {

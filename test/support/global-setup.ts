@@ -18,7 +18,8 @@ import type { TestProject } from 'vitest/node';
 import { launcherEnv } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
 import { migrateToLatest } from '../../src/migrate.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../../scripts/lib/services.js';
+import { backingServices } from '../../scripts/lib/backing-services.js';
+import type { RunningService } from '../../scripts/lib/services.js';
 import openapiSetup from './openapi-setup.js';
 
 declare module 'vitest' {
@@ -82,52 +83,42 @@ function copyDir(from: string, to: string) {
 async function start(project: TestProject, env: ReturnType<typeof launcherEnv>, log: (l: string) => void, started: RunningService[], tmp: string) {
   const t0 = Date.now();
   const templateDb = `squid_tpl_${process.pid}`;
-  let adminUrl: string;
+  const cache = env.DATABASE_URL ? null : pgDataCacheDir();
+  const warm = cache !== null && existsSync(path.join(cache, 'PG_VERSION'));
+  if (cache && !warm) log(`no cached data directory for these migrations: initdb and migrate (kept in ${path.relative(repoRoot, cache)})`);
+  const { adminUrl, redisUrl, postgres } = await backingServices(tmp, started, {
+    log,
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    pgDataFrom: warm && cache ? cache : undefined,
+  });
   let templateReady = false;
-  if (env.DATABASE_URL) {
-    adminUrl = env.DATABASE_URL;
-  } else {
-    const dataDir = path.join(tmp, 'pg');
-    const cache = pgDataCacheDir();
-    const warm = existsSync(path.join(cache, 'PG_VERSION'));
-    if (warm) copyDir(cache, dataDir);
-    else log(`no cached data directory for these migrations: initdb and migrate (kept in ${path.relative(repoRoot, cache)})`);
-    let pgSvc = await startPostgres({ port: await freePort(), dir: dataDir, log, database: 'postgres', durable: false });
+  if (postgres && cache) {
     if (!warm) {
       // Cold: migrate the template, stop cleanly, keep a copy of the data directory, start again.
-      const admin = new pg.Client({ connectionString: pgSvc.url });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${CACHED_TEMPLATE}`);
-      await admin.end();
-      await migrate(withDatabase(pgSvc.url, CACHED_TEMPLATE));
-      await pgSvc.stop();
+      const first = new pg.Client({ connectionString: adminUrl });
+      await first.connect();
+      await first.query(`CREATE DATABASE ${CACHED_TEMPLATE}`);
+      await first.end();
+      await migrate(withDatabase(adminUrl, CACHED_TEMPLATE));
+      await postgres.stop();
       const partial = `${cache}.partial-${process.pid}`;
       try {
-        copyDir(dataDir, partial);
+        copyDir(path.join(tmp, 'pg'), partial);
         rmSync(path.join(partial, 'postmaster.pid'), { force: true });
         renameSync(partial, cache); // atomic; another run that got there first wins
       } catch {
         rmSync(partial, { recursive: true, force: true });
       }
-      pgSvc = await startPostgres({ port: await freePort(), dir: dataDir, log, database: 'postgres', durable: false });
+      await postgres.start();
     }
-    started.push(pgSvc);
-    adminUrl = pgSvc.url;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`ALTER DATABASE ${CACHED_TEMPLATE} RENAME TO ${templateDb}`);
-    await admin.end();
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(`ALTER DATABASE ${CACHED_TEMPLATE} RENAME TO ${templateDb}`);
+    await c.end();
     // A no-op when the cache is current; applies anything the key missed.
     await migrate(withDatabase(adminUrl, templateDb));
     templateReady = true;
-  }
-  let redisUrl: string;
-  if (env.REDIS_URL) {
-    redisUrl = env.REDIS_URL;
-  } else {
-    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
-    started.push(r);
-    redisUrl = r.url;
   }
 
   const admin = new pg.Client({ connectionString: adminUrl });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { historyReaches, judgeRead, parseStreamInfo, type StreamInfo } from '../../src/broadcaster/reconcile.js';
+import { historyReaches, judgeRead, parseStreamInfo, streamInfoFrom, type StreamInfo } from '../../src/broadcaster/reconcile.js';
 
 const info = (o: Partial<StreamInfo> = {}): StreamInfo => ({
   lastGeneratedId: '100-0',
@@ -82,5 +82,26 @@ describe('parseStreamInfo', () => {
       maxDeletedId: null,
       firstEntryId: null,
     });
+  });
+});
+
+describe('streamInfoFrom', () => {
+  const reply = ['length', 1, 'last-generated-id', '9-0', 'entries-added', 1, 'first-entry', ['9-0', ['e', '{}']]];
+  const failed = new Error('ERR some failure');
+
+  it('parses XINFO when it succeeded', () => {
+    expect(streamInfoFrom([null, 1], [null, reply])).toMatchObject({ lastGeneratedId: '9-0', length: 1 });
+  });
+
+  it('is null when EXISTS said the stream is not there, whatever the XINFO error says', () => {
+    expect(streamInfoFrom([null, 0], [failed, null])).toBeNull();
+  });
+
+  it('throws the XINFO error when the stream exists (wrong type, or deleted in between)', () => {
+    expect(() => streamInfoFrom([null, 1], [failed, null])).toThrow(failed);
+  });
+
+  it('throws when EXISTS itself failed', () => {
+    expect(() => streamInfoFrom([new Error('EXISTS failed'), null], [failed, null])).toThrow(failed);
   });
 });

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { launcherEnv, loadConfig, type Config } from '../../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config.js';
 import { createDb, type Db } from '../../../src/db.js';
 import type { AppDeps } from '../../../src/deps.js';
 import { EventPublisher, eventStreamKey } from '../../../src/events.js';
@@ -14,7 +14,8 @@ import { createLogger } from '../../../src/logger.js';
 import { migrateToLatest } from '../../../src/migrate.js';
 import { QueueClient } from '../../../src/queue.js';
 import { createRedis } from '../../../src/redis.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../../lib/services.js';
+import { backingServices } from '../../lib/backing-services.js';
+import type { RunningService } from '../../lib/services.js';
 
 export interface BenchStack {
   deps: AppDeps;
@@ -24,45 +25,13 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-/**
- * PostgreSQL and Redis for a bench: the servers DATABASE_URL and REDIS_URL name when they are set,
- * otherwise throwaway ones under `tmp` (pushed onto `started`, which the bench stops at the end).
- * `sharedBuffers` restarts a throwaway PostgreSQL with that shared_buffers.
- */
-export async function backingServices(
-  tmp: string,
-  started: RunningService[],
-  opts: { sharedBuffers?: string; databaseUrl?: string } = {},
-): Promise<{ adminUrl: string; redisUrl: string }> {
-  const env = launcherEnv();
-  const log = (l: string) => console.error(`[bench] ${l}`);
-  let adminUrl = opts.databaseUrl ?? env.DATABASE_URL;
-  if (!adminUrl) {
-    const pgOpts = { port: await freePort(), dir: path.join(tmp, 'pg'), log, database: 'postgres', durable: false };
-    const first = await startPostgres(pgOpts);
-    if (opts.sharedBuffers) {
-      const c = new pg.Client({ connectionString: first.url });
-      await c.connect();
-      await c.query(`ALTER SYSTEM SET shared_buffers = '${opts.sharedBuffers}'`);
-      await c.end();
-      await first.stop();
-      started.push(await startPostgres(pgOpts));
-    } else started.push(first);
-    adminUrl = started[started.length - 1].url;
-  }
-  let redisUrl = env.REDIS_URL;
-  if (!redisUrl) {
-    const r = await startRedis({ port: await freePort(), dir: path.join(tmp, 'redis'), persistent: false, log });
-    started.push(r);
-    redisUrl = r.url;
-  }
-  return { adminUrl, redisUrl };
-}
+/** The benches' log line on stderr. */
+export const benchLog = (l: string) => console.error(`[bench] ${l}`);
 
 export async function benchStack(name: string, overrides: Record<string, string> = {}, opts: { sharedBuffers?: string } = {}): Promise<BenchStack> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), `squid-bench-${name}-`));
   const started: RunningService[] = [];
-  const { adminUrl, redisUrl } = await backingServices(tmp, started, opts);
+  const { adminUrl, redisUrl } = await backingServices(tmp, started, { log: benchLog, pgSettings: opts.sharedBuffers ? { shared_buffers: opts.sharedBuffers } : undefined });
   const dbName = `squid_bench_${name}_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   admin.on('error', () => undefined);

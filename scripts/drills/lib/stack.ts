@@ -13,7 +13,8 @@ import { createDb, type Db } from '../../../src/db.js';
 import { migrateToLatest } from '../../../src/migrate.js';
 import { createRedis, type Redis } from '../../../src/redis.js';
 import { nodeArgs, readProcfile, repoRoot } from '../../lib/procfile.js';
-import { freePort, startPostgres, startRedis, type RunningService } from '../../lib/services.js';
+import { backingServices, type ManagedServer } from '../../lib/backing-services.js';
+import { freePort } from '../../lib/services.js';
 
 export type ProcType = 'web' | 'worker' | 'ws' | 'clock';
 
@@ -47,10 +48,8 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class Stack {
   readonly procs: Proc[] = [];
-  private pgSvc?: RunningService;
-  private redisSvc?: RunningService;
-  private pgPort = 0;
-  private redisPort = 0;
+  private pgSvc: ManagedServer | null = null;
+  private redisSvc: ManagedServer | null = null;
   private constructor(
     readonly dir: string,
     readonly env: Record<string, string>,
@@ -67,22 +66,17 @@ export class Stack {
   static async start(opts: StackOptions = {}): Promise<Stack> {
     const log = opts.log ?? ((l: string) => process.stderr.write(`[drill] ${l}\n`));
     const dir = mkdtempSync(path.join(os.tmpdir(), 'squid-drill-'));
-    let pgSvc: RunningService | undefined;
-    let redisSvc: RunningService | undefined;
-    let pgPort = 0;
-    let redisPort = 0;
-    let databaseUrl = opts.databaseUrl;
-    let redisUrl = opts.redisUrl;
-    if (!databaseUrl) {
-      pgPort = await freePort();
-      pgSvc = await startPostgres({ port: pgPort, dir: path.join(dir, 'pg'), log, database: 'squid_drill', durable: false });
-      databaseUrl = pgSvc.url;
-    }
-    if (!redisUrl) {
-      redisPort = await freePort();
-      redisSvc = await startRedis({ port: redisPort, dir: path.join(dir, 'redis'), persistent: opts.redisPersistent ?? true, log });
-      redisUrl = redisSvc.url;
-    }
+    // Not DATABASE_URL / REDIS_URL: a drill that restarts a server must own it.
+    const backing = await backingServices(dir, [], {
+      log,
+      databaseUrl: opts.databaseUrl,
+      redisUrl: opts.redisUrl,
+      fromEnv: false,
+      database: 'squid_drill',
+      redisPersistent: opts.redisPersistent ?? true,
+    });
+    const databaseUrl = backing.adminUrl;
+    const redisUrl = backing.redisUrl;
     const migrateDb = createDb(databaseUrl, { max: 1 });
     await migrateToLatest(migrateDb);
     await migrateDb.destroy();
@@ -107,10 +101,8 @@ export class Stack {
       ...opts.env,
     };
     const stack = new Stack(dir, env, createDb(databaseUrl, { max: 4 }), createRedis(redisUrl, 'command', 'drill'), opts, ports);
-    stack.pgSvc = pgSvc;
-    stack.redisSvc = redisSvc;
-    stack.pgPort = pgPort;
-    stack.redisPort = redisPort;
+    stack.pgSvc = backing.postgres;
+    stack.redisSvc = backing.redis;
     return stack;
   }
 
@@ -197,22 +189,11 @@ export class Stack {
 
   // -- backing services ------------------------------------------------------------------------
 
-  async stopRedis(): Promise<void> {
-    if (!this.redisSvc) throw new Error('this stack does not own its Redis');
-    await this.redisSvc.stop();
-  }
-
-  async startRedis(): Promise<void> {
-    this.redisSvc = await startRedis({ port: this.redisPort, dir: path.join(this.dir, 'redis'), persistent: this.opts.redisPersistent ?? true, log: this.log });
-  }
-
-  async stopPostgres(): Promise<void> {
-    if (!this.pgSvc) throw new Error('this stack does not own its PostgreSQL');
-    await this.pgSvc.stop();
-  }
-
-  async startPostgres(): Promise<void> {
-    this.pgSvc = await startPostgres({ port: this.pgPort, dir: path.join(this.dir, 'pg'), log: this.log, database: 'squid_drill', durable: false });
+  /** The Redis or PostgreSQL this stack started, to stop and start again (same port and data). */
+  server(service: 'redis' | 'postgres'): ManagedServer {
+    const svc = service === 'redis' ? this.redisSvc : this.pgSvc;
+    if (!svc) throw new Error(`this stack does not own its ${service === 'redis' ? 'Redis' : 'PostgreSQL'} (it was given a URL)`);
+    return svc;
   }
 
   /** Resident set size of a process in bytes (Linux /proc). */
