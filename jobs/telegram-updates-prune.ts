@@ -8,7 +8,7 @@ import { pruneOlderThan } from '../src/retention/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 import { MAX_BATCHES } from './wire-prune.js';
 
-export const payload = z.object({}).default({});
+const payload = z.object({}).default({});
 
 export const job = defineJob({
   name: 'telegram-updates-prune',

@@ -9,7 +9,7 @@ import { esc } from '../http/html.js';
 import type { QueueItem } from '../queries/editor-queue.js';
 import type { CachedProvenance } from './provenance-cache.js';
 
-export interface Shell {
+interface Shell {
   title: string;
   assets: { js: string; css: string };
   streamUrl: string;
@@ -64,7 +64,7 @@ export function editorsOnlyPage(who: string): string {
 }
 
 /** The submitter as shown: username, else the short checksummed address. */
-export function submitterName(i: Pick<QueueItem, 'submitter_username' | 'submitter_address'>): string | null {
+function submitterName(i: Pick<QueueItem, 'submitter_username' | 'submitter_address'>): string | null {
   if (i.submitter_username) return i.submitter_username;
   if (!i.submitter_address) return null;
   const a = getAddress(i.submitter_address);
@@ -80,11 +80,11 @@ function domainOf(url: string): string {
 }
 
 /** A time as text without the viewer's zone (the script rewrites .age times as "5 min ago"). */
-export function utc(d: Date): string {
+function utc(d: Date): string {
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-export function age(from: Date, now: number): string {
+function age(from: Date, now: number): string {
   const s = Math.max(0, Math.round((now - from.getTime()) / 1000));
   if (s < 60) return `${s} s ago`;
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
@@ -147,7 +147,7 @@ function actions(i: Pick<QueueItem, 'id' | 'status'>): string {
   return `<div class="actions" data-id="${i.id}">${list.join(' ')}</div>`;
 }
 
-export const SHORTCUTS: [string, string][] = [
+const SHORTCUTS: [string, string][] = [
   ['j / k', 'Next / previous item'],
   ['o or Enter', 'Open the focused item'],
   ['a', 'Approve the focused item'],

@@ -63,7 +63,7 @@ const ENDPOINT_COLS = [
 ];
 const endpointCols = sql.raw(ENDPOINT_COLS.join(', '));
 
-export interface EndpointInput {
+interface EndpointInput {
   url: string;
   description: string | null;
   eventTypes: string[];
@@ -110,7 +110,7 @@ export async function listEndpoints(db: Db, owner: Owner, page: number, perPage:
   return { rows: rows.rows, total: Number(total.rows[0].n) };
 }
 
-export interface EndpointPatch {
+interface EndpointPatch {
   url?: string;
   description?: string | null;
   eventTypes?: string[];
@@ -211,7 +211,7 @@ export async function insertTestDelivery(db: Db, endpointId: number, payload: st
   return asDelivery(r.rows[0]);
 }
 
-export type RearmResult = { ok: true; row: DeliveryRow } | { ok: false; reason: 'not_found' | 'pending' | 'event_expired'; row?: DeliveryRow };
+type RearmResult = { ok: true; row: DeliveryRow } | { ok: false; reason: 'not_found' | 'pending' | 'event_expired'; row?: DeliveryRow };
 
 /**
  * Start a finished delivery over (same id, so the same webhook-id): pending, due now, attempt count

@@ -15,7 +15,7 @@ import type { Logger } from '../logger.js';
 
 export const OUTBOX_CHANNEL = 'event_outbox';
 
-export interface RelayWakerOptions {
+interface RelayWakerOptions {
   databaseUrl: string;
   log: Logger;
   /** Enqueue one relay run; failures are logged (the sweep catches up). */

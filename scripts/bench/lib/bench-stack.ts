@@ -16,7 +16,7 @@ import { QueueClient } from '../../../src/queue.js';
 import { createRedis } from '../../../src/redis.js';
 import { freePort, startPostgres, startRedis, type RunningService } from '../../lib/services.js';
 
-export interface BenchStack {
+interface BenchStack {
   deps: AppDeps;
   db: Db;
   config: Config;

@@ -15,7 +15,7 @@ export interface LoadResult {
   statuses: Record<string, number>;
 }
 
-export async function runLoad(url: string, seconds: number, concurrency: number, headers: Record<string, string> = {}): Promise<LoadResult> {
+async function runLoad(url: string, seconds: number, concurrency: number, headers: Record<string, string> = {}): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const u = new URL(url);
   const lat: number[] = [];

@@ -15,7 +15,7 @@ import { createRedis, type Redis } from '../../../src/redis.js';
 import { nodeArgs, readProcfile, repoRoot } from '../../lib/procfile.js';
 import { freePort, startPostgres, startRedis, type RunningService } from '../../lib/services.js';
 
-export type ProcType = 'web' | 'worker' | 'ws' | 'clock';
+type ProcType = 'web' | 'worker' | 'ws' | 'clock';
 
 export interface Proc {
   name: string;
@@ -236,7 +236,7 @@ export class Stack {
   }
 }
 
-export async function waitForHttp(url: string, proc: Proc | null, timeoutMs: number): Promise<void> {
+async function waitForHttp(url: string, proc: Proc | null, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (proc && !proc.running()) throw new Error(`${proc.name} exited while waiting for ${url}:\n${proc.output().slice(-3000)}`);
