@@ -38,17 +38,14 @@ import { signAccessToken } from '../../src/auth/tokens.js';
 import { loadConfig } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
 import { errorMiddleware } from '../../src/errors.js';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { defineRoute } from '../../src/http/route.js';
-import { createLogger } from '../../src/logger.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import { recomputeHotScores } from '../../src/queries/hot-scores.js';
 import { newsRoutes } from '../../src/routes/news.js';
 import { allRoutes } from '../../src/routes/index.js';
-import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import type { RunningService } from '../lib/services.js';
-import { backingServices } from './lib/bench-stack.js';
+import { backingServices, benchDeps } from './lib/bench-stack.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { BENCH_TOKEN, seedFeed } from './seed-feed.js';
 import { koaListener } from '../../src/http/listener.js';
@@ -154,14 +151,7 @@ try {
 
   // 2. Load.
   const redis = createRedis(config.REDIS_URL, 'command', 'bench', { autoPipelining: true }); // as src/bin/web.ts
-  const deps = {
-    config,
-    log: createLogger('bench', config.LOG_LEVEL),
-    db,
-    redis,
-    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
-    events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
-  };
+  const deps = benchDeps(config, db, redis, config.LOG_LEVEL);
   // The full app with one trivial extra route: the floor every route of the app shares (headers, metrics, quota...).
   const ping = defineRoute({
     method: 'get',

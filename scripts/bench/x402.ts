@@ -14,17 +14,14 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateApiKey, generateKeyId } from '../../src/auth/api-keys.js';
 import { createApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { IntelCache } from '../../src/intel/cache.js';
 import { computeReport } from '../../src/intel/compute.js';
-import { createLogger } from '../../src/logger.js';
 import { paymentRequirements, resolveAsset } from '../../src/payments/requirements.js';
 import { insertApiKey } from '../../src/queries/api-keys.js';
-import { QueueClient } from '../../src/queue.js';
 import { startFacilitator } from '../../test/support/facilitator-server.js';
 import { signedHeader } from '../../test/support/x402.js';
 import { koaListener } from '../../src/http/listener.js';
-import { benchStack, median } from './lib/bench-stack.js';
+import { benchDeps, benchStack, median } from './lib/bench-stack.js';
 
 const CONCURRENCY = Number(process.argv.find((a) => a.startsWith('--concurrency='))?.split('=')[1] ?? 8);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
@@ -81,14 +78,7 @@ try {
 
   const serve = async (mode: 'sync' | 'deferred') => {
     const config = { ...base, X402_SETTLEMENT_MODE: mode } as Config;
-    const deps = {
-      config,
-      log: createLogger('bench', 'silent'),
-      db,
-      redis,
-      queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
-      events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
-    };
+    const deps = benchDeps(config, db, redis, 'silent');
     const server = http.createServer(koaListener(createApp(deps)));
     const url = await new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as any).port}/api/v1/intel/report/`)));
     return { url, close: () => new Promise<void>((r) => server.close(() => r())) };

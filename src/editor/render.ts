@@ -5,7 +5,7 @@
  */
 import { getAddress } from 'viem';
 import { DECISION_REASON_LABELS, DECISION_REASONS } from '../domain/moderation.js';
-import { esc } from '../http/html.js';
+import { esc, HTML_HEAD_START } from '../http/html.js';
 import type { QueueItem } from '../queries/editor-queue.js';
 import type { CachedProvenance } from './provenance-cache.js';
 
@@ -19,12 +19,7 @@ interface Shell {
 
 export function shell(s: Shell, body: string): string {
   const signedIn = s.who !== undefined;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+  return `${HTML_HEAD_START}
 <meta name="editor-stream" content="${esc(s.streamUrl)}">
 <title>${esc(s.title)} · Squid editors' desk</title>
 <link rel="stylesheet" href="${esc(s.assets.css)}">

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { esc, page } from '../http/html.js';
+import { esc, HTML_HEAD_START, page } from '../http/html.js';
 import { API_PREFIX, API_VERSION } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 
@@ -48,12 +48,7 @@ function rendererBundle(): string {
 }
 
 function docsPage(): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+  return `${HTML_HEAD_START}
 <title>Squid News API reference</title>
 </head>
 <body>

@@ -1,6 +1,7 @@
 /**
  * A throwaway Postgres + Redis (or DATABASE_URL / REDIS_URL's servers) with a fresh, migrated
- * database, and the app's dependencies on it: shared by bench:media and bench:retention.
+ * database, and the app's dependencies on it (benchStack: bench:media, bench:retention, bench:x402); the
+ * pieces (backingServices, createBenchDatabase, benchDeps) for the benches that set their stack up themselves.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -13,7 +14,7 @@ import { EventPublisher, eventStreamKey } from '../../../src/events.js';
 import { createLogger } from '../../../src/logger.js';
 import { migrateToLatest } from '../../../src/migrate.js';
 import { QueueClient } from '../../../src/queue.js';
-import { createRedis } from '../../../src/redis.js';
+import { createRedis, type Redis } from '../../../src/redis.js';
 import { freePort, startPostgres, startRedis, type RunningService } from '../../lib/services.js';
 
 interface BenchStack {
@@ -59,19 +60,40 @@ export async function backingServices(
   return { adminUrl, redisUrl };
 }
 
+/**
+ * Creates the database `name` on the server `adminUrl` names. Returns the admin connection (kept open
+ * so the bench can drop the database at the end) and the new database's URL.
+ */
+export async function createBenchDatabase(adminUrl: string, name: string): Promise<{ admin: pg.Client; url: string }> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return { admin, url: u.toString() };
+}
+
+/** The app's dependencies as src/bin/web.ts builds them, over the bench's own database and Redis connections. */
+export function benchDeps(config: Config, db: Db, redis: Redis, logLevel: string): AppDeps {
+  return {
+    config,
+    log: createLogger('bench', logLevel),
+    db,
+    redis,
+    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
+    events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
+  };
+}
+
 export async function benchStack(name: string, overrides: Record<string, string> = {}, opts: { sharedBuffers?: string } = {}): Promise<BenchStack> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), `squid-bench-${name}-`));
   const started: RunningService[] = [];
   const { adminUrl, redisUrl } = await backingServices(tmp, started, opts);
   const dbName = `squid_bench_${name}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  admin.on('error', () => undefined);
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
+  const { admin, url } = await createBenchDatabase(adminUrl, dbName);
   const config = loadConfig({
-    DATABASE_URL: u.toString(),
+    DATABASE_URL: url,
     REDIS_URL: redisUrl,
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
     QUEUE_PREFIX: `bench${name}${process.pid}`,
@@ -85,14 +107,7 @@ export async function benchStack(name: string, overrides: Record<string, string>
   const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX });
   await migrateToLatest(db);
   const redis = createRedis(config.REDIS_URL, 'command', 'bench', { autoPipelining: true });
-  const deps: AppDeps = {
-    config,
-    log: createLogger('bench', config.LOG_LEVEL),
-    db,
-    redis,
-    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
-    events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
-  };
+  const deps = benchDeps(config, db, redis, config.LOG_LEVEL);
   return {
     deps,
     db,
