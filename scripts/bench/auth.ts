@@ -12,22 +12,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import Router from '@koa/router';
 import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
-import { errorMiddleware } from '../../src/errors.js';
 import { defineRoute } from '../../src/http/route.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import { createRedis } from '../../src/redis.js';
 import { allRoutes } from '../../src/routes/index.js';
 import { signAccessToken } from '../../src/auth/tokens.js';
 import type { RunningService } from '../lib/services.js';
-import { backingServices, benchDeps, createBenchDatabase } from './lib/bench-stack.js';
+import { backingServices, bareApp, benchDeps, createBenchDatabase, listenLocal } from './lib/bench-stack.js';
 import { loadFromChild } from './lib/load.js';
-import { koaListener } from '../../src/http/listener.js';
 
 const mode = process.argv[2];
 
@@ -97,17 +94,8 @@ try {
       },
     });
   const full = createApp(deps, [...allRoutes(deps), probe(true)]);
-  const bare = new Koa();
-  bare.use(errorMiddleware(deps.log));
-  const router = new Router({ prefix: '/api/v1' });
-  router.get('/bench/ping', (ctx) => {
-    ctx.body = { ok: true };
-  });
-  bare.use(router.routes());
-  const listen = (app: Koa) =>
-    new Promise<string>((resolve) => {
-      const s = http.createServer(koaListener(app)).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as any).port}`));
-    });
+  const bare = bareApp(deps.log);
+  const listen = async (app: Koa) => (await listenLocal(app)).origin;
   const fullUrl = await listen(full);
   const bareUrl = await listen(bare);
   const user = await db

@@ -4,14 +4,19 @@
  * pieces (backingServices, createBenchDatabase, benchDeps) for the benches that set their stack up themselves.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import Router from '@koa/router';
+import Koa from 'koa';
 import pg from 'pg';
 import { launcherEnv, loadConfig, type Config } from '../../../src/config.js';
 import { createDb, type Db } from '../../../src/db.js';
 import type { AppDeps } from '../../../src/deps.js';
+import { errorMiddleware } from '../../../src/errors.js';
 import { EventPublisher, eventStreamKey } from '../../../src/events.js';
-import { createLogger } from '../../../src/logger.js';
+import { koaListener } from '../../../src/http/listener.js';
+import { createLogger, type Logger } from '../../../src/logger.js';
 import { migrateToLatest } from '../../../src/migrate.js';
 import { QueueClient } from '../../../src/queue.js';
 import { createRedis, type Redis } from '../../../src/redis.js';
@@ -84,6 +89,29 @@ export function benchDeps(config: Config, db: Db, redis: Redis, logLevel: string
     queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
     events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
   };
+}
+
+/**
+ * Serves `app` on 127.0.0.1 at a free port; resolves with its origin (http://127.0.0.1:port) and the
+ * server. `keepAliveTimeoutMs` outlasts the load generator's idle gaps (Node's default is 5 s).
+ */
+export function listenLocal(app: Koa, opts: { keepAliveTimeoutMs?: number } = {}): Promise<{ origin: string; server: http.Server }> {
+  return new Promise((resolve) => {
+    const server = http.createServer(koaListener(app)).listen(0, '127.0.0.1', () => resolve({ origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server }));
+    if (opts.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = opts.keepAliveTimeoutMs;
+  });
+}
+
+/** The baseline of the route benches: Koa, the error middleware and one trivial route, GET /api/v1/bench/ping. */
+export function bareApp(log: Logger): Koa {
+  const bare = new Koa();
+  bare.use(errorMiddleware(log));
+  const router = new Router({ prefix: '/api/v1' });
+  router.get('/bench/ping', (ctx) => {
+    ctx.body = { ok: true };
+  });
+  bare.use(router.routes());
+  return bare;
 }
 
 export async function benchStack(name: string, overrides: Record<string, string> = {}, opts: { sharedBuffers?: string } = {}): Promise<BenchStack> {
