@@ -38,6 +38,7 @@ import { createRedis } from '../../src/redis.js';
 import type { RunningService } from '../lib/services.js';
 import { backingServices, benchDeps, createBenchDatabase } from './lib/bench-stack.js';
 import { koaListener } from '../../src/http/listener.js';
+import { timedGet } from './lib/load.js';
 
 const ARTICLES = 100_000;
 const CLICKS = 2_000_000;
@@ -64,20 +65,7 @@ if (mode === 'client') {
   const statuses: Record<string, number> = {};
   let next = 0;
   const until = performance.now() + seconds * 1000;
-  const one = (h: Record<string, string>) =>
-    new Promise<void>((resolve) => {
-      const t0 = performance.now();
-      const req = http.request({ agent, host: u.hostname, port: u.port, path: u.pathname + u.search, headers: h }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          lat.push(performance.now() - t0);
-          statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
-          resolve();
-        });
-      });
-      req.on('error', () => resolve());
-      req.end();
-    });
+  const one = (h: Record<string, string>) => timedGet(agent, u, u.pathname + u.search, h, { lat, statuses });
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: conc }, async () => {

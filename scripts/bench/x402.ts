@@ -22,6 +22,7 @@ import { startFacilitator } from '../../test/support/facilitator-server.js';
 import { signedHeader } from '../../test/support/x402.js';
 import { koaListener } from '../../src/http/listener.js';
 import { benchDeps, benchStack, median } from './lib/bench-stack.js';
+import { timedGet } from './lib/load.js';
 
 const CONCURRENCY = Number(process.argv.find((a) => a.startsWith('--concurrency='))?.split('=')[1] ?? 8);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
@@ -34,20 +35,7 @@ async function run(url: string, headers: Record<string, string>[]): Promise<{ p5
   const lat: number[] = [];
   const statuses: Record<string, number> = {};
   let next = 0;
-  const one = (h: Record<string, string>) =>
-    new Promise<void>((resolve) => {
-      const t0 = performance.now();
-      const req = http.request({ agent, host: u.hostname, port: u.port, path: u.pathname, headers: h }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          lat.push(performance.now() - t0);
-          statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
-          resolve();
-        });
-      });
-      req.on('error', () => resolve());
-      req.end();
-    });
+  const one = (h: Record<string, string>) => timedGet(agent, u, u.pathname, h, { lat, statuses });
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < headers.length) await one(headers[next++]);
