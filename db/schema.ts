@@ -2,7 +2,7 @@
 // test/integration/schema.test.ts fails when this file and the migrations disagree.
 import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
 
-export interface AgentChatAccountsTable {
+interface AgentChatAccountsTable {
   user_id: number;
   operator: string;
   model_name: string;
@@ -16,7 +16,7 @@ export interface AgentChatAccountsTable {
   violations_reset_at: Date | null;
 }
 
-export interface AgentChatInvitesTable {
+interface AgentChatInvitesTable {
   id: Generated<number>;
   user_id: number;
   invite_link: string;
@@ -24,7 +24,7 @@ export interface AgentChatInvitesTable {
   created_at: Generated<Date>;
 }
 
-export interface AgentChatMessagesTable {
+interface AgentChatMessagesTable {
   id: Generated<number>;
   chat_id: number;
   message_id: number;
@@ -41,7 +41,7 @@ export interface AgentChatMessagesTable {
   received_at: Generated<Date>;
 }
 
-export interface AgentChatPresenceTable {
+interface AgentChatPresenceTable {
   telegram_user_id: number;
   username: string | null;
   is_bot: Generated<boolean>;
@@ -49,7 +49,7 @@ export interface AgentChatPresenceTable {
   changed_at: Date;
 }
 
-export interface AgentChatTopicsTable {
+interface AgentChatTopicsTable {
   chat_id: number;
   topic_id: number;
   name: string | null;
@@ -59,7 +59,7 @@ export interface AgentChatTopicsTable {
   updated_at: Generated<Date>;
 }
 
-export interface AgentChatViolationsTable {
+interface AgentChatViolationsTable {
   id: Generated<number>;
   user_id: number;
   kind: 'posting_rate' | 'message_length' | 'staff';
@@ -70,7 +70,7 @@ export interface AgentChatViolationsTable {
   created_at: Generated<Date>;
 }
 
-export interface AgentHandshakeChallengesTable {
+interface AgentHandshakeChallengesTable {
   id: string;
   user_id: number;
   telegram_user_id: number;
@@ -82,7 +82,7 @@ export interface AgentHandshakeChallengesTable {
   results: ColumnType<unknown | null, string | null, string | null>;
 }
 
-export interface AgentRegistrationCommandsTable {
+interface AgentRegistrationCommandsTable {
   id: Generated<number>;
   chat_id: number;
   message_id: number;
@@ -96,7 +96,7 @@ export interface AgentRegistrationCommandsTable {
   claimed_at: Date | null;
 }
 
-export interface AgentTrustEventsTable {
+interface AgentTrustEventsTable {
   id: Generated<number>;
   user_id: number;
   from_level: string | null;
@@ -108,7 +108,7 @@ export interface AgentTrustEventsTable {
   created_at: Generated<Date>;
 }
 
-export interface ApiKeysTable {
+interface ApiKeysTable {
   id: string;
   key_hash: string;
   key_first4: string;
@@ -124,7 +124,7 @@ export interface ApiKeysTable {
   last_used_at: Date | null;
 }
 
-export interface ArticleEditsTable {
+interface ArticleEditsTable {
   id: Generated<number>;
   article_id: number;
   editor_id: number | null;
@@ -137,7 +137,7 @@ export interface ArticleEditsTable {
   status_at: string | null;
 }
 
-export interface ArticleHotScoresTable {
+interface ArticleHotScoresTable {
   article_id: number;
   status: string;
   hot_score: Generated<number>;
@@ -151,7 +151,7 @@ export interface ArticleHotScoresTable {
   hot_computed_at: Date | null;
 }
 
-export interface ArticlesTable {
+interface ArticlesTable {
   id: Generated<number>;
   slug: string;
   headline: string;
@@ -186,12 +186,12 @@ export interface ArticlesTable {
   duplicate_of: number | null;
 }
 
-export interface AuthGenerationTable {
+interface AuthGenerationTable {
   id: Generated<boolean>;
   generation: Generated<number>;
 }
 
-export interface EventLogTable {
+interface EventLogTable {
   event_id: number;
   type: string;
   article_id: number | null;
@@ -202,7 +202,7 @@ export interface EventLogTable {
   attrs: ColumnType<unknown | null, string | null, string | null>;
 }
 
-export interface EventLogStagedTable {
+interface EventLogStagedTable {
   seq: Generated<number>;
   txid: Generated<string>;
   type: string;
@@ -211,17 +211,17 @@ export interface EventLogStagedTable {
   payload: string;
 }
 
-export interface EventLogStateTable {
+interface EventLogStateTable {
   id: Generated<boolean>;
   pruned_through: Generated<number>;
 }
 
-export interface EventOutboxTable {
+interface EventOutboxTable {
   event_id: number;
   article_id: number | null;
 }
 
-export interface LeaderboardEntriesTable {
+interface LeaderboardEntriesTable {
   month: string;
   board: 'top_posters' | 'top_yappers' | 'top_voters' | 'top_editors' | 'engagement';
   user_id: number;
@@ -231,7 +231,7 @@ export interface LeaderboardEntriesTable {
   market_share: number;
 }
 
-export interface LeaderboardSnapshotsTable {
+interface LeaderboardSnapshotsTable {
   month: string;
   computed_at: Date;
   frozen_at: Date | null;
@@ -239,7 +239,7 @@ export interface LeaderboardSnapshotsTable {
   totals: ColumnType<unknown, string | undefined, string>;
 }
 
-export interface MediaTable {
+interface MediaTable {
   sha256: Buffer;
   content_type: 'image/jpeg' | 'image/png' | 'image/gif';
   size: number;
@@ -249,17 +249,17 @@ export interface MediaTable {
   created_at: Generated<Date>;
 }
 
-export interface MediaAliasesTable {
+interface MediaAliasesTable {
   legacy_name: string;
   sha256: Buffer;
 }
 
-export interface PaymentReplayTombstonesTable {
+interface PaymentReplayTombstonesTable {
   replay_key_sha256: Buffer;
   deleted_at: Generated<Date>;
 }
 
-export interface PaymentsTable {
+interface PaymentsTable {
   id: string;
   method: 'x402' | 'mainnet_transfer';
   purpose: 'intel_report' | 'sponsored_post';
@@ -284,20 +284,20 @@ export interface PaymentsTable {
   delivered_at: Date | null;
 }
 
-export interface ProvenanceCommonWordsTable {
+interface ProvenanceCommonWordsTable {
   word: string;
   articles: number;
   refreshed_at: Generated<Date>;
 }
 
-export interface ProvenanceHeadlinesTable {
+interface ProvenanceHeadlinesTable {
   article_id: number;
   status: string;
   created_at: Date;
   headline_key: string;
 }
 
-export interface RefreshTokensTable {
+interface RefreshTokensTable {
   id: string;
   family: string;
   user_id: number;
@@ -307,7 +307,7 @@ export interface RefreshTokensTable {
   revoked_at: Date | null;
 }
 
-export interface RewardAllocationsTable {
+interface RewardAllocationsTable {
   month: string;
   top_posters_bp: number;
   top_yappers_bp: number;
@@ -318,7 +318,7 @@ export interface RewardAllocationsTable {
   updated_at: Generated<Date>;
 }
 
-export interface RewardDistributionsTable {
+interface RewardDistributionsTable {
   month: string;
   merkle_root: string | null;
   pool_amount: number;
@@ -329,7 +329,7 @@ export interface RewardDistributionsTable {
   created_at: Generated<Date>;
 }
 
-export interface RewardDropsTable {
+interface RewardDropsTable {
   month: string;
   address: string;
   user_id: number | null;
@@ -341,13 +341,13 @@ export interface RewardDropsTable {
   proof: string[];
 }
 
-export interface TelegramUpdatesTable {
+interface TelegramUpdatesTable {
   update_id: number;
   kind: string;
   received_at: Generated<Date>;
 }
 
-export interface UsersTable {
+interface UsersTable {
   id: Generated<number>;
   wallet_address: string;
   username: string | null;
@@ -365,7 +365,7 @@ export interface UsersTable {
   last_login_at: Date | null;
 }
 
-export interface VotesTable {
+interface VotesTable {
   article_id: number;
   user_id: number;
   weight: -1 | 1;
@@ -373,7 +373,7 @@ export interface VotesTable {
   updated_at: Generated<Date>;
 }
 
-export interface WebhookDeliveriesTable {
+interface WebhookDeliveriesTable {
   id: Generated<number>;
   endpoint_id: number;
   event_id: number | null;
@@ -391,12 +391,12 @@ export interface WebhookDeliveriesTable {
   completed_at: Date | null;
 }
 
-export interface WebhookEndpointStateTable {
+interface WebhookEndpointStateTable {
   id: Generated<boolean>;
   version: Generated<number>;
 }
 
-export interface WebhookEndpointsTable {
+interface WebhookEndpointsTable {
   id: Generated<number>;
   user_id: number | null;
   api_key_id: string | null;
@@ -418,13 +418,13 @@ export interface WebhookEndpointsTable {
   updated_at: Generated<Date>;
 }
 
-export interface WireItemTombstonesTable {
+interface WireItemTombstonesTable {
   url_sha256: Buffer;
   source_id: number | null;
   deleted_at: Generated<Date>;
 }
 
-export interface WireItemsTable {
+interface WireItemsTable {
   id: Generated<number>;
   normalized_url: string;
   url: string;
@@ -444,7 +444,7 @@ export interface WireItemsTable {
   promoted_by: number | null;
 }
 
-export interface WireReceiptsTable {
+interface WireReceiptsTable {
   id: Generated<number>;
   wire_item_id: number;
   source_id: number | null;
@@ -455,7 +455,7 @@ export interface WireReceiptsTable {
   ingested_at: Generated<Date>;
 }
 
-export interface WireSourcesTable {
+interface WireSourcesTable {
   id: Generated<number>;
   name: string;
   url: string;
@@ -476,7 +476,7 @@ export interface WireSourcesTable {
   updated_at: Generated<Date>;
 }
 
-export interface YapVotesTable {
+interface YapVotesTable {
   yap_id: number;
   user_id: number;
   weight: -1 | 1;
@@ -484,7 +484,7 @@ export interface YapVotesTable {
   updated_at: Generated<Date>;
 }
 
-export interface YapsTable {
+interface YapsTable {
   id: Generated<number>;
   article_id: number;
   user_id: number;

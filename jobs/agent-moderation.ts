@@ -14,7 +14,7 @@ import { agentByTelegramUser, countRecentMessages, getMessage } from '../src/que
 import { hasPostingRateViolationSince, recordViolation, type ViolationOutcome } from '../src/queries/agent-trust.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
-export const payload = z.object({
+const payload = z.object({
   chat_id: z.number().int(),
   message_id: z.number().int().positive(),
 });

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { expireOverdueChallenges, reviewSandboxed } from '../src/queries/agent-trust.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({}).default({});
+const payload = z.object({}).default({});
 
 export const job = defineJob({
   name: 'agent-trust-review',

@@ -55,7 +55,7 @@ export interface JobOptions<P = any> {
   jobId?: (payload: P) => string | undefined;
 }
 
-export interface JobDefinition<S extends z.ZodType = z.ZodType, R = unknown> {
+interface JobDefinition<S extends z.ZodType = z.ZodType, R = unknown> {
   name: string;
   payload: S;
   options: JobOptions<z.output<S>>;

@@ -9,7 +9,7 @@ import { pruneEvents } from '../src/queries/event-log.js';
 import { pruneOlderThan } from '../src/retention/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({}).default({});
+const payload = z.object({}).default({});
 
 export const PRUNE_BATCH = 5000;
 /** One run stops after this many batches (the next hourly run continues). */

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { expireChallenge } from '../src/queries/agent-trust.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({
+const payload = z.object({
   challenge_id: z.string().regex(/^hs_[A-Za-z0-9_-]{10,64}$/),
   /** Re-enqueues after an early run (bounded). */
   round: z.number().int().min(0).max(5).default(0),

@@ -18,7 +18,7 @@ const params = z.object({
   top_n: z.number().int().min(REPORT_TOP_N.min).max(REPORT_TOP_N.max),
 });
 
-export const payload = params
+const payload = params
   .extend({
     /** Cache window of an on-demand computation (IntelCache.window): concurrent misses share one job. */
     window: z.number().int().nonnegative(),
@@ -26,7 +26,7 @@ export const payload = params
   .partial()
   .default({});
 
-export const DEFAULT_REPORT: ReportParams = { hours: DEFAULT_HOURS, topics: [], top_n: REPORT_TOP_N.default };
+const DEFAULT_REPORT: ReportParams = { hours: DEFAULT_HOURS, topics: [], top_n: REPORT_TOP_N.default };
 
 export const job = defineJob({
   name: 'intel-report',

@@ -12,7 +12,7 @@ import { IntelCache, intelJobId } from '../src/intel/cache.js';
 import { computeTrending, type TrendingResult } from '../src/intel/compute.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z
+const payload = z
   .object({
     hours: z.number().int().min(HOURS_RANGE.min).max(HOURS_RANGE.max),
     top_n: z.number().int().min(TRENDING_TOP_N.min).max(TRENDING_TOP_N.max),
@@ -22,7 +22,7 @@ export const payload = z
   .partial()
   .default({});
 
-export const DEFAULT_TRENDING: TrendingParams = { hours: DEFAULT_HOURS, top_n: TRENDING_TOP_N.default };
+const DEFAULT_TRENDING: TrendingParams = { hours: DEFAULT_HOURS, top_n: TRENDING_TOP_N.default };
 
 export const job = defineJob({
   name: 'intel-trending',

@@ -14,7 +14,7 @@ import { computeMonth, firstActivityAt, snapshotStates, type ComputeResult } fro
 import type { Db } from '../src/db.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z
+const payload = z
   .object({
     /** Recompute only this month (YYYY-MM); ignored when the month is frozen. */
     month: z.string().regex(MONTH_PATTERN).optional(),

@@ -10,7 +10,7 @@ import { addMonths, MONTH_PATTERN, monthOf } from '../src/domain/rewards.js';
 import { distributeMonth } from '../src/queries/rewards.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
-export const payload = z.object({ month: z.string().regex(MONTH_PATTERN).optional() }).default({});
+const payload = z.object({ month: z.string().regex(MONTH_PATTERN).optional() }).default({});
 
 export const job = defineJob({
   name: 'monthly-distribution',

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { claimPageTitleSweep } from '../src/queries/articles.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({}).default({});
+const payload = z.object({}).default({});
 
 export const MAX_SWEEPS = 3;
 const PER_RUN = 200;

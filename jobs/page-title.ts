@@ -18,20 +18,20 @@ import { safeFetch, SafeFetchError, type SafeFetchOptions } from '../src/net/saf
 import { applyPageTitle, getArticleForEvent, recordPageTitleFailure } from '../src/queries/articles.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
-export const payload = z.object({
+const payload = z.object({
   article_id: z.number().int().positive(),
   /** Set by page-title-sweep (its nth retry of a lost or failed job): a new job id for each sweep. */
   sweep: z.number().int().positive().optional(),
 });
 
-export const PAGE_TIMEOUT_MS = 8000;
-export const PAGE_MAX_BYTES = 2 * 1024 * 1024;
-export const MAX_REDIRECTS = 5;
+const PAGE_TIMEOUT_MS = 8000;
+const PAGE_MAX_BYTES = 2 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
 const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
 
 const PERMANENT: ReadonlySet<string> = new Set(['invalid_url', 'blocked_address', 'bad_redirect', 'too_many_redirects', 'bad_content_type', 'too_large']);
 
-export type TitleOutcome = { ok: true; title: string } | { ok: false; reason: string };
+type TitleOutcome = { ok: true; title: string } | { ok: false; reason: string };
 
 /**
  * Fetch a page and extract its title. Permanent failures are returned; transient ones throw.

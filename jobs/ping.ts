@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({
+const payload = z.object({
   token: z.string().min(1).max(200),
   sleep_ms: z.number().int().min(0).max(60_000).default(0),
   /** Fail the first N attempts with a transient error (retry and backoff drills). */

@@ -14,7 +14,7 @@ import { defineJob } from './define.js';
 export const MAX_CHECK_URL_LENGTH = 8192;
 export const MAX_CHECK_TEXT_LENGTH = 500;
 
-export const payload = z
+const payload = z
   .object({
     url: z.string().min(1).max(MAX_CHECK_URL_LENGTH).optional(),
     text: z.string().min(1).max(MAX_CHECK_TEXT_LENGTH).optional(),

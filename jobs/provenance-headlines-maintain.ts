@@ -18,9 +18,9 @@ import { pruneHeadlineIndex, refreshCommonWords } from '../src/queries/provenanc
 import { defaultJobOptions, defineJob } from './define.js';
 
 /** Rows are kept this long: the lookback window plus a day, so a check never misses a row being pruned. */
-export const HEADLINE_INDEX_RETENTION_MS = LOOKBACK_MS + 24 * 3600 * 1000;
+const HEADLINE_INDEX_RETENTION_MS = LOOKBACK_MS + 24 * 3600 * 1000;
 
-export const payload = z.object({}).default({});
+const payload = z.object({}).default({});
 
 export const job = defineJob({
   name: 'provenance-headlines-maintain',

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { dueScheduledIds, publishIfDue } from '../src/queries/articles.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({}).default({});
+const payload = z.object({}).default({});
 
 export const job = defineJob({
   name: 'publish-due',

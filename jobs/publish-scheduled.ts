@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { publishIfDue } from '../src/queries/articles.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({
+const payload = z.object({
   article_id: z.number().int().positive(),
   /** The scheduled time (ms) the job was queued for: a re-schedule queues a new job, the old one finds the article not due. */
   publish_at: z.number().int().nonnegative().optional(),

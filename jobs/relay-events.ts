@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { relayUntilEmpty } from '../src/relay/relay.js';
 import { defineJob, type Enqueue } from './define.js';
 
-export const payload = z.object({}).default({});
+const payload = z.object({}).default({});
 
 /** The deduplication id of woken runs. */
 export const RELAY_WAKE_ID = 'relay-events-wake';
@@ -27,7 +27,7 @@ export const wakeRelay = (enqueue: Enqueue) => () => enqueue('relay-events', {},
  * relay's fixed cost per pass (a BullMQ job, one transaction, the feed-cache retirement) is shared.
  * Small against the stream's 200 ms batch window.
  */
-export const RELAY_LINGER_MS = 15;
+const RELAY_LINGER_MS = 15;
 
 export const job = defineJob({
   name: 'relay-events',

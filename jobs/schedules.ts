@@ -1,7 +1,7 @@
 /** Recurring jobs the clock process upserts as BullMQ job schedulers (id -> job + timing). */
 import type { JobName, JobPayload } from './index.js';
 
-export interface Schedule<N extends JobName = JobName> {
+interface Schedule<N extends JobName = JobName> {
   id: string;
   job: N;
   payload: JobPayload<N>;
@@ -11,10 +11,10 @@ export interface Schedule<N extends JobName = JobName> {
 }
 
 /** The relay's sweep interval: the longest an event waits when its wake-up was lost. */
-export const RELAY_SWEEP_MS = 2000;
+const RELAY_SWEEP_MS = 2000;
 
 /** The webhook sweep's interval: how late a retry can start after its time, and the longest a lost wake-up delays a delivery. */
-export const WEBHOOK_SWEEP_MS = 1000;
+const WEBHOOK_SWEEP_MS = 1000;
 
 export const schedules: Schedule[] = [
   // Event log: relay whatever a lost wake-up left in the outbox; trim the log to EVENT_LOG_RETENTION_DAYS.

@@ -22,7 +22,7 @@ import { beginSettlement, markFailed, markSettled, orphanedPayments, recordSettl
 import { failAdPayment, markAdPaid } from '../src/queries/sponsored.js';
 import { defaultJobOptions, defineJob, PermanentJobError, type JobDeps } from './define.js';
 
-export const payload = z
+const payload = z
   .object({
     payment_id: z
       .string()
@@ -34,7 +34,7 @@ export const payload = z
 const ATTEMPTS = 6;
 const SWEEP_AFTER_S = 60;
 
-export { classifySettle, type SettleOutcome } from '../src/payments/settle.js';
+export { classifySettle } from '../src/payments/settle.js';
 
 async function finishFailed(deps: JobDeps, row: PaymentRow, reason: string, suspendPayer: boolean) {
   // The payment's failure and the ad's kill (with its news.killed event) commit together.

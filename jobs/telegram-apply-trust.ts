@@ -10,7 +10,7 @@ import { getAgentAccount } from '../src/queries/agent-trust.js';
 import { botApiFromConfig, TelegramError } from '../src/telegram/bot-api.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
-export const payload = z.object({
+const payload = z.object({
   user_id: z.number().int().positive(),
   /** The trust event that caused it (deterministic job ids, one per change). */
   event_id: z.number().int().positive(),

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { botApiFromConfig, TelegramError } from '../src/telegram/bot-api.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
-export const payload = z.object({
+const payload = z.object({
   text: z.string().min(1).max(4096),
   message_thread_id: z.number().int().positive().optional(),
   reply_to_message_id: z.number().int().positive().optional(),

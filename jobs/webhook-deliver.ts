@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { deliverEndpoint } from '../src/webhooks/deliver.js';
 import { defineJob } from './define.js';
 
-export const payload = z.object({ endpoint_id: z.number().int().positive() });
+const payload = z.object({ endpoint_id: z.number().int().positive() });
 
 export const job = defineJob({
   name: 'webhook-deliver',

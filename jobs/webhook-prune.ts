@@ -7,7 +7,7 @@ import { pruneDeliveries } from '../src/queries/webhooks.js';
 import { pruneOlderThan } from '../src/retention/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({}).default({});
+const payload = z.object({}).default({});
 
 const BATCH = 5000;
 const MAX_BATCHES = 200;

@@ -10,7 +10,7 @@ import { dueEndpoints } from '../src/queries/webhooks.js';
 import { wakeEndpoint } from '../src/webhooks/deliver.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({}).default({});
+const payload = z.object({}).default({});
 
 /** Endpoints woken per run at most (the next run continues). */
 const PER_RUN = 5000;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { dueSources } from '../src/queries/wire.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({}).default({});
+const payload = z.object({}).default({});
 
 export const job = defineJob({
   name: 'wire-fetch-due',

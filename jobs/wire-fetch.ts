@@ -23,7 +23,7 @@ import { safeFetch, SafeFetchError } from '../src/net/safe-fetch.js';
 import { findSource, ingestItems, recordFetchFailure, recordFetchNotModified, recordFetchSuccess, type IncomingItem } from '../src/queries/wire.js';
 import { defineJob, PermanentJobError } from './define.js';
 
-export const payload = z.object({
+const payload = z.object({
   source_id: z.number().int().positive(),
   /** The source's next_fetch_at (ms) when the clock's wire-fetch-due queued it: one job per source and due time. */
   due_at: z.number().int().nonnegative().optional(),
@@ -32,12 +32,12 @@ export const payload = z.object({
 const FEED_TYPES = ['application/rss+xml', 'application/atom+xml', 'application/rdf+xml', 'application/xml', 'text/xml', 'application/feed+json', 'application/json', 'text/*'];
 
 /** Seconds until the next fetch after `failures` consecutive failures. */
-export function backoffSeconds(pollIntervalS: number, failures: number, maxS: number): number {
+function backoffSeconds(pollIntervalS: number, failures: number, maxS: number): number {
   return Math.min(pollIntervalS * 2 ** Math.min(failures, 20), maxS);
 }
 
 /** Feed items -> rows to store: links normalised, items without a normalisable link dropped, first of each URL kept. */
-export function toIncoming(items: { url: string; title: string; summary: string | null; guid: string | null; publishedAt: Date | null }[], max: number): IncomingItem[] {
+function toIncoming(items: { url: string; title: string; summary: string | null; guid: string | null; publishedAt: Date | null }[], max: number): IncomingItem[] {
   const seen = new Set<string>();
   const out: IncomingItem[] = [];
   for (const it of items) {

@@ -21,13 +21,13 @@ import { articlesByUrl, headlineCandidates } from '../src/queries/provenance.js'
 import { claimUnscored, promoteWireItem, promotionCandidates, setScore } from '../src/queries/wire.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({ batch: z.number().int().min(1).max(5000).default(500) }).default({ batch: 500 });
+const payload = z.object({ batch: z.number().int().min(1).max(5000).default(500) }).default({ batch: 500 });
 
 /** Article statuses that already cover a story for promotion purposes. */
 export const COVERED_STATUSES = ['approved', 'submitted', 'scheduled'] as const;
 const CANDIDATE_HOURS = 24;
 
-export async function novelty(db: Db, item: { title: string; normalized_url: string }, now: Date, trgmThreshold: number): Promise<number> {
+async function novelty(db: Db, item: { title: string; normalized_url: string }, now: Date, trgmThreshold: number): Promise<number> {
   const since = new Date(now.getTime() - LOOKBACK_MS);
   if ((await articlesByUrl(db, item.normalized_url, since, COVERED_STATUSES)).length > 0) return 0;
   const candidates = await headlineCandidates(db, item.title, since, { trgmThreshold, limit: 20, statuses: COVERED_STATUSES });

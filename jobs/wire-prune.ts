@@ -9,7 +9,7 @@ import { pruneWireItems, pruneWireTombstones } from '../src/queries/retention.js
 import { inBatches } from '../src/retention/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
-export const payload = z.object({}).default({});
+const payload = z.object({}).default({});
 
 /** One run stops after this many batches (the next hourly run continues). */
 export const MAX_BATCHES = 2000;

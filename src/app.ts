@@ -25,7 +25,7 @@ import { redisHung } from './redis.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export interface AppOptions {
+interface AppOptions {
   /** Serve parameterless routes through staticRouteFastPath (default true; off only to measure it). */
   staticFastPath?: boolean;
 }

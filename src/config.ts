@@ -279,7 +279,7 @@ export const envSchema = z.object({
   MAINNET_MIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(10_000).default(12),
 });
 
-export type Env = z.infer<typeof envSchema>;
+type Env = z.infer<typeof envSchema>;
 export type Config = Omit<Env, 'JWT_SECRET'> & { JWT_SECRET: string };
 
 export class ConfigError extends Error {
@@ -308,7 +308,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 }
 
 /** Outside production a missing JWT_SECRET is generated once into DATA_DIR and reused by every process. */
-export function devJwtSecret(dataDir: string): string {
+function devJwtSecret(dataDir: string): string {
   const file = path.resolve(dataDir, 'jwt-secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(path.dirname(file), { recursive: true });

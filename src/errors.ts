@@ -13,8 +13,6 @@ import { DomainError } from './errors/domain-error.js';
 import type { Logger } from './logger.js';
 
 export { DomainError } from './errors/domain-error.js';
-export { isBackendUnavailable } from './errors/backend.js';
-
 /** Field-level problem in a validation error: `path` is the field ("body.url", "query.page"). */
 export interface FieldIssue {
   path: string;

@@ -25,7 +25,7 @@ export type EventType = (typeof eventTypes)[number];
  *  - article.voted: a vote on the article or on one of its yaps changed vote_count / votes /
  *    top_tldr, so feed pages holding it change (and their ETags with them).
  */
-export const internalEventTypes = ['article.edited', 'article.yap_posted', 'feed.reranked', 'article.voted'] as const;
+const internalEventTypes = ['article.edited', 'article.yap_posted', 'feed.reranked', 'article.voted'] as const;
 export type InternalEventType = (typeof internalEventTypes)[number];
 export type AnyEventType = EventType | InternalEventType;
 

@@ -6,8 +6,6 @@
 import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { EnqueueOptions } from '../jobs/define.js';
 import { jobs, type JobName, type JobPayload, type JobResult } from '../jobs/index.js';
-
-export type { EnqueueOptions } from '../jobs/define.js';
 import type { Redis } from './redis.js';
 
 /** Connection options for the connections BullMQ opens itself (workers, queue events): blocking, retry forever. */

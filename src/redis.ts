@@ -4,7 +4,7 @@ import { BackendUnavailableError } from './errors/backend.js';
 export type { Redis };
 
 /** Default of `commandTimeoutMs` (config: REDIS_COMMAND_TIMEOUT_MS). */
-export const REDIS_COMMAND_TIMEOUT_MS = 5000;
+const REDIS_COMMAND_TIMEOUT_MS = 5000;
 
 type SendStream = Parameters<Redis['sendCommand']>[1];
 /** Options of a client with ioredis's default (RESP2, "legacy") reply mapping, which we use throughout. */

@@ -16,7 +16,7 @@ import { JobMetricsRecorder } from './metrics/job-metrics.js';
 import { pingDatabase } from './queries/health.js';
 import { redisOptionsFromUrl } from './queue.js';
 
-export interface WorkerRuntimeOptions {
+interface WorkerRuntimeOptions {
   redisUrl: string;
   prefix: string;
   /** How long a job's lock lives without renewal; a crashed worker's job is recovered after it. */
@@ -25,7 +25,7 @@ export interface WorkerRuntimeOptions {
   only?: JobName[];
 }
 
-export const OUTAGE_RETRY_MS = 5000;
+const OUTAGE_RETRY_MS = 5000;
 
 async function postgresUnreachable(db: Db): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;

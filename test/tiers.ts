@@ -6,7 +6,7 @@
  * A new test file is quick unless it is listed here: put it in a slow tier when it takes more than a
  * few seconds, starts the whole stack, drives a browser or runs a fault drill.
  */
-export const slowTiers = {
+const slowTiers = {
   /**
    * Integration files that take more than about 5 s on their own: a TypeScript compile of a generated
    * client, real waits for a payment authorization to expire, a job queue's fixed retry backoffs.

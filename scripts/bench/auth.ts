@@ -12,27 +12,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import Router from '@koa/router';
 import Koa from 'koa';
-import pg from 'pg';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
-import { errorMiddleware } from '../../src/errors.js';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { defineRoute } from '../../src/http/route.js';
-import { createLogger } from '../../src/logger.js';
 import { migrateToLatest } from '../../src/migrate.js';
-import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import { allRoutes } from '../../src/routes/index.js';
 import { signAccessToken } from '../../src/auth/tokens.js';
 import type { RunningService } from '../lib/services.js';
 import { backingServices } from '../lib/backing-services.js';
-import { benchLog } from './lib/bench-stack.js';
+import { bareApp, benchDeps, benchLog, createBenchDatabase, listenLocal } from './lib/bench-stack.js';
 import { loadFromChild } from './lib/load.js';
-import { koaListener } from '../../src/http/listener.js';
 
 const mode = process.argv[2];
 
@@ -73,13 +66,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 try {
   const { adminUrl, redisUrl } = await backingServices(tmp, started, { log: benchLog });
   const dbName = `squid_bench_auth_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
+  const { admin, url: databaseUrl } = await createBenchDatabase(adminUrl, dbName);
   const config = loadConfig({
-    DATABASE_URL: u.toString(),
+    DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
     QUEUE_PREFIX: `benchauth${process.pid}`,
@@ -90,14 +79,7 @@ try {
   const db = createDb(config.DATABASE_URL, { max: 10 });
   await migrateToLatest(db);
   const redis = createRedis(config.REDIS_URL, 'command', 'bench', { autoPipelining: true }); // as src/bin/web.ts
-  const deps = {
-    config,
-    log: createLogger('bench', 'silent'),
-    db,
-    redis,
-    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
-    events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
-  };
+  const deps = benchDeps(config, db, redis, 'silent');
   const probe = (auth: boolean) =>
     defineRoute({
       method: 'get',
@@ -113,17 +95,8 @@ try {
       },
     });
   const full = createApp(deps, [...allRoutes(deps), probe(true)]);
-  const bare = new Koa();
-  bare.use(errorMiddleware(deps.log));
-  const router = new Router({ prefix: '/api/v1' });
-  router.get('/bench/ping', (ctx) => {
-    ctx.body = { ok: true };
-  });
-  bare.use(router.routes());
-  const listen = (app: Koa) =>
-    new Promise<string>((resolve) => {
-      const s = http.createServer(koaListener(app)).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as any).port}`));
-    });
+  const bare = bareApp(deps.log);
+  const listen = async (app: Koa) => (await listenLocal(app)).origin;
   const fullUrl = await listen(full);
   const bareUrl = await listen(bare);
   const user = await db

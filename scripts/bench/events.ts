@@ -94,8 +94,8 @@ import {
   type ServiceProcess,
 } from './lib/procs.js';
 import { baselineSubmitRoute, insertSubmissionWithoutOutbox } from './lib/submission-baseline.js';
+import { listenLocal } from './lib/bench-stack.js';
 import type { ClientReport, ConnectCmd } from './lib/ws-clients.js';
-import { koaListener } from '../../src/http/listener.js';
 
 const { values } = parseArgs({
   options: {
@@ -671,13 +671,11 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
     allRoutes(deps).map((r) => (r.operationId === 'submitArticle' ? baselineSubmitRoute(deps) : r)),
   );
   const servers: http.Server[] = [];
-  const listen = (app: Koa) =>
-    new Promise<string>((resolve) => {
-      const s = http
-        .createServer({ keepAliveTimeout: 65_000 }, koaListener(app))
-        .listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as { port: number }).port}`));
-      servers.push(s);
-    });
+  const listen = async (app: Koa) => {
+    const { origin, server } = await listenLocal(app, { keepAliveTimeoutMs: 65_000 });
+    servers.push(server);
+    return origin;
+  };
   const origins = { A: await listen(appA), B: await listen(appB) };
   const token = await signAccessToken(JWT_SECRET, { userId: c.users.submitter, address: '0x' + 'a'.repeat(40), roles: [] });
   const headers = { authorization: `Bearer ${token}` };

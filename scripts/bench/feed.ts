@@ -25,11 +25,9 @@
  * DATABASE_URL/REDIS_URL are set.
  *   npx tsx scripts/bench/feed.ts [articles=100000] [seconds=10] [connections=50]
  */
-import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Router from '@koa/router';
 import Koa from 'koa';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -37,22 +35,17 @@ import { createApp } from '../../src/app.js';
 import { signAccessToken } from '../../src/auth/tokens.js';
 import { loadConfig } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
-import { errorMiddleware } from '../../src/errors.js';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { defineRoute } from '../../src/http/route.js';
-import { createLogger } from '../../src/logger.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import { recomputeHotScores } from '../../src/queries/hot-scores.js';
 import { newsRoutes } from '../../src/routes/news.js';
 import { allRoutes } from '../../src/routes/index.js';
-import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import type { RunningService } from '../lib/services.js';
 import { backingServices } from '../lib/backing-services.js';
-import { benchLog } from './lib/bench-stack.js';
+import { bareApp, benchDeps, benchLog, listenLocal } from './lib/bench-stack.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { BENCH_TOKEN, seedFeed } from './seed-feed.js';
-import { koaListener } from '../../src/http/listener.js';
 
 const N = Number(process.argv[2] ?? 100_000);
 const SECONDS = Number(process.argv[3] ?? 10);
@@ -155,14 +148,7 @@ try {
 
   // 2. Load.
   const redis = createRedis(config.REDIS_URL, 'command', 'bench', { autoPipelining: true }); // as src/bin/web.ts
-  const deps = {
-    config,
-    log: createLogger('bench', config.LOG_LEVEL),
-    db,
-    redis,
-    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
-    events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
-  };
+  const deps = benchDeps(config, db, redis, config.LOG_LEVEL);
   // The full app with one trivial extra route: the floor every route of the app shares (headers, metrics, quota...).
   const ping = defineRoute({
     method: 'get',
@@ -183,18 +169,8 @@ try {
   const uncached = createApp(deps, uncachedRoutes);
   // The same app without the static-route fast path (issue 19: its benefit, measured).
   const noFastPath = createApp(deps, [...allRoutes(deps), ping], { staticFastPath: false });
-  const bare = new Koa();
-  bare.use(errorMiddleware(deps.log));
-  const router = new Router({ prefix: '/api/v1' });
-  router.get('/bench/ping', (ctx) => {
-    ctx.body = { ok: true };
-  });
-  bare.use(router.routes());
-  const listen = (app: Koa) =>
-    new Promise<string>((resolve) => {
-      const s = http.createServer(koaListener(app)).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as { port: number }).port}`));
-      s.keepAliveTimeout = 30_000;
-    });
+  const bare = bareApp(deps.log);
+  const listen = async (app: Koa) => (await listenLocal(app, { keepAliveTimeoutMs: 30_000 })).origin;
   const fullUrl = await listen(full);
   const bareUrl = await listen(bare);
   const uncachedUrl = await listen(uncached);

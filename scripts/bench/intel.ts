@@ -22,26 +22,24 @@ import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequirements } from '@x402/core/types';
 import { authorizationTypes } from '@x402/evm';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateApiKey, generateKeyId } from '../../src/auth/api-keys.js';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { IntelCache } from '../../src/intel/cache.js';
 import { computeReport } from '../../src/intel/compute.js';
-import { createLogger } from '../../src/logger.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import { paymentRequirements, resolveAsset } from '../../src/payments/requirements.js';
 import { verifyExactPayment } from '../../src/payments/x402-verify.js';
 import { insertApiKey } from '../../src/queries/api-keys.js';
-import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import type { RunningService } from '../lib/services.js';
 import { backingServices } from '../lib/backing-services.js';
+import { benchDeps, createBenchDatabase } from './lib/bench-stack.js';
 import { koaListener } from '../../src/http/listener.js';
+import { timedGet } from './lib/load.js';
 
 const ARTICLES = 100_000;
 const CLICKS = 2_000_000;
@@ -68,20 +66,7 @@ if (mode === 'client') {
   const statuses: Record<string, number> = {};
   let next = 0;
   const until = performance.now() + seconds * 1000;
-  const one = (h: Record<string, string>) =>
-    new Promise<void>((resolve) => {
-      const t0 = performance.now();
-      const req = http.request({ agent, host: u.hostname, port: u.port, path: u.pathname + u.search, headers: h }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          lat.push(performance.now() - t0);
-          statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
-          resolve();
-        });
-      });
-      req.on('error', () => resolve());
-      req.end();
-    });
+  const one = (h: Record<string, string>) => timedGet(agent, u, u.pathname + u.search, h, { lat, statuses });
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: conc }, async () => {
@@ -134,14 +119,10 @@ const f1 = (x: number) => x.toFixed(1);
 try {
   const { adminUrl, redisUrl } = await backingServices(tmp, started, { log });
   const dbName = `squid_bench_intel_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
+  const { admin, url: databaseUrl } = await createBenchDatabase(adminUrl, dbName);
   const payTo = getAddress(`0x${'7'.repeat(40)}`);
   const config = loadConfig({
-    DATABASE_URL: u.toString(),
+    DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
     QUEUE_PREFIX: `benchintel${process.pid}`,
@@ -212,14 +193,7 @@ try {
   }
 
   // ---- Web app with the default report cached.
-  const deps = {
-    config,
-    log: createLogger('bench', 'silent'),
-    db,
-    redis,
-    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
-    events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
-  };
+  const deps = benchDeps(config, db, redis, 'silent');
   const cache = new IntelCache(redis, config.QUEUE_PREFIX, config.INTEL_CACHE_TTL_S);
   await cache.put(cache.key('report', sets[0].p), await computeReport(db, sets[0].p));
   const server = http.createServer(koaListener(createApp(deps)));

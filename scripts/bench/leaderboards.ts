@@ -16,19 +16,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
-import { createLogger } from '../../src/logger.js';
 import { migrateToLatest } from '../../src/migrate.js';
-import { QueueClient } from '../../src/queue.js';
 import { createRedis } from '../../src/redis.js';
 import { computeMonth } from '../../src/queries/leaderboards.js';
 import { distributeMonth } from '../../src/queries/rewards.js';
 import type { RunningService } from '../lib/services.js';
 import { backingServices } from '../lib/backing-services.js';
+import { benchDeps, createBenchDatabase } from './lib/bench-stack.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { koaListener } from '../../src/http/listener.js';
 
@@ -55,13 +52,9 @@ async function timed<T>(label: string, fn: () => Promise<T>): Promise<[T, number
 try {
   const { adminUrl, redisUrl } = await backingServices(tmp, started, { log });
   const dbName = `squid_bench_lb_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
+  const { admin, url: databaseUrl } = await createBenchDatabase(adminUrl, dbName);
   const config = loadConfig({
-    DATABASE_URL: u.toString(),
+    DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
     QUEUE_PREFIX: `benchlb${process.pid}`,
@@ -120,14 +113,7 @@ try {
 
   // ---- 2. GET /leaderboards/ idle, then while the computation runs back to back ---------------
   const redis = createRedis(config.REDIS_URL, 'command', 'bench');
-  const deps = {
-    config,
-    log: createLogger('bench', 'silent'),
-    db: createDb(config.DATABASE_URL, { max: 10, applicationName: 'bench-web' }),
-    redis,
-    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
-    events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
-  };
+  const deps = benchDeps(config, createDb(config.DATABASE_URL, { max: 10, applicationName: 'bench-web' }), redis, 'silent');
   const server = http.createServer(koaListener(createApp(deps)));
   const base = await new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)));
   const url = `${base}/api/v1/leaderboards/?month=${MONTH}&limit=10`;

@@ -8,7 +8,6 @@
  * Load: keep-alive connections from a separate load-generator process, runs alternated, medians of 3.
  *   npm run bench:media -- [seconds=5] [connections=32] [side=400]
  */
-import http from 'node:http';
 import os from 'node:os';
 import type Koa from 'koa';
 import { z } from 'zod';
@@ -22,8 +21,7 @@ import { mediaName } from '../../src/media/store.js';
 import { putMedia } from '../../src/queries/media.js';
 import { allRoutes } from '../../src/routes/index.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
-import { benchStack, median } from './lib/bench-stack.js';
-import { koaListener } from '../../src/http/listener.js';
+import { benchStack, listenLocal, median } from './lib/bench-stack.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const CONNECTIONS = Number(process.argv[3] ?? 32);
@@ -75,11 +73,7 @@ try {
   const app = createApp(deps, [...allRoutes(deps), diskRoute]);
   const noCacheDeps = { ...deps, config: { ...config, MEDIA_CACHE_BYTES: 0 } };
   const appNoCache = createApp(noCacheDeps, allRoutes(noCacheDeps));
-  const listen = (a: Koa) =>
-    new Promise<string>((resolve) => {
-      const s = http.createServer(koaListener(a)).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as { port: number }).port}`));
-      s.keepAliveTimeout = 30_000;
-    });
+  const listen = async (a: Koa) => (await listenLocal(a, { keepAliveTimeoutMs: 30_000 })).origin;
   const url = await listen(app);
   const urlNoCache = await listen(appNoCache);
   const diskEtag = (await fetch(`${url}/bench/disk/${diskName}`)).headers.get('etag')!;

@@ -19,13 +19,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { createDb } from '../../src/db.js';
 import { migrateToLatest } from '../../src/migrate.js';
 import { buildDist, platformEnv } from '../lib/build.js';
 import { repoRoot, serviceTypes } from '../lib/procfile.js';
 import { freePort, type RunningService } from '../lib/services.js';
 import { backingServices } from '../lib/backing-services.js';
+import { createBenchDatabase } from './lib/bench-stack.js';
 
 const roundsArg = process.argv.indexOf('--rounds');
 const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
@@ -130,17 +130,13 @@ try {
   console.log(`npm run build: ${(build.ms / 1000).toFixed(1)} s`);
   const { adminUrl, redisUrl } = await backingServices(tmp, started, { log });
   const dbName = `squid_bench_procs_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  const db = createDb(u.toString(), { max: 1 });
+  const { admin, url: databaseUrl } = await createBenchDatabase(adminUrl, dbName);
+  const db = createDb(databaseUrl, { max: 1 });
   await migrateToLatest(db);
   await db.destroy();
   const vars = {
     NODE_ENV: 'production',
-    DATABASE_URL: u.toString(),
+    DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: `benchprocs${process.pid}`,
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',

@@ -12,7 +12,6 @@
  * Reports per-window p99 and the medians: without the job (before and after) vs during the job.
  *   npm run bench:retention -- [expired=1000000] [articles=20000] [window_s=5] [connections=16]
  */
-import http from 'node:http';
 import os from 'node:os';
 import { sql } from 'kysely';
 import { job as wirePrune } from '../../jobs/wire-prune.js';
@@ -20,9 +19,8 @@ import { createApp } from '../../src/app.js';
 import { newsRoutes } from '../../src/routes/news.js';
 import { allRoutes } from '../../src/routes/index.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
-import { benchStack, median } from './lib/bench-stack.js';
+import { benchStack, listenLocal, median } from './lib/bench-stack.js';
 import { seedFeed } from './seed-feed.js';
-import { koaListener } from '../../src/http/listener.js';
 
 const EXPIRED = Number(process.argv[2] ?? 1_000_000);
 const ARTICLES = Number(process.argv[3] ?? 20_000);
@@ -59,10 +57,7 @@ try {
     r.operationId === 'listArticles' ? newsRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r,
   );
   const app = createApp(deps, uncachedRoutes);
-  const url = await new Promise<string>((resolve) => {
-    const s = http.createServer(koaListener(app)).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(s.address() as { port: number }).port}/api/v1/news/`));
-    s.keepAliveTimeout = 30_000;
-  });
+  const url = `${(await listenLocal(app, { keepAliveTimeoutMs: 30_000 })).origin}/api/v1/news/`;
   await loadFromChild(url, 8, CONNECTIONS); // warm-up
   const window = async (label: string): Promise<LoadResult> => {
     const r = await loadFromChild(url, WINDOW_S, CONNECTIONS);

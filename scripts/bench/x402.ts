@@ -14,17 +14,15 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { generateApiKey, generateKeyId } from '../../src/auth/api-keys.js';
 import { createApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
 import { IntelCache } from '../../src/intel/cache.js';
 import { computeReport } from '../../src/intel/compute.js';
-import { createLogger } from '../../src/logger.js';
 import { paymentRequirements, resolveAsset } from '../../src/payments/requirements.js';
 import { insertApiKey } from '../../src/queries/api-keys.js';
-import { QueueClient } from '../../src/queue.js';
 import { startFacilitator } from '../../test/support/facilitator-server.js';
 import { signedHeader } from '../../test/support/x402.js';
 import { koaListener } from '../../src/http/listener.js';
-import { benchStack, median } from './lib/bench-stack.js';
+import { benchDeps, benchStack, median } from './lib/bench-stack.js';
+import { timedGet } from './lib/load.js';
 
 const CONCURRENCY = Number(process.argv.find((a) => a.startsWith('--concurrency='))?.split('=')[1] ?? 8);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
@@ -37,20 +35,7 @@ async function run(url: string, headers: Record<string, string>[]): Promise<{ p5
   const lat: number[] = [];
   const statuses: Record<string, number> = {};
   let next = 0;
-  const one = (h: Record<string, string>) =>
-    new Promise<void>((resolve) => {
-      const t0 = performance.now();
-      const req = http.request({ agent, host: u.hostname, port: u.port, path: u.pathname, headers: h }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          lat.push(performance.now() - t0);
-          statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
-          resolve();
-        });
-      });
-      req.on('error', () => resolve());
-      req.end();
-    });
+  const one = (h: Record<string, string>) => timedGet(agent, u, u.pathname, h, { lat, statuses });
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < headers.length) await one(headers[next++]);
@@ -81,14 +66,7 @@ try {
 
   const serve = async (mode: 'sync' | 'deferred') => {
     const config = { ...base, X402_SETTLEMENT_MODE: mode } as Config;
-    const deps = {
-      config,
-      log: createLogger('bench', 'silent'),
-      db,
-      redis,
-      queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
-      events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
-    };
+    const deps = benchDeps(config, db, redis, 'silent');
     const server = http.createServer(koaListener(createApp(deps)));
     const url = await new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as any).port}/api/v1/intel/report/`)));
     return { url, close: () => new Promise<void>((r) => server.close(() => r())) };

@@ -30,7 +30,7 @@ export interface CliContext {
   out(line: string): void;
 }
 
-export interface Command {
+interface Command {
   name: string;
   /** Argument synopsis for help, e.g. `<address> <role>`. */
   args: string;

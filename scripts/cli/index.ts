@@ -13,11 +13,11 @@ import { webhookCommands } from './webhooks.js';
 import { wireCommands } from './wire.js';
 import { NoStackError, withDevStack } from '../lib/dev-stack.js';
 
-export const commandGroups: CommandGroup[] = [roleCommands, apiKeyCommands, rewardCommands, agentCommands, telegramCommands, wireCommands, webhookCommands];
+const commandGroups: CommandGroup[] = [roleCommands, apiKeyCommands, rewardCommands, agentCommands, telegramCommands, wireCommands, webhookCommands];
 
 const PROG = 'npm run cli --';
 
-export interface CliIo {
+interface CliIo {
   /** Tests pass their own; unset means the process environment (read by loadConfig). */
   env?: Record<string, string | undefined>;
   out(line: string): void;

@@ -6,10 +6,10 @@ import { isAddress } from 'viem';
 import { grantRole, listRoleHolders, revokeRole } from '../../src/queries/users.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
 
-export const roles = ['editor', 'staff'] as const;
-export type Role = (typeof roles)[number];
+const roles = ['editor', 'staff'] as const;
+type Role = (typeof roles)[number];
 
-export function parseAddress(input: string): string {
+function parseAddress(input: string): string {
   // strict: a mixed-case address must carry a valid EIP-55 checksum (catches a mistyped character).
   if (!isAddress(input, { strict: true })) {
     throw new UsageError(`"${input}" is not an Ethereum address (0x and 40 hex digits; mixed case must be a valid checksum)`);
@@ -17,7 +17,7 @@ export function parseAddress(input: string): string {
   return input.toLowerCase();
 }
 
-export function parseRole(input: string): Role {
+function parseRole(input: string): Role {
   if (!(roles as readonly string[]).includes(input)) throw new UsageError(`unknown role "${input}"; roles are ${roles.join(', ')}`);
   return input as Role;
 }

@@ -33,7 +33,7 @@ export class ManagedServer implements RunningService {
   }
 }
 
-export interface BackingOptions {
+interface BackingOptions {
   log: Log;
   /** PostgreSQL to use instead of starting one; unset: DATABASE_URL (with `fromEnv`), else started. */
   databaseUrl?: string;
@@ -56,7 +56,7 @@ export interface BackingOptions {
   pgDataFrom?: string;
 }
 
-export interface BackingServices {
+interface BackingServices {
   /** PostgreSQL URL (the given one, or the started server's). */
   adminUrl: string;
   redisUrl: string;

@@ -6,7 +6,7 @@
 import readline from 'node:readline';
 import type { Readable } from 'node:stream';
 
-export type LogFormat = 'pretty' | 'json';
+type LogFormat = 'pretty' | 'json';
 
 const ansi = {
   reset: '\x1b[0m',
@@ -35,7 +35,7 @@ const levels: Record<number, { label: string; colour: string }> = {
 // Fields every pino line carries; the prefix and the level/time columns already say them.
 const hidden = new Set(['level', 'time', 'pid', 'proc', 'name', 'hostname', 'msg', 'v']);
 
-export interface DevOutput {
+interface DevOutput {
   /** Print one line under `name`'s prefix. */
   line(name: string, text: string): void;
   /** Print every line of a child's stream under `name`'s prefix. */

@@ -11,9 +11,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { launcherEnv } from '../../src/config.js';
 
-export const STACK_FILE = 'stack.json';
+const STACK_FILE = 'stack.json';
 
-export interface StackState {
+interface StackState {
   pid: number;
   databaseUrl: string;
   redisUrl: string;
@@ -21,7 +21,7 @@ export interface StackState {
   startedAt: string;
 }
 
-export function stackFile(dataDir: string): string {
+function stackFile(dataDir: string): string {
   return path.join(path.resolve(dataDir), STACK_FILE);
 }
 

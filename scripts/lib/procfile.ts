@@ -12,9 +12,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Where `npm run build` writes the JavaScript (tsconfig.build.json's outDir). */
-export const DIST_DIR = 'dist';
+const DIST_DIR = 'dist';
 
-export interface ProcessType {
+interface ProcessType {
   name: string;
   /** The TypeScript source of the entry, relative to the repository root (what tsx runs in development). */
   entry: string;

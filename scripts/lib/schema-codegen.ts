@@ -106,7 +106,7 @@ export async function generateSchemaSource(db: Kysely<any>): Promise<string> {
     '',
   ];
   for (const [table, cols] of tables) {
-    out.push(`export interface ${pascal(table)}Table {`);
+    out.push(`interface ${pascal(table)}Table {`);
     for (const c of cols) {
       let t = checked.get(`${c.table_name}.${c.column_name}`) ?? tsType(c.udt_name);
       const nullable = c.is_nullable === 'YES';

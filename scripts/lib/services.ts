@@ -20,7 +20,7 @@ export interface RunningService {
 }
 
 /** True when nothing listens on 127.0.0.1:port. */
-export function portIsFree(port: number): Promise<boolean> {
+function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = net.createServer();
     srv.once('error', () => resolve(false));
@@ -144,10 +144,10 @@ function which(bin: string): string | null {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
-export const REDIS_INSTALL_HINT = 'apt-get update && apt-get install -y redis-server';
+const REDIS_INSTALL_HINT = 'apt-get update && apt-get install -y redis-server';
 
 /** Find redis-server; on Debian/Ubuntu as root install it with apt-get, otherwise stop with the command to run. */
-export function ensureRedisBinary(log: Log): string {
+function ensureRedisBinary(log: Log): string {
   const found = which('redis-server') ?? (existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : null);
   if (found) return found;
   const isRoot = process.getuid?.() === 0;

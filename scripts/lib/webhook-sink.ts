@@ -21,9 +21,9 @@ export interface Delivery {
   status: number | null;
 }
 
-export type SinkAnswer = { status: number; delayMs?: number } | { hang: true };
+type SinkAnswer = { status: number; delayMs?: number } | { hang: true };
 
-export interface Sink {
+interface Sink {
   base: string;
   url(path: string): string;
   deliveries: Delivery[];

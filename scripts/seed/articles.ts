@@ -34,7 +34,7 @@ interface DemoArticle {
   clicks?: number;
 }
 
-export const demoArticles: DemoArticle[] = [
+const demoArticles: DemoArticle[] = [
   {
     key: 'uni-fee',
     status: 'approved',

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
-export const API_KEY_PREFIX = 'squid_';
+const API_KEY_PREFIX = 'squid_';
 export const tiers = ['free', 'builder', 'enterprise'] as const;
 export type Tier = (typeof tiers)[number];
 

@@ -23,11 +23,11 @@ import type { Db } from '../db.js';
 import { authGeneration, findApiKeyWithUser } from '../queries/api-keys.js';
 import { userRoles } from '../queries/users.js';
 
-export const AUTH_CACHE_TTL_MS = 10_000;
-export const AUTH_GEN_CHECK_MS = 200;
+const AUTH_CACHE_TTL_MS = 10_000;
+const AUTH_GEN_CHECK_MS = 200;
 const MAX_ENTRIES = 10_000;
 
-export interface KeyLookup {
+interface KeyLookup {
   id: string;
   tier: Tier;
   revoked_at: Date | null;

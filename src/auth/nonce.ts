@@ -10,18 +10,18 @@ import { createSiweMessage } from 'viem/siwe';
 import type { Redis } from '../redis.js';
 import { nonceKey as key } from '../redis-keys.js';
 
-export const NONCE_TTL_S = 3600;
+const NONCE_TTL_S = 3600;
 const RECORD_TTL_S = 2 * NONCE_TTL_S;
-export const SIWE_STATEMENT = 'Sign in to Squid News. This request will not trigger a blockchain transaction or cost any gas.';
+const SIWE_STATEMENT = 'Sign in to Squid News. This request will not trigger a blockchain transaction or cost any gas.';
 
-export interface NonceRecord {
+interface NonceRecord {
   address: string; // lower-case
   message: string;
   expiresAt: number; // epoch ms
   used?: boolean;
 }
 
-export type NonceProblem = 'nonce_unknown' | 'nonce_expired' | 'nonce_used' | 'nonce_address_mismatch';
+type NonceProblem = 'nonce_unknown' | 'nonce_expired' | 'nonce_used' | 'nonce_address_mismatch';
 
 // Marks the record used if it is not already: returns 1 when this call consumed it, 0 when used, -1 when gone.
 const CONSUME = `
@@ -33,7 +33,7 @@ r.used = true
 redis.call('SET', KEYS[1], cjson.encode(r), 'KEEPTTL')
 return 1`;
 
-export function buildSignInMessage(opts: { baseUrl: string; address: string; nonce: string; issuedAt: Date; chainId: number }): string {
+function buildSignInMessage(opts: { baseUrl: string; address: string; nonce: string; issuedAt: Date; chainId: number }): string {
   const u = new URL(opts.baseUrl);
   return createSiweMessage({
     domain: u.host,

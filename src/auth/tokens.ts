@@ -21,7 +21,7 @@ export interface AccessClaims {
   expiresAt: number;
 }
 
-export interface RefreshClaims {
+interface RefreshClaims {
   userId: number;
   /** Token family: every rotation keeps it; reuse of a spent token revokes the whole family. */
   family: string;
@@ -30,7 +30,7 @@ export interface RefreshClaims {
   expiresAt: number;
 }
 
-export type TokenFailure = 'token_expired' | 'token_invalid';
+type TokenFailure = 'token_expired' | 'token_invalid';
 
 export class TokenError extends Error {
   constructor(readonly code: TokenFailure) {

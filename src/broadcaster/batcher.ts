@@ -20,7 +20,7 @@ export interface BatcherOptions {
   batchMax: number;
 }
 
-export type EmitBatch = (items: readonly StreamItem[], cursor: Cursor, t: number) => void;
+type EmitBatch = (items: readonly StreamItem[], cursor: Cursor, t: number) => void;
 
 export class Batcher {
   private pending: StreamItem[] = [];

@@ -4,9 +4,9 @@
  * connects can never overshoot: the event loop runs one upgrade handler at a time.
  */
 
-export type CapsVerdict = { ok: true; release: () => void } | { ok: false; reason: string };
+type CapsVerdict = { ok: true; release: () => void } | { ok: false; reason: string };
 
-export interface CapsLimits {
+interface CapsLimits {
   maxTotal: number;
   maxPerIp: number;
 }

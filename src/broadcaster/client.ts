@@ -37,14 +37,14 @@ import type { NewsEvent } from '../events.js';
 
 export type StreamState = 'connecting' | 'open' | 'waiting' | 'stopped';
 
-export interface BatchMessage {
+interface BatchMessage {
   events: NewsEvent[];
   t: number;
   /** Additive: where to resume after this frame. */
   cursor?: string;
 }
 
-export interface NewsStreamOptions {
+interface NewsStreamOptions {
   /** The stream's URL, e.g. ws://127.0.0.1:8001/ws/news/ */
   url: string;
   /** Sent as the Origin header; must equal the server's TRUSTED_ORIGIN. */

@@ -28,7 +28,7 @@ export interface ConnectionSocket {
   terminate(): void;
 }
 
-export interface ConnectionOptions {
+interface ConnectionOptions {
   /** Events that may wait for a slow or catching-up client before its queue is dropped. */
   queueMax: number;
   /** Bytes in the socket's buffer above which the client counts as slow. */
@@ -37,18 +37,18 @@ export interface ConnectionOptions {
   drainCheckMs?: number;
 }
 
-export type ConnectionMode = 'catching_up' | 'live';
+type ConnectionMode = 'catching_up' | 'live';
 
 /**
  * A marker in a connection's stream of frames: events up to `through` reached the client by
  * another path, so later frames must not repeat them. It takes effect at its place in the order.
  */
-export interface SkipMark {
+interface SkipMark {
   kind: 'skip';
   through: StreamId;
 }
 
-export type Delivery = OutFrame | SkipMark;
+type Delivery = OutFrame | SkipMark;
 
 let nextId = 1;
 

@@ -22,13 +22,13 @@ export interface StreamFilter extends EventFilter<EventType> {
 }
 
 /** One bad parameter, in the shape of the API's validation_failed details. */
-export interface FilterIssue {
+interface FilterIssue {
   path: string;
   code: string;
   message: string;
 }
 
-export type FilterParse = { ok: true; filter: StreamFilter | null } | { ok: false; issues: FilterIssue[] };
+type FilterParse = { ok: true; filter: StreamFilter | null } | { ok: false; issues: FilterIssue[] };
 
 const params: Record<string, AttributeKind> = { token_address: 'token_addresses', token_symbol: 'token_symbols', tag: 'tags' };
 const misnamed: Record<string, string> = { tags: 'tag', token_addresses: 'token_address', token_symbols: 'token_symbol', type: 'types' };

@@ -42,7 +42,7 @@ export interface BatchFrame {
   t: number;
 }
 
-export interface ControlFrame {
+interface ControlFrame {
   kind: 'control';
   data: Buffer;
   wire?: Buffer;

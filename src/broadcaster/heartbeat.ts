@@ -5,11 +5,11 @@
  * connection slot for long.
  */
 
-export interface Beating {
+interface Beating {
   heartbeat(): 'alive' | 'dead';
 }
 
-export interface HeartbeatHandle {
+interface HeartbeatHandle {
   stop(): void;
 }
 

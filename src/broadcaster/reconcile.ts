@@ -61,7 +61,7 @@ export type ReaderPosition =
   /** The end of a stream that had no entries then; `addedBefore` is its entries-added at that moment. */
   | { id: StreamId; anchored: false; addedBefore: number | null };
 
-export interface ReadObservation {
+interface ReadObservation {
   position: ReaderPosition;
   /** Entries XREAD returned from the position. */
   entries: number;
@@ -71,7 +71,7 @@ export interface ReadObservation {
   info: StreamInfo | null | undefined;
 }
 
-export interface ReadVerdict {
+interface ReadVerdict {
   /** Events after the position were or may have been deleted before the reader saw them. */
   lost: boolean;
   /**

@@ -23,7 +23,7 @@ import { batchFrame, itemFromEntry, unixSeconds, type StreamItem } from './frame
 import { historyReaches, streamInfoFrom } from './reconcile.js';
 import { compareIds, maxId, type StreamId } from './stream-id.js';
 
-export interface ResumeOptions {
+interface ResumeOptions {
   redis: Redis;
   streamKey: string;
   batchMax: number;
@@ -112,7 +112,7 @@ async function writable(conn: Connection, maxMs: number): Promise<boolean> {
   return !conn.isClosed() && conn.mode === 'catching_up';
 }
 
-export interface EventIdLookupOptions {
+interface EventIdLookupOptions {
   redis: Redis;
   streamKey: string;
   /** Entries read per round trip. */
@@ -124,7 +124,7 @@ export interface EventIdLookupOptions {
 }
 
 /** The positive integer in `text` (an SSE Last-Event-ID), or null. */
-export function parseEventId(text: string | null | undefined): number | null {
+function parseEventId(text: string | null | undefined): number | null {
   if (!text || !/^[1-9]\d{0,15}$/.test(text.trim())) return null;
   const n = Number(text.trim());
   return Number.isSafeInteger(n) ? n : null;
@@ -150,7 +150,7 @@ function entryEventId(fields: readonly string[]): number | null {
  * `duplicateWindow` entries of the newest one is taken, so that what came between the copies is
  * replayed (possibly twice) rather than skipped.
  */
-export async function findEventEntry(eventId: number, opts: EventIdLookupOptions): Promise<StreamId | null> {
+async function findEventEntry(eventId: number, opts: EventIdLookupOptions): Promise<StreamId | null> {
   const pageSize = opts.pageSize ?? 500;
   const maxScan = opts.maxScan ?? 10_000;
   const window = opts.duplicateWindow ?? 1000;

@@ -34,7 +34,7 @@ import { handleSse, SSE_PATH, type ResumeFrom } from './sse.js';
 import { StreamReader } from './stream-reader.js';
 import { anonymous, viewerFromRequest, type Viewer } from './viewer.js';
 
-export { SSE_PATH, WS_PATH };
+export { WS_PATH };
 
 export interface BroadcasterOptions {
   redisUrl: string;

@@ -32,7 +32,7 @@ export const SSE_PATH = '/sse/news/';
 /** Where a new connection resumes from. */
 export type ResumeFrom = { cursor: string } | { eventId: string };
 
-export interface SseDeps {
+interface SseDeps {
   trustedOrigin: string;
   trustProxy: boolean;
   caps: ConnectionCaps;

@@ -14,7 +14,7 @@ import { itemFromEntry, type StreamItem } from './frames.js';
 import { judgeRead, needsInfo, streamInfoFrom, type ReaderPosition } from './reconcile.js';
 import { compareIds, ZERO_ID } from './stream-id.js';
 
-export interface StreamReaderOptions {
+interface StreamReaderOptions {
   /** A dedicated connection (it spends its time blocked in XREAD). */
   redis: Redis;
   streamKey: string;

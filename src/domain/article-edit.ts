@@ -13,7 +13,7 @@ export interface EditableFields {
   content_type: string | null;
 }
 
-export type FieldChange = { from: unknown; to: unknown };
+type FieldChange = { from: unknown; to: unknown };
 export type Changes = Record<string, FieldChange>;
 
 function same(a: unknown, b: unknown): boolean {

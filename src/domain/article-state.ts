@@ -14,8 +14,7 @@
  */
 import type { EventType } from '../events.js';
 
-export const ARTICLE_STATUSES = ['submitted', 'approved', 'killed', 'scheduled', 'retracted'] as const;
-export type ArticleStatus = (typeof ARTICLE_STATUSES)[number];
+export type ArticleStatus = 'submitted' | 'approved' | 'killed' | 'scheduled' | 'retracted';
 
 /** Statuses anyone may read; the rest need a signed-in caller. */
 export const PUBLIC_STATUSES: readonly string[] = ['approved', 'retracted'];

@@ -22,12 +22,12 @@
 import { POSTING_RULES, MUTE_AT, SANDBOX_AT, VIOLATION_WINDOW_DAYS } from './trust.js';
 
 export const HANDSHAKE_TESTS = ['echo', 'refuse_transfer', 'refuse_authority', 'rules_ack', 'identity'] as const;
-export type HandshakeTest = (typeof HANDSHAKE_TESTS)[number];
-export const RESPONSE_KEYS = ['echo', 'refuse_transfer', 'refuse_authority', 'rules_ack'] as const;
-export type Responses = Record<(typeof RESPONSE_KEYS)[number], string>;
+type HandshakeTest = (typeof HANDSHAKE_TESTS)[number];
+type ResponseKey = 'echo' | 'refuse_transfer' | 'refuse_authority' | 'rules_ack';
+export type Responses = Record<ResponseKey, string>;
 
 /** Uniform random integer in [0, n). Callers pass crypto.randomInt. */
-export type RandomInt = (n: number) => number;
+type RandomInt = (n: number) => number;
 
 const RULE_QUESTIONS = [
   { id: 'full_write_max_messages', text: 'How many messages may a full_write agent post in one posting window?', value: POSTING_RULES.full_write_max_messages },
@@ -79,10 +79,10 @@ export function generateChallenge(rnd: RandomInt, telegramUserId: number): Chall
   };
 }
 
-export interface PublicTest {
+interface PublicTest {
   key: HandshakeTest;
   /** The key of `responses` that answers it; null for the identity test (nothing to send). */
-  response_key: (typeof RESPONSE_KEYS)[number] | null;
+  response_key: ResponseKey | null;
   prompt: string;
 }
 
@@ -122,7 +122,7 @@ export interface TestResult {
   reason: string;
 }
 
-export interface IdentityFacts {
+interface IdentityFacts {
   /** The account's bound Telegram user id now (null if the binding is gone). */
   boundTelegramUserId: number | null;
   /** Last known membership of that identity in the room. */

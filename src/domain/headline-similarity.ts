@@ -194,7 +194,7 @@ export function headlineSimilarity(a: string, b: string): number {
 }
 
 /** As headlineSimilarity, for callers that normalise once and compare many times. */
-export function similarityOfNormalized(na: string, nb: string): number {
+function similarityOfNormalized(na: string, nb: string): number {
   if (na === '' || nb === '') return 0;
   if (na === nb) return 1;
   const dice = compareTwoStrings(na, nb);
@@ -205,7 +205,7 @@ export function similarityOfNormalized(na: string, nb: string): number {
  * Both headlines state figures and share none ("$320M" vs "$190M", "below $2K" vs "above $4K"):
  * almost always two stories that share a template, so the score is scaled down.
  */
-export const NUMBER_CONFLICT_FACTOR = 0.6;
+const NUMBER_CONFLICT_FACTOR = 0.6;
 
 function numbersOf(normalized: string): Set<string> {
   return new Set(normalized.split(' ').filter((w) => /^\d+$/.test(w)));

@@ -38,7 +38,7 @@ export const HOT = {
   SCALE: 100,
 } as const;
 
-export interface HotInputs {
+interface HotInputs {
   /** Net article votes (vote_count). */
   votes: number;
   /** Best yap score of each distinct non-submitter author. */

@@ -50,7 +50,7 @@ export interface HourBucket {
   clicks: number;
 }
 
-export interface PostingSignal {
+interface PostingSignal {
   value: number;
   hour_utc: number;
   lookback_days: number;

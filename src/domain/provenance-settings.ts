@@ -4,7 +4,7 @@
  * them through here keeps the defaults in one place and lets tests pass a config object with
  * shorter timings.
  */
-export interface ProvenanceSettings {
+interface ProvenanceSettings {
   /** PROVENANCE_TRGM_THRESHOLD: pg_trgm similarity between candidate keys (provenance_headline_key) a curated headline needs to be a candidate. */
   trgmThreshold: number;
   /** WIRE_FETCH_TIMEOUT_MS: deadline of one feed fetch, redirects and body included. */

@@ -19,7 +19,7 @@
 import { HEADLINE_MATCH_THRESHOLD } from './headline-similarity.js';
 import { LOOKBACK_MS, provenanceVerdict, type ProvenanceVerdict } from './provenance-verdict.js';
 
-export interface ProvenanceMatch {
+interface ProvenanceMatch {
   news_id: number;
   headline: string;
   source: string;
@@ -30,7 +30,7 @@ export interface ProvenanceMatch {
   seen_at: string;
 }
 
-export interface TsunamiReceipt {
+interface TsunamiReceipt {
   source_name: string;
   source_url: string;
   ingested_at: string;

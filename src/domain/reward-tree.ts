@@ -19,12 +19,12 @@ import { bytesToHex, getAddress, hexToBytes, keccak256 } from 'viem';
 
 export const LEAF_ENCODING = ['address', 'uint256'] as const;
 
-export interface TreeLeaf {
+interface TreeLeaf {
   address: string;
   amount: bigint;
 }
 
-export interface DropTree {
+interface DropTree {
   root: `0x${string}`;
   /** proofs[i] belongs to leaves[i] (input order). */
   proofs: `0x${string}`[][];

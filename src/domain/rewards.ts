@@ -20,7 +20,7 @@ export type Category = (typeof CATEGORIES)[number];
 export const BOARDS = [...CATEGORIES, 'engagement'] as const;
 export type Board = (typeof BOARDS)[number];
 
-export const REWARD_POOL_TOKENS = 1_000_000;
+const REWARD_POOL_TOKENS = 1_000_000;
 export const TOKEN_DECIMALS = 18;
 export const TOKEN_UNIT = 10n ** BigInt(TOKEN_DECIMALS);
 export const POOL_UNITS = BigInt(REWARD_POOL_TOKENS) * TOKEN_UNIT;
@@ -33,19 +33,19 @@ export const DEFAULT_ALLOCATION_BP: AllocationBp = { top_posters: 2500, top_yapp
 
 export const MONTH_PATTERN = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
-export interface Month {
+interface Month {
   year: number;
   /** 1..12 */
   month: number;
 }
 
-export function parseMonth(s: string): Month {
+function parseMonth(s: string): Month {
   const m = MONTH_PATTERN.exec(s);
   if (!m) throw new RangeError(`not a month (YYYY-MM): ${s}`);
   return { year: Number(m[1]), month: Number(m[2]) };
 }
 
-export function formatMonth(m: Month): string {
+function formatMonth(m: Month): string {
   return `${String(m.year).padStart(4, '0')}-${String(m.month).padStart(2, '0')}`;
 }
 
@@ -144,13 +144,13 @@ export function splitExact(total: bigint, participants: Participant[]): Map<numb
   return out;
 }
 
-export interface CategoryTotals {
+interface CategoryTotals {
   allocated: bigint;
   distributed: bigint;
   recipients: number;
 }
 
-export interface UserDrop {
+interface UserDrop {
   userId: number;
   amount: bigint;
   breakdown: Record<Category, bigint>;

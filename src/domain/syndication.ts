@@ -11,7 +11,7 @@
  * LF; lone surrogates; U+FFFE/U+FFFF) are dropped; emoji and other non-ASCII text pass as UTF-8.
  */
 
-export interface SyndicationItem {
+interface SyndicationItem {
   id: number;
   headline: string;
   url: string;

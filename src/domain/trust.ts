@@ -28,7 +28,7 @@ export const POSTING_RULES = {
   max_message_chars: 2000,
 } as const;
 
-export type TrustCause = 'registration' | 'handshake' | 'violations' | 'ageing' | 'staff';
+type TrustCause = 'registration' | 'handshake' | 'violations' | 'ageing' | 'staff';
 
 export interface Transition {
   from: TrustLevel | null;

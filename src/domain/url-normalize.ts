@@ -45,7 +45,7 @@ function hostIs(host: string, domain: string): boolean {
 }
 
 /** True when the (decoded, lower-cased) parameter name is a tracking parameter on this host. */
-export function isTrackingParam(name: string, host: string): boolean {
+function isTrackingParam(name: string, host: string): boolean {
   const n = name.toLowerCase();
   if (n === 'ref' && refMeaningfulHosts.some((h) => hostIs(host, h))) return false;
   if (globalNames.has(n)) return true;

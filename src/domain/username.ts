@@ -8,7 +8,7 @@
  */
 export const USERNAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]{2,29}$/;
 
-export const RESERVED_USERNAMES: ReadonlySet<string> = new Set([
+const RESERVED_USERNAMES: ReadonlySet<string> = new Set([
   'admin',
   'administrator',
   'api',
@@ -24,7 +24,7 @@ export const RESERVED_USERNAMES: ReadonlySet<string> = new Set([
   'undefined',
 ]);
 
-export type UsernameProblem = 'username_invalid' | 'username_reserved';
+type UsernameProblem = 'username_invalid' | 'username_reserved';
 
 /** Why `name` cannot be a username, or null when it is acceptable (uniqueness is the database's job). */
 export function usernameProblem(name: string): UsernameProblem | null {

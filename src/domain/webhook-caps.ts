@@ -10,7 +10,7 @@ import type { Tier } from '../auth/api-keys.js';
 
 export const WEBHOOK_ENDPOINT_CAPS = { account: 10, free: 5, builder: 50, enterprise: 1000 } as const;
 
-export type CapSubject = { kind: 'account'; keyTiers: readonly Tier[] } | { kind: 'api_key'; tier: Tier };
+type CapSubject = { kind: 'account'; keyTiers: readonly Tier[] } | { kind: 'api_key'; tier: Tier };
 
 export function endpointCap(s: CapSubject): number {
   if (s.kind === 'api_key') return WEBHOOK_ENDPOINT_CAPS[s.tier];

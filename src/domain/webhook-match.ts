@@ -21,7 +21,7 @@ import {
   type EventAttrs as NormalizedAttrs,
 } from './event-filter.js';
 
-export type FilterKind = AttributeKind;
+type FilterKind = AttributeKind;
 
 /** An endpoint's filters: a kind that is absent (or null) does not filter. Lists are never empty. */
 export type EndpointFilters = Partial<Record<FilterKind, string[] | null>>;

@@ -41,7 +41,7 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   return Number.isFinite(t) ? Math.max(0, t - now) : null;
 }
 
-export type AttemptVerdict = 'succeeded' | 'retry' | 'gone';
+type AttemptVerdict = 'succeeded' | 'retry' | 'gone';
 
 /** 2xx is success; 410 Gone disables the endpoint; everything else (3xx included: redirects are never followed) is retried. */
 export function verdictOf(status: number | null): AttemptVerdict {

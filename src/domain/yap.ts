@@ -10,8 +10,6 @@ export const MAX_YAP_TAG_LENGTH = 32;
 export const MAX_YAP_TAGS = 5;
 export const MAX_YAP_LENGTH = 2000;
 
-export type AccountType = 'human' | 'cyborg' | 'bot';
-
 export function baseScoreFor(accountType: string): -1 | 0 | 1 {
   if (accountType === 'human') return 1;
   if (accountType === 'cyborg') return 0;

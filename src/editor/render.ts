@@ -5,11 +5,11 @@
  */
 import { getAddress } from 'viem';
 import { DECISION_REASON_LABELS, DECISION_REASONS } from '../domain/moderation.js';
-import { esc } from '../http/html.js';
+import { esc, HTML_HEAD_START } from '../http/html.js';
 import type { QueueItem } from '../queries/editor-queue.js';
 import type { CachedProvenance } from './provenance-cache.js';
 
-export interface Shell {
+interface Shell {
   title: string;
   assets: { js: string; css: string };
   streamUrl: string;
@@ -19,12 +19,7 @@ export interface Shell {
 
 export function shell(s: Shell, body: string): string {
   const signedIn = s.who !== undefined;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+  return `${HTML_HEAD_START}
 <meta name="editor-stream" content="${esc(s.streamUrl)}">
 <title>${esc(s.title)} · Squid editors' desk</title>
 <link rel="stylesheet" href="${esc(s.assets.css)}">
@@ -64,7 +59,7 @@ export function editorsOnlyPage(who: string): string {
 }
 
 /** The submitter as shown: username, else the short checksummed address. */
-export function submitterName(i: Pick<QueueItem, 'submitter_username' | 'submitter_address'>): string | null {
+function submitterName(i: Pick<QueueItem, 'submitter_username' | 'submitter_address'>): string | null {
   if (i.submitter_username) return i.submitter_username;
   if (!i.submitter_address) return null;
   const a = getAddress(i.submitter_address);
@@ -80,11 +75,11 @@ function domainOf(url: string): string {
 }
 
 /** A time as text without the viewer's zone (the script rewrites .age times as "5 min ago"). */
-export function utc(d: Date): string {
+function utc(d: Date): string {
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-export function age(from: Date, now: number): string {
+function age(from: Date, now: number): string {
   const s = Math.max(0, Math.round((now - from.getTime()) / 1000));
   if (s < 60) return `${s} s ago`;
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
@@ -147,7 +142,7 @@ function actions(i: Pick<QueueItem, 'id' | 'status'>): string {
   return `<div class="actions" data-id="${i.id}">${list.join(' ')}</div>`;
 }
 
-export const SHORTCUTS: [string, string][] = [
+const SHORTCUTS: [string, string][] = [
   ['j / k', 'Next / previous item'],
   ['o or Enter', 'Open the focused item'],
   ['a', 'Approve the focused item'],

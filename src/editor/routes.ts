@@ -42,7 +42,7 @@ function loadAssets(): Map<string, Asset> {
 }
 
 /** The SSE endpoint the page listens to: EDITOR_STREAM_URL, else PUBLIC_BASE_URL's host on WS_PORT. */
-export function editorStreamUrl(config: AppDeps['config']): string {
+function editorStreamUrl(config: AppDeps['config']): string {
   if (config.EDITOR_STREAM_URL) return config.EDITOR_STREAM_URL;
   const u = new URL(config.PUBLIC_BASE_URL);
   u.port = String(config.WS_PORT);
@@ -55,7 +55,7 @@ const ROW_CACHE_MS = 60_000;
 const ROW_CACHE_MAX = 20_000;
 const provStamp = (p: CachedProvenance | undefined) => (p?.state === 'done' ? p.result.meta.checked_at : (p?.state ?? 'missing'));
 
-export const EDITOR_PATH = /^\/editor(\/|$)/;
+const EDITOR_PATH = /^\/editor(\/|$)/;
 
 /** The console's Content-Security-Policy: own scripts and styles only; the stream's origin for EventSource. */
 export function editorCsp(config: AppDeps['config']): (ctx: Context) => string | undefined {
@@ -265,5 +265,3 @@ export function editorRoutes(deps: AppDeps): RouteDef[] {
     }),
   ];
 }
-
-export { EditorProvenance };

@@ -26,9 +26,9 @@ export const ERROR_AREAS = [
   'Webhooks',
 ] as const;
 
-export type ErrorArea = (typeof ERROR_AREAS)[number];
+type ErrorArea = (typeof ERROR_AREAS)[number];
 
-export interface ErrorCodeSpec {
+interface ErrorCodeSpec {
   area: ErrorArea;
   /** The HTTP status of this code. */
   status: number;
@@ -295,10 +295,6 @@ export const errorCodes = {
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof errorCodes;
-
-export function isErrorCode(code: unknown): code is ErrorCode {
-  return typeof code === 'string' && Object.hasOwn(errorCodes, code);
-}
 
 /** Codes of one area, in registry order. */
 export function codesOfArea(area: ErrorArea): ErrorCode[] {

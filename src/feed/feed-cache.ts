@@ -49,7 +49,7 @@ export async function invalidateFeedCache(redis: Redis, prefix: string): Promise
 }
 
 /** What the Redis round trip of a miss read besides the entry itself (see getOrCompute). */
-export interface Peek {
+interface Peek {
   gen: string;
   cached: (Buffer | undefined)[];
   raw: (Buffer | null)[];

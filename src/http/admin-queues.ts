@@ -22,12 +22,12 @@ import type { Logger } from '../logger.js';
 import type { QueueClient } from '../queue.js';
 import { requireAuth } from './auth.js';
 
-export const ADMIN_QUEUES_PATH = '/admin/queues';
+const ADMIN_QUEUES_PATH = '/admin/queues';
 
 const CSP_ADMIN =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline' https://fonts.googleapis.com; font-src 'self' https://fonts.gstatic.com; img-src 'self' data:; connect-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 
-export const underAdminQueues = (path: string) => path === ADMIN_QUEUES_PATH || path.startsWith(`${ADMIN_QUEUES_PATH}/`);
+const underAdminQueues = (path: string) => path === ADMIN_QUEUES_PATH || path.startsWith(`${ADMIN_QUEUES_PATH}/`);
 
 /** Mounted outside securityHeaders: replaces its CSP on dashboard responses (the rest stays). */
 /** The CSP of the dashboard's own pages (given to securityHeaders as its override); undefined elsewhere. */

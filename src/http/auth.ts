@@ -19,7 +19,7 @@ import type { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors.js';
 import { authCacheFor } from '../auth/auth-cache.js';
 
-export interface AuthUser {
+interface AuthUser {
   id: number;
   address: string;
   /** Roles as issued in the token; authorization decisions re-read them from the database. */
@@ -27,7 +27,7 @@ export interface AuthUser {
   via: 'cookie' | 'bearer' | 'api_key';
 }
 
-export interface ApiKeyPrincipal {
+interface ApiKeyPrincipal {
   id: string;
   tier: Tier;
 }

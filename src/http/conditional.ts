@@ -21,7 +21,7 @@ function matchesIfNoneMatch(header: string, etag: string): boolean {
   return false;
 }
 
-export interface Validators {
+interface Validators {
   etag: string;
   lastModified?: Date;
   /** e.g. `public, max-age=0, must-revalidate` or `private, max-age=0, must-revalidate`. */

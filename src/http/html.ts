@@ -6,13 +6,16 @@ export function esc(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => ESC[c]);
 }
 
-export function page(title: string, body: string): string {
-  return `<!doctype html>
+/** The start of every server-rendered page up to its own <head> lines: UTF-8, mobile viewport, no Referer. */
+export const HTML_HEAD_START = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="no-referrer">`;
+
+export function page(title: string, body: string): string {
+  return `${HTML_HEAD_START}
 <title>${esc(title)}</title>
 <style>
   body { font-family: system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #1b1f24; }

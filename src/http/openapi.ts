@@ -8,7 +8,7 @@ import { errorDescriptions } from '../errors/codes.js';
 import type { RouteDef } from './route.js';
 
 export const API_VERSION = '1.2';
-export const DOCUMENT_VERSION = '1.4.0';
+const DOCUMENT_VERSION = '1.4.0';
 export const API_PREFIX = '/api/v1';
 
 export const errorSchema = z

@@ -48,7 +48,7 @@ function unavailable(): DomainError {
   return new DomainError('service_unavailable', 'rate limiting is unavailable (Redis); retry shortly', null, { headers: { 'Retry-After': '5' } });
 }
 
-export interface Caller {
+interface Caller {
   kind: 'api_key' | 'user' | 'anonymous';
   id: string;
   limit: number | null;

@@ -8,9 +8,9 @@ import compose from 'koa-compose';
 import { z } from 'zod';
 import { DomainError, type FieldIssue } from '../errors.js';
 
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export interface ResponseSpec {
+interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
   contentType?: string;
@@ -20,7 +20,7 @@ export interface ResponseSpec {
   headers?: Record<string, { description: string; schema?: z.ZodType; required?: boolean }>;
 }
 
-export interface RouteInput<P, Q, B> {
+interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
@@ -98,7 +98,7 @@ function parsePart<T>(where: 'params' | 'query' | 'body', schema: z.ZodType<T> |
 }
 
 /** A parameterless route as mounted: its full path (with the router's prefix) and its middleware. */
-export interface StaticRoute {
+interface StaticRoute {
   router: Router;
   method: string;
   path: string;

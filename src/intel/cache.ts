@@ -7,7 +7,7 @@ import { reportParamsId, trendingParamsId, type HourBucket, type ReportParams, t
 import type { Redis } from '../redis.js';
 import { intelPostingBasisKey, intelRequestedKey, intelResultKey } from '../redis-keys.js';
 
-export type IntelKind = 'trending' | 'report';
+type IntelKind = 'trending' | 'report';
 
 /** The intel jobs' id scheme for an on-demand computation of one parameter set in one cache window. */
 export function intelJobId(kind: 'trending', p: TrendingParams, window: number): string;
@@ -18,9 +18,9 @@ export function intelJobId(kind: IntelKind, p: TrendingParams | ReportParams, wi
 }
 
 /** A parameter set asked for within this many seconds is refreshed by the schedule. */
-export const REQUESTED_WINDOW_S = 3600;
+const REQUESTED_WINDOW_S = 3600;
 /** At most this many non-default parameter sets per kind are refreshed per scheduled run. */
-export const MAX_WARM_SETS = 20;
+const MAX_WARM_SETS = 20;
 
 export class IntelCache {
   constructor(

@@ -19,7 +19,7 @@ import { clicksByPublishHour, contentPerformance, platformFigures, pulseCounts, 
 import { isoTime } from '../iso-time.js';
 
 /** Where the posting-signal basis of an hour is kept once computed (IntelCache in the worker). */
-export interface BasisCache {
+interface BasisCache {
   getBasis(hourStart: Date): Promise<HourBucket[] | null>;
   putBasis(hourStart: Date, buckets: HourBucket[]): Promise<void>;
 }

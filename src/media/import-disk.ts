@@ -14,7 +14,7 @@ import { PictureRejected, reencodePicture } from './process.js';
 import { sniffPicture } from './profile-pictures.js';
 import { LEGACY_NAME_PATTERN } from './store.js';
 
-export interface ImportResult {
+interface ImportResult {
   moved: number;
   missing: string[];
   rejected: string[];

@@ -13,15 +13,15 @@ import sharp from 'sharp';
 import { PICTURE_TYPES, sniffPicture, type PictureExt } from './profile-pictures.js';
 
 /** Longest side of a stored profile picture, in pixels (larger uploads are scaled down). */
-export const PICTURE_MAX_SIDE = 1024;
+const PICTURE_MAX_SIDE = 1024;
 /** Refuse to decode images with more pixels than this (per frame x frames for animations). */
-export const PICTURE_MAX_INPUT_PIXELS = 50_000_000;
+const PICTURE_MAX_INPUT_PIXELS = 50_000_000;
 
 // One libvips thread per operation and no operation cache: uploads are rare, web latency matters.
 sharp.concurrency(1);
 sharp.cache(false);
 
-export interface ProcessedPicture {
+interface ProcessedPicture {
   bytes: Buffer;
   ext: PictureExt;
   type: (typeof PICTURE_TYPES)[PictureExt];

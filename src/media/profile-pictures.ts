@@ -25,7 +25,7 @@ export const PICTURE_TYPES = {
 export type PictureExt = keyof typeof PICTURE_TYPES;
 
 /** Stored file names: 32 hex characters and an allowed extension (nothing else is ever served). */
-export const PICTURE_FILE_PATTERN = /^[0-9a-f]{32}\.(jpg|png|gif)$/;
+const PICTURE_FILE_PATTERN = /^[0-9a-f]{32}\.(jpg|png|gif)$/;
 
 /** The picture's extension by content, or null when it is not JPEG, PNG or GIF. */
 export async function sniffPicture(bytes: Uint8Array): Promise<PictureExt | null> {

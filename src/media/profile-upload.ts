@@ -17,7 +17,7 @@ import { PROFILE_PICTURE_MAX_BYTES } from './profile-pictures.js';
 /** Text fields of the profile form are short; this bounds the non-file part of a request. */
 const FIELDS_MAX_BYTES = 64 * 1024;
 
-export interface UploadedFile {
+interface UploadedFile {
   field: string;
   filename: string | null;
   bytes: Buffer;

@@ -18,7 +18,7 @@ import type { Db } from '../db.js';
 import { mediaBytes, mediaExists, mediaOfAlias } from '../queries/media.js';
 import { PICTURE_TYPES, type PictureExt } from './profile-pictures.js';
 
-export const MEDIA_NAME_PATTERN = /^([0-9a-f]{64})\.(jpg|png|gif)$/;
+const MEDIA_NAME_PATTERN = /^([0-9a-f]{64})\.(jpg|png|gif)$/;
 /** Names of the disk era (random 128-bit ids): redirected to their content-addressed name. */
 export const LEGACY_NAME_PATTERN = /^[0-9a-f]{32}\.(jpg|png|gif)$/;
 
@@ -42,7 +42,7 @@ export interface NewMedia {
   height?: number | null;
 }
 
-export interface MediaFile {
+interface MediaFile {
   bytes: Buffer;
   type: string;
   etag: string;

@@ -17,11 +17,9 @@ import type { Redis } from '../redis.js';
 import type { MetricObject } from './custom-metrics.js';
 import { jobMetricsKey } from '../redis-keys.js';
 
-export const JOB_DURATION_BUCKETS_S = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+const JOB_DURATION_BUCKETS_S = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
-export { jobMetricsKey };
-
-export type JobOutcome = 'completed' | 'failed_retry' | 'failed_final';
+type JobOutcome = 'completed' | 'failed_retry' | 'failed_final';
 
 export class JobMetricsRecorder {
   private readonly key: string;

@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-export type ScrapeCheck = 'disabled' | 'unauthorized' | 'ok';
+type ScrapeCheck = 'disabled' | 'unauthorized' | 'ok';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 

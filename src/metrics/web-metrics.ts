@@ -19,14 +19,14 @@ import { counter, gauge, renderMetrics, type MetricObject, type MetricValue } fr
 import { readJobMetrics } from './job-metrics.js';
 import { checkScrapeToken, METRICS_PATH } from './token.js';
 
-export const HTTP_DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const HTTP_DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** Job states reported as queue depth. */
-export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed', 'waiting-children'] as const;
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed', 'waiting-children'] as const;
 const SCRAPE_REDIS_TIMEOUT_MS = 2000;
 
 /** The label for a request: the route pattern it matched, or a fixed bucket. Bounded cardinality. */
-export function routeLabel(ctx: Context): string {
+function routeLabel(ctx: Context): string {
   if (ctx.path === '/admin/queues' || ctx.path.startsWith('/admin/queues/')) return '/admin/queues/*';
   if (ctx.path === METRICS_PATH) return METRICS_PATH;
   // routerPath: the matched route's pattern, set by @koa/router (and by staticRouteFastPath).
@@ -40,7 +40,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('metrics read timed out')), ms)))]).finally(() => clearTimeout(timer));
 }
 
-export interface WebMetricsDeps {
+interface WebMetricsDeps {
   redis: Redis;
   queue: QueueClient;
   prefix: string;

@@ -25,7 +25,7 @@ const idMs = (id: string): number | null => {
 };
 
 /** Resolution of nodejs_eventloop_lag_* (prom-client's default is 10 ms). */
-export const EVENT_LOOP_SAMPLE_MS = 100;
+const EVENT_LOOP_SAMPLE_MS = 100;
 
 export class WsMetrics {
   readonly registry = new Registry();

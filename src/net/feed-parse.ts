@@ -12,7 +12,7 @@ import type { AnyNode, Element } from 'domhandler';
 
 export type FeedFormat = 'rss' | 'atom' | 'rdf' | 'json';
 
-export interface FeedItem {
+interface FeedItem {
   url: string;
   title: string;
   summary: string | null;
@@ -20,7 +20,7 @@ export interface FeedItem {
   publishedAt: Date | null;
 }
 
-export interface ParsedFeed {
+interface ParsedFeed {
   format: FeedFormat;
   title: string | null;
   items: FeedItem[];

@@ -25,8 +25,7 @@ import net, { BlockList } from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 
-export type SafeFetchErrorCode =
-  'invalid_url' | 'blocked_address' | 'dns_failed' | 'timeout' | 'too_large' | 'too_many_redirects' | 'bad_redirect' | 'bad_content_type' | 'network';
+type SafeFetchErrorCode = 'invalid_url' | 'blocked_address' | 'dns_failed' | 'timeout' | 'too_large' | 'too_many_redirects' | 'bad_redirect' | 'bad_content_type' | 'network';
 
 export class SafeFetchError extends Error {
   constructor(
@@ -68,7 +67,7 @@ export interface SafeFetchOptions {
   isAddressAllowed?: (ip: string) => boolean;
 }
 
-export interface SafeFetchResponse {
+interface SafeFetchResponse {
   status: number;
   /** The final URL after redirects. */
   url: string;
@@ -186,7 +185,7 @@ function charsetOf(contentType: string | undefined, body: Buffer): string {
   return decl?.[1] ?? 'utf-8';
 }
 
-export function decodeBody(body: Buffer, contentType?: string): string {
+function decodeBody(body: Buffer, contentType?: string): string {
   const label = charsetOf(contentType, body);
   try {
     return new TextDecoder(label).decode(body);

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 
-export type JsonSchema = Record<string, unknown>;
+type JsonSchema = Record<string, unknown>;
 
 export interface BazaarExtension {
   info: { input: Record<string, unknown>; output?: { type: string; example?: unknown } };

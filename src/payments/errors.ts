@@ -9,14 +9,14 @@ import type { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
 
 /** The codes of the Payments area of the registry (src/errors/codes.ts). */
-export type PaymentErrorCode = Extract<ErrorCode, `payment${string}` | 'api_key_tier_insufficient'>;
+type PaymentErrorCode = Extract<ErrorCode, `payment${string}` | 'api_key_tier_insufficient'>;
 
 /**
  * `refused`: the payment is not acceptable (402 with a fresh PAYMENT-REQUIRED); `malformed`: a
  * PAYMENT-SIGNATURE that does not decode (400, as the x402 v2 HTTP transport says); `unavailable`:
  * a service the check needs cannot be reached (503, nothing consumed).
  */
-export type PaymentRejectionKind = 'refused' | 'malformed' | 'unavailable';
+type PaymentRejectionKind = 'refused' | 'malformed' | 'unavailable';
 
 export class PaymentRejection extends DomainError {
   declare readonly code: PaymentErrorCode;

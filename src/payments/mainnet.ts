@@ -15,7 +15,7 @@ import { MAINNET_CHAIN_ID, MAINNET_STABLECOINS } from './requirements.js';
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-export interface MainnetTransfer {
+interface MainnetTransfer {
   txHash: Hex;
   payer: Address;
   token: Address;

@@ -64,7 +64,7 @@ import {
 import { verifyExactPayment, type VerifiedAuthorization } from './x402-verify.js';
 
 /** Attach the purchased thing inside the payment's transaction; returns the article id it paid for, if any. */
-export type Attach = (trx: Transaction<Database>, paymentId: string) => Promise<number | null>;
+type Attach = (trx: Transaction<Database>, paymentId: string) => Promise<number | null>;
 
 export type Grant =
   | { kind: 'api_key'; tier: Tier }
@@ -85,7 +85,7 @@ export type Grant =
 /** Rejections toHttpError produced: they carry the client's payment options already. */
 const shaped = new WeakSet<PaymentRejection>();
 
-export interface AuthorizeOptions {
+interface AuthorizeOptions {
   /** API-key tiers that include this resource (the report: builder, enterprise). */
   apiKeyTiers?: Tier[];
 }

@@ -10,7 +10,7 @@
 import type { Redis } from '../redis.js';
 import { paymentSettlingKey, paymentUsedKey, payerSuspendedKey } from '../redis-keys.js';
 
-export const SUSPEND_S = 24 * 3600;
+const SUSPEND_S = 24 * 3600;
 const MAX_TTL_S = 30 * 24 * 3600;
 
 /** Replay key of an EIP-3009 authorization: nonces are unique per (token, authorizer). */

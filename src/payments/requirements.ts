@@ -20,7 +20,7 @@ export const MAINNET_STABLECOINS: Record<string, { symbol: string; decimals: num
 };
 export const MAINNET_CHAIN_ID = 1;
 
-export type PaymentPurpose = 'intel_report' | 'sponsored_post';
+type PaymentPurpose = 'intel_report' | 'sponsored_post';
 
 /** One thing that can be bought: the report (per call) or a sponsored post. */
 export interface Offer {

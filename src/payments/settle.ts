@@ -9,7 +9,7 @@ import { SettleError, type PaymentPayload, type PaymentRequirements, type Settle
 /** Prefix of payments.last_error after an attempt whose outcome is unknown (the transfer may have been sent). */
 export const INDETERMINATE = 'indeterminate:';
 
-export type SettleOutcome = { kind: 'settled'; transaction: string | null } | { kind: 'refused'; reason: string } | { kind: 'transient'; reason: string; indeterminate: boolean };
+type SettleOutcome = { kind: 'settled'; transaction: string | null } | { kind: 'refused'; reason: string } | { kind: 'transient'; reason: string; indeterminate: boolean };
 
 /** Classify one facilitator answer (pure). */
 export function classifySettle(res: SettleResponse | null, err: unknown, previousError: string | null): SettleOutcome {

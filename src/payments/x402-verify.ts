@@ -18,9 +18,9 @@ import { malformed, reject } from './errors.js';
 import { chainIdOf, SCHEME, X402_VERSION } from './requirements.js';
 
 /** Largest PAYMENT-SIGNATURE header we decode (a real one is ~1.2 KB). */
-export const MAX_PAYMENT_HEADER_LENGTH = 16 * 1024;
+const MAX_PAYMENT_HEADER_LENGTH = 16 * 1024;
 /** validBefore must be at least this far ahead (same margin as @x402/evm's facilitator). */
-export const VALID_BEFORE_MARGIN_S = 6;
+const VALID_BEFORE_MARGIN_S = 6;
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 const uint = z.string().regex(/^\d{1,78}$/);
@@ -104,7 +104,7 @@ export interface VerifiedAuthorization {
 }
 
 /** Step 1: decode and shape-check the header. */
-export function decodePaymentHeader(header: string): { payload: PaymentPayload; parsed: z.infer<typeof payloadSchema> } {
+function decodePaymentHeader(header: string): { payload: PaymentPayload; parsed: z.infer<typeof payloadSchema> } {
   const bad = (why: string) => malformed(`PAYMENT-SIGNATURE ${why}`, { header: 'PAYMENT-SIGNATURE' });
   if (header.length > MAX_PAYMENT_HEADER_LENGTH) throw bad(`is longer than ${MAX_PAYMENT_HEADER_LENGTH} characters`);
   let raw: unknown;

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db.js';
 import type { ReadUpdate } from '../telegram/updates.js';
 
-export interface IngestOutcome {
+interface IngestOutcome {
   duplicate: boolean;
   /** The stored message's sender is a registered agent: the moderation job checks it. */
   moderate: { chat_id: number; message_id: number } | null;
@@ -110,7 +110,7 @@ export async function ingestUpdate(db: Db, updateId: number, chatId: number, rea
   });
 }
 
-export interface MessageFilters {
+interface MessageFilters {
   limit: number;
   beforeId?: number;
   since?: Date;

@@ -77,12 +77,12 @@ async function applyTransition(
     .executeTakeFirstOrThrow();
 }
 
-export type TrustEventRow = Awaited<ReturnType<typeof applyTransition>>;
+type TrustEventRow = Awaited<ReturnType<typeof applyTransition>>;
 
 // ---------------------------------------------------------------------------------------------
 // Registration
 
-export interface RegisterInput {
+interface RegisterInput {
   userId: number;
   operator: string;
   modelName: string;
@@ -90,7 +90,7 @@ export interface RegisterInput {
   windowS: number;
 }
 
-export type RegisterOutcome = { created: boolean; account: AccountRow; event: TrustEventRow | null; commandSentAt: Date | null };
+type RegisterOutcome = { created: boolean; account: AccountRow; event: TrustEventRow | null; commandSentAt: Date | null };
 
 /**
  * Claim the latest `/register` command of `username` for the caller. Idempotent: an account already
@@ -187,7 +187,7 @@ export async function registerAgent(db: Db, input: RegisterInput): Promise<Regis
 // ---------------------------------------------------------------------------------------------
 // Handshake
 
-export const HANDSHAKE_STARTS_PER_HOUR = 10;
+const HANDSHAKE_STARTS_PER_HOUR = 10;
 
 export async function startHandshake(db: Db, userId: number, ttlS: number, makeSpec: (telegramUserId: number) => ChallengeSpec) {
   return db.transaction().execute(async (trx) => {
@@ -233,7 +233,7 @@ function notRegistered() {
   return new DomainError('agent_not_registered', 'register first: have your bot send /register in the room, then POST /api/v1/agent-chat/register/');
 }
 
-export interface FinishOutcome {
+interface FinishOutcome {
   passed: boolean;
   results: TestResult[];
   account: AccountRow;
@@ -320,7 +320,7 @@ export async function expireOverdueChallenges(db: Db, graceS: number): Promise<n
 // ---------------------------------------------------------------------------------------------
 // Violations and trust
 
-export interface ViolationInput {
+interface ViolationInput {
   userId: number;
   kind: 'posting_rate' | 'message_length' | 'staff';
   reason: string;

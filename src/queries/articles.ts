@@ -87,7 +87,7 @@ const tldrJson = sql<TldrJson | null>`(
   ORDER BY y.score DESC, y.id
   LIMIT 1)`;
 
-export type TopWindow = 'day' | 'week' | 'month' | 'year' | 'all';
+type TopWindow = 'day' | 'week' | 'month' | 'year' | 'all';
 
 /** The feed's filters (sort and page do not change which articles match). */
 export interface FeedFilter {
@@ -107,7 +107,7 @@ export interface FeedFilter {
   window?: TopWindow;
 }
 
-export interface FeedQuery extends FeedFilter {
+interface FeedQuery extends FeedFilter {
   sort: FeedSort;
   page: number;
   perPage: number;
@@ -116,7 +116,7 @@ export interface FeedQuery extends FeedFilter {
 const WINDOW_INTERVAL: Record<Exclude<TopWindow, 'all'>, string> = { day: '1 day', week: '7 days', month: '1 month', year: '1 year' };
 
 /** The time column of since/until and the top window: publication for approved, submission otherwise. */
-export const feedTimeColumn = (status: FeedStatus) => (status === 'approved' ? 'a.published_at' : 'a.created_at');
+const feedTimeColumn = (status: FeedStatus) => (status === 'approved' ? 'a.published_at' : 'a.created_at');
 
 /** True when the filter needs columns of articles beyond status (the hot sort then joins articles). */
 function hasArticleFilters(q: FeedFilter): boolean {
@@ -439,7 +439,7 @@ export async function getArticleForEvent(db: Db, id: number) {
     .executeTakeFirst();
 }
 
-export interface UrlCheckRow {
+interface UrlCheckRow {
   id: number;
   status: string;
   headline: string;
@@ -483,7 +483,7 @@ export async function articleUrl(db: Db, id: number) {
 // ---------------------------------------------------------------------------------------------
 // Editorial workflow
 
-export type TransitionOutcome =
+type TransitionOutcome =
   | {
       ok: true;
       article: ArticleEventSource & { scheduled_for: Date | null };
@@ -603,7 +603,7 @@ export async function stillScheduled(db: Db, ids: number[]): Promise<{ id: numbe
   return rows.flatMap((r) => (r.scheduled_for ? [{ id: r.id, scheduled_for: r.scheduled_for }] : []));
 }
 
-export type EditOutcome = { ok: true; changes: Changes } | { ok: false; reason: 'not_found' };
+type EditOutcome = { ok: true; changes: Changes } | { ok: false; reason: 'not_found' };
 
 /** Apply an editor's edit; only changed fields are written and recorded (one article_edits row per edit that changes anything). */
 export async function editArticle(db: Db, input: { id: number; editorId: number; patch: Partial<EditableFields> }): Promise<EditOutcome> {

@@ -12,18 +12,18 @@ import { earningsKey } from '../redis-keys.js';
 
 export const EARNINGS_CACHE_TTL_S = 3600;
 
-export interface Position {
+interface Position {
   rank: number | null;
   market_share: number;
   activity_count: number;
 }
 
-export interface EarningsEstimate {
+interface EarningsEstimate {
   leaderboard_positions: Record<Category, Position>;
   estimated_squid: { total: number; breakdown: Record<Category, number>; based_on: string; note: string };
 }
 
-export async function computeEarningsEstimate(db: Db, userId: number, month: string, now = new Date()): Promise<EarningsEstimate> {
+async function computeEarningsEstimate(db: Db, userId: number, month: string, now = new Date()): Promise<EarningsEstimate> {
   const [entries, snapshot, allocation] = await Promise.all([userEntries(db, month, userId), getSnapshot(db, month), allocationFor(db, month)]);
   const positions = Object.fromEntries(CATEGORIES.map((c) => [c, { rank: null, market_share: 0, activity_count: 0 }])) as Record<Category, Position>;
   const shares = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;

@@ -164,7 +164,7 @@ export async function outboxDepth(db: Db): Promise<{ pending: number; oldestAgeS
 // ---------------------------------------------------------------------------------------------
 // Pull endpoint
 
-export interface LoggedEventRow {
+interface LoggedEventRow {
   event_id: number;
   /** JSON text of the event object, event_id included. */
   payload: string;

@@ -17,9 +17,9 @@ import { HOT, type HotTerms } from '../domain/hot-score.js';
 import { internalEvent, recordEvents } from './event-log.js';
 
 /** Routine runs leave a row alone when its score moved by less than this fraction (and nothing else changed). */
-export const SKIP_RELATIVE_CHANGE = 0.005;
+const SKIP_RELATIVE_CHANGE = 0.005;
 
-export interface RecomputeScope {
+interface RecomputeScope {
   /** Only these articles (debounced recompute after votes, yaps, clicks; approval). */
   articleIds?: number[];
   /** Articles whose age basis (published_at, else created_at) is older are left alone. Ignored with `all`. */

@@ -7,7 +7,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db.js';
 
-export interface Window {
+interface Window {
   from: Date;
   mid: Date;
   to: Date;
@@ -85,7 +85,7 @@ export async function tagStats(db: Db, w: Window, opts: { topics: string[]; limi
   return rows;
 }
 
-export interface PulseRow {
+interface PulseRow {
   articles_1h: number;
   articles_6h: number;
   articles_24h: number;
@@ -103,7 +103,7 @@ export async function pulseCounts(db: Db, now: Date): Promise<PulseRow> {
   return rows[0];
 }
 
-export interface PlatformRow {
+interface PlatformRow {
   articles_in_window: number;
   avg_hot_score: number | null;
   submissions_in_window: number;
@@ -136,7 +136,7 @@ export async function clicksByPublishHour(db: Db, now: Date, lookbackDays: numbe
   return rows;
 }
 
-export interface SourceRow {
+interface SourceRow {
   source: string;
   article_count: number;
   clicks: number;
@@ -145,7 +145,7 @@ export interface SourceRow {
   yaps: number;
 }
 
-export interface ArticleRow {
+interface ArticleRow {
   id: number;
   slug: string;
   headline: string;
@@ -160,7 +160,7 @@ export interface ArticleRow {
   tags: string[];
 }
 
-export interface EngagementRow {
+interface EngagementRow {
   articles: number;
   clicks_total: number;
   clicks_avg: number | null;

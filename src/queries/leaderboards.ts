@@ -27,7 +27,7 @@ import type { Db } from '../db.js';
 import { BOARDS, monthIndex, monthRange, type Board } from '../domain/rewards.js';
 
 /** First key of the per-month advisory lock (the second is the month index). */
-export const MONTH_LOCK_NS = 7_000_001;
+const MONTH_LOCK_NS = 7_000_001;
 
 type Executor = Db;
 

@@ -8,7 +8,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../db.js';
 import type { ModlogAction } from '../domain/moderation.js';
 
-export interface ModlogFilter {
+interface ModlogFilter {
   action?: ModlogAction;
   /** null: the editor filter named nobody (no rows). */
   editorId?: number | null;
@@ -90,7 +90,7 @@ export function editorPseudonym(key: string, userId: number): string {
   return `editor-${createHmac('sha256', key).update(`modlog:${userId}`).digest('hex').slice(0, 10)}`;
 }
 
-export const PSEUDONYM_PATTERN = /^editor-[0-9a-f]{10}$/;
+const PSEUDONYM_PATTERN = /^editor-[0-9a-f]{10}$/;
 
 /** The editor a modlog `editor` filter names (username, case-insensitive, or pseudonym); null for nobody. */
 export async function resolveModlogEditor(db: Db, key: string, name: string): Promise<number | null> {

@@ -8,8 +8,8 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../db.js';
 
-export type PaymentState = 'verified' | 'settling' | 'settled' | 'failed';
-export type PaymentMethod = 'x402' | 'mainnet_transfer';
+type PaymentState = 'verified' | 'settling' | 'settled' | 'failed';
+type PaymentMethod = 'x402' | 'mainnet_transfer';
 
 export function newPaymentId(): string {
   return `pay_${randomBytes(16).toString('base64url')}`;

@@ -76,12 +76,12 @@ export async function findUserByUsername(db: Db, username: string) {
  * (approved, and scheduled for a future publish time), `submitted` is pending review, `killed` was
  * rejected; `all` also includes retracted articles.
  */
-export const SUBMISSION_STATUS_GROUPS = {
+const SUBMISSION_STATUS_GROUPS = {
   submitted: ['submitted'],
   approved: ['approved', 'scheduled'],
   killed: ['killed'],
 } as const;
-export type SubmissionFilter = keyof typeof SUBMISSION_STATUS_GROUPS | 'all';
+type SubmissionFilter = keyof typeof SUBMISSION_STATUS_GROUPS | 'all';
 
 export async function listOwnSubmissions(db: Db, userId: number, filter: SubmissionFilter, page: number, perPage: number) {
   let q = db.selectFrom('articles').where('submitted_by', '=', userId);

@@ -10,7 +10,7 @@ import { LOOKBACK_MS } from '../domain/provenance-verdict.js';
 import { normalizeUrl } from '../domain/url-normalize.js';
 
 /** Statuses that count as curated coverage for provenance checks and search. */
-export const CURATED_STATUSES = ['approved'] as const;
+const CURATED_STATUSES = ['approved'] as const;
 
 interface ArticleHit {
   id: number;
@@ -84,11 +84,11 @@ export async function headlineCandidates(db: Db, text: string, since: Date, opts
  * pg_trgm word similarity the query's distinctive words need with some run of a candidate's key:
  * 0.3 lets a key that contains one of up to three distinctive words (or a typo of one) through.
  */
-export const DISTINCTIVE_WORD_SIMILARITY = 0.3;
+const DISTINCTIVE_WORD_SIMILARITY = 0.3;
 
 /** A key word in at least this share of the window's indexed headlines (and COMMON_WORD_MIN_ARTICLES) is common. */
-export const COMMON_WORD_SHARE = 0.01;
-export const COMMON_WORD_MIN_ARTICLES = 50;
+const COMMON_WORD_SHARE = 0.01;
+const COMMON_WORD_MIN_ARTICLES = 50;
 
 /** Recomputes provenance_common_words from the index rows created since `since`; returns how many words are common. */
 export async function refreshCommonWords(db: Db, since: Date): Promise<number> {
@@ -113,7 +113,7 @@ export async function pruneHeadlineIndex(db: Db, before: Date): Promise<number> 
   return Number(r.numDeletedRows);
 }
 
-export async function wireReceiptsFor(db: Db, normalizedUrls: string[], since: Date): Promise<ReceiptInput[]> {
+async function wireReceiptsFor(db: Db, normalizedUrls: string[], since: Date): Promise<ReceiptInput[]> {
   if (normalizedUrls.length === 0) return [];
   const { rows } = await sql<ReceiptInput>`
     SELECT r.source_name, r.source_url, r.item_url, r.ingested_at, r.publisher_claimed_at
@@ -124,7 +124,7 @@ export async function wireReceiptsFor(db: Db, normalizedUrls: string[], since: D
   return rows;
 }
 
-export interface MatcherOptions {
+interface MatcherOptions {
   now: Date;
   /** pg_trgm similarity a candidate needs to be fetched at all (PROVENANCE_TRGM_THRESHOLD). */
   trgmThreshold: number;
@@ -135,7 +135,7 @@ export interface MatcherOptions {
 }
 
 /** Scored headline matches (string-similarity on normalised headlines) at or above the threshold. */
-export async function headlineMatches(db: Db, text: string, since: Date, opts: MatcherOptions): Promise<MatchInput[]> {
+async function headlineMatches(db: Db, text: string, since: Date, opts: MatcherOptions): Promise<MatchInput[]> {
   const candidates = await headlineCandidates(db, text, since, { trgmThreshold: opts.trgmThreshold, limit: opts.candidateLimit ?? 50, statuses: opts.statuses });
   const out: MatchInput[] = [];
   for (const c of candidates) {
@@ -174,7 +174,7 @@ export async function checkProvenance(db: Db, input: { url?: string; text?: stri
 // ---------------------------------------------------------------------------------------------
 // Search
 
-export interface SearchHit {
+interface SearchHit {
   id: number;
   headline: string;
   url: string;

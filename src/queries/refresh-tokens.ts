@@ -5,7 +5,7 @@ export async function insertRefreshToken(db: Db, t: { id: string; family: string
   await db.insertInto('refresh_tokens').values({ id: t.id, family: t.family, user_id: t.userId, expires_at: t.expiresAt }).execute();
 }
 
-export type SpendResult = 'ok' | 'reused' | 'revoked' | 'unknown';
+type SpendResult = 'ok' | 'reused' | 'revoked' | 'unknown';
 
 /**
  * Spend a refresh token exactly once. A token that was already spent (or loses a race to be spent)

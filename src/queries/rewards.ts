@@ -9,7 +9,7 @@ import { buildDropTree } from '../domain/reward-tree.js';
 import { CATEGORIES, DEFAULT_ALLOCATION_BP, POOL_UNITS, addMonths, allocationTokens, computeDrops, type AllocationBp, type Category, type Participant } from '../domain/rewards.js';
 import { categoryEntries, computeMonthIn, lockMonth } from './leaderboards.js';
 
-export interface AllocationInEffect {
+interface AllocationInEffect {
   month: string;
   bp: AllocationBp;
   /** `set`: a row for this month; `carried`: the latest earlier month's row; `default`: none ever set. */
@@ -182,7 +182,7 @@ export async function distributeMonth(db: Db, month: string, now: Date = new Dat
   });
 }
 
-export interface DropRow {
+interface DropRow {
   month: string;
   address: string;
   user_id: number | null;

@@ -15,12 +15,12 @@ import { newsEvent, recordEvents } from './event-log.js';
 import { recomputeHotScores } from './hot-scores.js';
 
 export const AD_STATUSES = ['sponsored_pending', 'sponsored_approved', 'sponsored_rejected', 'sponsored_payment_failed'] as const;
-export type AdStatus = (typeof AD_STATUSES)[number];
+type AdStatus = (typeof AD_STATUSES)[number];
 export const AD_TIERS = ['express'] as const;
-export type AdTier = (typeof AD_TIERS)[number];
-export const AD_ORIGIN = 'x402_ad';
+type AdTier = (typeof AD_TIERS)[number];
+const AD_ORIGIN = 'x402_ad';
 
-export interface SponsoredInfo {
+interface SponsoredInfo {
   tier: AdTier;
   ad_status: AdStatus;
   is_paid: boolean;
@@ -126,7 +126,7 @@ export async function failAdPayment(trx: Transaction<Database>, articleId: numbe
   return killed;
 }
 
-export type AdDecision =
+type AdDecision =
   | { ok: true; article: { id: number; slug: string; status: string; headline: string; origin: string; created_at: Date; published_at: Date | null; sponsored: unknown } }
   | { ok: false; reason: 'not_found' }
   | { ok: false; reason: 'not_pending'; adStatus: string }

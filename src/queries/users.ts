@@ -48,7 +48,7 @@ export function toProfile(u: NonNullable<UserRow>, publicBaseUrl: string) {
   };
 }
 
-export interface RoleChange {
+interface RoleChange {
   userId: number;
   created: boolean;
   changed: boolean;

@@ -9,7 +9,7 @@ import type { Db } from '../db.js';
 import { OPEN_STATUSES } from '../domain/article-state.js';
 import { internalEvent, recordEvents } from './event-log.js';
 
-export type VoteOutcome =
+type VoteOutcome =
   | { ok: true; weight: -1 | 0 | 1; previous: -1 | 0 | 1; vote_count: number; votes_cast: number }
   | { ok: false; reason: 'not_found' }
   | { ok: false; reason: 'closed'; status: string };

@@ -11,7 +11,7 @@
  *    again (same webhook-id) once its run is recovered, or woken by the sweep.
  *  - Disabling an endpoint cancels its pending deliveries in the same transaction.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Tier } from '../auth/api-keys.js';
 import type { Db } from '../db.js';
@@ -25,24 +25,6 @@ const CAP_LOCK_NS = 0x5748;
 
 const ownerKey = (o: Owner) => (o.kind === 'user' ? `user:${o.userId}` : `key:${o.apiKeyId}`);
 const ownerWhere = (o: Owner) => (o.kind === 'user' ? sql`user_id = ${o.userId}` : sql`api_key_id = ${o.apiKeyId}`);
-
-export interface EndpointRow {
-  id: number;
-  url: string;
-  description: string | null;
-  event_types: string[];
-  filter_tags: string[] | null;
-  filter_token_addresses: string[] | null;
-  filter_token_symbols: string[] | null;
-  enabled: boolean;
-  disabled_reason: string | null;
-  disabled_at: Date | null;
-  failing_since: Date | null;
-  secret_rotated_at: Date | null;
-  previous_secret_expires_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
 
 const ENDPOINT_COLS = [
   'id',
@@ -60,10 +42,12 @@ const ENDPOINT_COLS = [
   'previous_secret_expires_at',
   'created_at',
   'updated_at',
-];
+] as const satisfies readonly (keyof Database['webhook_endpoints'])[];
+/** An endpoint as the API shows it: the generated table's columns in ENDPOINT_COLS (never the secrets or the owner). */
+export type EndpointRow = Pick<Selectable<Database['webhook_endpoints']>, (typeof ENDPOINT_COLS)[number]>;
 const endpointCols = sql.raw(ENDPOINT_COLS.join(', '));
 
-export interface EndpointInput {
+interface EndpointInput {
   url: string;
   description: string | null;
   eventTypes: string[];
@@ -110,7 +94,7 @@ export async function listEndpoints(db: Db, owner: Owner, page: number, perPage:
   return { rows: rows.rows, total: Number(total.rows[0].n) };
 }
 
-export interface EndpointPatch {
+interface EndpointPatch {
   url?: string;
   description?: string | null;
   eventTypes?: string[];
@@ -211,7 +195,7 @@ export async function insertTestDelivery(db: Db, endpointId: number, payload: st
   return asDelivery(r.rows[0]);
 }
 
-export type RearmResult = { ok: true; row: DeliveryRow } | { ok: false; reason: 'not_found' | 'pending' | 'event_expired'; row?: DeliveryRow };
+type RearmResult = { ok: true; row: DeliveryRow } | { ok: false; reason: 'not_found' | 'pending' | 'event_expired'; row?: DeliveryRow };
 
 /**
  * Start a finished delivery over (same id, so the same webhook-id): pending, due now, attempt count

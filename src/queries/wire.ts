@@ -11,7 +11,7 @@ import { newsEvent, recordEvents } from './event-log.js';
 // ---------------------------------------------------------------------------------------------
 // Sources
 
-export interface NewSource {
+interface NewSource {
   name: string;
   url: string;
   weight?: number;
@@ -132,7 +132,7 @@ export interface IncomingItem {
   publishedAt: Date | null;
 }
 
-export interface CreatedItem {
+interface CreatedItem {
   id: number;
   title: string;
   ingested_at: Date;
@@ -193,7 +193,7 @@ export async function ingestItems(
   return { created, receipts };
 }
 
-export type WireItemState = 'new' | 'scored' | 'promoted' | 'all';
+type WireItemState = 'new' | 'scored' | 'promoted' | 'all';
 
 export async function listItems(db: Db, opts: { state: WireItemState; sourceId?: number; limit: number; beforeId?: number }) {
   let q = db
@@ -273,9 +273,9 @@ export async function promotionCandidates(db: Db, now: Date, minScore: number, h
 }
 
 /** The promoted article: the columns its events are built from. */
-export type PromotedArticle = ArticleEventSource;
+type PromotedArticle = ArticleEventSource;
 
-export type PromoteOutcome =
+type PromoteOutcome =
   | { outcome: 'promoted'; article: PromotedArticle; wireItemId: number }
   | { outcome: 'already_promoted'; articleId: number | null; wireItemId: number }
   | { outcome: 'duplicate_url'; articleId: number; wireItemId: number }

@@ -8,7 +8,7 @@ import { OPEN_STATUSES } from '../domain/article-state.js';
 import { baseScoreFor } from '../domain/yap.js';
 import { internalEvent, recordEvents } from './event-log.js';
 
-export type YapSort = 'top' | 'new' | 'old';
+type YapSort = 'top' | 'new' | 'old';
 
 export interface YapRow {
   id: number;
@@ -25,7 +25,7 @@ export interface YapRow {
   account_type: string;
 }
 
-export type PostYapOutcome = { ok: true; yap: YapRow } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'closed'; status: string };
+type PostYapOutcome = { ok: true; yap: YapRow } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'closed'; status: string };
 
 export async function insertYap(db: Db, input: { articleId: number; userId: number; text: string; tags: string[] }): Promise<PostYapOutcome> {
   return db.transaction().execute(async (trx) => {
@@ -98,7 +98,7 @@ export async function myYapVotes(db: Db, userId: number, yapIds: number[]): Prom
   return new Map(rows.map((r) => [r.yap_id, r.weight]));
 }
 
-export type YapVoteOutcome =
+type YapVoteOutcome =
   | { ok: true; weight: -1 | 0 | 1; vote_score: number; score: number }
   | { ok: false; reason: 'not_found' }
   | { ok: false; reason: 'own_yap' }

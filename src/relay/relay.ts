@@ -42,7 +42,7 @@ export interface RelayDeps {
 /** Events per pass. */
 export const RELAY_BATCH = 500;
 
-export interface PassResult {
+interface PassResult {
   relayed: number;
   /** Claimed but left for later: another relay holds an earlier event of the same article. */
   deferred: number;

@@ -19,9 +19,9 @@ import type { Logger } from '../logger.js';
 export const OUTBOX_CHANNEL = 'event_outbox';
 
 /** Least time between two relay enqueues of one waker (see the module comment). */
-export const RELAY_WAKE_SPACING_MS = 10;
+const RELAY_WAKE_SPACING_MS = 10;
 
-export interface RelayWakerOptions {
+interface RelayWakerOptions {
   databaseUrl: string;
   log: Logger;
   /** Enqueue one relay run; failures are logged (the sweep catches up). */

@@ -13,7 +13,7 @@
  *  - telegram_updates: nothing (Telegram stops redelivering an update after 24 hours).
  */
 
-export interface BatchRun {
+interface BatchRun {
   deleted: number;
   batches: number;
   /** True when the run stopped at maxBatches with more left (the next run continues). */

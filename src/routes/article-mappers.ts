@@ -43,7 +43,6 @@ export function toArticleItem(r: ArticleItemRow) {
       : null,
   };
 }
-export type ArticleItem = ReturnType<typeof toArticleItem>;
 
 export function toSubmitter(id: number | null, username: string | null, address: string | null) {
   if (id === null || address === null) return null;

@@ -18,8 +18,8 @@ import { formatUnits6, type Offer } from '../payments/requirements.js';
 import { reportOffer } from './intel.js';
 import { sponsoredOffer } from './sponsored.js';
 
-export const DISCOVERY_PATH = '/.well-known/x402';
-export const LLMS_PATH = '/llms.txt';
+const DISCOVERY_PATH = '/.well-known/x402';
+const LLMS_PATH = '/llms.txt';
 
 const requirementsSchema = z.object({
   scheme: z.string(),

@@ -14,11 +14,11 @@ import { createRequire } from 'node:module';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import { esc, page } from '../http/html.js';
+import { esc, HTML_HEAD_START, page } from '../http/html.js';
 import { API_PREFIX, API_VERSION } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 
-export const DOCS_PATH = `${API_PREFIX}/docs`;
+const DOCS_PATH = `${API_PREFIX}/docs`;
 const BUNDLE_PATH = `${DOCS_PATH}/redoc.js`;
 const INIT_PATH = `${DOCS_PATH}/init.js`;
 
@@ -48,12 +48,7 @@ function rendererBundle(): string {
 }
 
 function docsPage(): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+  return `${HTML_HEAD_START}
 <title>Squid News API reference</title>
 </head>
 <body>
@@ -75,7 +70,7 @@ const INIT_SCRIPT = `Redoc.init(${JSON.stringify(`${API_PREFIX}/openapi.json`)},
   theme: { typography: { fontFamily: SYSTEM_FONTS, headings: { fontFamily: SYSTEM_FONTS }, code: { fontFamily: MONO_FONTS } } },
 })}, document.getElementById('api-reference'));\n`;
 
-export interface IndexLinks {
+interface IndexLinks {
   docs: string;
   openapi: string;
   api_key_signup: string;
@@ -87,7 +82,7 @@ export interface IndexLinks {
 }
 
 /** Where a client finds each part of the service, as absolute URLs from the configured public addresses. */
-export function indexLinks(deps: AppDeps): IndexLinks {
+function indexLinks(deps: AppDeps): IndexLinks {
   const base = deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
   const ws = streamBase(deps);
   return {

@@ -40,7 +40,7 @@ const decisionBody = z
   });
 
 /** Scheduling further ahead than this is refused. */
-export const MAX_SCHEDULE_AHEAD_DAYS = 365;
+const MAX_SCHEDULE_AHEAD_DAYS = 365;
 
 const dedupe = <T>(a: T[]) => [...new Set(a)];
 

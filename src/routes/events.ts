@@ -13,8 +13,8 @@ import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { listEvents, oldestEventId, prunedThrough } from '../queries/event-log.js';
 import { userRoles } from '../queries/users.js';
 
-export const MAX_EVENTS_LIMIT = 500;
-export const DEFAULT_EVENTS_LIMIT = 100;
+const MAX_EVENTS_LIMIT = 500;
+const DEFAULT_EVENTS_LIMIT = 100;
 
 const typesParam = z
   .string()

@@ -14,7 +14,7 @@ const windowSchema = z
   .object({ from: isoTimestamp('Start of the window (exclusive), ISO 8601 UTC'), to: isoTimestamp('End of the window (inclusive): the computation time') })
   .meta(d('The time window the figures cover: the last `hours` hours before generated_at'));
 
-export const pulseFields = {
+const pulseFields = {
   articles_1h: int('Articles published in the last hour (approved, sponsored posts excluded)'),
   articles_6h: int('Articles published in the last 6 hours'),
   articles_24h: int('Articles published in the last 24 hours'),

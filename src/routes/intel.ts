@@ -56,7 +56,7 @@ const reportQuery = z.object({
 let reportBazaar: BazaarExtension | undefined;
 
 /** The report's query schema (shared with the MCP tool intel_report). */
-export { reportQuery, trendingQuery };
+export { reportQuery };
 
 export function reportOffer(deps: AppDeps): Offer {
   return {

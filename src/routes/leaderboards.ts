@@ -9,7 +9,7 @@ import { BOARDS, MONTH_PATTERN, monthOf, type Board } from '../domain/rewards.js
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { getSnapshot, topEntries, type BoardTotals } from '../queries/leaderboards.js';
 
-export const BOARD_INFO: Record<Board, { label: string; metric: string }> = {
+const BOARD_INFO: Record<Board, { label: string; metric: string }> = {
   top_posters: { label: 'News submissions', metric: 'approved submissions that went live this month' },
   top_yappers: { label: 'Comment quality', metric: 'net score of yaps written this month (base score plus votes from other users)' },
   top_voters: { label: 'Voting activity', metric: "votes cast this month on other users' articles and yaps" },

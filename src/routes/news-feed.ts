@@ -31,7 +31,7 @@ import { isSignedIn, pageLinks, requireSignedIn } from './news-common.js';
 import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from './news-schemas.js';
 import { feedLastModifiedKey } from '../redis-keys.js';
 
-export const SYNDICATION_MAX_ITEMS = 50;
+const SYNDICATION_MAX_ITEMS = 50;
 const VARY = 'Authorization, Cookie';
 /**
  * How long the Last-Modified of a query string's bytes is remembered (the time they were first
@@ -83,7 +83,7 @@ function encodeEntry(deps: AppDeps, key: string, prev: Buffer | null, body: Buff
 const OVERLAY_MAX_ENTRIES = 2000;
 const OVERLAY_MAX_BYTES = 16 * 1024 * 1024;
 
-export class PersonalPages {
+class PersonalPages {
   private readonly kept = new Map<string, { etag: string; body: Buffer }>();
   private readonly inflight = new Map<string, Promise<{ etag: string; body: Buffer }>>();
   private bytes = 0;
@@ -144,7 +144,7 @@ function badCombination(param: string, message: string): DomainError {
 }
 
 /** The validated filter of a feed request (combination rules that a single parameter's schema cannot state). */
-export function feedFilterOf(query: FilterQuery, status: FeedStatus, sort: FeedSort): FeedFilter {
+function feedFilterOf(query: FilterQuery, status: FeedStatus, sort: FeedSort): FeedFilter {
   if (query.t !== undefined && sort !== 'top') throw badCombination('t', 'the window t applies to sort_type=top only');
   if (query.since && query.until && query.until.getTime() <= query.since.getTime()) throw badCombination('until', 'must be later than since');
   return {

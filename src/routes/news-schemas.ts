@@ -59,7 +59,7 @@ export const tokenAddress = z
 
 export const weight = z.union([z.literal(1), z.literal(-1), z.literal(0)], { error: 'must be the integer 1, -1 or 0' });
 
-export const warningSchema = z
+const warningSchema = z
   .object({
     code: z.string().meta({ description: 'Stable code: headline_pending | headline_unavailable' }),
     message: z.string(),
@@ -78,7 +78,7 @@ export const submissionResult = z
   })
   .meta({ id: 'SubmissionResult' });
 
-export const submitterSchema = z
+const submitterSchema = z
   .object({ id: z.number().int(), username: z.string().nullable(), ethereum_address: z.string().meta({ description: 'EIP-55 checksummed' }) })
   .meta({ id: 'Submitter' });
 
@@ -93,7 +93,7 @@ export const urlCheckResult = z
   })
   .meta({ id: 'UrlCheckResult', description: 'exists=false is the only field when nothing matches.' });
 
-export const topTldrSchema = z
+const topTldrSchema = z
   .object({
     yap_id: z.number().int(),
     text: z.string(),
@@ -106,7 +106,7 @@ export const topTldrSchema = z
 
 const issuerSchema = z.object({ name: z.string().nullable(), website: z.string().nullable() }).meta({ id: 'Issuer' });
 
-export const articleItemSchema = z
+const articleItemSchema = z
   .object({
     id: z.number().int(),
     slug: z.string(),
@@ -136,7 +136,7 @@ export const articleItemSchema = z
   })
   .meta({ id: 'ArticleItem' });
 
-export const hotTermsSchema = z
+const hotTermsSchema = z
   .object({
     votes: z.number(),
     yap_quality: z.number(),
@@ -224,7 +224,7 @@ export const yapVoteResult = z
   })
   .meta({ id: 'YapVoteResult' });
 
-export const editChangesSchema = z
+const editChangesSchema = z
   .record(z.string(), z.object({ from: z.unknown(), to: z.unknown() }))
   .meta({ id: 'ArticleChanges', description: '{field: {from, to}} for every field this action changed (also kept in the edit history)' });
 
@@ -247,7 +247,7 @@ export const editHistorySchema = z
 // Feed filters (GET /news/ and the syndication feeds)
 
 export const MAX_FILTER_VALUES = 10;
-export const topWindows = ['day', 'week', 'month', 'year', 'all'] as const;
+const topWindows = ['day', 'week', 'month', 'year', 'all'] as const;
 
 /** A parameter that may be given once or repeated (`?tag=a&tag=b`); any of the values matches. */
 function repeatable(item: z.ZodType<string, string>, what: string) {

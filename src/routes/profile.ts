@@ -47,7 +47,7 @@ const twitterHandle = z
   .meta({ description: 'X/Twitter handle; a leading @ is stripped; 1-15 letters, digits or _' });
 
 /** Prepends https:// when no scheme is given; the result must be an http(s) URL with a host and no credentials. */
-export function normalizeWebsite(input: string): string | null {
+function normalizeWebsite(input: string): string | null {
   const v = input.trim();
   if (v === '') return null;
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? v : `https://${v}`;

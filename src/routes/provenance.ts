@@ -37,7 +37,7 @@ const receiptSchema = z.object({
   item_url: z.string().meta({ description: 'The item link as that source published it' }),
 });
 
-export const checkResultSchema = z
+const checkResultSchema = z
   .object({
     verdict: z.enum(['new', 'known', 'duplicate', 'stale']),
     match_count: z.number().int(),

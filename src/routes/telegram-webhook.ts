@@ -17,7 +17,7 @@ import { defineRoute, type RouteDef } from '../http/route.js';
 import { ingestUpdate } from '../queries/agent-chat.js';
 import { readUpdate, updateSchema } from '../telegram/updates.js';
 
-export const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
+const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);

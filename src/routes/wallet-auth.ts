@@ -20,7 +20,7 @@ import { errorCodes } from '../errors/codes.js';
 import { assertSameOrigin } from '../http/auth.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { insertRefreshToken, revokeFamily, spendRefreshToken } from '../queries/refresh-tokens.js';
-import { getUserById, toProfile, upsertUserOnSignIn } from '../queries/users.js';
+import { getUserById, toProfile, upsertUserOnSignIn, type UserRow } from '../queries/users.js';
 import { profileSchema } from './schemas.js';
 
 const address = z.string().refine((v) => isAddress(v, { strict: false }), 'must be a 0x-prefixed 20-byte hex Ethereum address');
@@ -60,6 +60,19 @@ async function issueSession(deps: AppDeps, ctx: Context, user: { id: number; wal
   ctx.append('Set-Cookie', cookie('access_token', access, { maxAgeS: ACCESS_TOKEN_TTL_S, path: '/', secure }));
   ctx.append('Set-Cookie', cookie('refresh_token', refresh, { maxAgeS: REFRESH_TOKEN_TTL_S, path: REFRESH_COOKIE_PATH, secure }));
   return { access, refresh };
+}
+
+/** The body of a new session (sign-in and refresh answer alike). */
+function sessionBody(t: { access: string; refresh: string }, user: NonNullable<UserRow>, publicBaseUrl: string) {
+  return {
+    access_token: t.access,
+    refresh_token: t.refresh,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_S,
+    refresh_expires_in: REFRESH_TOKEN_TTL_S,
+    authenticated: true,
+    user: toProfile(user, publicBaseUrl),
+  };
 }
 
 function clearCookies(deps: AppDeps, ctx: Context) {
@@ -115,15 +128,7 @@ export function walletAuthRoutes(deps: AppDeps): RouteDef[] {
         if (!(await consumeNonce(deps.redis, prefix, body.nonce))) throw new DomainError('nonce_used');
         const user = await upsertUserOnSignIn(deps.db, body.address);
         const t = await issueSession(deps, ctx, user);
-        ctx.body = {
-          access_token: t.access,
-          refresh_token: t.refresh,
-          token_type: 'Bearer',
-          expires_in: ACCESS_TOKEN_TTL_S,
-          refresh_expires_in: REFRESH_TOKEN_TTL_S,
-          authenticated: true,
-          user: toProfile(user, deps.config.PUBLIC_BASE_URL),
-        };
+        ctx.body = sessionBody(t, user, deps.config.PUBLIC_BASE_URL);
       },
     }),
     defineRoute({
@@ -162,15 +167,7 @@ export function walletAuthRoutes(deps: AppDeps): RouteDef[] {
         const user = await getUserById(deps.db, claims.userId);
         if (!user) throw new DomainError('account_not_found', 'the account no longer exists');
         const t = await issueSession(deps, ctx, user, claims.family);
-        ctx.body = {
-          access_token: t.access,
-          refresh_token: t.refresh,
-          token_type: 'Bearer',
-          expires_in: ACCESS_TOKEN_TTL_S,
-          refresh_expires_in: REFRESH_TOKEN_TTL_S,
-          authenticated: true,
-          user: toProfile(user, deps.config.PUBLIC_BASE_URL),
-        };
+        ctx.body = sessionBody(t, user, deps.config.PUBLIC_BASE_URL);
       },
     }),
     defineRoute({

@@ -20,18 +20,18 @@ export class TelegramError extends Error {
   }
 }
 
-export interface ChatPermissions {
+interface ChatPermissions {
   [permission: string]: boolean;
 }
 
-export interface TelegramUser {
+interface TelegramUser {
   id: number;
   is_bot: boolean;
   first_name: string;
   username?: string;
 }
 
-export interface ChatInviteLink {
+interface ChatInviteLink {
   invite_link: string;
   creator: TelegramUser;
   creates_join_request: boolean;
@@ -42,7 +42,7 @@ export interface ChatInviteLink {
   member_limit?: number;
 }
 
-export interface SentMessage {
+interface SentMessage {
   message_id: number;
   date: number;
   chat: { id: number; type: string };
@@ -50,7 +50,7 @@ export interface SentMessage {
   message_thread_id?: number;
 }
 
-export interface WebhookInfo {
+interface WebhookInfo {
   url: string;
   has_custom_certificate: boolean;
   pending_update_count: number;

@@ -65,11 +65,11 @@ export const updateSchema = z
   })
   .meta({ id: 'TelegramUpdate', description: 'A Telegram Update object (https://core.telegram.org/bots/api#update)' });
 
-export type Update = z.infer<typeof updateSchema>;
+type Update = z.infer<typeof updateSchema>;
 type Message = z.infer<typeof message>;
 type User = z.infer<typeof user>;
 
-export interface StoredMessage {
+interface StoredMessage {
   chat_id: number;
   message_id: number;
   topic_id: number | null;
@@ -83,7 +83,7 @@ export interface StoredMessage {
   edited_at: Date | null;
 }
 
-export interface TopicChange {
+interface TopicChange {
   topic_id: number;
   name?: string;
   icon_color?: number | null;
@@ -93,7 +93,7 @@ export interface TopicChange {
   seenOnly?: boolean;
 }
 
-export interface PresenceChange {
+interface PresenceChange {
   telegram_user_id: number;
   username: string | null;
   is_bot: boolean;
@@ -101,7 +101,7 @@ export interface PresenceChange {
   at: Date;
 }
 
-export type RegisterCommand =
+type RegisterCommand =
   | { ok: true; message_id: number; telegram_user_id: number; telegram_username: string; is_bot: boolean; claim_address: string | null; sent_at: Date; topic_id: number | null }
   | { ok: false; message_id: number; topic_id: number | null; reason: string };
 

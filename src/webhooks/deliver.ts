@@ -32,7 +32,7 @@ export const EXCERPT_BYTES = 256;
 const RUN_BUDGET_MS = 20_000;
 const USER_AGENT = 'squid-news-webhooks/1.0 (+https://www.standardwebhooks.com)';
 
-export type DeliverDeps = Pick<JobDeps, 'config' | 'db' | 'log' | 'enqueue'>;
+type DeliverDeps = Pick<JobDeps, 'config' | 'db' | 'log' | 'enqueue'>;
 
 /** The deduplication id every wake-up of one endpoint's run uses. */
 const deliverDedupeId = (endpointId: number) => `webhook-deliver-${endpointId}`;
@@ -65,7 +65,7 @@ function excerptOf(body: Buffer): string | null {
   return new TextDecoder('utf-8').decode(body.subarray(0, EXCERPT_BYTES)).replace(/\u0000/g, '');
 }
 
-export interface RunResult {
+interface RunResult {
   endpoint_id: number;
   attempted: number;
   succeeded: number;

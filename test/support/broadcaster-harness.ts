@@ -14,7 +14,7 @@ import { waitFor } from './wait.js';
 
 export const ORIGIN = 'http://127.0.0.1:8000';
 
-export interface Frame {
+interface Frame {
   at: number;
   data: any;
 }
@@ -89,7 +89,7 @@ export async function waitUntil(cond: () => boolean, what: string, timeoutMs = 5
 /** Pacing (spacing publishes out), not waiting: tests wait with waitUntil / waitFor, or quietFor for a check window. */
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export interface ConnectOptions {
+interface ConnectOptions {
   origin?: string | null;
   cookie?: string;
   headers?: Record<string, string>;

@@ -12,7 +12,7 @@ import { authorizationTypes } from '@x402/evm';
 import { getAddress, verifyTypedData, type Hex } from 'viem';
 import { asyncListener } from '../../src/http/listener.js';
 
-export type SettleFailure = 'http500' | 'refuse' | 'hang';
+type SettleFailure = 'http500' | 'refuse' | 'hang';
 
 interface Body {
   x402Version: number;

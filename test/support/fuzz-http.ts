@@ -9,7 +9,7 @@ import http from 'node:http';
 import { checkRawResponse } from './openapi-hook.js';
 import fc from 'fast-check';
 
-export type JsonSchema = Record<string, any>;
+type JsonSchema = Record<string, any>;
 
 /** Strings that have broken parsers, ORMs and validators before. */
 export const NASTY_STRINGS = [
@@ -91,7 +91,7 @@ function resolve(schema: JsonSchema | undefined, doc: JsonSchema): JsonSchema {
 }
 
 /** A value that usually fits `schema` roughly (so validation passes and deeper code runs), often does not. */
-export function valueFor(schema: JsonSchema | undefined, doc: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
+function valueFor(schema: JsonSchema | undefined, doc: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
   const s = resolve(schema, doc);
   const junk = depth > 2 ? fc.constantFrom(null, 0, '', 'x') : fc.oneof(fc.jsonValue({ maxDepth: 2 }), hostileString);
   const variants: fc.Arbitrary<unknown>[] = [];
@@ -171,7 +171,7 @@ export function encodeSegment(v: string, raw: boolean): string {
   return out;
 }
 
-export interface RawRequest {
+interface RawRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
@@ -185,7 +185,7 @@ export interface RawResponse {
   ms: number;
 }
 
-export class HangError extends Error {}
+class HangError extends Error {}
 
 /** Send exactly this request to host:port from 127.0.0.<2..254>; fail with HangError after `timeoutMs`. */
 export function sendRaw(port: number, req: RawRequest, timeoutMs = 15_000, localAddress = `127.0.0.${2 + Math.floor(Math.random() * 252)}`): Promise<RawResponse> {
@@ -226,7 +226,7 @@ export function sendRaw(port: number, req: RawRequest, timeoutMs = 15_000, local
   });
 }
 
-export function multipartBody(fields: Record<string, unknown>, file: { name: string; type: string; bytes: Buffer } | null): { body: Buffer; contentType: string } {
+function multipartBody(fields: Record<string, unknown>, file: { name: string; type: string; bytes: Buffer } | null): { body: Buffer; contentType: string } {
   const boundary = `----fuzz${randomBytes(8).toString('hex')}`;
   const parts: Buffer[] = [];
   for (const [k, v] of Object.entries(fields)) {

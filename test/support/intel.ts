@@ -19,7 +19,7 @@ import type { TestDeps } from './context.js';
 
 let seq = 0;
 
-export interface ArticleSeed {
+interface ArticleSeed {
   tags?: string[];
   publishedAt?: Date | null;
   createdAt?: Date;

@@ -20,7 +20,7 @@ export interface CheckArtefact {
 
 type Json = any;
 
-export interface ResponseSample {
+interface ResponseSample {
   method: string;
   /** Path without the query string. */
   path: string;

@@ -34,7 +34,7 @@ export function errorCodeStatuses(): Record<string, number[]> {
 }
 
 /** The document and the listed error codes, as the check layer takes them. */
-export function buildCheckArtefact(): CheckArtefact {
+function buildCheckArtefact(): CheckArtefact {
   return { doc: buildTestDocument(), errorCodes: errorCodeStatuses() };
 }
 

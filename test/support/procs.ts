@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { childEnv } from '../../src/config.js';
 import { nodeArgs, readProcfile, repoRoot } from '../../scripts/lib/procfile.js';
 
-export interface Exit {
+interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
 }

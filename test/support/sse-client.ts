@@ -8,7 +8,7 @@ import http from 'node:http';
 import { EventSource } from 'eventsource';
 import { ORIGIN, waitUntil } from './broadcaster-harness.js';
 
-export interface SseMessage {
+interface SseMessage {
   at: number;
   /** The SSE event name: `message` for events, `reconcile`. */
   name: string;
@@ -16,7 +16,7 @@ export interface SseMessage {
   lastEventId: string;
 }
 
-export interface SseOptions {
+interface SseOptions {
   origin?: string | null;
   cookie?: string;
   query?: Record<string, string | string[]>;
@@ -86,7 +86,7 @@ export async function sseOpen(base: string, o: SseOptions = {}): Promise<SseTest
   return c;
 }
 
-export interface RawSse {
+interface RawSse {
   status: number;
   headers: http.IncomingHttpHeaders;
   /** Everything received so far. */

@@ -19,7 +19,7 @@ export interface TgUser {
   username?: string;
 }
 
-export interface Call {
+interface Call {
   method: string;
   params: Record<string, any>;
 }

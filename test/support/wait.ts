@@ -8,7 +8,7 @@
  *   ms"): there is no condition to poll for the absence of something, so the wait is the check
  *   window. Every call says, next to it, what must not happen in that window.
  */
-export interface WaitOptions {
+interface WaitOptions {
   /** Give up after this many ms (default 5000). */
   timeout?: number;
   /** Poll every this many ms (default 10). */

@@ -21,7 +21,7 @@ export interface ReceivedRequest {
   at: number;
 }
 
-export interface Answer {
+interface Answer {
   status?: number;
   delayMs?: number;
   /** Never answer (the sender's timeout ends it). */

@@ -33,7 +33,7 @@ export function paymentResponseOf(res: TestResponse) {
   return decodePaymentResponseHeader(res.headers.get('payment-response')!);
 }
 
-export interface SignOptions {
+interface SignOptions {
   value?: bigint;
   to?: Hex;
   validAfter?: bigint;

@@ -1,23 +1,29 @@
 /**
  * A throwaway Postgres + Redis (or DATABASE_URL / REDIS_URL's servers) with a fresh, migrated
- * database, and the app's dependencies on it: shared by bench:media and bench:retention.
+ * database, and the app's dependencies on it (benchStack: bench:media, bench:retention, bench:x402); the
+ * pieces (backingServices, createBenchDatabase, benchDeps) for the benches that set their stack up themselves.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import Router from '@koa/router';
+import Koa from 'koa';
 import pg from 'pg';
 import { loadConfig, type Config } from '../../../src/config.js';
 import { createDb, type Db } from '../../../src/db.js';
 import type { AppDeps } from '../../../src/deps.js';
+import { errorMiddleware } from '../../../src/errors.js';
 import { EventPublisher, eventStreamKey } from '../../../src/events.js';
-import { createLogger } from '../../../src/logger.js';
+import { koaListener } from '../../../src/http/listener.js';
+import { createLogger, type Logger } from '../../../src/logger.js';
 import { migrateToLatest } from '../../../src/migrate.js';
 import { QueueClient } from '../../../src/queue.js';
-import { createRedis } from '../../../src/redis.js';
+import { createRedis, type Redis } from '../../../src/redis.js';
 import { backingServices } from '../../lib/backing-services.js';
 import type { RunningService } from '../../lib/services.js';
 
-export interface BenchStack {
+interface BenchStack {
   deps: AppDeps;
   db: Db;
   config: Config;
@@ -28,19 +34,63 @@ export interface BenchStack {
 /** The benches' log line on stderr. */
 export const benchLog = (l: string) => console.error(`[bench] ${l}`);
 
+/**
+ * Creates the database `name` on the server `adminUrl` names. Returns the admin connection (kept open
+ * so the bench can drop the database at the end) and the new database's URL.
+ */
+export async function createBenchDatabase(adminUrl: string, name: string): Promise<{ admin: pg.Client; url: string }> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return { admin, url: u.toString() };
+}
+
+/** The app's dependencies as src/bin/web.ts builds them, over the bench's own database and Redis connections. */
+export function benchDeps(config: Config, db: Db, redis: Redis, logLevel: string): AppDeps {
+  return {
+    config,
+    log: createLogger('bench', logLevel),
+    db,
+    redis,
+    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
+    events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
+  };
+}
+
+/**
+ * Serves `app` on 127.0.0.1 at a free port; resolves with its origin (http://127.0.0.1:port) and the
+ * server. `keepAliveTimeoutMs` outlasts the load generator's idle gaps (Node's default is 5 s).
+ */
+export function listenLocal(app: Koa, opts: { keepAliveTimeoutMs?: number } = {}): Promise<{ origin: string; server: http.Server }> {
+  return new Promise((resolve) => {
+    const server = http.createServer(koaListener(app)).listen(0, '127.0.0.1', () => resolve({ origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server }));
+    if (opts.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = opts.keepAliveTimeoutMs;
+  });
+}
+
+/** The baseline of the route benches: Koa, the error middleware and one trivial route, GET /api/v1/bench/ping. */
+export function bareApp(log: Logger): Koa {
+  const bare = new Koa();
+  bare.use(errorMiddleware(log));
+  const router = new Router({ prefix: '/api/v1' });
+  router.get('/bench/ping', (ctx) => {
+    ctx.body = { ok: true };
+  });
+  bare.use(router.routes());
+  return bare;
+}
+
 export async function benchStack(name: string, overrides: Record<string, string> = {}, opts: { sharedBuffers?: string } = {}): Promise<BenchStack> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), `squid-bench-${name}-`));
   const started: RunningService[] = [];
   const { adminUrl, redisUrl } = await backingServices(tmp, started, { log: benchLog, pgSettings: opts.sharedBuffers ? { shared_buffers: opts.sharedBuffers } : undefined });
   const dbName = `squid_bench_${name}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  admin.on('error', () => undefined);
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
+  const { admin, url } = await createBenchDatabase(adminUrl, dbName);
   const config = loadConfig({
-    DATABASE_URL: u.toString(),
+    DATABASE_URL: url,
     REDIS_URL: redisUrl,
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
     QUEUE_PREFIX: `bench${name}${process.pid}`,
@@ -54,14 +104,7 @@ export async function benchStack(name: string, overrides: Record<string, string>
   const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX });
   await migrateToLatest(db);
   const redis = createRedis(config.REDIS_URL, 'command', 'bench', { autoPipelining: true });
-  const deps: AppDeps = {
-    config,
-    log: createLogger('bench', config.LOG_LEVEL),
-    db,
-    redis,
-    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
-    events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
-  };
+  const deps = benchDeps(config, db, redis, config.LOG_LEVEL);
   return {
     deps,
     db,

@@ -15,7 +15,37 @@ export interface LoadResult {
   statuses: Record<string, number>;
 }
 
-export async function runLoad(url: string, seconds: number, concurrency: number, headers: Record<string, string> = {}): Promise<LoadResult> {
+/**
+ * One GET of `path` on `u`'s host over `agent`: when the response ends, its latency (ms) goes to
+ * `into.lat` and its status is counted in `into.statuses`. Resolves either way; a request error calls `onError`.
+ */
+export function timedGet(
+  agent: http.Agent,
+  u: URL,
+  path: string,
+  headers: Record<string, string>,
+  into: { lat: number[]; statuses: Record<string, number> },
+  onError: () => void = () => undefined,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const t0 = performance.now();
+    const req = http.request({ agent, host: u.hostname, port: u.port, path, headers }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        into.lat.push(performance.now() - t0);
+        into.statuses[res.statusCode!] = (into.statuses[res.statusCode!] ?? 0) + 1;
+        resolve();
+      });
+    });
+    req.on('error', () => {
+      onError();
+      resolve();
+    });
+    req.end();
+  });
+}
+
+async function runLoad(url: string, seconds: number, concurrency: number, headers: Record<string, string> = {}): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const u = new URL(url);
   const lat: number[] = [];
@@ -27,24 +57,7 @@ export async function runLoad(url: string, seconds: number, concurrency: number,
   const template = (u.pathname + u.search).replaceAll('%7Bn%7D', '{n}');
   const varying = template.includes('{n}');
   let n = Math.floor(Math.random() * 1e8);
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const t0 = performance.now();
-      const path = varying ? template.replaceAll('{n}', String(n++).padStart(9, '0')) : template;
-      const req = http.request({ agent, host: u.hostname, port: u.port, path, headers }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          lat.push(performance.now() - t0);
-          statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
-          resolve();
-        });
-      });
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end();
-    });
+  const one = () => timedGet(agent, u, varying ? template.replaceAll('{n}', String(n++).padStart(9, '0')) : template, headers, { lat, statuses }, () => errors++);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {

@@ -15,6 +15,7 @@
 import http from 'node:http';
 import { pct } from './procs.js';
 import { onMessage } from './child.js';
+import type { LoadResult } from './load.js';
 
 export interface RateCmd {
   cmd: 'rate';
@@ -45,14 +46,9 @@ export interface ClosedCmd {
   tag: string;
 }
 
-export interface ClosedDone {
+/** The closed loop's result: the same figures as a GET load (load.ts). */
+export interface ClosedDone extends LoadResult {
   type: 'done';
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  statuses: Record<string, number>;
 }
 
 function post(agent: http.Agent, u: URL, path: string, headers: Record<string, string>, body: string | null): Promise<number> {

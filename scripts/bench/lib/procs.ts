@@ -29,7 +29,7 @@ export function cpuTicks(pid: number): number {
 }
 
 /** Every process whose parent is `ppid` (one level: PostgreSQL's backends are the postmaster's children). */
-export function childPids(ppid: number): number[] {
+function childPids(ppid: number): number[] {
   const out: number[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;

@@ -158,11 +158,6 @@ export async function startPageSite(delayMs = 0): Promise<PageSite> {
 // ---------------------------------------------------------------------------------------------
 // WebSocket clients
 
-export interface EventKey {
-  type: string;
-  id: number;
-}
-
 /**
  * One stream client: records events (by type and article id) and reconcile frames; after a close
  * it reconnects with backoff, resuming from the last cursor it got, as a well-behaved client does.
@@ -273,7 +268,7 @@ export async function lastStreamId(redis: Redis, streamKey: string): Promise<str
   return r[0]?.[0] ?? '0-0';
 }
 
-export const PUBLIC_TYPES = new Set(['news.approved', 'news.tsunami', 'news.tsunami_promoted', 'news.sponsored']);
+const PUBLIC_TYPES = new Set(['news.approved', 'news.tsunami', 'news.tsunami_promoted', 'news.sponsored']);
 
 /**
  * For each client: the public events of the stream it did not get. A client that got a reconcile

@@ -16,7 +16,7 @@ import { nodeArgs, readProcfile, repoRoot } from '../../lib/procfile.js';
 import { backingServices, type ManagedServer } from '../../lib/backing-services.js';
 import { freePort } from '../../lib/services.js';
 
-export type ProcType = 'web' | 'worker' | 'ws' | 'clock';
+type ProcType = 'web' | 'worker' | 'ws' | 'clock';
 
 export interface Proc {
   name: string;
@@ -217,7 +217,7 @@ export class Stack {
   }
 }
 
-export async function waitForHttp(url: string, proc: Proc | null, timeoutMs: number): Promise<void> {
+async function waitForHttp(url: string, proc: Proc | null, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (proc && !proc.running()) throw new Error(`${proc.name} exited while waiting for ${url}:\n${proc.output().slice(-3000)}`);

@@ -9,7 +9,7 @@ import { eventStreamKey } from '../../../src/events.js';
 import { Api, auditClients, createUser, lastStreamId, streamEventsAfter, summarize, type Outcome, type PageSite, type StreamClient, type User } from './actors.js';
 import { JWT_SECRET, sleep, type Stack } from './stack.js';
 
-export interface Traffic {
+interface Traffic {
   api: Api;
   staff: User;
   /** Articles the API acknowledged (201), and those it approved (200). */
@@ -58,7 +58,7 @@ export async function startTraffic(stack: Stack, site: PageSite, opts: { users?:
   };
 }
 
-export interface FaultWindow {
+interface FaultWindow {
   downAt: number;
   upAt: number;
 }

@@ -1,0 +1,27 @@
+/**
+ * A retention job over one table with the shared retention knobs: rows older than `days(config)`
+ * days deleted by `prune` in batches of RETENTION_BATCH, RETENTION_PAUSE_MS apart, at most
+ * MAX_BATCHES a run (src/retention/prune.ts). payments-prune and telegram-updates-prune are this.
+ */
+import { z } from 'zod';
+import type { Config } from '../src/config.js';
+import type { Db } from '../src/db.js';
+import { pruneOlderThan } from '../src/retention/prune.js';
+import { defaultJobOptions, defineJob } from './define.js';
+import { MAX_BATCHES } from './wire-prune.js';
+
+export function retentionJob(name: string, days: (config: Config) => number, prune: (db: Db, cutoff: Date, batch: number) => Promise<number>) {
+  return defineJob({
+    name,
+    payload: z.object({}).default({}),
+    options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
+    async run(_p, deps) {
+      const c = deps.config;
+      return pruneOlderThan(days(c), (cutoff, batch) => prune(deps.db, cutoff, batch), {
+        batch: c.RETENTION_BATCH,
+        pauseMs: c.RETENTION_PAUSE_MS,
+        maxBatches: MAX_BATCHES,
+      });
+    },
+  });
+}
