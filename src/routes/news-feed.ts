@@ -25,6 +25,7 @@ import { API_PREFIX, errorResponses as errors } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { feedPage, feedPageWithCount, type FeedFilter, type FeedSort, type FeedStatus } from '../queries/articles.js';
 import { FEED_CACHE_TTL_MS, type FeedCache } from '../feed/feed-cache.js';
+import { FeedMatchLists } from '../feed/match-lists.js';
 import { toArticleItem } from './article-mappers.js';
 import { myVotesOn } from '../queries/votes.js';
 import { isSignedIn, pageLinks, requireSignedIn } from './news-common.js';
@@ -168,6 +169,7 @@ const filterDocs = [
 
 export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
   const personal = new PersonalPages(deps);
+  const lists = new FeedMatchLists(deps.db, cache.ttl, (row) => JSON.stringify(toArticleItem(row)));
   const base = deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
   const homeUrl = `${base}${API_PREFIX}/news/`;
 
@@ -219,8 +221,18 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
         await cache.getOrCompute(
           key,
           async (peek) => {
-            const cachedCount = peek.cached[0];
             const q = { ...filter, sort: query.sort_type, page, perPage };
+            // A time-bounded page (a new `since` is a new query string): picked from the filter's
+            // match list in this process when it has one (src/feed/match-lists.ts), no page query.
+            const listed = lists.applies(q) ? await lists.page(peek.gen, q) : undefined;
+            if (listed) {
+              peek.expiresAt = listed.expiresAt;
+              const links = pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed.count);
+              // Byte for byte what JSON.stringify({ count, next, previous, results }) writes.
+              const json = `{"count":${listed.count},"next":${JSON.stringify(links.next)},"previous":${JSON.stringify(links.previous)},"results":[${listed.items.join(',')}]}`;
+              return encodeEntry(deps, key, peek.raw[0], Buffer.from(json), listed.ids);
+            }
+            const cachedCount = peek.cached[0];
             let rows;
             let count: number;
             if (cachedCount) {
