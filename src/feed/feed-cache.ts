@@ -58,6 +58,8 @@ export interface Peek {
    * entry then lives only until then, so nothing served is older than the TTL.
    */
   expiresAt?: number;
+  /** Set false by compute() when its value is cheaper to compute again than to store (it is then neither written to Redis nor kept). */
+  store?: boolean;
 }
 
 interface LocalEntry {
@@ -145,7 +147,7 @@ export class FeedCache {
       const peek: Peek = { gen, cached, raw };
       p = compute(peek)
         .then((value) => {
-          this.put(key, gen, value, peek.expiresAt);
+          if (peek.store !== false) this.put(key, gen, value, peek.expiresAt);
           return value;
         })
         .finally(() => this.inflight.delete(flightKey));

@@ -62,6 +62,7 @@ export class FeedMatchLists {
   private readonly building = new Map<string, Promise<MatchList>>();
   private listed = 0;
   private readonly items = new Map<number, { gen: string; json: string; expiresAt: number }>();
+  private readonly fetching = new Set<number>();
 
   constructor(
     private readonly db: Db,
@@ -91,19 +92,17 @@ export class FeedMatchLists {
     }
     let expiresAt = list.expiresAt;
     const now = Date.now();
-    const missing = ids.filter((id) => {
+    const missing: number[] = [];
+    const ageing: number[] = [];
+    for (const id of ids) {
       const it = this.items.get(id);
-      return !it || it.gen !== gen || it.expiresAt <= now;
-    });
-    if (missing.length) {
-      const rows = await feedItemsByIds(this.db, missing);
-      const until = Date.now() + this.ttlMs;
-      for (const r of rows) {
-        this.items.delete(r.id);
-        this.items.set(r.id, { gen, json: this.render(r), expiresAt: until });
-      }
-      while (this.items.size > ITEMS_MAX) this.items.delete(this.items.keys().next().value!);
+      if (!it || it.gen !== gen || it.expiresAt <= now) missing.push(id);
+      else if (it.expiresAt - now < this.ttlMs / 2 && !this.fetching.has(id)) ageing.push(id);
     }
+    if (missing.length) await this.fetchItems(gen, missing);
+    // Items past half their life are fetched again in the background (the page is served from the
+    // current ones, still within the TTL): a steady stream of pages never waits for a refetch.
+    if (ageing.length) void this.fetchItems(gen, ageing).catch(() => undefined);
     const page: ListedPage = { count, ids: [], items: [], expiresAt };
     for (const id of ids) {
       const it = this.items.get(id);
@@ -117,11 +116,36 @@ export class FeedMatchLists {
     return page;
   }
 
+  private async fetchItems(gen: string, ids: number[]): Promise<void> {
+    for (const id of ids) this.fetching.add(id);
+    try {
+      const rows = await feedItemsByIds(this.db, ids);
+      const until = Date.now() + this.ttlMs;
+      for (const r of rows) {
+        this.items.delete(r.id);
+        this.items.set(r.id, { gen, json: this.render(r), expiresAt: until });
+      }
+      while (this.items.size > ITEMS_MAX) this.items.delete(this.items.keys().next().value!);
+    } finally {
+      for (const id of ids) this.fetching.delete(id);
+    }
+  }
+
   private async list(gen: string, q: FeedQuery): Promise<MatchList> {
     const key = JSON.stringify([gen, q.status, q.sort, q.tokenAddress, q.tags, q.tokenSymbols, q.source]);
     const kept = this.lists.get(key);
-    if (kept && kept.expiresAt > Date.now()) return kept;
+    const now = Date.now();
+    if (kept && kept.expiresAt > now) {
+      // Past half its life: rebuilt in the background while this one (still within the TTL) serves.
+      if (kept.expiresAt - now < this.ttlMs / 2) void this.rebuild(key, gen, q).catch(() => undefined);
+      return kept;
+    }
     if (kept) this.drop(key);
+    return this.rebuild(key, gen, q);
+  }
+
+  /** One build per key at a time; the result replaces the kept list. */
+  private rebuild(key: string, gen: string, q: FeedQuery): Promise<MatchList> {
     let p = this.building.get(key);
     if (!p) {
       p = this.build(gen, q)

@@ -226,6 +226,10 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
             // match list in this process when it has one (src/feed/match-lists.ts), no page query.
             const listed = lists.applies(q) ? await lists.page(peek.gen, q) : undefined;
             if (listed) {
+              // Cheaper to pick again (tens of microseconds) than to store: a one-off query string
+              // would only fill Redis and this process's copies (measured: the stores and their
+              // garbage cost more CPU than the pick).
+              peek.store = false;
               peek.expiresAt = listed.expiresAt;
               const links = pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed.count);
               // Byte for byte what JSON.stringify({ count, next, previous, results }) writes.
