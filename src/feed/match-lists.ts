@@ -39,8 +39,8 @@ interface MatchList {
 export interface ListedPage {
   count: number;
   ids: number[];
-  /** JSON of each item (JSON.stringify of the mapped row), in page order. */
-  items: string[];
+  /** UTF-8 JSON of each item (JSON.stringify of the mapped row), in page order. */
+  items: Buffer[];
   /** When the oldest part of this page expires (ms since epoch). */
   expiresAt: number;
 }
@@ -61,7 +61,7 @@ export class FeedMatchLists {
   private readonly lists = new Map<string, MatchList>();
   private readonly building = new Map<string, Promise<MatchList>>();
   private listed = 0;
-  private readonly items = new Map<number, { gen: string; json: string; expiresAt: number }>();
+  private readonly items = new Map<number, { gen: string; json: Buffer; expiresAt: number }>();
   private readonly fetching = new Set<number>();
 
   constructor(
@@ -123,7 +123,7 @@ export class FeedMatchLists {
       const until = Date.now() + this.ttlMs;
       for (const r of rows) {
         this.items.delete(r.id);
-        this.items.set(r.id, { gen, json: this.render(r), expiresAt: until });
+        this.items.set(r.id, { gen, json: Buffer.from(this.render(r)), expiresAt: until });
       }
       while (this.items.size > ITEMS_MAX) this.items.delete(this.items.keys().next().value!);
     } finally {

@@ -40,6 +40,8 @@ const VARY = 'Authorization, Cookie';
  * pile up keys in Redis (one ~150-byte key per distinct query string for 10 minutes).
  */
 const LAST_MODIFIED_TTL_S = 600;
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
 
 // ---------------------------------------------------------------------------------------------
 // Cached entries: "<etag> <last-modified ms> <comma-separated item ids>\n<body>"
@@ -232,9 +234,11 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
               peek.store = false;
               peek.expiresAt = listed.expiresAt;
               const links = pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed.count);
-              // Byte for byte what JSON.stringify({ count, next, previous, results }) writes.
-              const json = `{"count":${listed.count},"next":${JSON.stringify(links.next)},"previous":${JSON.stringify(links.previous)},"results":[${listed.items.join(',')}]}`;
-              return encodeEntry(deps, key, peek.raw[0], Buffer.from(json), listed.ids);
+              // Byte for byte what JSON.stringify({ count, next, previous, results }) writes, from the items' kept UTF-8.
+              const parts: Buffer[] = [Buffer.from(`{"count":${listed.count},"next":${JSON.stringify(links.next)},"previous":${JSON.stringify(links.previous)},"results":[`)];
+              listed.items.forEach((item, i) => parts.push(...(i ? [COMMA, item] : [item])));
+              parts.push(CLOSE);
+              return encodeEntry(deps, key, peek.raw[0], Buffer.concat(parts), listed.ids);
             }
             const cachedCount = peek.cached[0];
             let rows;
