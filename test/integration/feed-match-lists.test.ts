@@ -85,20 +85,17 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 function queries(): string[] {
   const bounds = [
-    `since=${iso(t0 - 5 * HOUR)}`,
     `since=${iso(t0 - 6 * HOUR + 1)}`,
     `until=${iso(t0 - 3 * HOUR)}`,
     `until=${iso(t0 - 3 * HOUR + 1)}`,
     `since=${iso(t0 - 9 * HOUR)}&until=${iso(t0 - 2 * HOUR)}`,
-    `since=${iso(t0 - 100 * HOUR)}`,
     `since=${iso(t0 + HOUR)}`,
   ];
   const filters = ['', 'tag=defi', 'token_symbol=uni', 'tag=markets&source=site1.example'];
   const out: string[] = [];
   for (const sort of ['hot', 'new', 'top'])
     for (const status of ['approved', 'submitted', 'all'])
-      for (const b of bounds)
-        for (const f of filters) for (const p of ['', '&per_page=3&page=2', '&per_page=4&page=3']) out.push(`sort_type=${sort}&status=${status}&${b}${f ? `&${f}` : ''}${p}`);
+      for (const b of bounds) for (const f of filters) for (const p of ['', '&per_page=3&page=2']) out.push(`sort_type=${sort}&status=${status}&${b}${f ? `&${f}` : ''}${p}`);
   return out;
 }
 
@@ -124,15 +121,17 @@ describe('cold since/until pages from the match list', () => {
     for (const qs of all) if ((await sameAsQuery(qs)).body.results.length > 0) nonEmpty++;
     // The cases are not vacuous: most pages hold items.
     expect(nonEmpty).toBeGreaterThan(all.length / 3);
-  });
+  }, 120_000);
 
-  it('come from the list, not the page query, and agree with it for every sort and status', async () => {
+  it("come from the list (from a filter's second time-bounded request on), not the page query, and agree with it for every sort and status", async () => {
     const lists = new FeedMatchLists(deps.db, 2000, (r) => String(r.id));
     for (const sort of ['hot', 'new', 'top'] as const)
       for (const status of ['approved', 'submitted', 'all'] as const) {
         const q: FeedQuery = { status, sort, tags: ['defi'], since: new Date(t0 - 8 * HOUR), page: 1, perPage: 4 };
-        const page = await lists.page('g1', q);
-        const sql = await feedPageWithCount(deps.db, q);
+        // A filter's first time-bounded request is left to the query (a one-off filter is not worth a list); the next one builds it.
+        expect(await lists.page('g1', q), `${sort} ${status}`).toBeUndefined();
+        const page = await lists.page('g1', { ...q, since: new Date(t0 - 8 * HOUR + 1) });
+        const sql = await feedPageWithCount(deps.db, { ...q, since: new Date(t0 - 8 * HOUR + 1) });
         expect(page, `${sort} ${status}`).toBeDefined();
         expect(page!.ids, `${sort} ${status}`).toEqual(sql.rows.map((r) => r.id));
         expect(page!.count, `${sort} ${status}`).toBe(sql.count);
