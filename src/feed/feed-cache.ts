@@ -53,6 +53,13 @@ interface Peek {
   gen: string;
   cached: (Buffer | undefined)[];
   raw: (Buffer | null)[];
+  /**
+   * Set by compute() when its value was built from parts that expire sooner (ms since epoch): the
+   * entry then lives only until then, so nothing served is older than the TTL.
+   */
+  expiresAt?: number;
+  /** Set false by compute() when its value is cheaper to compute again than to store (it is then neither written to Redis nor kept). */
+  store?: boolean;
 }
 
 interface LocalEntry {
@@ -82,6 +89,11 @@ export class FeedCache {
       if (!set) instances.set(prefix, (set = new Set()));
       set.add(new WeakRef(this));
     }
+  }
+
+  /** How long entries live (0: the cache is off). */
+  get ttl(): number {
+    return this.ttlMs;
   }
 
   /** Drop every local copy and distrust the known generation (an invalidation happened). */
@@ -132,9 +144,10 @@ export class FeedCache {
         return l && l.gen === gen && l.expiresAt > Date.now() ? l.value : this.decode(k, gen, got[2 + i]);
       });
       const raw = got.slice(2 + cachedKeys.length);
-      p = compute({ gen, cached, raw })
+      const peek: Peek = { gen, cached, raw };
+      p = compute(peek)
         .then((value) => {
-          this.put(key, gen, value);
+          if (peek.store !== false) this.put(key, gen, value, peek.expiresAt);
           return value;
         })
         .finally(() => this.inflight.delete(flightKey));
@@ -143,11 +156,16 @@ export class FeedCache {
     return p;
   }
 
-  /** Store `value` under `key` for the generation `gen` (as read by getOrCompute), without waiting for Redis. */
-  put(key: string, gen: string, value: Buffer): void {
+  /**
+   * Store `value` under `key` for the generation `gen` (as read by getOrCompute), without waiting
+   * for Redis, for the TTL or until `until` (ms since epoch) when that is sooner.
+   */
+  put(key: string, gen: string, value: Buffer, until?: number): void {
     if (this.ttlMs <= 0) return;
-    const expiresAt = Date.now() + this.ttlMs;
-    this.redis.set(this.entryKey(key), Buffer.concat([Buffer.from(`${gen} ${expiresAt}\n`), value]), 'PX', this.ttlMs).catch(() => undefined);
+    const now = Date.now();
+    const expiresAt = Math.min(now + this.ttlMs, until ?? Infinity);
+    if (expiresAt <= now) return;
+    this.redis.set(this.entryKey(key), Buffer.concat([Buffer.from(`${gen} ${expiresAt}\n`), value]), 'PX', expiresAt - now).catch(() => undefined);
     this.keepLocal(key, gen, value, expiresAt);
   }
 

@@ -225,6 +225,57 @@ function pickPage(db: Db, q: FeedQuery) {
     .as('p');
 }
 
+/**
+ * One match of a feed filter without its time bounds (src/feed/match-lists.ts): `t` the time
+ * column (published_at for approved, created_at otherwise) in whole milliseconds since the epoch
+ * (null when unset), `c` whether the count counts it (its status on articles), `p` whether a page of
+ * `sort` may pick it (hot: its status on article_hot_scores, which must exist; otherwise as `c`).
+ */
+export interface FeedMatchRow {
+  id: number;
+  t: number | null;
+  c: boolean;
+  p: boolean;
+}
+
+/**
+ * Every article matching `q` without since/until/window, in the exact order of feedPage's `sort`
+ * (sort key desc, id desc), at most `limit` rows. A filter by since/until over these rows gives
+ * the same page and count as feedPage/feedCount with those bounds: times are compared in whole
+ * milliseconds, which is exact for bounds that are themselves whole milliseconds (JS Dates).
+ */
+export async function feedMatches(db: Db, q: FeedFilter & { sort: FeedSort }, limit: number): Promise<FeedMatchRow[]> {
+  const s = q.status;
+  const time = sql.ref(feedTimeColumn(s));
+  const unbounded: FeedFilter = { ...q, status: 'all', since: undefined, until: undefined, window: undefined };
+  const counted = s === 'all' ? sql<boolean>`true` : sql<boolean>`a.status = ${s}`;
+  const picked = q.sort !== 'hot' ? counted : s === 'all' ? sql<boolean>`h.article_id IS NOT NULL` : sql<boolean>`coalesce(h.status = ${s}, false)`;
+  const order = q.sort === 'hot' ? sql`h.hot_score DESC, a.id DESC` : q.sort === 'top' ? sql`a.vote_count DESC, a.id DESC` : sql`${time} DESC, a.id DESC`;
+  const rows = await db
+    .selectFrom('articles as a')
+    .leftJoin('article_hot_scores as h', 'h.article_id', 'a.id')
+    .select(['a.id', sql<number | null>`floor(extract(epoch FROM ${time}) * 1000)::float8`.as('t'), counted.as('c'), picked.as('p')])
+    .where(feedWhere(unbounded))
+    .where(s === 'all' ? sql<SqlBool>`true` : sql<SqlBool>`(a.status = ${s} OR h.status = ${s})`)
+    .orderBy(order)
+    .limit(limit)
+    .execute();
+  return rows as FeedMatchRow[];
+}
+
+/** Feed items (the columns of feedPage) by id, in no particular order; an article without a hot-score row is left out, as feedPage does. */
+export async function feedItemsByIds(db: Db, ids: readonly number[]): Promise<ArticleItemRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('articles as a')
+    .innerJoin('article_hot_scores as h', 'h.article_id', 'a.id')
+    .select([...itemColumns])
+    .select(tldrJson.as('top_tldr'))
+    .where('a.id', '=', sql<number>`ANY(${sql.val([...ids])}::int[])`)
+    .execute();
+  return rows as unknown as ArticleItemRow[];
+}
+
 /** Total number of articles matching the feed filter (sort and page do not matter). */
 export async function feedCount(db: Db, q: FeedFilter): Promise<number> {
   const r = await countQuery(db, q).executeTakeFirstOrThrow();

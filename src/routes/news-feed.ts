@@ -25,6 +25,7 @@ import { API_PREFIX, errorResponses as errors } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { feedPage, feedPageWithCount, type FeedFilter, type FeedSort, type FeedStatus } from '../queries/articles.js';
 import { FEED_CACHE_TTL_MS, type FeedCache } from '../feed/feed-cache.js';
+import { FeedMatchLists } from '../feed/match-lists.js';
 import { toArticleItem } from './article-mappers.js';
 import { myVotesOn } from '../queries/votes.js';
 import { isSignedIn, pageLinks, requireSignedIn } from './news-common.js';
@@ -39,6 +40,8 @@ const VARY = 'Authorization, Cookie';
  * pile up keys in Redis (one ~150-byte key per distinct query string for 10 minutes).
  */
 const LAST_MODIFIED_TTL_S = 600;
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
 
 // ---------------------------------------------------------------------------------------------
 // Cached entries: "<etag> <last-modified ms> <comma-separated item ids>\n<body>"
@@ -168,6 +171,7 @@ const filterDocs = [
 
 export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
   const personal = new PersonalPages(deps);
+  const lists = new FeedMatchLists(deps.db, cache.ttl, (row) => JSON.stringify(toArticleItem(row)));
   const base = deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
   const homeUrl = `${base}${API_PREFIX}/news/`;
 
@@ -219,8 +223,24 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
         await cache.getOrCompute(
           key,
           async (peek) => {
-            const cachedCount = peek.cached[0];
             const q = { ...filter, sort: query.sort_type, page, perPage };
+            // A time-bounded page (a new `since` is a new query string): picked from the filter's
+            // match list in this process when it has one (src/feed/match-lists.ts), no page query.
+            const listed = lists.applies(q) ? await lists.page(peek.gen, q) : undefined;
+            if (listed) {
+              // Cheaper to pick again (tens of microseconds) than to store: a one-off query string
+              // would only fill Redis and this process's copies (measured: the stores and their
+              // garbage cost more CPU than the pick).
+              peek.store = false;
+              peek.expiresAt = listed.expiresAt;
+              const links = pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed.count);
+              // Byte for byte what JSON.stringify({ count, next, previous, results }) writes, from the items' kept UTF-8.
+              const parts: Buffer[] = [Buffer.from(`{"count":${listed.count},"next":${JSON.stringify(links.next)},"previous":${JSON.stringify(links.previous)},"results":[`)];
+              listed.items.forEach((item, i) => parts.push(...(i ? [COMMA, item] : [item])));
+              parts.push(CLOSE);
+              return encodeEntry(deps, key, peek.raw[0], Buffer.concat(parts), listed.ids);
+            }
+            const cachedCount = peek.cached[0];
             let rows;
             let count: number;
             if (cachedCount) {
