@@ -21,7 +21,7 @@
 import type { Db } from '../db.js';
 import { feedItemsByIds, feedMatches, type ArticleItemRow, type FeedQuery } from '../queries/articles.js';
 
-export const MATCH_LIST_MAX = 50_000;
+const MATCH_LIST_MAX = 50_000;
 const TOTAL_MAX = 200_000;
 const ITEMS_MAX = 5_000;
 /**
@@ -45,7 +45,7 @@ interface MatchList {
   counted: Float64Array;
 }
 
-export interface ListedPage {
+interface ListedPage {
   count: number;
   ids: number[];
   /** UTF-8 JSON of each item (JSON.stringify of the mapped row), in page order. */

@@ -107,7 +107,7 @@ export interface FeedFilter {
   window?: TopWindow;
 }
 
-interface FeedQuery extends FeedFilter {
+export interface FeedQuery extends FeedFilter {
   sort: FeedSort;
   page: number;
   perPage: number;
@@ -231,7 +231,7 @@ function pickPage(db: Db, q: FeedQuery) {
  * (null when unset), `c` whether the count counts it (its status on articles), `p` whether a page of
  * `sort` may pick it (hot: its status on article_hot_scores, which must exist; otherwise as `c`).
  */
-export interface FeedMatchRow {
+interface FeedMatchRow {
   id: number;
   t: number | null;
   c: boolean;
