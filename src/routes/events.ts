@@ -102,7 +102,6 @@ export function eventRoutes(deps: AppDeps): RouteDef[] {
         410: { description: 'events_expired: events after the cursor were deleted by retention; details {oldest_event_id, pruned_through}', schema: errorSchema },
       },
       async handler(ctx, { query }) {
-        // queryInt's declared type does not carry its default; the values are always set.
         const after = query.after;
         const limit = query.limit;
         const staff = await seesStaffEvents(deps, ctx);
