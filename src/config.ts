@@ -135,7 +135,7 @@ export const envSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** Bearer token for GET /metrics on web and ws (Prometheus). Unset: the endpoint is disabled (404). */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
-  /** web, worker, clock, ws metrics: the longest a command on a `command` Redis connection (web's request path) waits for its reply; past it the command fails as a Redis outage (the API answers 503 service_unavailable) and, until Redis answers again, further commands fail at once. */
+  /** web, worker, clock, ws metrics: the longest a command on a `command` Redis connection (web's request path) waits for its reply; past it the command fails as a Redis outage (the API answers 503 service_unavailable) and, until Redis answers again, further commands fail at once. Also the longest a request waits for a job's event connection to become ready (its first wait for that job, e.g. a submission's page title) before answering 503. */
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   /** How long web waits for a job whose result the response needs (auto-headline, provenance check) before its fallback. */
   JOB_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(3000),

@@ -6,6 +6,7 @@
 import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { EnqueueOptions } from '../jobs/define.js';
 import { jobs, type JobName, type JobPayload, type JobResult } from '../jobs/index.js';
+import { BackendUnavailableError } from './errors/backend.js';
 import type { Redis } from './redis.js';
 
 /** Connection options for the connections BullMQ opens itself (workers, queue events): blocking, retry forever. */
@@ -44,6 +45,9 @@ export function jobOptionsFor(name: JobName, payload: unknown, extra: EnqueueOpt
   };
 }
 
+/** enqueueAndWait's wait for an event connection when the caller gives none (REDIS_COMMAND_TIMEOUT_MS's default). */
+const DEFAULT_READY_TIMEOUT_MS = 5000;
+
 export class QueueClient {
   private readonly queues = new Map<string, Queue>();
   private readonly events = new Map<string, QueueEvents>();
@@ -54,6 +58,13 @@ export class QueueClient {
     private readonly connection: Redis,
     private readonly redisUrl: string,
     readonly prefix: string,
+    /**
+     * readyTimeoutMs: how long enqueueAndWait waits for a job's event connection to be ready (its
+     * first use per job, or after Redis came back) before answering that Redis is unavailable; the
+     * processes pass REDIS_COMMAND_TIMEOUT_MS. Without it a Redis that accepts connections but does
+     * not answer would hold the request for ever.
+     */
+    private readonly opts: { readyTimeoutMs?: number } = {},
   ) {}
 
   private queueConnection(): Redis {
@@ -101,7 +112,7 @@ export class QueueClient {
    */
   async enqueueAndWait<N extends JobName>(name: N, payload: JobPayload<N>, timeoutMs: number): Promise<WaitOutcome<JobResult<N>>> {
     const qe = this.queueEvents(name);
-    await qe.waitUntilReady();
+    await this.eventsReady(qe);
     const parsed = jobs[name].payload.parse(payload);
     const job = await this.queue(name).add(name, parsed, jobOptionsFor(name, parsed));
     if (timeoutMs <= 0) return { state: 'pending', jobId: job.id! };
@@ -119,6 +130,23 @@ export class QueueClient {
       return { state: 'completed', jobId: job.id!, result: outcome as JobResult<N> };
     } catch (err) {
       throw new JobFailedError(name, job.id!, (err as Error).message ?? String(err));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async eventsReady(qe: QueueEvents): Promise<void> {
+    const ready = qe.waitUntilReady();
+    ready.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new BackendUnavailableError('redis', new Error('the queue events connection did not become ready'))),
+        this.opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([ready, timedOut]);
     } finally {
       clearTimeout(timer);
     }

@@ -7,7 +7,7 @@ import { boot, onShutdown } from './boot.js';
 // Heroku-style platform does not restart it in a loop. Re-upserting hourly heals a flushed Redis.
 const { config, log } = boot('clock');
 const redis = createRedis(config.REDIS_URL, 'command', 'clock', { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
-const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
+const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX, { readyTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
 
 async function sync() {
   try {

@@ -126,6 +126,34 @@ describe('a hung Redis (SIGSTOP)', () => {
     await waitFor(async () => (await routes.click()).status === 302, { timeout: 5000, what: 'the click route to answer 302 again' });
   }, 30_000);
 
+  it('503 within the time-out for a submission that waits for its page title, the first such wait of the process, while Redis hangs', async () => {
+    // The wait opens a new connection for the job's events (its first use in this process); a hung
+    // Redis accepts it and never answers its ready check. Held between the quota check and that wait
+    // by a lock on articles (the duplicate check), as above.
+    const locker = new pg.Client({ connectionString: deps.env.databaseUrl });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE articles IN ACCESS EXCLUSIVE MODE');
+      const pending = http.post('/api/v1/news/post', { url: 'https://example.com/a/hung-title' }, alice.bearer).then((r) => ({ r, at: Date.now() }));
+      await waitFor(
+        async () => {
+          const { rows } = await locker.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'articles'::regclass AND NOT granted`);
+          return rows[0].n > 0;
+        },
+        { what: 'the submission to wait for the articles lock' },
+      );
+      stop();
+      const released = Date.now();
+      await locker.query('COMMIT');
+      const { r, at } = await pending;
+      expectUnavailable('submission waiting for its title', { r, ms: at - released });
+    } finally {
+      await locker.end();
+      resume();
+    }
+  }, 30_000);
+
   it('recovers when the hung Redis is replaced by a new one on its port (the connection closes and reconnects)', async () => {
     stop();
     expectUnavailable('feed', await timed(routes.feed));
