@@ -20,6 +20,7 @@
  */
 import type { Redis } from '../redis.js';
 import { feedEntryKey, feedGenerationKey } from '../redis-keys.js';
+import { singleFlight } from '../single-flight.js';
 
 export const FEED_CACHE_TTL_MS = 2000;
 /** How long a process trusts the generation it last read from Redis before serving local copies again. */
@@ -136,24 +137,17 @@ export class FeedCache {
     }
     const hit = this.decode(key, gen, got[1]);
     if (hit) return hit;
-    const flightKey = `${gen}:${key}`;
-    let p = this.inflight.get(flightKey);
-    if (!p) {
+    return singleFlight(this.inflight, `${gen}:${key}`, async () => {
       const cached = cachedKeys.map((k, i) => {
         const l = this.local.get(k);
         return l && l.gen === gen && l.expiresAt > Date.now() ? l.value : this.decode(k, gen, got[2 + i]);
       });
       const raw = got.slice(2 + cachedKeys.length);
       const peek: Peek = { gen, cached, raw };
-      p = compute(peek)
-        .then((value) => {
-          if (peek.store !== false) this.put(key, gen, value, peek.expiresAt);
-          return value;
-        })
-        .finally(() => this.inflight.delete(flightKey));
-      this.inflight.set(flightKey, p);
-    }
-    return p;
+      const value = await compute(peek);
+      if (peek.store !== false) this.put(key, gen, value, peek.expiresAt);
+      return value;
+    });
   }
 
   /**

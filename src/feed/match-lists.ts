@@ -20,6 +20,7 @@
  */
 import type { Db } from '../db.js';
 import { feedItemsByIds, feedMatches, type ArticleItemRow, type FeedQuery } from '../queries/articles.js';
+import { singleFlight } from '../single-flight.js';
 
 const MATCH_LIST_MAX = 50_000;
 const TOTAL_MAX = 200_000;
@@ -170,17 +171,11 @@ export class FeedMatchLists {
 
   /** One build per key at a time; the result replaces the kept list. */
   private rebuild(key: string, gen: string, q: FeedQuery): Promise<MatchList> {
-    let p = this.building.get(key);
-    if (!p) {
-      p = this.build(gen, q)
-        .then((l) => {
-          this.keep(key, l);
-          return l;
-        })
-        .finally(() => this.building.delete(key));
-      this.building.set(key, p);
-    }
-    return p;
+    return singleFlight(this.building, key, async () => {
+      const l = await this.build(gen, q);
+      this.keep(key, l);
+      return l;
+    });
   }
 
   private async build(gen: string, q: FeedQuery): Promise<MatchList> {

@@ -31,6 +31,7 @@ import { myVotesOn } from '../queries/votes.js';
 import { isSignedIn, pageLinks, requireSignedIn } from './news-common.js';
 import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from './news-schemas.js';
 import { feedLastModifiedKey } from '../redis-keys.js';
+import { singleFlight } from '../single-flight.js';
 
 const SYNDICATION_MAX_ITEMS = 50;
 const VARY = 'Authorization, Cookie';
@@ -97,17 +98,11 @@ class PersonalPages {
     const key = `${userId}|${page.etag}`;
     const hit = this.kept.get(key);
     if (hit) return hit;
-    let p = this.inflight.get(key);
-    if (!p) {
-      p = this.build(userId, page)
-        .then((v) => {
-          this.keep(key, v);
-          return v;
-        })
-        .finally(() => this.inflight.delete(key));
-      this.inflight.set(key, p);
-    }
-    return p;
+    return singleFlight(this.inflight, key, async () => {
+      const v = await this.build(userId, page);
+      this.keep(key, v);
+      return v;
+    });
   }
 
   private async build(userId: number, page: Entry): Promise<{ etag: string; body: Buffer }> {
