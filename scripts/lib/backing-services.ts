@@ -77,7 +77,7 @@ export async function backingServices(dir: string, started: RunningService[], op
   let adminUrl = opts.databaseUrl ?? env.DATABASE_URL ?? '';
   if (!adminUrl && opts.postgres !== false) {
     const pgOpts = { port: await freePort(), dir: path.join(dir, 'pg'), log, database: opts.database ?? 'postgres', durable: false };
-    if (opts.pgDataFrom) execFileSync('cp', ['-a', opts.pgDataFrom, pgOpts.dir]);
+    if (opts.pgDataFrom) copyDataDir(opts.pgDataFrom, pgOpts.dir);
     let first = await startPostgres(pgOpts);
     const settings = Object.entries(opts.pgSettings ?? {});
     if (settings.length > 0) {
@@ -107,6 +107,11 @@ export async function backingServices(dir: string, started: RunningService[], op
     redisUrl = redis.url;
   }
   return { adminUrl, redisUrl, postgres, redis };
+}
+
+/** `cp -a` of a PostgreSQL data directory: keeps the postgres user's ownership and the 0700 mode PostgreSQL insists on. */
+export function copyDataDir(from: string, to: string): void {
+  execFileSync('cp', ['-a', from, to]);
 }
 
 function pgLiteral(value: string): string {

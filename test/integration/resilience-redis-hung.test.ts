@@ -98,60 +98,48 @@ describe('a hung Redis (SIGSTOP)', () => {
     for (const [name, f] of Object.entries(routes)) expect([name, (await f()).status]).toEqual([name, name === 'submission' ? 201 : name === 'click' ? 302 : 200]);
   }, 30_000);
 
-  it('503, not 500, for a request that passed its quota check before Redis stopped answering', async () => {
-    // Hold the request between its quota check (Redis) and its click record (Redis): its article
-    // lookup waits on a lock this test holds while Redis is stopped.
+  /**
+   * Hold `send`'s request between its quota check (Redis) and its next Redis use: its first query on
+   * articles waits on a lock this test holds while Redis is stopped. Returns the response and how
+   * long after the lock's release it came.
+   */
+  async function inFlightWhileRedisHangs(send: () => Promise<TestResponse>, what: string): Promise<{ r: TestResponse; ms: number }> {
     const locker = new pg.Client({ connectionString: deps.env.databaseUrl });
     await locker.connect();
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE articles IN ACCESS EXCLUSIVE MODE');
-      const pending = routes.click().then((r) => ({ r, at: Date.now() }));
+      const pending = send().then((r) => ({ r, at: Date.now() }));
       await waitFor(
         async () => {
           const { rows } = await locker.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'articles'::regclass AND NOT granted`);
           return rows[0].n > 0;
         },
-        { what: 'the click request to wait for the articles lock' },
+        { what: `the ${what} to wait for the articles lock` },
       );
       stop();
       const released = Date.now();
       await locker.query('COMMIT');
       const { r, at } = await pending;
-      expectUnavailable('click in flight', { r, ms: at - released });
+      return { r, ms: at - released };
     } finally {
       await locker.end();
       resume();
     }
+  }
+
+  it('503, not 500, for a request that passed its quota check before Redis stopped answering', async () => {
+    // Held between its quota check and its click record (both Redis).
+    expectUnavailable('click in flight', await inFlightWhileRedisHangs(routes.click, 'click request'));
     await waitFor(async () => (await routes.click()).status === 302, { timeout: 5000, what: 'the click route to answer 302 again' });
   }, 30_000);
 
   it('503 within the time-out for a submission that waits for its page title, the first such wait of the process, while Redis hangs', async () => {
     // The wait opens a new connection for the job's events (its first use in this process); a hung
     // Redis accepts it and never answers its ready check. Held between the quota check and that wait
-    // by a lock on articles (the duplicate check), as above.
-    const locker = new pg.Client({ connectionString: deps.env.databaseUrl });
-    await locker.connect();
-    try {
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE articles IN ACCESS EXCLUSIVE MODE');
-      const pending = http.post('/api/v1/news/post', { url: 'https://example.com/a/hung-title' }, alice.bearer).then((r) => ({ r, at: Date.now() }));
-      await waitFor(
-        async () => {
-          const { rows } = await locker.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'articles'::regclass AND NOT granted`);
-          return rows[0].n > 0;
-        },
-        { what: 'the submission to wait for the articles lock' },
-      );
-      stop();
-      const released = Date.now();
-      await locker.query('COMMIT');
-      const { r, at } = await pending;
-      expectUnavailable('submission waiting for its title', { r, ms: at - released });
-    } finally {
-      await locker.end();
-      resume();
-    }
+    // (the duplicate check reads articles).
+    const submit = () => http.post('/api/v1/news/post', { url: 'https://example.com/a/hung-title' }, alice.bearer);
+    expectUnavailable('submission waiting for its title', await inFlightWhileRedisHangs(submit, 'submission'));
   }, 30_000);
 
   it('recovers when the hung Redis is replaced by a new one on its port (the connection closes and reconnects)', async () => {

@@ -8,7 +8,6 @@
  * the PostgreSQL binaries' version and the migration files' contents: a later run copies it and
  * starts the server on the copy. Any change to a migration makes a new key (and a cold start).
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -18,7 +17,7 @@ import type { TestProject } from 'vitest/node';
 import { launcherEnv } from '../../src/config.js';
 import { createDb } from '../../src/db.js';
 import { migrateToLatest } from '../../src/migrate.js';
-import { backingServices } from '../../scripts/lib/backing-services.js';
+import { backingServices, copyDataDir } from '../../scripts/lib/backing-services.js';
 import type { RunningService } from '../../scripts/lib/services.js';
 import openapiSetup from './openapi-setup.js';
 
@@ -75,11 +74,6 @@ function pgDataCacheDir(): string {
   return path.join(repoRoot, 'node_modules/.cache', `squid-pgdata-${h.digest('hex').slice(0, 16)}`);
 }
 
-/** `cp -a`: keeps the postgres user's ownership and the 0700 mode PostgreSQL insists on. */
-function copyDir(from: string, to: string) {
-  execFileSync('cp', ['-a', from, to]);
-}
-
 async function start(project: TestProject, env: ReturnType<typeof launcherEnv>, log: (l: string) => void, started: RunningService[], tmp: string) {
   const t0 = Date.now();
   const templateDb = `squid_tpl_${process.pid}`;
@@ -104,7 +98,7 @@ async function start(project: TestProject, env: ReturnType<typeof launcherEnv>, 
       await postgres.stop();
       const partial = `${cache}.partial-${process.pid}`;
       try {
-        copyDir(path.join(tmp, 'pg'), partial);
+        copyDataDir(path.join(tmp, 'pg'), partial);
         rmSync(path.join(partial, 'postmaster.pid'), { force: true });
         renameSync(partial, cache); // atomic; another run that got there first wins
       } catch {
