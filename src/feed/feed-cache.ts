@@ -76,6 +76,8 @@ export class FeedCache {
   /** The generation last read from Redis, and when that read was issued (ms since epoch). */
   private gen = '';
   private genCheckedAt = 0;
+  /** When this process first read the generation it knows now (ms since epoch). */
+  private genSince = 0;
   /** Bumped by every invalidation: a Redis read issued before one must not restore trust in its answer. */
   private epoch = 0;
 
@@ -95,6 +97,16 @@ export class FeedCache {
   /** How long entries live (0: the cache is off). */
   get ttl(): number {
     return this.ttlMs;
+  }
+
+  /**
+   * The current generation without a Redis round trip, and when this process first read it: only
+   * while it was confirmed within the last FEED_GEN_CHECK_MS, the trust its local copies get
+   * (undefined otherwise, and when the cache is off). An invalidation in this process withdraws it.
+   */
+  knownGeneration(): { gen: string; since: number } | undefined {
+    if (this.ttlMs <= 0 || this.genCheckedAt === 0 || Date.now() - this.genCheckedAt >= this.genCheckMs) return undefined;
+    return { gen: this.gen, since: this.genSince };
   }
 
   /** Drop every local copy and distrust the known generation (an invalidation happened). */
@@ -131,7 +143,10 @@ export class FeedCache {
     const got = await this.redis.mgetBuffer(genKey(this.prefix), this.entryKey(key), ...cachedKeys.map((k) => this.entryKey(k)), ...rawKeys);
     const gen = got[0] ? got[0].toString() : '0';
     if (epoch === this.epoch) {
-      if (gen !== this.gen) this.clearLocal();
+      if (gen !== this.gen) {
+        this.clearLocal();
+        this.genSince = checkedAt;
+      }
       this.gen = gen;
       this.genCheckedAt = checkedAt;
     }

@@ -46,7 +46,7 @@ interface MatchList {
   counted: Float64Array;
 }
 
-interface ListedPage {
+export interface ListedPage {
   count: number;
   ids: number[];
   /** UTF-8 JSON of each item (JSON.stringify of the mapped row), in page order. */

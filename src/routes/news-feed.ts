@@ -12,8 +12,9 @@
  *    and its ETag, so the kept overlay can never be stale;
  *  - authenticated responses are `Cache-Control: private`, anonymous ones `public`.
  * Pages carry a strong ETag (SHA-1 of the bytes) and a Last-Modified that stays put while the
- * ETag does (kept in Redis for 10 minutes), and answer If-None-Match / If-Modified-Since
- * with 304.
+ * ETag does (kept in Redis for 10 minutes; a time-bounded page picked from a match list uses when
+ * this process first saw the feed cache's generation instead), and answer If-None-Match /
+ * If-Modified-Since with 304.
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
@@ -25,7 +26,7 @@ import { API_PREFIX, errorResponses as errors } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { feedPage, feedPageWithCount, type FeedFilter, type FeedSort, type FeedStatus } from '../queries/articles.js';
 import { FEED_CACHE_TTL_MS, type FeedCache } from '../feed/feed-cache.js';
-import { FeedMatchLists } from '../feed/match-lists.js';
+import { FeedMatchLists, type ListedPage } from '../feed/match-lists.js';
 import { toArticleItem } from './article-mappers.js';
 import { myVotesOn } from '../queries/votes.js';
 import { isSignedIn, pageLinks, requireSignedIn } from './news-common.js';
@@ -182,7 +183,7 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
       `\`per_page\`: 1 to ${MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE}. \`limit\` is the same page size under the name used with \`token_address\`; give one of the two. \`page\`: 1 to ${MAX_PAGE}; a page past the end returns empty results.`,
       ...filterDocs,
       'Items: `vote_count` is net votes (up minus down), `votes` the number of votes cast; `top_tldr` the best-scored yap tagged tldr (score >= 0) or null.',
-      'Conditional requests: the response has a strong `ETag` and a `Last-Modified` (when these bytes were first served); `If-None-Match` / `If-Modified-Since` that still match get 304 with no body. `Cache-Control: public, max-age=0, must-revalidate` for anonymous callers, `private, ...` for authenticated ones (`Vary: Authorization, Cookie`).',
+      "Conditional requests: the response has a strong `ETag` and a `Last-Modified` (when these bytes were first served; for a page with `since` / `until` picked from its filter's match list, when the serving process first saw the feed's current state, which every change to an article renews, so never before the bytes existed); `If-None-Match` / `If-Modified-Since` that still match get 304 with no body. `Cache-Control: public, max-age=0, must-revalidate` for anonymous callers, `private, ...` for authenticated ones (`Vary: Authorization, Cookie`).",
       'Unknown parameters, repeated non-repeatable parameters and out-of-range values are 400 validation_failed naming the parameter.',
     ].join('\n\n'),
     tags: ['articles'],
@@ -210,30 +211,45 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
       const filter = feedFilterOf(query, query.status, query.sort_type);
       const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
       const page = query.page;
+      const q = { ...filter, sort: query.sort_type, page, perPage };
+      /** A page picked from its filter's match list (src/feed/match-lists.ts), the bytes JSON.stringify({ count, next, previous, results }) would write. */
+      const fromList = (listed: ListedPage): Buffer => {
+        const links = pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed.count);
+        const parts: Buffer[] = [Buffer.from(`{"count":${listed.count},"next":${JSON.stringify(links.next)},"previous":${JSON.stringify(links.previous)},"results":[`)];
+        listed.items.forEach((item, i) => parts.push(...(i ? [COMMA, item] : [item])));
+        parts.push(CLOSE);
+        return Buffer.concat(parts);
+      };
+      // A time-bounded page (a new `since` is a new query string, which no cache holds) while this
+      // process knows the current generation: picked from the filter's match list with no Redis
+      // round trip and nothing stored. Last-Modified is when this process first saw the generation:
+      // every change to an article starts a new one, so these bytes cannot be older.
+      let entry: Entry | undefined;
+      const known = lists.applies(q) ? cache.knownGeneration() : undefined;
+      if (known) {
+        const listed = await lists.page(known.gen, q);
+        if (listed) {
+          const body = fromList(listed);
+          entry = { etag: etagOf(body), lastModified: new Date(known.since), ids: listed.ids, body };
+        }
+      }
       const key = `page:${ctx.querystring}`;
       const countKey = `count:${JSON.stringify(filter)}`;
       // A miss reads the page, its filter's count and its Last-Modified record in one Redis round
       // trip, then runs one SQL statement (the page with the count, unless the count was cached).
-      const entry = decodeEntry(
+      entry ??= decodeEntry(
         await cache.getOrCompute(
           key,
           async (peek) => {
-            const q = { ...filter, sort: query.sort_type, page, perPage };
-            // A time-bounded page (a new `since` is a new query string): picked from the filter's
-            // match list in this process when it has one (src/feed/match-lists.ts), no page query.
-            const listed = lists.applies(q) ? await lists.page(peek.gen, q) : undefined;
+            // As above when this process did not know the generation (the list was not asked yet).
+            const listed = !known && lists.applies(q) ? await lists.page(peek.gen, q) : undefined;
             if (listed) {
               // Cheaper to pick again (tens of microseconds) than to store: a one-off query string
               // would only fill Redis and this process's copies (measured: the stores and their
               // garbage cost more CPU than the pick).
               peek.store = false;
               peek.expiresAt = listed.expiresAt;
-              const links = pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed.count);
-              // Byte for byte what JSON.stringify({ count, next, previous, results }) writes, from the items' kept UTF-8.
-              const parts: Buffer[] = [Buffer.from(`{"count":${listed.count},"next":${JSON.stringify(links.next)},"previous":${JSON.stringify(links.previous)},"results":[`)];
-              listed.items.forEach((item, i) => parts.push(...(i ? [COMMA, item] : [item])));
-              parts.push(CLOSE);
-              return encodeEntry(deps, key, peek.raw[0], Buffer.concat(parts), listed.ids);
+              return encodeEntry(deps, key, peek.raw[0], fromList(listed), listed.ids);
             }
             const cachedCount = peek.cached[0];
             let rows;

@@ -14,7 +14,7 @@ import { errorResponses } from '../http/openapi.js';
 import { defineRoute, type RouteDef } from '../http/route.js';
 import { JobFailedError } from '../queue.js';
 import { addClick, articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl, getArticleForEvent, getArticleRecord, insertSubmission } from '../queries/articles.js';
-import { FEED_CACHE_TTL_MS, FeedCache } from '../feed/feed-cache.js';
+import { FEED_CACHE_TTL_MS, FEED_GEN_CHECK_MS, FeedCache } from '../feed/feed-cache.js';
 import { feedRoutes } from './news-feed.js';
 import { castArticleVote, myArticleVote } from '../queries/votes.js';
 import { articleNotFound, canSee, isSignedIn, scheduleHotScore } from './news-common.js';
@@ -34,8 +34,9 @@ function sourceOf(url: string): string {
   }
 }
 
-export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number } = {}): RouteDef[] {
-  const cache = new FeedCache(deps.redis, deps.config.QUEUE_PREFIX, opts.feedCacheTtlMs ?? FEED_CACHE_TTL_MS);
+/** feedCacheTtlMs / feedGenCheckMs: the feed cache's FEED_CACHE_TTL_MS and FEED_GEN_CHECK_MS (tests and benches vary them). */
+export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number; feedGenCheckMs?: number } = {}): RouteDef[] {
+  const cache = new FeedCache(deps.redis, deps.config.QUEUE_PREFIX, opts.feedCacheTtlMs ?? FEED_CACHE_TTL_MS, opts.feedGenCheckMs ?? FEED_GEN_CHECK_MS);
   return [
     defineRoute({
       method: 'post',

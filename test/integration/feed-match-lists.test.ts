@@ -4,11 +4,13 @@
  * must be the same response byte for byte as the query gives (compared with an app whose feed
  * cache is off, which queries every time), across sorts, statuses, filters, bounds and pages, with
  * ties in every sort key, an unpublished article and one without a hot-score row; and a change to
- * an article (announced as the relay does) must show on the next request.
+ * an article (announced as the relay does) must show on the next request. Both ways a web process
+ * serves such a page are compared: with no Redis round trip while it knows the feed cache's current
+ * generation (`fast`), and through the cache's Redis read when it does not (`slow`).
  */
 import type Koa from 'koa';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { invalidateFeedCache } from '../../src/feed/feed-cache.js';
 import { FeedMatchLists } from '../../src/feed/match-lists.js';
@@ -20,7 +22,8 @@ import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
 
 let deps: TestDeps;
-let cached: ReturnType<typeof request>;
+let fast: ReturnType<typeof request>;
+let slow: ReturnType<typeof request>;
 let queried: ReturnType<typeof request>;
 let alice: Session;
 const HOUR = 3600_000;
@@ -70,13 +73,20 @@ beforeAll(async () => {
     // The page query joins article_hot_scores: an article without a row is left out of pages (not of counts).
     if (i === 12) await deps.db.deleteFrom('article_hot_scores').where('article_id', '=', row.id).execute();
   }
-  cached = request(createApp(deps));
-  const off = allRoutes(deps).map((r) => (r.operationId === 'listArticles' ? newsRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r));
-  queried = request(createApp(deps, off) as Koa);
+  const withFeed = (opts: Parameters<typeof newsRoutes>[1]) =>
+    createApp(
+      deps,
+      allRoutes(deps).map((r) => (r.operationId === 'listArticles' ? newsRoutes(deps, opts).find((x) => x.operationId === 'listArticles')! : r)),
+    ) as Koa;
+  // The generation read from Redis is trusted for a minute (an invalidation in this process withdraws it) or never.
+  fast = request(withFeed({ feedGenCheckMs: 60_000 }));
+  slow = request(withFeed({ feedGenCheckMs: 0 }));
+  queried = request(withFeed({ feedCacheTtlMs: 0 }));
 });
 
 afterAll(async () => {
-  await cached.close();
+  await fast.close();
+  await slow.close();
   await queried.close();
   await deps.close();
 });
@@ -104,11 +114,13 @@ async function sameAsQuery(qs: string) {
   const as = qs.includes('status=approved') || !qs.includes('status=') ? [alice.bearer, {}] : [alice.bearer];
   let first;
   for (const auth of as) {
-    const [a, b] = await Promise.all([cached.get(`/api/v1/news/?${qs}`, auth), queried.get(`/api/v1/news/?${qs}`, auth)]);
+    const [a, c, b] = await Promise.all([fast.get(`/api/v1/news/?${qs}`, auth), slow.get(`/api/v1/news/?${qs}`, auth), queried.get(`/api/v1/news/?${qs}`, auth)]);
     expect(a.status, qs).toBe(200);
     expect(a.text, qs).toBe(b.text);
+    expect(c.text, qs).toBe(b.text);
     expect(a.headers.get('etag'), qs).toMatch(/^"/);
     expect(a.headers.get('etag'), qs).toBe(b.headers.get('etag'));
+    expect(c.headers.get('etag'), qs).toBe(b.headers.get('etag'));
     first ??= a;
   }
   return first!;
@@ -159,5 +171,40 @@ describe('cold since/until pages from the match list', () => {
     await deps.db.updateTable('articles').set({ headline: 'Edited headline' }).where('id', '=', second).execute();
     await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
     expect((await sameAsQuery(qs)).body.results[0].headline).toBe('Edited headline');
+  });
+
+  it('cost no Redis read while the process knows the generation; Last-Modified stays until a change, then moves on', async () => {
+    const at = (ms: number) => `/api/v1/news/?sort_type=new&tag=markets&since=${iso(t0 - 10 * HOUR + ms)}`;
+    // The first time-bounded request of the filter runs the query, the second builds its list.
+    await fast.get(at(1));
+    const warm = await fast.get(at(2));
+    const reads = vi.spyOn(deps.redis, 'mgetBuffer');
+    try {
+      const pages = [];
+      for (let ms = 3; ms < 13; ms++) pages.push(await fast.get(at(ms)));
+      expect(reads).not.toHaveBeenCalled();
+      expect(pages.map((p) => p.status)).toEqual(pages.map(() => 200));
+      const lm = warm.headers.get('last-modified')!;
+      expect(pages.map((p) => p.headers.get('last-modified'))).toEqual(pages.map(() => lm));
+      // Conditional requests on such a page: its ETag, and its Last-Modified, answer 304.
+      const again = pages[0];
+      expect((await fast.get(at(3), { 'if-none-match': again.headers.get('etag')! })).status).toBe(304);
+      expect((await fast.get(at(3), { 'if-modified-since': lm })).status).toBe(304);
+      expect(reads).not.toHaveBeenCalled();
+
+      // A change (announced as the relay does) withdraws the trust: one read, then a new ETag and a later Last-Modified.
+      await new Promise((r) => setTimeout(r, 1100));
+      const id = again.body.results[0].id as number;
+      await deps.db.updateTable('articles').set({ headline: 'Changed again' }).where('id', '=', id).execute();
+      await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
+      const changed = await fast.get(at(3));
+      expect(reads).toHaveBeenCalledTimes(1);
+      expect(changed.body.results[0].headline).toBe('Changed again');
+      expect(changed.headers.get('etag')).not.toBe(again.headers.get('etag'));
+      expect(Date.parse(changed.headers.get('last-modified')!)).toBeGreaterThan(Date.parse(lm));
+      expect((await fast.get(at(3), { 'if-modified-since': lm })).status).toBe(200);
+    } finally {
+      reads.mockRestore();
+    }
   });
 });
