@@ -63,6 +63,12 @@ interface Peek {
   store?: boolean;
 }
 
+/** Keys read in a miss's Redis round trip besides the entry (see getOrCompute). */
+interface SideKeys {
+  cached?: string[];
+  raw?: string[];
+}
+
 interface LocalEntry {
   gen: string;
   value: Buffer;
@@ -122,20 +128,25 @@ export class FeedCache {
    * this process share one computation. On a miss, compute() gets what the same Redis round trip
    * read for `side`: the cached values of `side.cached` keys (undefined when absent or of an older
    * generation) and the raw Redis values of `side.raw` keys, plus the generation to store side
-   * results under (put()). A Redis read failure propagates (the API answers 503).
+   * results under (put()). `side` may be a function: it is called only on a local miss. A Redis
+   * read failure propagates (the API answers 503).
    */
-  async getOrCompute(key: string, compute: (peek: Peek) => Promise<Buffer>, side: { cached?: string[]; raw?: string[] } = {}): Promise<Buffer> {
+  async getOrCompute(key: string, compute: (peek: Peek) => Promise<Buffer>, sideKeys: SideKeys | (() => SideKeys) = {}): Promise<Buffer> {
+    if (this.ttlMs > 0) {
+      const now = Date.now();
+      const near = this.local.get(key);
+      if (near) {
+        if (near.expiresAt > now && near.gen === this.gen && now - this.genCheckedAt < this.genCheckMs) return near.value;
+        if (near.expiresAt <= now || near.gen !== this.gen) this.dropLocal(key);
+      }
+    }
+    // Past the local copies only: a hit does not build the side keys.
+    const side = typeof sideKeys === 'function' ? sideKeys() : sideKeys;
     const cachedKeys = side.cached ?? [];
     const rawKeys = side.raw ?? [];
     if (this.ttlMs <= 0) {
       const raw = rawKeys.length ? await this.redis.mgetBuffer(...rawKeys) : [];
       return compute({ gen: '', cached: cachedKeys.map(() => undefined), raw });
-    }
-    const now = Date.now();
-    const near = this.local.get(key);
-    if (near) {
-      if (near.expiresAt > now && near.gen === this.gen && now - this.genCheckedAt < this.genCheckMs) return near.value;
-      if (near.expiresAt <= now || near.gen !== this.gen) this.dropLocal(key);
     }
     // One round trip: the current generation, the entry (which starts with "<generation> <expires-at-ms>\n") and the side keys.
     const checkedAt = Date.now();

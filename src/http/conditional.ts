@@ -29,10 +29,19 @@ interface Validators {
   vary?: string;
 }
 
+/** HTTP-dates of the Date objects a cached page keeps (the same object on every hit). */
+const httpDates = new WeakMap<Date, string>();
+
+function httpDate(d: Date): string {
+  let s = httpDates.get(d);
+  if (s === undefined) httpDates.set(d, (s = d.toUTCString()));
+  return s;
+}
+
 /** Sets the validators and caching headers; answers 304 (and returns true) when the request's condition holds. */
 export function answerConditional(ctx: Context, v: Validators): boolean {
   ctx.set('ETag', v.etag);
-  if (v.lastModified) ctx.set('Last-Modified', v.lastModified.toUTCString());
+  if (v.lastModified) ctx.set('Last-Modified', httpDate(v.lastModified));
   ctx.set('Cache-Control', v.cacheControl);
   if (v.vary) ctx.vary(v.vary);
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;

@@ -6,6 +6,12 @@
  *  - per-route limits per client IP (e.g. provenance check 30/min), declared on the RouteDef.
  * Every counted response carries RateLimit-Limit / RateLimit-Remaining / RateLimit-Reset (seconds);
  * a refusal is 429 with Retry-After. A Redis failure is 503, never a silent bypass.
+ *
+ * Daily counts are gathered in each web process and sent as one INCRBY per caller every
+ * QUOTA_FLUSH_MS (DailyTallies): a request far from its limit costs no Redis command of its own.
+ * Exact where it matters: the first request of a caller in a process, every request within
+ * exactMargin(limit) of the limit, and every request after a Redis error or QUOTA_TRUST_MS without
+ * a reply for that caller go to Redis one by one and wait for its answer (503 if it has none).
  */
 import type { Context, Middleware } from 'koa';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
@@ -48,6 +54,142 @@ function unavailable(): DomainError {
   return new DomainError('service_unavailable', 'rate limiting is unavailable (Redis); retry shortly', null, { headers: { 'Retry-After': '5' } });
 }
 
+/** How often a process sends the daily counts it gathered (one INCRBY per caller with new requests). */
+const QUOTA_FLUSH_MS = 10;
+/** A caller's count is served from the process's tally only while Redis answered for it this recently. */
+export const QUOTA_TRUST_MS = 1000;
+/** After a failed INCRBY, when its counts are sent again. */
+const QUOTA_RETRY_MS = 250;
+/** Callers kept per process (the oldest idle ones go first). */
+const QUOTA_TALLIES_MAX = 10_000;
+
+/**
+ * Requests this close to the limit are counted in Redis one by one, so the limit holds across web
+ * processes: a process's view lags the shared count only by the other processes' last flush (their
+ * last QUOTA_FLUSH_MS of requests from that caller), far less than this margin.
+ */
+export function exactMargin(limit: number): number {
+  return Math.max(100, Math.ceil(limit / 100));
+}
+
+interface Tally {
+  /** The day's count in Redis as of the last reply. */
+  total: number;
+  /** Counted and sent, reply not yet in. */
+  sent: number;
+  /** Counted, not yet sent. */
+  pending: number;
+  /** When Redis last answered for this counter (ms since epoch). */
+  syncedAt: number;
+}
+
+/** One set of tallies per Redis connection, so that every Limits of a process shares them (the usage pages read them too). */
+const talliesByRedis = new WeakMap<Redis, DailyTallies>();
+
+function talliesOf(redis: Redis): DailyTallies {
+  // Documentation builds (OpenAPI) mount the routes without a connection.
+  if (typeof redis !== 'object' || redis === null) return new DailyTallies(redis);
+  let t = talliesByRedis.get(redis);
+  if (!t) talliesByRedis.set(redis, (t = new DailyTallies(redis)));
+  return t;
+}
+
+/** The daily counters of this process's callers (see the module comment). */
+class DailyTallies {
+  private readonly tallies = new Map<string, Tally>();
+  private timer: NodeJS.Timeout | null = null;
+  private healthy = true;
+
+  constructor(private readonly redis: Redis) {}
+
+  /** Count one request on the day's counter `key`; the day's count including it, as this process knows it. */
+  count(key: string, limit: number | null): number | Promise<number> {
+    const t = this.tallies.get(key);
+    if (t && this.healthy && Date.now() - t.syncedAt < QUOTA_TRUST_MS) {
+      const known = t.total + t.sent + t.pending;
+      if (limit === null || limit - known > exactMargin(limit)) {
+        t.pending++;
+        this.schedule(QUOTA_FLUSH_MS);
+        return known + 1;
+      }
+    }
+    return this.countNow(key);
+  }
+
+  /** Requests of `key` counted here whose INCRBY has not been answered yet (read after a Redis read on the same connection: what it did not see). */
+  unsent(key: string): number {
+    const t = this.tallies.get(key);
+    return t ? t.pending + t.sent : 0;
+  }
+
+  /** This request and whatever the caller's tally holds, in one command, waiting for Redis. */
+  private async countNow(key: string): Promise<number> {
+    let t = this.tallies.get(key);
+    if (!t) {
+      t = { total: 0, sent: 0, pending: 0, syncedAt: 0 };
+      this.tallies.set(key, t);
+      if (this.tallies.size > QUOTA_TALLIES_MAX) this.trim();
+    }
+    const n = t.pending + 1;
+    t.pending = 0;
+    const total = await this.send(key, t, n, 1);
+    // The day's first request sets the expiry (and every 1,000th again, NX: in case that one was lost).
+    if (needsExpiry(total, n)) await this.redis.expire(key, DAILY_KEY_TTL_S, 'NX');
+    return total;
+  }
+
+  /** INCRBY n; on failure the n - own counts that were not this request's go back to pending. */
+  private async send(key: string, t: Tally, n: number, own: number): Promise<number> {
+    t.sent += n;
+    let total: number;
+    try {
+      total = n === 1 ? await this.redis.incr(key) : await this.redis.incrby(key, n);
+    } catch (err) {
+      t.sent -= n;
+      t.pending += n - own;
+      this.healthy = false;
+      // Counts of admitted requests are sent again, whether or not the caller comes back.
+      if (n > own) this.schedule(QUOTA_RETRY_MS);
+      throw err;
+    }
+    // Replies come in order on the one connection: the total includes every earlier command of ours.
+    t.sent -= n;
+    t.total = total;
+    t.syncedAt = Date.now();
+    this.healthy = true;
+    return total;
+  }
+
+  private schedule(ms: number): void {
+    this.timer ??= setTimeout(() => this.flush(), ms).unref();
+  }
+
+  private flush(): void {
+    this.timer = null;
+    for (const [key, t] of this.tallies) {
+      if (t.pending === 0) continue;
+      const n = t.pending;
+      t.pending = 0;
+      this.send(key, t, n, 0)
+        .then((total) => (needsExpiry(total, n) ? this.redis.expire(key, DAILY_KEY_TTL_S, 'NX') : 0))
+        .catch(() => undefined);
+    }
+  }
+
+  /** Drop the oldest idle tallies (nothing pending or in flight) down to three quarters of the cap. */
+  private trim(): void {
+    for (const [key, t] of this.tallies) {
+      if (this.tallies.size <= (QUOTA_TALLIES_MAX * 3) / 4) break;
+      if (t.pending === 0 && t.sent === 0) this.tallies.delete(key);
+    }
+  }
+}
+
+/** Whether an INCRBY of n that brought the counter to `total` created it or crossed a multiple of 1,000. */
+function needsExpiry(total: number, n: number): boolean {
+  return total === n || Math.floor(total / 1000) > Math.floor((total - n) / 1000);
+}
+
 interface Caller {
   kind: 'api_key' | 'user' | 'anonymous';
   id: string;
@@ -56,12 +198,15 @@ interface Caller {
 
 export class Limits {
   private readonly perRoute = new Map<string, RateLimiterRedis>();
+  private readonly tallies: DailyTallies;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly config: Config,
-  ) {}
+  ) {
+    this.tallies = talliesOf(redis);
+  }
 
   callerOf(ctx: Context): Caller {
     const key = ctx.state.apiKey as { id: string; tier: Tier } | undefined;
@@ -78,16 +223,13 @@ export class Limits {
   dailyQuota(opts: { failOpen?: boolean } = {}): Middleware {
     return async (ctx, next) => {
       const caller = this.callerOf(ctx);
-      // One counter per caller and UTC day, kept DAILY_KEY_TTL_S for the usage pages: one INCR per
-      // request (on an auto-pipelining connection it shares a write with the other requests'
-      // commands); the day's first request also sets the expiry, and every 1,000th sets it again
-      // if it is missing (NX: an expiry already set is never pushed out), in case that first
-      // EXPIRE was lost to a Redis hiccup.
+      // One counter per caller and UTC day, kept DAILY_KEY_TTL_S for the usage pages, counted
+      // through this process's tally (DailyTallies: batched far from the limit, exact near it).
       const key = dailyQuotaKey(this.prefix, caller.id, utcDay());
       let consumed: number;
       try {
-        consumed = await this.redis.incr(key);
-        if (consumed === 1 || consumed % 1000 === 0) await this.redis.expire(key, DAILY_KEY_TTL_S, 'NX');
+        const counted = this.tallies.count(key, caller.limit);
+        consumed = typeof counted === 'number' ? counted : await counted;
       } catch {
         if (opts.failOpen) return next();
         throw unavailable();
@@ -149,7 +291,8 @@ export class Limits {
       keys.push(apiKeyQuotaKey(this.prefix, keyId, d));
     }
     const values = await this.redis.mget(...keys);
-    values.forEach((v, i) => (out[i].count = v ? Number(v) : 0));
+    // Plus what this process counted and Redis had not yet seen when it answered.
+    values.forEach((v, i) => (out[i].count = (v ? Number(v) : 0) + this.tallies.unsent(keys[i])));
     return out;
   }
 }

@@ -55,10 +55,26 @@ interface Entry {
   body: Buffer;
 }
 
+/** Entries already decoded, by the cached bytes (the feed cache hands out the same Buffer while it keeps a page). */
+const decoded = new WeakMap<Buffer, Entry>();
+
 function decodeEntry(raw: Buffer): Entry {
+  const known = decoded.get(raw);
+  if (known) return known;
   const nl = raw.indexOf(10);
   const [etag, lm, ids] = raw.toString('latin1', 0, nl).split(' ');
-  return { etag, lastModified: new Date(Number(lm)), ids: ids ? ids.split(',').map(Number) : [], body: raw.subarray(nl + 1) };
+  const entry = { etag, lastModified: new Date(Number(lm)), ids: ids ? ids.split(',').map(Number) : [], body: raw.subarray(nl + 1) };
+  decoded.set(raw, entry);
+  return entry;
+}
+
+/** A page picked from its filter's match list (src/feed/match-lists.ts): the bytes JSON.stringify({ count, next, previous, results }) would write. */
+function listedBody(ctx: Context, baseUrl: string, page: number, perPage: number, listed: ListedPage): Buffer {
+  const links = pageLinks(ctx, baseUrl, page, perPage, listed.count);
+  const parts: Buffer[] = [Buffer.from(`{"count":${listed.count},"next":${JSON.stringify(links.next)},"previous":${JSON.stringify(links.previous)},"results":[`)];
+  listed.items.forEach((item, i) => parts.push(...(i ? [COMMA, item] : [item])));
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
 }
 
 const lmKeyOf = (deps: AppDeps, key: string) => feedLastModifiedKey(deps.config.QUEUE_PREFIX, key);
@@ -212,14 +228,6 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
       const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
       const page = query.page;
       const q = { ...filter, sort: query.sort_type, page, perPage };
-      /** A page picked from its filter's match list (src/feed/match-lists.ts), the bytes JSON.stringify({ count, next, previous, results }) would write. */
-      const fromList = (listed: ListedPage): Buffer => {
-        const links = pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed.count);
-        const parts: Buffer[] = [Buffer.from(`{"count":${listed.count},"next":${JSON.stringify(links.next)},"previous":${JSON.stringify(links.previous)},"results":[`)];
-        listed.items.forEach((item, i) => parts.push(...(i ? [COMMA, item] : [item])));
-        parts.push(CLOSE);
-        return Buffer.concat(parts);
-      };
       // A time-bounded page (a new `since` is a new query string, which no cache holds) while this
       // process knows the current generation: picked from the filter's match list with no Redis
       // round trip and nothing stored. Last-Modified is when this process first saw the generation:
@@ -229,12 +237,13 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
       if (known) {
         const listed = await lists.page(known.gen, q);
         if (listed) {
-          const body = fromList(listed);
+          const body = listedBody(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed);
           entry = { etag: etagOf(body), lastModified: new Date(known.since), ids: listed.ids, body };
         }
       }
       const key = `page:${ctx.querystring}`;
-      const countKey = `count:${JSON.stringify(filter)}`;
+      // Built only when the page is not in this process's copies.
+      let countKey = '';
       // A miss reads the page, its filter's count and its Last-Modified record in one Redis round
       // trip, then runs one SQL statement (the page with the count, unless the count was cached).
       entry ??= decodeEntry(
@@ -249,7 +258,7 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
               // garbage cost more CPU than the pick).
               peek.store = false;
               peek.expiresAt = listed.expiresAt;
-              return encodeEntry(deps, key, peek.raw[0], fromList(listed), listed.ids);
+              return encodeEntry(deps, key, peek.raw[0], listedBody(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed), listed.ids);
             }
             const cachedCount = peek.cached[0];
             let rows;
@@ -270,7 +279,7 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
               rows.map((r) => r.id),
             );
           },
-          { cached: [countKey], raw: [lmKeyOf(deps, key)] },
+          () => ({ cached: [(countKey = `count:${JSON.stringify(filter)}`)], raw: [lmKeyOf(deps, key)] }),
         ),
       );
       const user = ctx.state.user;

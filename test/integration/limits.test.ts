@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
+import { exactMargin } from '../../src/http/rate-limit.js';
+import { createRedis } from '../../src/redis.js';
 import { defineRoute, type RouteDef } from '../../src/http/route.js';
 import { allRoutes } from '../../src/routes/index.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
@@ -108,12 +110,69 @@ describe('daily quota counters', () => {
     await deps.redis.set(key, '998');
     expect(await deps.redis.ttl(key)).toBe(-1);
     await http.get('/api/v1/__probe/editor', s.bearer);
+    // Far from the limit the count reaches Redis with the process's next flush, whose reply also
+    // brings the process up to date with the count that was set behind its back.
+    await until(async () => (await deps.redis.get(key)) === '999');
     expect(await deps.redis.ttl(key)).toBe(-1);
+    // (The app shares deps.redis: the flush's reply was read before the GET's.)
     const thousandth = await http.get('/api/v1/__probe/editor', s.bearer);
     expect(thousandth.headers.get('ratelimit-remaining')).toBe(String(deps.config.SESSION_DAILY_QUOTA - 1000));
-    expect(await deps.redis.ttl(key)).toBeGreaterThan(31 * 86_400);
+    await until(async () => (await deps.redis.ttl(key)) > 31 * 86_400);
+  });
+
+  it('far from the limit, a process counts requests itself and sends them in batches; the headers count every request', async () => {
+    const s = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    const http = request(createApp(deps, [...allRoutes(deps), ...probes]));
+    const key = `${deps.config.QUEUE_PREFIX}:quota:user:${s.userId}:${new Date().toISOString().slice(0, 10)}`;
+    const first = await http.get('/api/v1/__probe/editor', s.bearer);
+    expect(first.headers.get('ratelimit-remaining')).toBe(String(deps.config.SESSION_DAILY_QUOTA - 1));
+    const incr = vi.spyOn(deps.redis, 'incr');
+    const incrby = vi.spyOn(deps.redis, 'incrby');
+    try {
+      const burst = await Promise.all(Array.from({ length: 40 }, () => http.get('/api/v1/__probe/editor', s.bearer)));
+      const remaining = burst.map((r) => Number(r.headers.get('ratelimit-remaining'))).sort((a, b) => b - a);
+      // Each request counted once, none twice: the 40 remainders are exactly the 40 next ones.
+      expect(remaining).toEqual(Array.from({ length: 40 }, (_, i) => deps.config.SESSION_DAILY_QUOTA - 2 - i));
+      await until(async () => (await deps.redis.get(key)) === '41');
+      // Not one command per request.
+      expect(incr.mock.calls.length + incrby.mock.calls.length).toBeLessThan(20);
+    } finally {
+      incr.mockRestore();
+      incrby.mockRestore();
+    }
+  });
+
+  it('near the limit every request is counted in Redis, so two processes together admit exactly the limit', async () => {
+    const after: (() => void)[] = [];
+    const limit = 150;
+    expect(limit - exactMargin(limit)).toBe(50);
+    const small = await createTestDeps({ SESSION_DAILY_QUOTA: String(limit) });
+    try {
+      const s = await sessionFor(small.db, small.config.JWT_SECRET);
+      // Two apps on two Redis connections: two tallies, as in two web processes.
+      const other = { ...small, redis: createRedis(small.config.REDIS_URL, 'command', 'limits-test-b', { autoPipelining: true }) };
+      after.push(() => other.redis.disconnect());
+      const a = request(createApp(small, [...allRoutes(small), ...probes]));
+      const b = request(createApp(other, [...allRoutes(other), ...probes]));
+      const statuses: number[] = [];
+      for (let i = 0; i < limit + 10; i++) statuses.push((await (i % 2 ? a : b).get('/api/v1/__probe/editor', s.bearer)).status);
+      expect(statuses.filter((x) => x === 403)).toHaveLength(limit);
+      expect(statuses.slice(limit)).toEqual(Array.from({ length: 10 }, () => 429));
+    } finally {
+      for (const f of after.splice(0)) f();
+      await small.close();
+    }
   });
 });
+
+/** Poll `check` every 10 ms until it holds (at most `tries` times). */
+async function until(check: () => Promise<boolean>, tries = 200): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  expect(await check()).toBe(true);
+}
 
 describe('cross-site-request protection', () => {
   let http: ReturnType<typeof request>;
