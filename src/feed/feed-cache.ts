@@ -115,6 +115,20 @@ export class FeedCache {
     return { gen: this.gen, since: this.genSince };
   }
 
+  /**
+   * This process's copy of `key` when it may be served without Redis (see getOrCompute), at no
+   * more cost than a Map lookup; undefined otherwise.
+   */
+  localHit(key: string): Buffer | undefined {
+    if (this.ttlMs <= 0) return undefined;
+    const near = this.local.get(key);
+    if (!near) return undefined;
+    const now = Date.now();
+    if (near.expiresAt > now && near.gen === this.gen && now - this.genCheckedAt < this.genCheckMs) return near.value;
+    if (near.expiresAt <= now || near.gen !== this.gen) this.dropLocal(key);
+    return undefined;
+  }
+
   /** Drop every local copy and distrust the known generation (an invalidation happened). */
   forgetLocal(): void {
     this.clearLocal();
@@ -132,14 +146,8 @@ export class FeedCache {
    * read failure propagates (the API answers 503).
    */
   async getOrCompute(key: string, compute: (peek: Peek) => Promise<Buffer>, sideKeys: SideKeys | (() => SideKeys) = {}): Promise<Buffer> {
-    if (this.ttlMs > 0) {
-      const now = Date.now();
-      const near = this.local.get(key);
-      if (near) {
-        if (near.expiresAt > now && near.gen === this.gen && now - this.genCheckedAt < this.genCheckMs) return near.value;
-        if (near.expiresAt <= now || near.gen !== this.gen) this.dropLocal(key);
-      }
-    }
+    const near = this.localHit(key);
+    if (near) return near;
     // Past the local copies only: a hit does not build the side keys.
     const side = typeof sideKeys === 'function' ? sideKeys() : sideKeys;
     const cachedKeys = side.cached ?? [];

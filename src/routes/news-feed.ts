@@ -224,64 +224,68 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
     async handler(ctx, { query }) {
       if (query.per_page !== undefined && query.limit !== undefined) throw badCombination('limit', 'give either per_page or limit, not both');
       if (query.status !== 'approved') requireSignedIn(ctx, `status=${query.status}`);
-      const filter = feedFilterOf(query, query.status, query.sort_type);
-      const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
-      const page = query.page;
-      const q = { ...filter, sort: query.sort_type, page, perPage };
-      // A time-bounded page (a new `since` is a new query string, which no cache holds) while this
-      // process knows the current generation: picked from the filter's match list with no Redis
-      // round trip and nothing stored. Last-Modified is when this process first saw the generation:
-      // every change to an article starts a new one, so these bytes cannot be older.
-      let entry: Entry | undefined;
-      const known = lists.applies(q) ? cache.knownGeneration() : undefined;
-      if (known) {
-        const listed = await lists.page(known.gen, q);
-        if (listed) {
-          const body = listedBody(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed);
-          entry = { etag: etagOf(body), lastModified: new Date(known.since), ids: listed.ids, body };
-        }
-      }
       const key = `page:${ctx.querystring}`;
-      // Built only when the page is not in this process's copies.
-      let countKey = '';
-      // A miss reads the page, its filter's count and its Last-Modified record in one Redis round
-      // trip, then runs one SQL statement (the page with the count, unless the count was cached).
-      entry ??= decodeEntry(
-        await cache.getOrCompute(
-          key,
-          async (peek) => {
-            // As above when this process did not know the generation (the list was not asked yet).
-            const listed = !known && lists.applies(q) ? await lists.page(peek.gen, q) : undefined;
-            if (listed) {
-              // Cheaper to pick again (tens of microseconds) than to store: a one-off query string
-              // would only fill Redis and this process's copies (measured: the stores and their
-              // garbage cost more CPU than the pick).
-              peek.store = false;
-              peek.expiresAt = listed.expiresAt;
-              return encodeEntry(deps, key, peek.raw[0], listedBody(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed), listed.ids);
-            }
-            const cachedCount = peek.cached[0];
-            let rows;
-            let count: number;
-            if (cachedCount) {
-              rows = await feedPage(deps.db, q);
-              count = Number(cachedCount.toString());
-            } else {
-              ({ rows, count } = await feedPageWithCount(deps.db, q));
-              cache.put(countKey, peek.gen, Buffer.from(String(count)));
-            }
-            const body = Buffer.from(JSON.stringify({ count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count), results: rows.map(toArticleItem) }));
-            return encodeEntry(
-              deps,
-              key,
-              peek.raw[0],
-              body,
-              rows.map((r) => r.id),
-            );
-          },
-          () => ({ cached: [(countKey = `count:${JSON.stringify(filter)}`)], raw: [lmKeyOf(deps, key)] }),
-        ),
-      );
+      // This process's copy of the page (the common case): no filter to build, nothing to await.
+      const near = cache.localHit(key);
+      let entry: Entry | undefined = near && decodeEntry(near);
+      if (!entry) {
+        const filter = feedFilterOf(query, query.status, query.sort_type);
+        const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
+        const page = query.page;
+        const q = { ...filter, sort: query.sort_type, page, perPage };
+        // A time-bounded page (a new `since` is a new query string, which no cache holds) while this
+        // process knows the current generation: picked from the filter's match list with no Redis
+        // round trip and nothing stored. Last-Modified is when this process first saw the generation:
+        // every change to an article starts a new one, so these bytes cannot be older.
+        const known = lists.applies(q) ? cache.knownGeneration() : undefined;
+        if (known) {
+          const listed = await lists.page(known.gen, q);
+          if (listed) {
+            const body = listedBody(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed);
+            entry = { etag: etagOf(body), lastModified: new Date(known.since), ids: listed.ids, body };
+          }
+        }
+        // Built only when the page is not in this process's copies.
+        let countKey = '';
+        // A miss reads the page, its filter's count and its Last-Modified record in one Redis round
+        // trip, then runs one SQL statement (the page with the count, unless the count was cached).
+        entry ??= decodeEntry(
+          await cache.getOrCompute(
+            key,
+            async (peek) => {
+              // As above when this process did not know the generation (the list was not asked yet).
+              const listed = !known && lists.applies(q) ? await lists.page(peek.gen, q) : undefined;
+              if (listed) {
+                // Cheaper to pick again (tens of microseconds) than to store: a one-off query string
+                // would only fill Redis and this process's copies (measured: the stores and their
+                // garbage cost more CPU than the pick).
+                peek.store = false;
+                peek.expiresAt = listed.expiresAt;
+                return encodeEntry(deps, key, peek.raw[0], listedBody(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed), listed.ids);
+              }
+              const cachedCount = peek.cached[0];
+              let rows;
+              let count: number;
+              if (cachedCount) {
+                rows = await feedPage(deps.db, q);
+                count = Number(cachedCount.toString());
+              } else {
+                ({ rows, count } = await feedPageWithCount(deps.db, q));
+                cache.put(countKey, peek.gen, Buffer.from(String(count)));
+              }
+              const body = Buffer.from(JSON.stringify({ count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count), results: rows.map(toArticleItem) }));
+              return encodeEntry(
+                deps,
+                key,
+                peek.raw[0],
+                body,
+                rows.map((r) => r.id),
+              );
+            },
+            () => ({ cached: [(countKey = `count:${JSON.stringify(filter)}`)], raw: [lmKeyOf(deps, key)] }),
+          ),
+        );
+      }
       const user = ctx.state.user;
       let { etag, body } = entry;
       if (user && entry.ids.length > 0) ({ etag, body } = await personal.get(user.id, entry));
