@@ -183,6 +183,9 @@ const filterDocs = [
 
 export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
   const personal = new PersonalPages(deps);
+  // One Date per generation seen, not one per page: its HTTP-date string is then kept (httpDate).
+  let generationSeen = { at: NaN, date: new Date(0) };
+  const generationDate = (at: number): Date => (generationSeen.at === at ? generationSeen : (generationSeen = { at, date: new Date(at) })).date;
   const lists = new FeedMatchLists(deps.db, cache.ttl, (row) => JSON.stringify(toArticleItem(row)));
   const base = deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
   const homeUrl = `${base}${API_PREFIX}/news/`;
@@ -242,7 +245,7 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
           const listed = await lists.page(known.gen, q);
           if (listed) {
             const body = listedBody(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed);
-            entry = { etag: etagOf(body), lastModified: new Date(known.since), ids: listed.ids, body };
+            entry = { etag: etagOf(body), lastModified: generationDate(known.since), ids: listed.ids, body };
           }
         }
         // Built only when the page is not in this process's copies.
