@@ -7,6 +7,7 @@ import { createRedis } from '../redis.js';
 import { webhookKeyWarning } from '../webhooks/secrets.js';
 import { boot, onShutdown } from './boot.js';
 import { koaListener } from '../http/listener.js';
+import { flushDailyQuota } from '../http/rate-limit.js';
 
 const { config, log } = boot('web');
 const webhookWarning = webhookKeyWarning(config);
@@ -42,6 +43,8 @@ onShutdown(config, log, async () => {
   const idle = setInterval(() => server.closeIdleConnections(), 100);
   await closed;
   clearInterval(idle);
+  // The daily-quota counts of the last few milliseconds (src/http/rate-limit.ts), before Redis closes.
+  await flushDailyQuota(redis);
   await queue.close();
   await redis.quit().catch(() => undefined);
   await db.destroy();

@@ -94,6 +94,14 @@ function talliesOf(redis: Redis): DailyTallies {
   return t;
 }
 
+/**
+ * Send the daily-quota counts this process gathered on `redis` and wait for Redis to take them: call
+ * it when the process stops serving requests, before the connection closes, so none are lost.
+ */
+export async function flushDailyQuota(redis: Redis): Promise<void> {
+  await talliesByRedis.get(redis)?.flushNow();
+}
+
 /** The daily counters of this process's callers (see the module comment). */
 class DailyTallies {
   private readonly tallies = new Map<string, Tally>();
@@ -158,6 +166,18 @@ class DailyTallies {
     t.syncedAt = Date.now();
     this.healthy = true;
     return total;
+  }
+
+  /** Send every gathered count now and wait for the replies (a process shutting down). */
+  async flushNow(): Promise<void> {
+    const sends: Promise<unknown>[] = [];
+    for (const [key, t] of this.tallies) {
+      if (t.pending === 0) continue;
+      const n = t.pending;
+      t.pending = 0;
+      sends.push(this.send(key, t, n, 0).catch(() => undefined));
+    }
+    await Promise.all(sends);
   }
 
   private schedule(ms: number): void {

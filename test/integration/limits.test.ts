@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { exactMargin } from '../../src/http/rate-limit.js';
+import { exactMargin, flushDailyQuota } from '../../src/http/rate-limit.js';
 import { createRedis } from '../../src/redis.js';
 import { defineRoute, type RouteDef } from '../../src/http/route.js';
 import { allRoutes } from '../../src/routes/index.js';
@@ -140,6 +140,17 @@ describe('daily quota counters', () => {
       incr.mockRestore();
       incrby.mockRestore();
     }
+  });
+
+  it('flushDailyQuota (a process shutting down) sends the gathered counts at once', async () => {
+    const s = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    const http = request(createApp(deps, [...allRoutes(deps), ...probes]));
+    const key = `${deps.config.QUEUE_PREFIX}:quota:user:${s.userId}:${new Date().toISOString().slice(0, 10)}`;
+    await http.get('/api/v1/__probe/editor', s.bearer);
+    await Promise.all(Array.from({ length: 10 }, () => http.get('/api/v1/__probe/editor', s.bearer)));
+    // Straight after the burst, not after the 10 ms flush: all 11 are in Redis once it returns.
+    await flushDailyQuota(deps.redis);
+    expect(await deps.redis.get(key)).toBe('11');
   });
 
   it('near the limit every request is counted in Redis, so two processes together admit exactly the limit', async () => {
