@@ -87,8 +87,6 @@ interface Tally {
 const talliesByRedis = new WeakMap<Redis, DailyTallies>();
 
 function talliesOf(redis: Redis): DailyTallies {
-  // Documentation builds (OpenAPI) mount the routes without a connection.
-  if (typeof redis !== 'object' || redis === null) return new DailyTallies(redis);
   let t = talliesByRedis.get(redis);
   if (!t) talliesByRedis.set(redis, (t = new DailyTallies(redis)));
   return t;
@@ -170,30 +168,28 @@ class DailyTallies {
 
   /** Send every gathered count now and wait for the replies (a process shutting down). */
   async flushNow(): Promise<void> {
+    await Promise.all(this.flush());
+  }
+
+  private schedule(ms: number): void {
+    this.timer ??= setTimeout(() => void this.flush(), ms).unref();
+  }
+
+  /** One INCRBY per counter with gathered counts (and its expiry when due); never rejects. */
+  private flush(): Promise<unknown>[] {
+    this.timer = null;
     const sends: Promise<unknown>[] = [];
     for (const [key, t] of this.tallies) {
       if (t.pending === 0) continue;
       const n = t.pending;
       t.pending = 0;
-      sends.push(this.send(key, t, n, 0).catch(() => undefined));
+      sends.push(
+        this.send(key, t, n, 0)
+          .then((total) => (needsExpiry(total, n) ? this.redis.expire(key, DAILY_KEY_TTL_S, 'NX') : 0))
+          .catch(() => undefined),
+      );
     }
-    await Promise.all(sends);
-  }
-
-  private schedule(ms: number): void {
-    this.timer ??= setTimeout(() => this.flush(), ms).unref();
-  }
-
-  private flush(): void {
-    this.timer = null;
-    for (const [key, t] of this.tallies) {
-      if (t.pending === 0) continue;
-      const n = t.pending;
-      t.pending = 0;
-      this.send(key, t, n, 0)
-        .then((total) => (needsExpiry(total, n) ? this.redis.expire(key, DAILY_KEY_TTL_S, 'NX') : 0))
-        .catch(() => undefined);
-    }
+    return sends;
   }
 
   /** Drop the oldest idle tallies (nothing pending or in flight) down to three quarters of the cap. */
@@ -218,14 +214,17 @@ interface Caller {
 
 export class Limits {
   private readonly perRoute = new Map<string, RateLimiterRedis>();
-  private readonly tallies: DailyTallies;
+  private talliesOfRedis?: DailyTallies;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly config: Config,
-  ) {
-    this.tallies = talliesOf(redis);
+  ) {}
+
+  /** Taken on first use: routes are also mounted without a connection (the OpenAPI document). */
+  private get tallies(): DailyTallies {
+    return (this.talliesOfRedis ??= talliesOf(this.redis));
   }
 
   callerOf(ctx: Context): Caller {
