@@ -54,13 +54,6 @@ interface Peek {
   gen: string;
   cached: (Buffer | undefined)[];
   raw: (Buffer | null)[];
-  /**
-   * Set by compute() when its value was built from parts that expire sooner (ms since epoch): the
-   * entry then lives only until then, so nothing served is older than the TTL.
-   */
-  expiresAt?: number;
-  /** Set false by compute() when its value is cheaper to compute again than to store (it is then neither written to Redis nor kept). */
-  store?: boolean;
 }
 
 /** Keys read in a miss's Redis round trip besides the entry (see getOrCompute). */
@@ -129,6 +122,30 @@ export class FeedCache {
     return undefined;
   }
 
+  /** The current generation read from Redis (for when knownGeneration() has none), and when this process first saw it. */
+  async readGeneration(): Promise<{ gen: string; since: number }> {
+    const checkedAt = Date.now();
+    const epoch = this.epoch;
+    const [raw] = await this.redis.mgetBuffer(genKey(this.prefix));
+    const gen = this.learn(raw, checkedAt, epoch);
+    // An invalidation during the read: its answer is not trusted, and the bytes it serves are dated now.
+    return gen === this.gen ? { gen, since: this.genSince } : { gen, since: checkedAt };
+  }
+
+  /** The generation a Redis read issued at `checkedAt` returned; trusted unless an invalidation ran meanwhile. */
+  private learn(raw: Buffer | null | undefined, checkedAt: number, epoch: number): string {
+    const gen = raw ? raw.toString() : '0';
+    if (epoch === this.epoch) {
+      if (gen !== this.gen) {
+        this.clearLocal();
+        this.genSince = checkedAt;
+      }
+      this.gen = gen;
+      this.genCheckedAt = checkedAt;
+    }
+    return gen;
+  }
+
   /** Drop every local copy and distrust the known generation (an invalidation happened). */
   forgetLocal(): void {
     this.clearLocal();
@@ -160,15 +177,7 @@ export class FeedCache {
     const checkedAt = Date.now();
     const epoch = this.epoch;
     const got = await this.redis.mgetBuffer(genKey(this.prefix), this.entryKey(key), ...cachedKeys.map((k) => this.entryKey(k)), ...rawKeys);
-    const gen = got[0] ? got[0].toString() : '0';
-    if (epoch === this.epoch) {
-      if (gen !== this.gen) {
-        this.clearLocal();
-        this.genSince = checkedAt;
-      }
-      this.gen = gen;
-      this.genCheckedAt = checkedAt;
-    }
+    const gen = this.learn(got[0], checkedAt, epoch);
     const hit = this.decode(key, gen, got[1]);
     if (hit) return hit;
     return singleFlight(this.inflight, `${gen}:${key}`, async () => {
@@ -179,7 +188,7 @@ export class FeedCache {
       const raw = got.slice(2 + cachedKeys.length);
       const peek: Peek = { gen, cached, raw };
       const value = await compute(peek);
-      if (peek.store !== false) this.put(key, gen, value, peek.expiresAt);
+      this.put(key, gen, value);
       return value;
     });
   }

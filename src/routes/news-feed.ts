@@ -236,16 +236,16 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
         const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
         const page = query.page;
         const q = { ...filter, sort: query.sort_type, page, perPage };
-        // A time-bounded page (a new `since` is a new query string, which no cache holds) while this
-        // process knows the current generation: picked from the filter's match list with no Redis
-        // round trip and nothing stored. Last-Modified is when this process first saw the generation:
-        // every change to an article starts a new one, so these bytes cannot be older.
-        const known = lists.applies(q) ? cache.knownGeneration() : undefined;
-        if (known) {
-          const listed = await lists.page(known.gen, q);
+        // A time-bounded page (a new `since` is a new query string, which no cache holds): picked
+        // from the filter's match list, nothing stored, no Redis round trip while this process knows
+        // the current generation. Last-Modified is when this process first saw the generation: every
+        // change to an article starts a new one, so these bytes cannot be older.
+        if (lists.applies(q)) {
+          const current = cache.knownGeneration() ?? (await cache.readGeneration());
+          const listed = await lists.page(current.gen, q);
           if (listed) {
             const body = listedBody(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed);
-            entry = { etag: etagOf(body), lastModified: generationDate(known.since), ids: listed.ids, body };
+            entry = { etag: etagOf(body), lastModified: generationDate(current.since), ids: listed.ids, body };
           }
         }
         // Built only when the page is not in this process's copies.
@@ -256,16 +256,6 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
           await cache.getOrCompute(
             key,
             async (peek) => {
-              // As above when this process did not know the generation (the list was not asked yet).
-              const listed = !known && lists.applies(q) ? await lists.page(peek.gen, q) : undefined;
-              if (listed) {
-                // Cheaper to pick again (tens of microseconds) than to store: a one-off query string
-                // would only fill Redis and this process's copies (measured: the stores and their
-                // garbage cost more CPU than the pick).
-                peek.store = false;
-                peek.expiresAt = listed.expiresAt;
-                return encodeEntry(deps, key, peek.raw[0], listedBody(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed), listed.ids);
-              }
               const cachedCount = peek.cached[0];
               let rows;
               let count: number;
