@@ -9,9 +9,10 @@ import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './errors.js';
 import { API_PREFIX } from './http/openapi.js';
 import { adminQueues, adminQueuesCsp } from './http/admin-queues.js';
-import { authenticate, csrfGuard, requireAuth } from './http/auth.js';
+import { authenticate, authenticateFromCache, csrfGuard, requireAuth } from './http/auth.js';
 import { Limits } from './http/rate-limit.js';
-import { securityHeaders } from './http/security-headers.js';
+import { finalSecurityHeaders, securityHeaders } from './http/security-headers.js';
+import { memoryLane } from './http/lane.js';
 import { mountRoutes, staticRouteFastPath, type RouteDef } from './http/route.js';
 import { eventStreamKey } from './events.js';
 import { WebMetrics } from './metrics/web-metrics.js';
@@ -28,7 +29,16 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 interface AppOptions {
   /** Serve parameterless routes through staticRouteFastPath (default true; off only to measure it). */
   staticFastPath?: boolean;
+  /** Answer what routes can from memory before the middleware chain (src/http/lane.ts; default true; off to compare or measure). */
+  memoryLane?: boolean;
 }
+
+/** Counted against the daily quota. */
+const metered = (def: RouteDef) => (def.mount ?? 'api') === 'api' && !def.unmetered;
+/** The path a route is served at. */
+const fullPath = (def: RouteDef) => ((def.mount ?? 'api') === 'api' ? `${API_PREFIX}${def.path}` : def.path);
+/** A route the memory lane may answer: public, no per-IP limit, no extra middleware (the lane counts only the daily quota). */
+const laneEligible = (def: RouteDef) => (def.auth ?? 'public') === 'public' && !def.rateLimit && !def.before;
 
 export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), opts: AppOptions = {}): Koa {
   // Behind a proxy, the client IP is the last X-Forwarded-For hop (the one our proxy appended);
@@ -39,22 +49,20 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), o
 
   // The per-request log line is info; below that level only failures (5xx) are built and logged.
   const logEvery = deps.log.isLevelEnabled('info');
-  app.use(async (ctx, next) => {
+  const assignRequestId = (ctx: Koa.Context): string => {
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      if (logEvery || ctx.status >= 500) {
-        const ms = performance.now() - started;
-        const level = ctx.status >= 500 ? 'error' : 'info';
-        deps.log[level]({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
-      }
+    return requestId;
+  };
+  const logRequest = (ctx: Koa.Context, requestId: string, started: number): void => {
+    if (logEvery || ctx.status >= 500) {
+      const ms = performance.now() - started;
+      const level = ctx.status >= 500 ? 'error' : 'info';
+      deps.log[level]({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
     }
-  });
+  };
   const metrics = new WebMetrics({
     redis: deps.redis,
     queue: deps.queue,
@@ -64,15 +72,42 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), o
     log: deps.log,
     outbox: () => outboxDepth(deps.db),
   });
-  app.use(metrics.observe());
   const editorCsp = editorConsoleCsp(deps.config);
-  app.use(
-    securityHeaders({
-      trustedOrigin: deps.config.TRUSTED_ORIGIN,
-      https: deps.config.PUBLIC_BASE_URL.startsWith('https:'),
-      cspOverride: (ctx) => adminQueuesCsp(ctx) ?? editorCsp(ctx) ?? docsCsp(ctx),
-    }),
-  );
+  const security = {
+    trustedOrigin: deps.config.TRUSTED_ORIGIN,
+    https: deps.config.PUBLIC_BASE_URL.startsWith('https:'),
+    cspOverride: (ctx: Koa.Context) => adminQueuesCsp(ctx) ?? editorCsp(ctx) ?? docsCsp(ctx),
+  };
+  const limits = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);
+
+  // Answers from memory what the chain below would answer the same way (src/http/lane.ts).
+  if (opts.memoryLane ?? true) {
+    const finalHeaders = finalSecurityHeaders(security);
+    app.use(
+      memoryLane({
+        routes: routes.flatMap((def) => (def.lane && def.method === 'get' && laneEligible(def) ? [{ path: fullPath(def), lane: def.lane, metered: metered(def) }] : [])),
+        authenticate: authenticateFromCache(deps.db),
+        countQuota: (ctx) => limits.dailyQuotaLocally(ctx),
+        begin: assignRequestId,
+        finish: (ctx, route, started) => {
+          finalHeaders(ctx);
+          metrics.recordRequest(ctx, route, started);
+          logRequest(ctx, ctx.state.requestId as string, started);
+        },
+      }),
+    );
+  }
+  app.use(async (ctx, next) => {
+    const requestId = assignRequestId(ctx);
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      logRequest(ctx, requestId, started);
+    }
+  });
+  app.use(metrics.observe());
+  app.use(securityHeaders(security));
   // ioredis fails commands with plain Errors while its connection is down: the client's state at
   // the time of the error (not connected, or connected to a Redis that stopped answering) tells a
   // Redis outage (503) from a bug (500).
@@ -100,13 +135,12 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), o
   let dispatch: ReturnType<Koa['callback']> | undefined;
   app.use(mcpEndpoint(deps, routes, () => (dispatch ??= app.callback())));
 
-  const limits = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);
   const quota = limits.dailyQuota();
   const quotaFailOpen = limits.dailyQuota({ failOpen: true });
   // Order per route: daily quota (API routes), per-IP route limit, then auth level.
   const guards = (def: RouteDef) => {
     const g = [];
-    if ((def.mount ?? 'api') === 'api' && !def.unmetered) g.push(def.quotaFailOpen ? quotaFailOpen : quota);
+    if (metered(def)) g.push(def.quotaFailOpen ? quotaFailOpen : quota);
     if (def.rateLimit) g.push(limits.perIp(def.rateLimit));
     if (def.auth && def.auth !== 'public') g.push(requireAuth(def.auth, deps.db));
     return g;

@@ -17,7 +17,8 @@
  *     at 1 connection (the query's own latency). Before the load, EXPLAIN ANALYZE of the filtered
  *     page and count queries (plan root and execution time).
  *  4. Issue 19: the anonymous hot page from the same app without the static-route fast path
- *     (createApp's staticFastPath: false), to show what the fast path is worth.
+ *     (createApp's staticFastPath: false), to show what the fast path is worth; and the anonymous
+ *     hot page and its 304 without the memory lane (memoryLane: false, src/http/lane.ts).
  *   SKIP_RECOMPUTE=1 skips part 1 (useful at 1,000,000 articles).
  * The full app is the real createApp() (auth, daily quota in Redis, routing, validation) with
  * LOG_LEVEL=warn. Starts its own Postgres (shared_buffers 512MB: articles and its 12 indexes are
@@ -169,12 +170,15 @@ try {
   const uncached = createApp(deps, uncachedRoutes);
   // The same app without the static-route fast path (issue 19: its benefit, measured).
   const noFastPath = createApp(deps, [...allRoutes(deps), ping], { staticFastPath: false });
+  // The same app without the memory lane (src/http/lane.ts): anonymous pages through the middleware chain.
+  const noLane = createApp(deps, [...allRoutes(deps), ping], { memoryLane: false });
   const bare = bareApp(deps.log);
   const listen = async (app: Koa) => (await listenLocal(app, { keepAliveTimeoutMs: 30_000 })).origin;
   const fullUrl = await listen(full);
   const bareUrl = await listen(bare);
   const uncachedUrl = await listen(uncached);
   const noFastPathUrl = await listen(noFastPath);
+  const noLaneUrl = await listen(noLane);
   // A `since` instant no cache has seen on every request ({n}: a new 9-digit fraction of a second).
   const coldSince = `${new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 19)}.{n}Z`;
   const targets = {
@@ -182,6 +186,8 @@ try {
     appFloor: `${fullUrl}/api/v1/bench/ping`,
     hot: `${fullUrl}/api/v1/news/`,
     hotNoFastPath: `${noFastPathUrl}/api/v1/news/`,
+    hotNoLane: `${noLaneUrl}/api/v1/news/`,
+    hot304NoLane: `${noLaneUrl}/api/v1/news/`,
     hotApiKey: `${fullUrl}/api/v1/news/`,
     hotSignedIn: `${fullUrl}/api/v1/news/`,
     hot304: `${fullUrl}/api/v1/news/`,
@@ -221,8 +227,14 @@ try {
   await insertApiKey(db, { id: generateKeyId(), ...apiKey, name: 'bench', email: null, useCase: null, userId: reader.id, tier: 'enterprise' });
   const etag = (await fetch(targets.hot)).headers.get('etag')!;
   const headersOf = (k: string): Record<string, string> =>
-    k === 'hotSignedIn' ? { authorization: `Bearer ${token}` } : k === 'hotApiKey' ? { authorization: `Bearer ${apiKey.raw}` } : k === 'hot304' ? { 'if-none-match': etag } : {};
-  const expected = (k: string) => (k === 'hot304' ? '304' : '200');
+    k === 'hotSignedIn'
+      ? { authorization: `Bearer ${token}` }
+      : k === 'hotApiKey'
+        ? { authorization: `Bearer ${apiKey.raw}` }
+        : k.startsWith('hot304')
+          ? { 'if-none-match': etag }
+          : {};
+  const expected = (k: string) => (k.startsWith('hot304') ? '304' : '200');
   const signedInSample = JSON.parse(await (await fetch(targets.hotSignedIn, { headers: headersOf('hotSignedIn') })).text());
   console.log(`signed-in hot page: my_vote on ${signedInSample.results.filter((a: { my_vote: number }) => a.my_vote === 1).length} of ${signedInSample.results.length} items`);
   // BENCH_TARGETS=bare,coldSelective1,...: load only these targets (the others print as skipped).
@@ -263,9 +275,11 @@ try {
   console.log(line('full app, trivial JSON route', 'appFloor'));
   console.log(line('GET /news/ (hot, page 1)', 'hot'));
   console.log(line('  hot, without the static fast path', 'hotNoFastPath'));
+  console.log(line('  hot, without the memory lane', 'hotNoLane'));
   console.log(line('  hot, API key (+ my_vote)', 'hotApiKey'));
   console.log(line('  hot, signed in (+ my_vote)', 'hotSignedIn'));
   console.log(line('  hot, If-None-Match -> 304', 'hot304'));
+  console.log(line('  304, without the memory lane', 'hot304NoLane'));
   console.log(line('GET /news/?token_address=', 'token'));
   console.log(line('cold: token_symbol+since (1%)', 'coldSelective'));
   console.log(line('cold: tag+since (20%)', 'coldBroad'));

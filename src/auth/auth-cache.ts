@@ -66,9 +66,14 @@ export class AuthCache {
     this.opts = { ...this.opts, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) };
   }
 
+  /** Whether the generation is known and was confirmed within the check interval (kept entries of it may be served). */
+  private confirmed(): boolean {
+    return this.gen !== null && Date.now() - this.checkedAt < (this.opts.checkMs ?? AUTH_GEN_CHECK_MS);
+  }
+
   /** The current generation, confirmed within the check interval; null when it cannot be read (cache bypassed). */
   private async generation(): Promise<string | null> {
-    if (this.gen !== null && Date.now() - this.checkedAt < (this.opts.checkMs ?? AUTH_GEN_CHECK_MS)) return this.gen;
+    if (this.confirmed()) return this.gen;
     if (!this.checking) {
       const issuedAt = Date.now();
       this.checking = authGeneration(this.db)
@@ -111,6 +116,19 @@ export class AuthCache {
     return value;
   }
 
+  /** What apiKey(hash) would answer, when it can answer from the cache alone; undefined when it would need the database (a check of the generation or the key's row). */
+  apiKeyKept(hash: string): KeyLookup | undefined {
+    if (!this.confirmed()) return undefined;
+    const hit = this.keys.get(hash);
+    return hit && hit.gen === this.gen && hit.expiresAt > Date.now() ? hit.value : undefined;
+  }
+
+  /** The claims of this token as verifyAccessToken verified them before, while it has not expired; undefined otherwise. */
+  claimsKept(token: string): AccessClaims | undefined {
+    const hit = this.tokens.get(token);
+    return hit && hit.expiresAtMs > Date.now() ? hit.claims : undefined;
+  }
+
   /** The API key with this hash and its linked user (undefined: no such key). Not-found answers are not kept. */
   apiKey(hash: string): Promise<KeyLookup | undefined> {
     return this.cached(this.keys, hash, async () => {
@@ -135,8 +153,8 @@ export class AuthCache {
 
   /** verifyAccessToken, remembered per token until the token expires (failures are not kept). */
   async verifyAccessToken(secret: string, token: string): Promise<AccessClaims> {
-    const hit = this.tokens.get(token);
-    if (hit && hit.expiresAtMs > Date.now()) return hit.claims;
+    const kept = this.claimsKept(token);
+    if (kept) return kept;
     const claims = await verifyAccessToken(secret, token);
     this.tokens.set(token, { claims, expiresAtMs: claims.expiresAt * 1000 });
     return claims;

@@ -13,11 +13,11 @@
  */
 import type { Context, Middleware } from 'koa';
 import { hashApiKey, looksLikeApiKey, type Tier } from '../auth/api-keys.js';
-import { TokenError, type Role } from '../auth/tokens.js';
+import { TokenError, type AccessClaims, type Role } from '../auth/tokens.js';
 import type { Db } from '../db.js';
 import type { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors.js';
-import { authCacheFor } from '../auth/auth-cache.js';
+import { authCacheFor, type AuthCache } from '../auth/auth-cache.js';
 
 interface AuthUser {
   id: number;
@@ -48,25 +48,35 @@ function tokenProblem(err: unknown): { code: ErrorCode; message: string } {
   return { code, message: code === 'token_expired' ? 'access token expired; sign in again or refresh' : 'access token is invalid' };
 }
 
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+type KeyLookup = NonNullable<ReturnType<AuthCache['apiKeyKept']>>;
+
+/** The caller of an API key: the key, and its account when it is linked to one. */
+function setKeyCaller(ctx: Context, key: KeyLookup): void {
+  ctx.state.apiKey = { id: key.id, tier: key.tier };
+  const u = key.user;
+  if (u) ctx.state.user = { id: u.id, address: u.wallet_address, roles: u.roles as Role[], via: 'api_key' };
+}
+
+const userOf = (c: AccessClaims, via: 'cookie' | 'bearer'): AuthUser => ({ id: c.userId, address: c.address, roles: c.roles, via });
+
 export function authenticate(deps: { db: Db; secret: string; authCacheCheckMs?: number }): Middleware {
   const cache = authCacheFor(deps.db, { checkMs: deps.authCacheCheckMs });
   return async (ctx, next) => {
     const header = ctx.get('authorization');
     if (header) {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      const m = BEARER.exec(header);
       if (!m) throw new DomainError('authorization_malformed', 'Authorization must be "Bearer <token>"');
       const token = m[1];
       if (looksLikeApiKey(token)) {
         const key = await cache.apiKey(hashApiKey(token));
         if (!key) throw new DomainError('api_key_invalid', 'API key is not valid');
         if (key.revoked_at) throw new DomainError('api_key_revoked', 'API key has been revoked');
-        ctx.state.apiKey = { id: key.id, tier: key.tier };
-        const u = key.user;
-        if (u) ctx.state.user = { id: u.id, address: u.wallet_address, roles: u.roles as Role[], via: 'api_key' };
+        setKeyCaller(ctx, key);
       } else {
         try {
-          const c = await cache.verifyAccessToken(deps.secret, token);
-          ctx.state.user = { id: c.userId, address: c.address, roles: c.roles, via: 'bearer' };
+          ctx.state.user = userOf(await cache.verifyAccessToken(deps.secret, token), 'bearer');
         } catch (err) {
           const p = tokenProblem(err);
           throw new DomainError(p.code, p.message);
@@ -76,14 +86,47 @@ export function authenticate(deps: { db: Db; secret: string; authCacheCheckMs?: 
       const cookie = ctx.cookies.get('access_token');
       if (cookie) {
         try {
-          const c = await cache.verifyAccessToken(deps.secret, cookie);
-          ctx.state.user = { id: c.userId, address: c.address, roles: c.roles, via: 'cookie' };
+          ctx.state.user = userOf(await cache.verifyAccessToken(deps.secret, cookie), 'cookie');
         } catch (err) {
           ctx.state.authProblem = tokenProblem(err);
         }
       }
     }
     await next();
+  };
+}
+
+/**
+ * What authenticate() would put in ctx.state, from the auth cache alone (for the memory lane,
+ * src/http/lane.ts): true when the request carries no credentials or credentials the cache vouches
+ * for right now (a kept, unrevoked key; a token verified before), with ctx.state set as
+ * authenticate() sets it; false, state untouched, when deciding needs the database, a signature check
+ * or an error answer (authenticate() then runs as usual).
+ */
+export function authenticateFromCache(db: Db): (ctx: Context) => boolean {
+  const cache = authCacheFor(db);
+  return (ctx) => {
+    const header = ctx.headers.authorization;
+    if (header !== undefined) {
+      const token = BEARER.exec(header)?.[1];
+      if (!token) return false;
+      if (looksLikeApiKey(token)) {
+        const key = cache.apiKeyKept(hashApiKey(token));
+        if (!key || key.revoked_at) return false;
+        setKeyCaller(ctx, key);
+        return true;
+      }
+      const claims = cache.claimsKept(token);
+      if (!claims) return false;
+      ctx.state.user = userOf(claims, 'bearer');
+      return true;
+    }
+    const cookie = ctx.headers.cookie === undefined ? undefined : ctx.cookies.get('access_token');
+    if (!cookie) return true;
+    const claims = cache.claimsKept(cookie);
+    if (!claims) return false;
+    ctx.state.user = userOf(claims, 'cookie');
+    return true;
   };
 }
 

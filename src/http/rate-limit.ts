@@ -110,16 +110,18 @@ class DailyTallies {
 
   /** Count one request on the day's counter `key`; the day's count including it, as this process knows it. */
   count(key: string, limit: number | null): number | Promise<number> {
+    return this.countLocally(key, limit) ?? this.countNow(key);
+  }
+
+  /** Count one request in this process's tally when that needs no word from Redis (see the module comment); undefined, and nothing counted, otherwise. */
+  countLocally(key: string, limit: number | null): number | undefined {
     const t = this.tallies.get(key);
-    if (t && this.healthy && Date.now() - t.syncedAt < QUOTA_TRUST_MS) {
-      const known = t.total + t.sent + t.pending;
-      if (limit === null || limit - known > exactMargin(limit)) {
-        t.pending++;
-        this.schedule(QUOTA_FLUSH_MS);
-        return known + 1;
-      }
-    }
-    return this.countNow(key);
+    if (!t || !this.healthy || Date.now() - t.syncedAt >= QUOTA_TRUST_MS) return undefined;
+    const known = t.total + t.sent + t.pending;
+    if (limit !== null && limit - known <= exactMargin(limit)) return undefined;
+    t.pending++;
+    this.schedule(QUOTA_FLUSH_MS);
+    return known + 1;
   }
 
   /** Requests of `key` counted here whose INCRBY has not been answered yet (read after a Redis read on the same connection: what it did not see). */
@@ -233,6 +235,19 @@ export class Limits {
     const user = ctx.state.user as { id: number } | undefined;
     if (user) return { kind: 'user', id: `user:${user.id}`, limit: this.config.SESSION_DAILY_QUOTA };
     return { kind: 'anonymous', id: `ip:${ctx.ip}`, limit: this.config.ANON_DAILY_QUOTA };
+  }
+
+  /**
+   * The daily quota for the memory lane (src/http/lane.ts): counts the request and sets the
+   * RateLimit headers, as dailyQuota() would, when this process's tally can count it without Redis
+   * (the caller is then far from its limit, so it is admitted); false, and nothing counted, otherwise.
+   */
+  dailyQuotaLocally(ctx: Context): boolean {
+    const caller = this.callerOf(ctx);
+    const consumed = this.tallies.countLocally(dailyQuotaKey(this.prefix, caller.id, utcDay()), caller.limit);
+    if (consumed === undefined) return false;
+    setHeaders(ctx, caller.limit, caller.limit === null ? 0 : caller.limit - consumed, secondsUntilUtcMidnight());
+    return true;
   }
 
   /**

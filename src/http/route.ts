@@ -7,6 +7,7 @@ import type { Context, Middleware } from 'koa';
 import compose from 'koa-compose';
 import { z } from 'zod';
 import { DomainError, type FieldIssue } from '../errors.js';
+import type { LaneAnswer } from './lane.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -59,6 +60,13 @@ export interface RouteDef<P = any, Q = any, B = any> {
    * Redis cannot count the daily quota, the request goes through uncounted instead of 503.
    */
   quotaFailOpen?: boolean;
+  /**
+   * The memory lane (src/http/lane.ts), for a GET without credentials or Origin: synchronously, how
+   * to answer it from this process's memory exactly as the handler would, or undefined to serve it
+   * the usual way. No side effects until the returned function runs. Only on public routes without
+   * rateLimit or `before`.
+   */
+  lane?: (ctx: Context) => LaneAnswer;
   /** Middlewares run after auth and rate limits, before validation. */
   before?: Middleware[];
   handler: (ctx: Context, input: RouteInput<P, Q, B>) => Promise<void> | void;

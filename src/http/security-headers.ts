@@ -12,8 +12,27 @@ const CSP_API = "default-src 'none'; frame-ancestors 'none'";
 /** ctx.response.is('html') without type-is's parsing on every response. */
 const isHtml = (contentType: unknown) => typeof contentType === 'string' && /^\s*text\/html\s*(;|$)/i.test(contentType);
 
-/** `cspOverride`: a page's own Content-Security-Policy (the queue dashboard's), else the default. */
-export function securityHeaders(opts: { trustedOrigin: string; https: boolean; cspOverride?: (ctx: Context) => string | undefined }): Middleware {
+interface SecurityOptions {
+  trustedOrigin: string;
+  https: boolean;
+  /** A page's own Content-Security-Policy (the queue dashboard's), else the default. */
+  cspOverride?: (ctx: Context) => string | undefined;
+}
+
+/** The headers every response gets once it is complete (set last, by securityHeaders and by the memory lane). */
+export function finalSecurityHeaders(opts: SecurityOptions): (ctx: Context) => void {
+  return (ctx) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
+    ctx.set('Content-Security-Policy', opts.cspOverride?.(ctx) ?? (isHtml(ctx.response.get('Content-Type')) ? CSP_HTML : CSP_API));
+    if (opts.https) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+  };
+}
+
+export function securityHeaders(opts: SecurityOptions): Middleware {
+  const final = finalSecurityHeaders(opts);
   return async (ctx, next) => {
     const origin = ctx.get('origin');
     const corsOk = origin === opts.trustedOrigin;
@@ -36,12 +55,7 @@ export function securityHeaders(opts: { trustedOrigin: string; https: boolean; c
     try {
       await next();
     } finally {
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('X-Frame-Options', 'DENY');
-      ctx.set('Referrer-Policy', 'no-referrer');
-      ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
-      ctx.set('Content-Security-Policy', opts.cspOverride?.(ctx) ?? (isHtml(ctx.response.get('Content-Type')) ? CSP_HTML : CSP_API));
-      if (opts.https) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+      final(ctx);
     }
   };
 }

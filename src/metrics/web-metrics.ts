@@ -82,9 +82,14 @@ export class WebMetrics {
         await next();
       } finally {
         this.inFlight--;
-        this.record(METHODS.has(ctx.method) ? ctx.method : 'OTHER', routeLabel(ctx), ctx.status, (performance.now() - started) / 1000);
+        this.recordRequest(ctx, routeLabel(ctx), started);
       }
     };
+  }
+
+  /** One finished request under the route label `route` (observe's, or the memory lane's: the matched pattern). */
+  recordRequest(ctx: Context, route: string, started: number): void {
+    this.record(METHODS.has(ctx.method) ? ctx.method : 'OTHER', route, ctx.status, (performance.now() - started) / 1000);
   }
 
   private record(method: string, route: string, status: number, seconds: number): void {

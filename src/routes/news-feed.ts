@@ -15,6 +15,9 @@
  * ETag does (kept in Redis for 10 minutes; a time-bounded page picked from a match list uses when
  * this process first saw the feed cache's generation instead), and answer If-None-Match /
  * If-Modified-Since with 304.
+ * Pages this process holds are also served by the memory lane (src/http/lane.ts) through each
+ * route's `lane`: the same answer without the middleware chain, for callers without credentials and
+ * callers whose credentials and overlay are already kept in this process.
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
@@ -111,10 +114,15 @@ class PersonalPages {
 
   constructor(private readonly deps: AppDeps) {}
 
+  /** The caller's page as kept in this process (no lookup); undefined when get() would build it. */
+  keptFor(userId: number, page: Entry): { etag: string; body: Buffer } | undefined {
+    return this.kept.get(`${userId}|${page.etag}`);
+  }
+
   async get(userId: number, page: Entry): Promise<{ etag: string; body: Buffer }> {
-    const key = `${userId}|${page.etag}`;
-    const hit = this.kept.get(key);
+    const hit = this.keptFor(userId, page);
     if (hit) return hit;
+    const key = `${userId}|${page.etag}`;
     return singleFlight(this.inflight, key, async () => {
       const v = await this.build(userId, page);
       this.keep(key, v);
@@ -179,6 +187,39 @@ const filterDocs = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// The memory lane (src/http/lane.ts)
+
+/** Cache keys remembered as servable without credentials (bounded: the oldest go first). */
+const LANE_KEYS_MAX = 10_000;
+
+/**
+ * The cache keys of query strings this process has served without needing credentials (valid, and
+ * for GET /news/ status=approved): what the memory lane may answer from the feed cache's local copies.
+ */
+class LaneKeys {
+  private readonly keys = new Set<string>();
+
+  add(key: string): void {
+    if (this.keys.has(key)) return;
+    if (this.keys.size >= LANE_KEYS_MAX) this.keys.delete(this.keys.values().next().value!);
+    this.keys.add(key);
+  }
+
+  /** The local copy of `key`'s page when the lane may serve it. */
+  hit(cache: FeedCache, key: string): Entry | undefined {
+    const near = this.keys.has(key) ? cache.localHit(key) : undefined;
+    return near && decodeEntry(near);
+  }
+}
+
+/** Writes a page (or its 304) with its validators: the handlers' and the lane's one way to answer. */
+function answer(ctx: Context, type: string, etag: string, body: Buffer, lastModified: Date, cacheControl: string, vary?: string): void {
+  ctx.type = type;
+  if (answerConditional(ctx, { etag, lastModified, cacheControl, vary })) return;
+  ctx.body = body;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Routes
 
 export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
@@ -189,6 +230,11 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
   const lists = new FeedMatchLists(deps.db, cache.ttl, (row) => JSON.stringify(toArticleItem(row)));
   const base = deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
   const homeUrl = `${base}${API_PREFIX}/news/`;
+  const laneKeys = new LaneKeys();
+
+  /** A page as the caller gets it (`mine`: the shared bytes, or the caller's overlay of them). */
+  const answerPage = (ctx: Context, entry: Entry, mine: { etag: string; body: Buffer }) =>
+    answer(ctx, 'application/json', mine.etag, mine.body, entry.lastModified, isSignedIn(ctx) ? PRIVATE_REVALIDATE : PUBLIC_REVALIDATE, VARY);
 
   const listArticles = defineRoute({
     method: 'get',
@@ -231,6 +277,7 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
       // This process's copy of the page (the common case): no filter to build, nothing to await.
       const near = cache.localHit(key);
       let entry: Entry | undefined = near && decodeEntry(near);
+      let picked = false;
       if (!entry) {
         const filter = feedFilterOf(query, query.status, query.sort_type);
         const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
@@ -246,6 +293,7 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
           if (listed) {
             const body = listedBody(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed);
             entry = { etag: etagOf(body), lastModified: generationDate(current.since), ids: listed.ids, body };
+            picked = true;
           }
         }
         // Built only when the page is not in this process's copies.
@@ -279,12 +327,17 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
           ),
         );
       }
+      // A page kept in the cache (not one picked from a match list, kept nowhere) that anyone may read.
+      if (query.status === 'approved' && !picked) laneKeys.add(key);
       const user = ctx.state.user;
-      let { etag, body } = entry;
-      if (user && entry.ids.length > 0) ({ etag, body } = await personal.get(user.id, entry));
-      ctx.type = 'application/json';
-      if (answerConditional(ctx, { etag, lastModified: entry.lastModified, cacheControl: isSignedIn(ctx) ? PRIVATE_REVALIDATE : PUBLIC_REVALIDATE, vary: VARY })) return;
-      ctx.body = body;
+      answerPage(ctx, entry, user && entry.ids.length > 0 ? await personal.get(user.id, entry) : entry);
+    },
+    lane(ctx) {
+      const entry = laneKeys.hit(cache, `page:${ctx.querystring}`);
+      if (!entry) return undefined;
+      const user = ctx.state.user;
+      const mine = user && entry.ids.length > 0 ? personal.keptFor(user.id, entry) : entry;
+      return mine && (() => answerPage(ctx, entry, mine));
     },
   });
 
@@ -345,9 +398,12 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
             { raw: [lmKeyOf(deps, key)] },
           ),
         );
-        ctx.type = f.type;
-        if (answerConditional(ctx, { etag: entry.etag, lastModified: entry.lastModified, cacheControl: PUBLIC_REVALIDATE })) return;
-        ctx.body = entry.body;
+        laneKeys.add(key);
+        answer(ctx, f.type, entry.etag, entry.body, entry.lastModified, PUBLIC_REVALIDATE);
+      },
+      lane(ctx: Context) {
+        const entry = laneKeys.hit(cache, `${f.ext}:${ctx.querystring}`);
+        return entry && (() => answer(ctx, f.type, entry.etag, entry.body, entry.lastModified, PUBLIC_REVALIDATE));
       },
     }),
   );
