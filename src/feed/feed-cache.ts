@@ -79,6 +79,8 @@ export class FeedCache {
   private genSince = 0;
   /** Bumped by every invalidation: a Redis read issued before one must not restore trust in its answer. */
   private epoch = 0;
+  /** A background read of the generation is under way (localHit's confirmation ahead of expiry). */
+  private confirming = false;
 
   constructor(
     private readonly redis: Redis,
@@ -117,9 +119,22 @@ export class FeedCache {
     const near = this.local.get(key);
     if (!near) return undefined;
     const now = Date.now();
-    if (near.expiresAt > now && near.gen === this.gen && now - this.genCheckedAt < this.genCheckMs) return near.value;
+    const age = now - this.genCheckedAt;
+    if (near.expiresAt > now && near.gen === this.gen && age < this.genCheckMs) {
+      // Past half its trust: confirm the generation in the background, so that a steady stream of
+      // hits is not interrupted by requests that must wait for the check.
+      if (age >= this.genCheckMs / 2 && !this.confirming) this.confirmAhead();
+      return near.value;
+    }
     if (near.expiresAt <= now || near.gen !== this.gen) this.dropLocal(key);
     return undefined;
+  }
+
+  private confirmAhead(): void {
+    this.confirming = true;
+    this.readGeneration()
+      .catch(() => undefined)
+      .finally(() => (this.confirming = false));
   }
 
   /** The current generation read from Redis (for when knownGeneration() has none), and when this process first saw it. */

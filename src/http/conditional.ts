@@ -43,7 +43,11 @@ export function answerConditional(ctx: Context, v: Validators): boolean {
   ctx.set('ETag', v.etag);
   if (v.lastModified) ctx.set('Last-Modified', httpDate(v.lastModified));
   ctx.set('Cache-Control', v.cacheControl);
-  if (v.vary) ctx.vary(v.vary);
+  // ctx.vary parses and merges the header; with none set yet (the usual case) it is just this value.
+  if (v.vary) {
+    if (ctx.response.get('Vary')) ctx.vary(v.vary);
+    else ctx.set('Vary', v.vary);
+  }
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
   const inm = ctx.get('if-none-match');
   let notModified = false;

@@ -244,9 +244,10 @@ export class Limits {
    */
   dailyQuotaLocally(ctx: Context): boolean {
     const caller = this.callerOf(ctx);
-    const consumed = this.tallies.countLocally(dailyQuotaKey(this.prefix, caller.id, utcDay()), caller.limit);
+    const now = new Date();
+    const consumed = this.tallies.countLocally(dailyQuotaKey(this.prefix, caller.id, utcDay(now)), caller.limit);
     if (consumed === undefined) return false;
-    setHeaders(ctx, caller.limit, caller.limit === null ? 0 : caller.limit - consumed, secondsUntilUtcMidnight());
+    setHeaders(ctx, caller.limit, caller.limit === null ? 0 : caller.limit - consumed, secondsUntilUtcMidnight(now));
     return true;
   }
 

@@ -38,6 +38,7 @@ import { feedLastModifiedKey } from '../redis-keys.js';
 import { singleFlight } from '../single-flight.js';
 
 const SYNDICATION_MAX_ITEMS = 50;
+const JSON_TYPE = 'application/json; charset=utf-8';
 const VARY = 'Authorization, Cookie';
 /**
  * How long the Last-Modified of a query string's bytes is remembered (the time they were first
@@ -214,7 +215,8 @@ class LaneKeys {
 
 /** Writes a page (or its 304) with its validators: the handlers' and the lane's one way to answer. */
 function answer(ctx: Context, type: string, etag: string, body: Buffer, lastModified: Date, cacheControl: string, vary?: string): void {
-  ctx.type = type;
+  // The full Content-Type, as ctx.type would set it, without its MIME lookup.
+  ctx.set('Content-Type', type);
   if (answerConditional(ctx, { etag, lastModified, cacheControl, vary })) return;
   ctx.body = body;
 }
@@ -234,7 +236,7 @@ export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
 
   /** A page as the caller gets it (`mine`: the shared bytes, or the caller's overlay of them). */
   const answerPage = (ctx: Context, entry: Entry, mine: { etag: string; body: Buffer }) =>
-    answer(ctx, 'application/json', mine.etag, mine.body, entry.lastModified, isSignedIn(ctx) ? PRIVATE_REVALIDATE : PUBLIC_REVALIDATE, VARY);
+    answer(ctx, JSON_TYPE, mine.etag, mine.body, entry.lastModified, isSignedIn(ctx) ? PRIVATE_REVALIDATE : PUBLIC_REVALIDATE, VARY);
 
   const listArticles = defineRoute({
     method: 'get',

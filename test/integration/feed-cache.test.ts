@@ -72,6 +72,28 @@ describe('feed cache copies in the web process', () => {
     await expect.poll(headline, { timeout: FEED_CACHE_TTL_MS + 1500, interval: 100 }).toBe('Fourth');
   });
 
+  it('stay servable under a steady stream of hits: the generation is confirmed ahead, in the background', async () => {
+    const prefix = `${deps.config.QUEUE_PREFIX}:ahead`;
+    const cache = new FeedCache(deps.redis, prefix, 60_000, 200);
+    await cache.getOrCompute('k', async () => Buffer.from('page'));
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    // A hit past half the 200 ms trust starts a confirmation; 150 ms later the first read's trust is
+    // over, the confirmed one's is not, so the copy is still served without a request of its own.
+    await sleep(120);
+    expect(cache.localHit('k')?.toString()).toBe('page');
+    await sleep(150);
+    expect(cache.localHit('k')?.toString()).toBe('page');
+    // And a bump seen by that confirmation retires the copy.
+    await deps.redis.incr(`${prefix}:feed:gen`);
+    await sleep(120);
+    cache.localHit('k'); // past half the trust: confirms, and learns the new generation
+    await expect.poll(() => cache.localHit('k')).toBeUndefined();
+    // Without hits nothing is confirmed: the trust runs out.
+    await cache.getOrCompute('k2', async () => Buffer.from('page 2'));
+    await sleep(250);
+    expect(cache.localHit('k2')).toBeUndefined();
+  });
+
   it('hold at most LOCAL_MAX_BYTES of pages in memory, dropping the oldest first', async () => {
     const prefix = `${deps.config.QUEUE_PREFIX}:budget`;
     // A long generation-check window so that only the byte budget decides what is served from memory.
