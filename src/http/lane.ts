@@ -48,7 +48,12 @@ export function memoryLane(deps: LaneDeps): Middleware {
     if (!route || !deps.authenticate(ctx)) return next();
     const started = performance.now();
     const answer = route.lane(ctx);
-    if (!answer || (route.metered && !deps.countQuota(ctx))) return next();
+    if (!answer || (route.metered && !deps.countQuota(ctx))) {
+      // The chain decides who the caller is on its own (its authenticate() may see what the cache did not, e.g. a token that expired since).
+      delete ctx.state.user;
+      delete ctx.state.apiKey;
+      return next();
+    }
     deps.begin(ctx);
     answer();
     deps.finish(ctx, route.path, started);
