@@ -11,8 +11,9 @@
  * Redis, so the caller is far from its limit); the request id, the security headers, the metrics and
  * the request log line come from the same functions the chain's middlewares use. Anything else -
  * credentials the cache cannot vouch for, a route's lane declining, a quota that needs Redis's word,
- * a browser request with Origin (CORS), HEAD - falls through to the chain, which sets the caller
- * again and counts nothing twice: the lane has no side effect until it answers.
+ * a browser request with Origin (CORS), HEAD - falls through to the chain as if the lane were not
+ * there: the caller the lane set is removed (the chain authenticates on its own) and nothing was
+ * counted.
  * test/integration/memory-lane.test.ts holds both paths to the same bytes and headers.
  */
 import type { Context, Middleware } from 'koa';
