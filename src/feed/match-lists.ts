@@ -15,8 +15,10 @@
  * article retires them, as it retires cached pages) and live at most the feed cache's TTL, so
  * only `clicks` may lag, by at most that TTL (a page built from them expires with its oldest part).
  * Bounded: a filter with more than MATCH_LIST_MAX matches is not listed (its pages are queried as
- * before; it is remembered as too broad for the TTL); at most TOTAL_MAX ids over all lists and
- * ITEMS_MAX rendered items are kept, the oldest dropped first.
+ * before); it is remembered as too broad for BROAD_RECHECK_MS whatever the generation, so that a
+ * busy feed (a new generation with every vote) does not fetch its MATCH_LIST_MAX + 1 matches again
+ * after each change only to learn the same; at most TOTAL_MAX ids over all lists and ITEMS_MAX
+ * rendered items are kept, the oldest dropped first.
  */
 import type { Db } from '../db.js';
 import { feedItemsByIds, feedMatches, type ArticleItemRow, type FeedQuery } from '../queries/articles.js';
@@ -32,6 +34,13 @@ const ITEMS_MAX = 5_000;
  */
 const REFRESH_MIN_USES = 20;
 const SIGHTINGS_MAX = 10_000;
+/**
+ * How long a filter found with more than MATCH_LIST_MAX matches is left to the SQL statement before
+ * its matches are fetched again (a filter's number of matches changes slowly; pages are exact
+ * either way, only their cost differs).
+ */
+const BROAD_RECHECK_MS = 60_000;
+const BROAD_MAX = 1_000;
 
 interface MatchList {
   gen: string;
@@ -75,6 +84,8 @@ export class FeedMatchLists {
   private readonly fetching = new Set<number>();
   /** When each filter (without generation) last had a time-bounded request that found no list. */
   private readonly sightings = new Map<string, number>();
+  /** Filters (without generation) found too broad to list, and when (see BROAD_RECHECK_MS). */
+  private readonly broad = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -155,25 +166,36 @@ export class FeedMatchLists {
     const now = Date.now();
     if (kept && kept.expiresAt > now) {
       // Past half its life and in use: rebuilt in the background while this one (still within the TTL) serves.
-      if (kept.expiresAt - now < this.ttlMs / 2 && kept.uses >= REFRESH_MIN_USES) void this.rebuild(key, gen, q).catch(() => undefined);
+      if (kept.expiresAt - now < this.ttlMs / 2 && kept.uses >= REFRESH_MIN_USES) void this.rebuild(key, filter, gen, q).catch(() => undefined);
       return kept;
     }
     if (kept) this.drop(key);
     const building = this.building.get(key);
     if (building) return building;
+    const broadAt = this.broad.get(filter);
+    if (broadAt !== undefined) {
+      if (now - broadAt < BROAD_RECHECK_MS) return undefined;
+      this.broad.delete(filter);
+    }
     const seen = this.sightings.get(filter);
     this.sightings.delete(filter);
     this.sightings.set(filter, now);
     while (this.sightings.size > SIGHTINGS_MAX) this.sightings.delete(this.sightings.keys().next().value!);
     if (seen === undefined || now - seen > this.ttlMs) return undefined;
-    return this.rebuild(key, gen, q);
+    return this.rebuild(key, filter, gen, q);
   }
 
-  /** One build per key at a time; the result replaces the kept list. */
-  private rebuild(key: string, gen: string, q: FeedQuery): Promise<MatchList> {
+  /** One build per key at a time; the result replaces the kept list (a too broad filter is remembered as such instead). */
+  private rebuild(key: string, filter: string, gen: string, q: FeedQuery): Promise<MatchList> {
     return singleFlight(this.building, key, async () => {
       const l = await this.build(gen, q);
-      this.keep(key, l);
+      if (l.ids) this.keep(key, l);
+      else {
+        this.drop(key);
+        this.broad.delete(filter);
+        this.broad.set(filter, Date.now());
+        if (this.broad.size > BROAD_MAX) this.broad.delete(this.broad.keys().next().value!);
+      }
       return l;
     });
   }
