@@ -74,23 +74,24 @@ describe('feed cache copies in the web process', () => {
 
   it('stay servable under a steady stream of hits: the generation is confirmed ahead, in the background', async () => {
     const prefix = `${deps.config.QUEUE_PREFIX}:ahead`;
-    const cache = new FeedCache(deps.redis, prefix, 60_000, 200);
+    const TRUST = 1000;
+    const cache = new FeedCache(deps.redis, prefix, 60_000, TRUST);
     await cache.getOrCompute('k', async () => Buffer.from('page'));
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    // A hit past half the 200 ms trust starts a confirmation; 150 ms later the first read's trust is
+    // A hit past half the trust starts a confirmation; by the next hit the first read's trust is
     // over, the confirmed one's is not, so the copy is still served without a request of its own.
-    await sleep(120);
+    await sleep(0.6 * TRUST);
     expect(cache.localHit('k')?.toString()).toBe('page');
-    await sleep(150);
+    await sleep(0.6 * TRUST);
     expect(cache.localHit('k')?.toString()).toBe('page');
-    // And a bump seen by that confirmation retires the copy.
+    // A bump seen by such a confirmation retires the copy.
     await deps.redis.incr(`${prefix}:feed:gen`);
-    await sleep(120);
-    cache.localHit('k'); // past half the trust: confirms, and learns the new generation
+    await sleep(0.6 * TRUST);
+    cache.localHit('k');
     await expect.poll(() => cache.localHit('k')).toBeUndefined();
     // Without hits nothing is confirmed: the trust runs out.
     await cache.getOrCompute('k2', async () => Buffer.from('page 2'));
-    await sleep(250);
+    await sleep(1.1 * TRUST);
     expect(cache.localHit('k2')).toBeUndefined();
   });
 
