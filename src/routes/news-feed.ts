@@ -106,6 +106,8 @@ function encodeEntry(deps: AppDeps, key: string, prev: Buffer | null, body: Buff
 // The personal overlay: the shared page with the caller's my_vote on each item.
 
 const OVERLAY_MAX_ENTRIES = 2000;
+/** A caller's overlay of one page version. */
+const keyOf = (userId: number, page: Entry) => `${userId}|${page.etag}`;
 const OVERLAY_MAX_BYTES = 16 * 1024 * 1024;
 
 class PersonalPages {
@@ -117,13 +119,13 @@ class PersonalPages {
 
   /** The caller's page as kept in this process (no lookup); undefined when get() would build it. */
   keptFor(userId: number, page: Entry): { etag: string; body: Buffer } | undefined {
-    return this.kept.get(`${userId}|${page.etag}`);
+    return this.kept.get(keyOf(userId, page));
   }
 
   async get(userId: number, page: Entry): Promise<{ etag: string; body: Buffer }> {
-    const hit = this.keptFor(userId, page);
+    const key = keyOf(userId, page);
+    const hit = this.kept.get(key);
     if (hit) return hit;
-    const key = `${userId}|${page.etag}`;
     return singleFlight(this.inflight, key, async () => {
       const v = await this.build(userId, page);
       this.keep(key, v);
