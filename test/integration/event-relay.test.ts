@@ -277,10 +277,13 @@ describe('the woken relay (LISTEN/NOTIFY -> relay-events job)', () => {
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
-    // Notifications arrive in commit order: once this commit's event is relayed, a NOTIFY from the
-    // rolled-back transaction would have been delivered (and counted) before it.
+    // Notifications arrive in commit order: a NOTIFY from the rolled-back transaction would come
+    // before this commit's. The event may reach the stream before the waker counts this commit's
+    // NOTIFY (a relay run already under way can take it), so the count is awaited, then held.
     const [after] = await recordEventsCommitted(deps.db, [ev('news.approved', 8, 2)]);
     await expect.poll(async () => (await streamIds()).has(after), { timeout: 1000, interval: 10 }).toBe(true);
+    await expect.poll(() => relay.waker.counters.notifications, { timeout: 1000, interval: 10 }).toBeGreaterThanOrEqual(notified + 1);
+    await new Promise((r) => setTimeout(r, 100));
     expect(relay.waker.counters.notifications).toBe(notified + 1);
     // Ids are drawn at commit: the rolled-back transaction logged nothing and drew no id.
     const logged = await deps.db
