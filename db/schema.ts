@@ -202,15 +202,6 @@ interface EventLogTable {
   attrs: ColumnType<unknown | null, string | null, string | null>;
 }
 
-interface EventLogStagedTable {
-  seq: Generated<number>;
-  txid: Generated<string>;
-  type: string;
-  article_id: number | null;
-  visibility: string;
-  payload: string;
-}
-
 interface EventLogStateTable {
   id: Generated<boolean>;
   pruned_through: Generated<number>;
@@ -512,7 +503,6 @@ export interface Database {
   articles: ArticlesTable;
   auth_generation: AuthGenerationTable;
   event_log: EventLogTable;
-  event_log_staged: EventLogStagedTable;
   event_log_state: EventLogStateTable;
   event_outbox: EventOutboxTable;
   leaderboard_entries: LeaderboardEntriesTable;

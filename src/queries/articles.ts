@@ -9,7 +9,7 @@ import { articleEvent, type ArticleEventSource } from '../domain/article-event.j
 import { canTransition, TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
 import { DEFAULT_DECISION_REASON, type DecisionReason } from '../domain/moderation.js';
 import { slugify } from '../domain/slug.js';
-import { internalEvent, newsEvent, recordEvents, stageEventsCte } from './event-log.js';
+import { internalEvent, newsEvent, recordEvents, withEvents } from './event-log.js';
 import { hotTermsJson, recomputeHotScores } from './hot-scores.js';
 
 /** A normalised URL submitted within this many days is a duplicate (any status). */
@@ -376,7 +376,7 @@ export async function insertSubmission(db: Db, input: SubmissionInput) {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${'submission:' + input.normalizedUrl}, 0))`.execute(trx);
     // The duplicate check also draws the new article's id (only when there is no duplicate) and reads
     // the transaction's now() (the created_at default), so news.submitted can be built before the
-    // INSERT and staged by the INSERT statement itself: three statements, as before the event log.
+    // INSERT and written by the INSERT statement itself: three statements, as before the event log.
     const pre = await sql<{ id: number | null; status: string | null; headline: string | null; created_at: Date | null; new_id: number | null; now: Date }>`
       SELECT d.id, d.status, d.headline, d.created_at,
              CASE WHEN d.id IS NULL THEN nextval(pg_get_serial_sequence('articles', 'id'))::int END AS new_id,
@@ -401,8 +401,8 @@ export async function insertSubmission(db: Db, input: SubmissionInput) {
       published_at: null,
       sponsored: null,
     };
-    const created = await trx
-      .with('staged', (qc) => stageEventsCte(qc, [newsEvent(articleEvent('news.submitted', row))]))
+    // A submission's article has no tags or tokens yet (editors add them).
+    const created = await withEvents(trx, [newsEvent(articleEvent('news.submitted', row))], { tags: [], token_addresses: [], token_symbols: [] })
       .insertInto('articles')
       .values({
         id: row.id,

@@ -5,14 +5,17 @@
  * recordEvents is the one function every write path calls to report a change. Invariants:
  *  - It runs inside the transaction of the change (it refuses a plain connection), so the event
  *    commits with the change or not at all.
- *  - Ids are drawn at COMMIT, under a transaction-scoped advisory lock held to the end of the commit
- *    (a deferred trigger inside PostgreSQL, no round trip to the application): event ids become
- *    visible in increasing order, so a poller reading `event_id > after` never skips a late commit.
+ *  - Ids are drawn when the event is written (event_log_draw(), migration
+ *    20261128T090000_event_log_insert_time_ids): writers never wait for each other, and ids may
+ *    commit out of order. Readers (the relay's claim, GET /api/v1/events/) therefore read only up
+ *    to eventHorizon(): every id at or below it is final (committed or rolled back), so a poller
+ *    reading `event_id > after` never skips an event that committed late.
  *  - Events of one article are in order: the change's UPDATE holds the article's row lock until its
  *    commit, so two transactions that change one article draw their ids in the order they commit.
- *  - attrs (what subscriptions filter on) are the article's tags and tokens as of that commit.
+ *  - attrs (what subscriptions filter on) are the article's tags and tokens as the recording
+ *    statement sees them (after the change's own UPDATE).
  */
-import { sql, type QueryCreator, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../db.js';
 import { visibilityOf, type AnyEventType, type InternalEventType, type NewsEvent, type Visibility } from '../events.js';
@@ -36,20 +39,66 @@ export function internalEvent(type: InternalEventType, articleId: number | null,
 }
 
 /**
- * Record events in the caller's transaction. They are staged now and written to the log at COMMIT
- * (db/migrations/20261124T130000_event_log_commit_order.ts): their ids are drawn then, in the order
- * given here, after the ids of every event committed before. A rolled-back transaction records
- * nothing and draws no id.
+ * Record events in the caller's transaction: one statement writes their log rows (ids drawn in the
+ * order given here) and their outbox rows. A rolled-back transaction records nothing (its drawn ids
+ * are a gap).
  */
 export async function recordEvents(trx: Transaction<Database>, events: readonly EventInput[]): Promise<void> {
   if (events.length === 0) return;
   if (!trx.isTransaction) throw new Error('recordEvents must run inside the transaction of the change it reports');
-  const { types, articleIds, visibilities, payloads } = stagingColumns(events);
-  // A function call: its plan is cached per connection (the statement text stays tiny).
-  await sql`SELECT event_log_stage(${types}::text[], ${articleIds}::int[], ${visibilities}::text[], ${payloads}::text[])`.execute(trx);
+  await sql`WITH ev AS (${logInsert(events)}) INSERT INTO event_outbox (event_id, article_id) SELECT event_id, article_id FROM ev`.execute(trx);
 }
 
-function stagingColumns(events: readonly EventInput[]) {
+/** The attrs of an article its own statement inserts (the recording statement cannot read that row). */
+interface NewArticleAttrs {
+  tags: readonly string[];
+  token_addresses: readonly string[];
+  token_symbols: readonly string[];
+}
+
+/**
+ * recordEvents as two common table expressions of the change's own statement, for hot write paths
+ * that know their events before the statement runs (one round trip less than a separate
+ * recordEvents):
+ *
+ *   withEvents(trx, events, attrs).insertInto('articles')...
+ *
+ * PostgreSQL runs a data-modifying CTE exactly once whether or not the statement reads it, so the
+ * events are written with the change, or not at all when the statement fails. `attrs` are those of
+ * the article the statement inserts. Must run inside the transaction of the change.
+ */
+export function withEvents(trx: Transaction<Database>, events: readonly EventInput[], attrs: NewArticleAttrs) {
+  return trx
+    .with('ev', () => sql<{ event_id: number; article_id: number | null }>`(${logInsert(events, attrs)})`)
+    .with('evo', () => sql`(INSERT INTO event_outbox (event_id, article_id) SELECT event_id, article_id FROM ev)`);
+}
+
+/**
+ * INSERT INTO event_log ... RETURNING event_id, article_id. The ids are drawn in the events' order
+ * (the inner subquery is sorted; the volatile draw runs per row as they come); the payload gains
+ * its event_id; attrs are given, or read from the article by its key (one index probe each).
+ */
+function logInsert(events: readonly EventInput[], attrs?: NewArticleAttrs) {
+  const given = attrs ? JSON.stringify({ tags: attrs.tags, token_addresses: attrs.token_addresses, token_symbols: attrs.token_symbols }) : null;
+  const { types, articleIds, visibilities, payloads } = eventColumns(events);
+  return sql`
+    INSERT INTO event_log (event_id, type, article_id, visibility, payload, attrs)
+    SELECT d.event_id, d.type, d.article_id, d.visibility,
+           (left(d.payload, -1) || CASE WHEN d.payload = '{}' THEN '' ELSE ',' END || '"event_id":' || d.event_id || '}')::json,
+           CASE WHEN d.visibility = 'internal' OR d.article_id IS NULL THEN NULL
+                WHEN ${given}::text IS NOT NULL THEN ${given}::json
+                ELSE (SELECT json_build_object('tags', a.tags, 'token_addresses', a.token_addresses, 'token_symbols', a.token_symbols)
+                      FROM articles a WHERE a.id = d.article_id) END
+    FROM (
+      SELECT event_log_draw() AS event_id, x.*
+      FROM (SELECT * FROM unnest(${types}::text[], ${articleIds}::int[], ${visibilities}::text[], ${payloads}::text[])
+              WITH ORDINALITY AS u(type, article_id, visibility, payload, ord)
+            ORDER BY u.ord) x
+    ) d
+    RETURNING event_id, article_id`;
+}
+
+function eventColumns(events: readonly EventInput[]) {
   return {
     types: events.map((e) => e.type),
     articleIds: events.map((e) => e.articleId),
@@ -61,26 +110,34 @@ function stagingColumns(events: readonly EventInput[]) {
   };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Horizon
+
+/** The last horizon each pool computed: the answer while a writer is between drawing and announcing its id. */
+const lastHorizon = new WeakMap<Db, number>();
+
 /**
- * recordEvents as a common table expression of the change's own statement, for hot write paths that
- * know their events before the statement runs (one round trip less than a separate recordEvents):
+ * The event horizon: the highest event id at or below which every drawn id is final (committed or
+ * rolled back), and the last id drawn (`top`; above the horizon while a writer is in flight). Read
+ * events at or below it, in a statement that starts after this returns.
  *
- *   trx.with('staged', (qc) => stageEventsCte(qc, events)).insertInto('articles')...
- *
- * PostgreSQL runs a data-modifying CTE exactly once whether or not the statement reads it, so the
- * events are staged (and written to the log at COMMIT) with the change, or not at all when the
- * statement fails. The statement must run inside the transaction of the change, like recordEvents.
+ * Never lower than a horizon computed before (see event_log_horizon() in the migration). When a
+ * writer is caught between drawing its id and announcing it (microseconds, or longer if it is
+ * descheduled), this retries twice, 1 ms apart, then answers this pool's previous horizon, which
+ * is still safe: such a writer's id is above every horizon computed before.
  */
-export function stageEventsCte(qc: QueryCreator<Database>, events: readonly EventInput[]) {
-  const { types, articleIds, visibilities, payloads } = stagingColumns(events);
-  return qc
-    .insertInto('event_log_staged')
-    .columns(['type', 'article_id', 'visibility', 'payload'])
-    .expression(
-      sql`SELECT x.type, x.article_id, x.visibility, x.payload
-          FROM unnest(${types}::text[], ${articleIds}::int[], ${visibilities}::text[], ${payloads}::text[]) WITH ORDINALITY AS x(type, article_id, visibility, payload, ord)
-          ORDER BY x.ord`,
-    );
+export async function eventHorizon(db: Db): Promise<{ horizon: number; top: number }> {
+  for (let attempt = 0; ; attempt++) {
+    const r = await sql<{ top: string; first_pending: string | null; unknown: number }>`SELECT top, first_pending, unknown FROM event_log_horizon()`.execute(db);
+    const { top, first_pending, unknown } = r.rows[0];
+    if (unknown === 0) {
+      const horizon = first_pending === null ? Number(top) : Math.min(Number(top), Number(first_pending) - 1);
+      lastHorizon.set(db, horizon);
+      return { horizon, top: Number(top) };
+    }
+    if (attempt >= 2) return { horizon: Math.min(lastHorizon.get(db) ?? 0, Number(top)), top: Number(top) };
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
 }
 
 /**
@@ -112,7 +169,7 @@ export interface OutboxRow {
 }
 
 /**
- * Lock up to `limit` unrelayed events, oldest first, skipping those another relay holds, and drop
+ * Lock up to `limit` unrelayed events at or below the horizon (eventHorizon), oldest first, skipping those another relay holds, and drop
  * from them each article's events that come after an event of that article this batch does not
  * hold (another relay holds it, or released it after this scan): they wait for it, so one article's
  * events reach the stream in order. Returns the claimed rows (in event_id order) and how many were
@@ -123,10 +180,10 @@ export interface OutboxRow {
  * holds), so a batch can hold an article's events 250 and 470 while another relay holds its 300.
  * Relaying 470 then would put it on the stream before 300; 250 alone is safe.
  */
-export async function claimOutbox(trx: Transaction<Database>, limit: number): Promise<{ rows: OutboxRow[]; deferred: number }> {
+export async function claimOutbox(trx: Transaction<Database>, limit: number, horizon: number): Promise<{ rows: OutboxRow[]; deferred: number }> {
   const r = await sql<OutboxRow>`
     SELECT o.event_id, o.article_id, l.type, l.visibility, l.payload::text AS payload, l.attrs::text AS attrs
-    FROM (SELECT event_id, article_id FROM event_outbox ORDER BY event_id LIMIT ${limit} FOR UPDATE SKIP LOCKED) o
+    FROM (SELECT event_id, article_id FROM event_outbox WHERE event_id <= ${horizon} ORDER BY event_id LIMIT ${limit} FOR UPDATE SKIP LOCKED) o
     JOIN event_log l ON l.event_id = o.event_id
     ORDER BY o.event_id`.execute(trx);
   const rows = r.rows.map((x) => ({ ...x, event_id: Number(x.event_id) }));
@@ -145,6 +202,12 @@ export async function claimOutbox(trx: Transaction<Database>, limit: number): Pr
   const waitFor = new Map(foreign.rows.map((o) => [o.article_id, Number(o.first)]));
   const mine = rows.filter((x) => x.article_id === null || x.event_id < (waitFor.get(x.article_id) ?? Infinity));
   return { rows: mine, deferred: rows.length - mine.length };
+}
+
+/** Whether committed events wait above the horizon (behind a writer still in flight). */
+export async function waitingAbove(trx: Transaction<Database>, horizon: number): Promise<boolean> {
+  const r = await sql<{ any: boolean }>`SELECT EXISTS (SELECT 1 FROM event_outbox WHERE event_id > ${horizon}) AS any`.execute(trx);
+  return r.rows[0].any;
 }
 
 /** The events are relayed: they leave the outbox (the log keeps them). */
@@ -171,13 +234,14 @@ interface LoggedEventRow {
 }
 
 /**
- * Client-visible events after `after`, ascending, at most `limit`, of the given types and
- * visibilities. Reads the log only (works while Redis is down).
+ * Client-visible events after `after` and at or below the horizon, ascending, at most `limit`, of
+ * the given types and visibilities. Reads the log only (works while Redis is down).
  */
 export async function listEvents(db: Db, q: { after: number; limit: number; types: readonly string[]; visibilities: readonly Visibility[] }): Promise<LoggedEventRow[]> {
+  const { horizon } = await eventHorizon(db);
   const r = await sql<LoggedEventRow>`
     SELECT event_id, payload::text AS payload FROM event_log
-    WHERE event_id > ${q.after}
+    WHERE event_id > ${q.after} AND event_id <= ${horizon}
       AND type = ANY(${q.types as string[]}::text[])
       AND visibility = ANY(${q.visibilities as string[]}::text[])
     ORDER BY event_id

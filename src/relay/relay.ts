@@ -24,7 +24,7 @@ import type { Db } from '../db.js';
 import type { EventPublisher } from '../events.js';
 import type { Logger } from '../logger.js';
 import { stillScheduled } from '../queries/articles.js';
-import { claimOutbox, markRelayed, type OutboxRow } from '../queries/event-log.js';
+import { claimOutbox, eventHorizon, markRelayed, waitingAbove, type OutboxRow } from '../queries/event-log.js';
 import { invalidateFeedCache } from '../feed/feed-cache.js';
 import type { Redis } from '../redis.js';
 import { wakeEndpoint } from '../webhooks/deliver.js';
@@ -46,15 +46,20 @@ interface PassResult {
   relayed: number;
   /** Claimed but left for later: another relay holds an earlier event of the same article. */
   deferred: number;
+  /** Committed events wait above the horizon, behind a writer still in flight. */
+  waiting: boolean;
 }
 
 /** Event types whose relay does not touch the feed cache (wire items are not on the article feed). */
 const FEED_NEUTRAL = new Set<string>(['news.tsunami']);
 
 export async function relayBatch(deps: RelayDeps, limit = RELAY_BATCH): Promise<PassResult> {
+  // Before the claim's transaction: its statements start after the horizon was read.
+  const { horizon, top } = await eventHorizon(deps.db);
   const { result, webhookEndpoints } = await deps.db.transaction().execute(async (trx) => {
-    const { rows, deferred } = await claimOutbox(trx, limit);
-    if (rows.length === 0) return { result: { relayed: 0, deferred }, webhookEndpoints: [] };
+    const { rows, deferred } = await claimOutbox(trx, limit, horizon);
+    const waiting = horizon < top && rows.length < limit && (await waitingAbove(trx, horizon));
+    if (rows.length === 0) return { result: { relayed: 0, deferred, waiting }, webhookEndpoints: [] };
     await deps.events.publishJson(rows.filter((r) => r.visibility !== 'internal').map((r) => ({ e: r.payload, a: r.attrs })));
     await sideEffects(deps, trx as unknown as Db, rows);
     const webhookEndpoints = await fanOutWebhooks(deps.db, trx, rows);
@@ -62,7 +67,7 @@ export async function relayBatch(deps: RelayDeps, limit = RELAY_BATCH): Promise<
       trx,
       rows.map((r) => r.event_id),
     );
-    return { result: { relayed: rows.length, deferred }, webhookEndpoints };
+    return { result: { relayed: rows.length, deferred, waiting }, webhookEndpoints };
   });
   // After the commit, so that the run finds its deliveries; never fails the pass (the sweep catches up).
   if (webhookEndpoints.length > 0) {
@@ -93,20 +98,27 @@ async function sideEffects(deps: RelayDeps, trx: Db, rows: readonly OutboxRow[])
   }
 }
 
+/** How many 10 ms waits a run spends on events above the horizon before it leaves them (see relayUntilEmpty). */
+const HORIZON_WAITS = 10;
+
 /**
  * Relay until the outbox is empty (or `budgetMs` has passed). Deferred events wait briefly for the
- * relay that holds their article's earlier event.
+ * relay that holds their article's earlier event. Events above the horizon wait up to about 100 ms
+ * for the writer in flight below them: its commit also wakes a run of its own, so this matters only
+ * when it rolls back (no wake-up then; past the wait, the clock's sweep relays them).
  */
 export async function relayUntilEmpty(deps: RelayDeps, opts: { budgetMs?: number; limit?: number } = {}): Promise<{ relayed: number; passes: number }> {
   const until = Date.now() + (opts.budgetMs ?? 10_000);
   let relayed = 0;
   let passes = 0;
+  let horizonWaits = 0;
   while (Date.now() < until) {
     const r = await relayBatch(deps, opts.limit ?? RELAY_BATCH);
     passes++;
     relayed += r.relayed;
-    // A short pass emptied the outbox (anything committed since woke another run).
-    if (r.deferred === 0 && r.relayed < (opts.limit ?? RELAY_BATCH)) break;
+    const full = r.relayed >= (opts.limit ?? RELAY_BATCH);
+    // A short pass emptied the outbox up to the horizon (anything committed since woke another run).
+    if (r.deferred === 0 && !full && (!r.waiting || horizonWaits++ >= HORIZON_WAITS)) break;
     if (r.relayed === 0) await new Promise((res) => setTimeout(res, 10));
   }
   return { relayed, passes };

@@ -1,0 +1,152 @@
+/**
+ * The event horizon (migration 20261128T090000_event_log_insert_time_ids, eventHorizon in
+ * src/queries/event-log.ts): event ids are drawn when the event is written, so they can commit out
+ * of order; the relay and GET /api/v1/events/ read only up to the horizon, so that nobody skips an
+ * event that commits late. Real PostgreSQL and Redis.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventPublisher, type AnyEventType } from '../../src/events.js';
+import { eventHorizon, listEvents, recordEvents, recordEventsCommitted, type EventInput } from '../../src/queries/event-log.js';
+import { relayBatch, relayUntilEmpty, type RelayDeps } from '../../src/relay/relay.js';
+import { createTestDeps, type TestDeps } from '../support/context.js';
+
+let deps: TestDeps;
+
+beforeAll(async () => {
+  deps = await createTestDeps();
+});
+afterAll(async () => {
+  await deps.close();
+});
+
+/** The shared lock a writer holds from before it draws an id (event_log_draw()). */
+const EVENT_WRITER_KEY = '4995617886660722687';
+
+const ev = (type: AnyEventType, articleId: number, n: number): EventInput => ({ type, articleId, payload: { type, id: articleId, n } });
+
+function relayTo(stream: string): RelayDeps {
+  return {
+    config: deps.config,
+    db: deps.db,
+    redis: deps.redis,
+    events: new EventPublisher(deps.redis, `${deps.config.QUEUE_PREFIX}:events:${stream}`, deps.config.EVENT_STREAM_MAXLEN),
+    log: deps.log,
+    enqueue: deps.queue.enqueuer,
+  };
+}
+
+async function streamIds(stream: string): Promise<number[]> {
+  const entries = (await deps.redis.xrange(`${deps.config.QUEUE_PREFIX}:events:${stream}`, '-', '+')) as [string, string[]][];
+  return entries.map(([, f]) => (JSON.parse(f[1]) as { event_id: number }).event_id);
+}
+
+const listed = async (after: number) => (await listEvents(deps.db, { after, limit: 500, types: ['news.approved'], visibilities: ['public'] })).map((e) => e.event_id);
+
+/** A transaction that records one event and stays open until `finish` is called (commit, or roll back). */
+async function openWriter(articleId: number) {
+  let finish!: (commit: boolean) => void;
+  const decided = new Promise<boolean>((resolve) => (finish = resolve));
+  let recorded!: () => void;
+  const isRecorded = new Promise<void>((resolve) => (recorded = resolve));
+  const done = deps.db
+    .transaction()
+    .execute(async (trx) => {
+      await recordEvents(trx, [ev('news.approved', articleId, 0)]);
+      recorded();
+      if (!(await decided)) throw new Error('roll back');
+    })
+    .catch((err: Error) => {
+      if (err.message !== 'roll back') throw err;
+    });
+  await isRecorded;
+  return { finish, done };
+}
+
+const idOf = async (articleId: number) =>
+  Number((await sql<{ id: string }>`SELECT max(event_id) AS id FROM event_log WHERE article_id = ${articleId}`.execute(deps.db)).rows[0].id);
+
+describe('event horizon', () => {
+  it('an event that commits after a later id is neither relayed nor listed before it; both come in id order once it commits', async () => {
+    const relay = relayTo('late');
+    await relayUntilEmpty(relayTo('leftovers'));
+    const seenBefore = (await eventHorizon(deps.db)).horizon;
+
+    const slow = await openWriter(9001);
+    const [later] = await recordEventsCommitted(deps.db, [ev('news.approved', 9002, 1)]);
+
+    const h = await eventHorizon(deps.db);
+    expect(h.top).toBeGreaterThanOrEqual(later);
+    expect(h.horizon).toBeLessThan(later);
+    // The later event is committed and in the outbox, but a pass leaves it: it waits for the writer below it.
+    expect(await relayBatch(relay)).toEqual({ relayed: 0, deferred: 0, waiting: true });
+    expect(await streamIds('late')).toEqual([]);
+    expect(await listed(seenBefore)).toEqual([]);
+
+    slow.finish(true);
+    await slow.done;
+    const early = await idOf(9001);
+    expect(early).toBeLessThan(later);
+    // A poller that had read everything up to seenBefore gets both, in order: nothing skipped.
+    expect(await listed(seenBefore)).toEqual([early, later]);
+    await relayUntilEmpty(relay);
+    expect(await streamIds('late')).toEqual([early, later]);
+  });
+
+  it('a writer that rolls back below committed events: they are relayed and listed once it is gone', async () => {
+    const relay = relayTo('rolled-back');
+    await relayUntilEmpty(relayTo('leftovers'));
+    const seenBefore = (await eventHorizon(deps.db)).horizon;
+
+    const doomed = await openWriter(9003);
+    const [kept] = await recordEventsCommitted(deps.db, [ev('news.approved', 9004, 1)]);
+    expect((await relayUntilEmpty(relay, { budgetMs: 2000 })).relayed).toBe(0);
+
+    doomed.finish(false);
+    await doomed.done;
+    expect(await idOf(9003)).toBe(0);
+    expect(await listed(seenBefore)).toEqual([kept]);
+    expect((await relayUntilEmpty(relay)).relayed).toBe(1);
+    expect(await streamIds('rolled-back')).toEqual([kept]);
+  });
+
+  it('a writer caught between drawing its id and announcing it keeps the horizon where it was, never past it', async () => {
+    await relayUntilEmpty(relayTo('leftovers'));
+    const before = (await eventHorizon(deps.db)).horizon;
+    // As a writer holds it between its draw and its id's own lock: the writer key alone.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const isHolding = new Promise<void>((resolve) => (holding = resolve));
+    const holder = deps.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock_shared(${EVENT_WRITER_KEY}::bigint)`.execute(trx);
+      holding();
+      await released;
+    });
+    await isHolding;
+    const [after] = await recordEventsCommitted(deps.db, [ev('news.approved', 9005, 1)]);
+    const h = await eventHorizon(deps.db);
+    expect(h.top).toBeGreaterThanOrEqual(after);
+    expect(h.horizon).toBe(before);
+    expect(await listed(before)).toEqual([]);
+
+    release();
+    await holder;
+    expect((await eventHorizon(deps.db)).horizon).toBeGreaterThanOrEqual(after);
+    expect(await listed(before)).toEqual([after]);
+  });
+
+  it('writers do not wait for each other: two open event-writing transactions both record before either commits', async () => {
+    const a = await openWriter(9006);
+    // With ids drawn under one exclusive lock this second writer would block until the first ended.
+    const b = await openWriter(9007);
+    const h = await eventHorizon(deps.db);
+    expect(h.horizon).toBeLessThan(h.top);
+    b.finish(true);
+    a.finish(true);
+    await Promise.all([a.done, b.done]);
+    const ids = [await idOf(9006), await idOf(9007)];
+    expect(ids[0]).toBeLessThan(ids[1]);
+    expect((await eventHorizon(deps.db)).horizon).toBeGreaterThanOrEqual(ids[1]);
+  });
+});
