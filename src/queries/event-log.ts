@@ -40,13 +40,14 @@ export function internalEvent(type: InternalEventType, articleId: number | null,
 
 /**
  * Record events in the caller's transaction: one statement writes their log rows (ids drawn in the
- * order given here) and their outbox rows. A rolled-back transaction records nothing (its drawn ids
- * are a gap).
+ * order given here) and their outbox rows (event_log_write(), migration
+ * 20261128T090000_event_log_insert_time_ids). A rolled-back transaction records nothing (its drawn
+ * ids are a gap).
  */
 export async function recordEvents(trx: Transaction<Database>, events: readonly EventInput[]): Promise<void> {
   if (events.length === 0) return;
   if (!trx.isTransaction) throw new Error('recordEvents must run inside the transaction of the change it reports');
-  await sql`WITH ev AS (${logInsert(events)}) INSERT INTO event_outbox (event_id, article_id) SELECT event_id, article_id FROM ev`.execute(trx);
+  await sql`INSERT INTO event_outbox (event_id, article_id) SELECT event_id, article_id FROM ${logWrite(events)}`.execute(trx);
 }
 
 /** The attrs of an article its own statement inserts (the recording statement cannot read that row). */
@@ -57,7 +58,7 @@ interface NewArticleAttrs {
 }
 
 /**
- * recordEvents as two common table expressions of the change's own statement, for hot write paths
+ * recordEvents as a common table expression of the change's own statement, for hot write paths
  * that know their events before the statement runs (one round trip less than a separate
  * recordEvents):
  *
@@ -68,34 +69,14 @@ interface NewArticleAttrs {
  * the article the statement inserts. Must run inside the transaction of the change.
  */
 export function withEvents(trx: Transaction<Database>, events: readonly EventInput[], attrs: NewArticleAttrs) {
-  return trx
-    .with('ev', () => sql<{ event_id: number; article_id: number | null }>`(${logInsert(events, attrs)})`)
-    .with('evo', () => sql`(INSERT INTO event_outbox (event_id, article_id) SELECT event_id, article_id FROM ev)`);
+  return trx.with('recorded', () => sql`(INSERT INTO event_outbox (event_id, article_id) SELECT event_id, article_id FROM ${logWrite(events, attrs)})`);
 }
 
-/**
- * INSERT INTO event_log ... RETURNING event_id, article_id. The ids are drawn in the events' order
- * (the inner subquery is sorted; the volatile draw runs per row as they come); the payload gains
- * its event_id; attrs are given, or read from the article by its key (one index probe each).
- */
-function logInsert(events: readonly EventInput[], attrs?: NewArticleAttrs) {
+function logWrite(events: readonly EventInput[], attrs?: NewArticleAttrs) {
   const given = attrs ? JSON.stringify({ tags: attrs.tags, token_addresses: attrs.token_addresses, token_symbols: attrs.token_symbols }) : null;
   const { types, articleIds, visibilities, payloads } = eventColumns(events);
-  return sql`
-    INSERT INTO event_log (event_id, type, article_id, visibility, payload, attrs)
-    SELECT d.event_id, d.type, d.article_id, d.visibility,
-           (left(d.payload, -1) || CASE WHEN d.payload = '{}' THEN '' ELSE ',' END || '"event_id":' || d.event_id || '}')::json,
-           CASE WHEN d.visibility = 'internal' OR d.article_id IS NULL THEN NULL
-                WHEN ${given}::text IS NOT NULL THEN ${given}::json
-                ELSE (SELECT json_build_object('tags', a.tags, 'token_addresses', a.token_addresses, 'token_symbols', a.token_symbols)
-                      FROM articles a WHERE a.id = d.article_id) END
-    FROM (
-      SELECT event_log_draw() AS event_id, x.*
-      FROM (SELECT * FROM unnest(${types}::text[], ${articleIds}::int[], ${visibilities}::text[], ${payloads}::text[])
-              WITH ORDINALITY AS u(type, article_id, visibility, payload, ord)
-            ORDER BY u.ord) x
-    ) d
-    RETURNING event_id, article_id`;
+  if (events.length === 1) return sql`event_log_write1(${types[0]}::text, ${articleIds[0]}::int, ${visibilities[0]}::text, ${payloads[0]}::text, ${given}::json)`;
+  return sql`event_log_write(${types}::text[], ${articleIds}::int[], ${visibilities}::text[], ${payloads}::text[], ${given}::json)`;
 }
 
 function eventColumns(events: readonly EventInput[]) {
