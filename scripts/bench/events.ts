@@ -27,7 +27,7 @@
  *     concurrency) and open loop at --submit-rate requests/s (below both capacities: CPU per request
  *     without queueing). Server time = CPU per request of the web process + its PostgreSQL backends;
  *     medians and ratios against the goal A < 1.10 x B. Also the relay's CPU per event, and
- *     pg_stat_activity samples of who waits for the event-order lock.
+ *     pg_stat_activity samples of event writers in flight (holding the event-writer key).
  *
  * Starts its own PostgreSQL (fsync off, track_commit_timestamp on) and Redis unless DATABASE_URL /
  * REDIS_URL are set (then that PostgreSQL needs track_commit_timestamp = on). A database
@@ -476,9 +476,9 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
       `     ${f(activity.otherLock, 2)} for another lock, ${f(activity.otherWait, 2)} other waits (I/O, LWLock), ${f(activity.idleInTx, 2)} idle in transaction (waiting for the web process)`,
     );
     out(
-      `     the event-order lock (recordEvents -> COMMIT) was: free in ${f(activity.holder.none * 100, 0)} % of samples, held by a backend running a statement in ${f(activity.holder.active * 100, 0)} %,`,
+      `     event writers in flight (event id drawn -> COMMIT): none in ${f(activity.holder.none * 100, 0)} % of samples, one running a statement in ${f(activity.holder.active * 100, 0)} %,`,
     );
-    out(`     held by a backend idle in its transaction (waiting for its client's COMMIT) in ${f(activity.holder.idleInTx * 100, 0)} %`);
+    out(`     one idle in its transaction (waiting for its client's COMMIT) in ${f(activity.holder.idleInTx * 100, 0)} %`);
     out(`   where the time goes (per event, ms clocks):`);
     out(line('commit -> XADD (NOTIFY, waker, BullMQ, relay pass)', commitToXadd));
     out(line('XADD -> first client (XREAD, batch wait, first write)', xaddToFirst));
@@ -632,7 +632,7 @@ interface RunFigures {
   relayPgUs: number;
   /** Mean number of the servers' PostgreSQL backends waiting for an advisory lock / in total active or idle in a transaction. */
   advisoryWaits: number;
-  /** Share of samples in which the event-order lock was held, and held by a backend idle in its transaction. */
+  /** Share of samples with an event writer in flight, and with one idle in its transaction. */
   lockHeld: number;
   lockHeldIdle: number;
   busy: number;
@@ -852,8 +852,9 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
   }
   out();
   out(`3. Cost of the outbox on a submission: POST /api/v1/news/post {url, headline} (headline supplied: no page-title wait)`);
-  out(`   A outbox (today): insertSubmission = advisory lock on the URL, duplicate check, INSERT article, recordEvents (event-order lock,`);
-  out(`     event_log + event_outbox rows, NOTIFY at commit) in one transaction; nothing after the commit. The worker relays the events.`);
+  out(`   A outbox (today): insertSubmission = advisory lock on the URL, duplicate check, INSERT article with its event_log + event_outbox`);
+  out(`     rows (event_log_write1: id drawn, shared writer locks, NOTIFY delivered at commit) in one transaction; nothing after the commit.`);
+  out(`     The worker relays the events.`);
   out(`   B previous path (ed0441b~1, scripts/bench/lib/submission-baseline.ts): the same transaction without recordEvents, then`);
   out(`     INCR (feed cache) + XADD (news.submitted) after the commit, in the request.`);
   out(`   Both: the real createApp() in this process (auth, quota, validation), one pool (${config.DB_POOL_MAX}) and one auto-pipelined Redis connection,`);
@@ -884,7 +885,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
     out(row('  of which the worker process (BullMQ, waker)', 'relayNodeUs', ' µs'));
     out(row('  of which its PostgreSQL backends', 'relayPgUs', ' µs'));
     out(row('backends waiting for an advisory lock (mean)', 'advisoryWaits', '', 2));
-    out(row('event-order lock held (% of samples)', 'lockHeld', ' %', 0));
+    out(row('event writer in flight (% of samples)', 'lockHeld', ' %', 0));
     out(row('  by a backend idle in its transaction', 'lockHeldIdle', ' %', 0));
     out(row('backends in a transaction or query (mean)', 'busy', '', 2));
     out(row('CPU of processes outside the benchmark', 'othersPct', ' %', 0));

@@ -183,7 +183,7 @@ export async function ingestItems(
         ON CONFLICT (wire_item_id, source_url) DO NOTHING`.execute(trx);
       receipts += Number(rec.numAffectedRows ?? 0);
       // Exactly the items this call created get a news.tsunami event, committed with them (last:
-      // recordEvents holds the event-order lock until commit).
+      // an event written early would hold back the event horizon, and so every later event, until this commit).
       await recordEvents(
         trx,
         ins.rows.map((w) => newsEvent(tsunamiEvent(w))),

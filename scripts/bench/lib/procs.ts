@@ -254,17 +254,22 @@ export function machineTicks(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
-/** pg_locks' view of the event-order advisory lock of src/queries/event-log.ts (0x5351554944: classid high 32 bits, objid low). */
-const EVENT_LOCK_CLASSID = 0x53;
-const EVENT_LOCK_OBJID = 0x51554944;
+/**
+ * pg_locks' view of the event-writer key (4995617886660722687, classid high 32 bits, objid low): a
+ * transaction holds it, shared, from drawing an event id to its end (event_log_draw(), migration
+ * 20261128T090000_event_log_insert_time_ids). Before that migration, the exclusive event-order lock
+ * held through each event-writing COMMIT.
+ */
+const EVENT_LOCK_CLASSID = 1163132927;
+const EVENT_LOCK_OBJID = 4294967295;
 
 /**
  * Samples pg_stat_activity every `everyMs` while running: for the backends of one application_name,
  * the mean number in each state (running, waiting for an advisory lock, idle in a transaction
- * waiting for the client, other waits); and what the holder of the event-order lock (recordEvents
- * takes it; it is released at commit) is doing: running (its INSERT or the COMMIT) or idle in its
- * transaction, waiting for its client to send the next statement. Shows whether transactions queue
- * on that lock and what its hold time is made of.
+ * waiting for the client, other waits); and whether an event writer is in flight (a transaction
+ * holding the event-writer key from drawing an event id to its end) and what it is doing: running
+ * (its INSERT or the COMMIT) or idle in its transaction, waiting for its client to send the next
+ * statement. Shows how long ids above the horizon wait for the writers below them.
  */
 export class ActivitySampler {
   private timer: NodeJS.Timeout | null = null;
