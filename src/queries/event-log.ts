@@ -40,7 +40,7 @@ export function internalEvent(type: InternalEventType, articleId: number | null,
 
 /**
  * Record events in the caller's transaction: one statement writes their log rows (ids drawn in the
- * order given here) and their outbox rows (event_log_write(), migration
+ * order given here) and their outbox rows (event_log_write1() / event_log_write(), migration
  * 20261128T090000_event_log_insert_time_ids). A rolled-back transaction records nothing (its drawn
  * ids are a gap).
  */
@@ -73,7 +73,7 @@ export function withEvents(trx: Transaction<Database>, events: readonly EventInp
 }
 
 function logWrite(events: readonly EventInput[], attrs?: NewArticleAttrs) {
-  const given = attrs ? JSON.stringify({ tags: attrs.tags, token_addresses: attrs.token_addresses, token_symbols: attrs.token_symbols }) : null;
+  const given = attrs ? JSON.stringify(attrs) : null;
   const { types, articleIds, visibilities, payloads } = eventColumns(events);
   if (events.length === 1) return sql`event_log_write1(${types[0]}::text, ${articleIds[0]}::int, ${visibilities[0]}::text, ${payloads[0]}::text, ${given}::json)`;
   return sql`event_log_write(${types}::text[], ${articleIds}::int[], ${visibilities}::text[], ${payloads}::text[], ${given}::json)`;
