@@ -4,7 +4,8 @@
  * of order; the relay and GET /api/v1/events/ read only up to the horizon, so that nobody skips an
  * event that commits late. Real PostgreSQL and Redis.
  */
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventPublisher, type AnyEventType } from '../../src/events.js';
 import { eventHorizon, listEvents, recordEvents, recordEventsCommitted, type EventInput } from '../../src/queries/event-log.js';
@@ -43,25 +44,31 @@ async function streamIds(stream: string): Promise<number[]> {
 
 const listed = async (after: number) => (await listEvents(deps.db, { after, limit: 500, types: ['news.approved'], visibilities: ['public'] })).map((e) => e.event_id);
 
-/** A transaction that records one event and stays open until `finish` is called (commit, or roll back). */
-async function openWriter(articleId: number) {
+/**
+ * A transaction that runs `work` and stays open until `finish` is called (commit, or roll back);
+ * resolves once `work` has run.
+ */
+async function holdOpen(work: (trx: Transaction<Database>) => Promise<unknown>) {
   let finish!: (commit: boolean) => void;
   const decided = new Promise<boolean>((resolve) => (finish = resolve));
-  let recorded!: () => void;
-  const isRecorded = new Promise<void>((resolve) => (recorded = resolve));
+  let worked!: () => void;
+  const hasWorked = new Promise<void>((resolve) => (worked = resolve));
   const done = deps.db
     .transaction()
     .execute(async (trx) => {
-      await recordEvents(trx, [ev('news.approved', articleId, 0)]);
-      recorded();
+      await work(trx);
+      worked();
       if (!(await decided)) throw new Error('roll back');
     })
     .catch((err: Error) => {
       if (err.message !== 'roll back') throw err;
     });
-  await isRecorded;
+  await hasWorked;
   return { finish, done };
 }
+
+/** A transaction that records one event and stays open. */
+const openWriter = (articleId: number) => holdOpen((trx) => recordEvents(trx, [ev('news.approved', articleId, 0)]));
 
 const idOf = async (articleId: number) =>
   Number((await sql<{ id: string }>`SELECT max(event_id) AS id FROM event_log WHERE article_id = ${articleId}`.execute(deps.db)).rows[0].id);
@@ -114,24 +121,15 @@ describe('event horizon', () => {
     await relayUntilEmpty(relayTo('leftovers'));
     const before = (await eventHorizon(deps.db)).horizon;
     // As a writer holds it between its draw and its id's own lock: the writer key alone.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let holding!: () => void;
-    const isHolding = new Promise<void>((resolve) => (holding = resolve));
-    const holder = deps.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock_shared(${EVENT_WRITER_KEY}::bigint)`.execute(trx);
-      holding();
-      await released;
-    });
-    await isHolding;
+    const holder = await holdOpen((trx) => sql`SELECT pg_advisory_xact_lock_shared(${EVENT_WRITER_KEY}::bigint)`.execute(trx));
     const [after] = await recordEventsCommitted(deps.db, [ev('news.approved', 9005, 1)]);
     const h = await eventHorizon(deps.db);
     expect(h.top).toBeGreaterThanOrEqual(after);
     expect(h.horizon).toBe(before);
     expect(await listed(before)).toEqual([]);
 
-    release();
-    await holder;
+    holder.finish(true);
+    await holder.done;
     expect((await eventHorizon(deps.db)).horizon).toBeGreaterThanOrEqual(after);
     expect(await listed(before)).toEqual([after]);
   });
