@@ -149,6 +149,13 @@ export interface OutboxRow {
   attrs: string | null;
 }
 
+/** claimOutbox's statement (exported for the plan test). */
+export const claimStatement = (limit: number, horizon: number) => sql<OutboxRow>`
+    SELECT o.event_id, o.article_id, l.type, l.visibility, l.payload::text AS payload, l.attrs::text AS attrs
+    FROM (SELECT event_id, article_id FROM event_outbox WHERE event_id <= ${horizon} ORDER BY event_id LIMIT ${limit} FOR UPDATE SKIP LOCKED) o
+    CROSS JOIN LATERAL (SELECT type, visibility, payload, attrs FROM event_log WHERE event_id = o.event_id LIMIT 1) l
+    ORDER BY o.event_id`;
+
 /**
  * Lock up to `limit` unrelayed events at or below the horizon (eventHorizon), oldest first, skipping those another relay holds, and drop
  * from them each article's events that come after an event of that article this batch does not
@@ -160,13 +167,13 @@ export interface OutboxRow {
  * interleave (a relay's deferred rows are released at its commit, behind rows another relay still
  * holds), so a batch can hold an article's events 250 and 470 while another relay holds its 300.
  * Relaying 470 then would put it on the stream before 300; 250 alone is safe.
+ *
+ * The log is read row by row through its primary key (the LATERAL subquery with LIMIT cannot be
+ * flattened into a join): planned as a plain join, a young log made the planner hash all of it on
+ * every pass, milliseconds that grew with the log.
  */
 export async function claimOutbox(trx: Transaction<Database>, limit: number, horizon: number): Promise<{ rows: OutboxRow[]; deferred: number }> {
-  const r = await sql<OutboxRow>`
-    SELECT o.event_id, o.article_id, l.type, l.visibility, l.payload::text AS payload, l.attrs::text AS attrs
-    FROM (SELECT event_id, article_id FROM event_outbox WHERE event_id <= ${horizon} ORDER BY event_id LIMIT ${limit} FOR UPDATE SKIP LOCKED) o
-    JOIN event_log l ON l.event_id = o.event_id
-    ORDER BY o.event_id`.execute(trx);
+  const r = await claimStatement(limit, horizon).execute(trx);
   const rows = r.rows.map((x) => ({ ...x, event_id: Number(x.event_id) }));
   const lastMine = new Map<number, number>();
   for (const row of rows) if (row.article_id !== null) lastMine.set(row.article_id, row.event_id);
@@ -199,8 +206,8 @@ export async function markRelayed(trx: Transaction<Database>, eventIds: readonly
 
 export async function outboxDepth(db: Db): Promise<{ pending: number; oldestAgeS: number | null }> {
   const r = await sql<{ n: number; oldest: Date | null }>`
-    SELECT count(*)::int AS n, min(l.recorded_at) AS oldest
-    FROM event_outbox o JOIN event_log l ON l.event_id = o.event_id`.execute(db);
+    SELECT count(*)::int AS n, (SELECT recorded_at FROM event_log WHERE event_id = min(o.event_id)) AS oldest
+    FROM event_outbox o`.execute(db);
   const row = r.rows[0];
   return { pending: Number(row?.n ?? 0), oldestAgeS: row?.oldest ? Math.max(0, (Date.now() - row.oldest.getTime()) / 1000) : null };
 }

@@ -3,13 +3,13 @@
  * outbox, a relay dying between its XADD and its commit, Redis unreachable, the LISTEN/NOTIFY waker,
  * and the side effects the relay performs once per batch.
  */
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/services.js';
 import { createApp } from '../../src/app.js';
 import { createDb, type Db } from '../../src/db.js';
 import { EventPublisher, type AnyEventType } from '../../src/events.js';
-import { outboxDepth, recordEvents, recordEventsCommitted, type EventInput } from '../../src/queries/event-log.js';
+import { claimStatement, outboxDepth, recordEvents, recordEventsCommitted, type EventInput } from '../../src/queries/event-log.js';
 import { createRedis, type Redis } from '../../src/redis.js';
 import { relayBatch, relayUntilEmpty, type RelayDeps } from '../../src/relay/relay.js';
 import { sessionFor, type Session } from '../support/auth.js';
@@ -237,7 +237,31 @@ describe('manual relays', () => {
     expect(await feedGen()).toBe(gen + 1);
     expect(await readStream(key)).toHaveLength(before);
   });
+
+  it('a pass reads from the log only the events it claims (regression: catching up on a backlog, each claim hashed the whole log)', async () => {
+    const key = streamKey('claim-plan');
+    const relay = relayDeps({ events: new EventPublisher(deps.redis, key, deps.config.EVENT_STREAM_MAXLEN) });
+    // A backlog of a few thousand events, as after a Redis outage, with statistics taken meanwhile.
+    const ids = await record(Array.from({ length: 3000 }, (_, i) => ev('news.approved', 1 + (i % 50), i)));
+    await sql`ANALYZE event_log`.execute(deps.db);
+    await sql`ANALYZE event_outbox`.execute(deps.db);
+
+    const q = claimStatement(500, ids.at(-1)!).compile(deps.db);
+    const plan = (await deps.db.executeQuery(CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${q.sql}`, [...q.parameters]))).rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] };
+    const logReads = nodes(plan['QUERY PLAN'][0].Plan).filter((n) => n['Relation Name'] === 'event_log');
+    expect(await relayUntilEmpty(relay)).toMatchObject({ relayed: 3000 });
+    expect((await readStream(key)).map((e) => e.event_id)).toEqual(ids);
+    // One probe of the primary key per claimed event, never a scan of the log.
+    expect(logReads.map((n) => n['Node Type'])).toEqual(['Index Scan']);
+  });
 });
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 describe('the woken relay (LISTEN/NOTIFY -> relay-events job)', () => {
   let relay: RunningRelay;
