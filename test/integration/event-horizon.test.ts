@@ -147,4 +147,46 @@ describe('event horizon', () => {
     expect(ids[0]).toBeLessThan(ids[1]);
     expect((await eventHorizon(deps.db)).horizon).toBeGreaterThanOrEqual(ids[1]);
   });
+
+  it('a transaction recording 20,000 events announces itself once: two advisory locks, not one per event', async () => {
+    await relayUntilEmpty(relayTo('leftovers'));
+    // PostgreSQL's shared lock table is sized for max_locks_per_transaction (64) per connection:
+    // one lock per event filled it (50,000 events in one transaction failed with "out of shared memory").
+    const N = 20_000;
+    const events = Array.from({ length: N }, (_, i) => ev('news.approved', 9100 + (i % 7), i));
+    const bulk = await holdOpen((trx) => recordEvents(trx, events));
+    const held = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid IN (1163132927, 1163132928)`.execute(deps.db);
+    // The writer key and the lock on its first id.
+    expect(held.rows[0].n).toBe(2);
+    const h = await eventHorizon(deps.db);
+    expect(h.top - h.horizon).toBeGreaterThanOrEqual(N);
+
+    bulk.finish(true);
+    await bulk.done;
+    const r = await sql<{ n: number; lo: string; hi: string }>`
+      SELECT count(*)::int AS n, min(event_id) AS lo, max(event_id) AS hi FROM event_log WHERE article_id BETWEEN 9100 AND 9106`.execute(deps.db);
+    expect(r.rows[0].n).toBe(N);
+    expect(Number(r.rows[0].hi) - Number(r.rows[0].lo)).toBe(N - 1);
+    expect((await eventHorizon(deps.db)).horizon).toBeGreaterThanOrEqual(Number(r.rows[0].hi));
+    expect((await relayUntilEmpty(relayTo('bulk'))).relayed).toBe(N);
+  });
+
+  it('a savepoint rolled back takes its announcement with it: the next event of the transaction announces again', async () => {
+    await relayUntilEmpty(relayTo('leftovers'));
+    const writer = await holdOpen(async (trx) => {
+      await sql`SAVEPOINT s`.execute(trx);
+      await recordEvents(trx, [ev('news.approved', 9200, 0)]);
+      await sql`ROLLBACK TO SAVEPOINT s`.execute(trx);
+      await recordEvents(trx, [ev('news.approved', 9201, 1)]);
+    });
+    const [after] = await recordEventsCommitted(deps.db, [ev('news.approved', 9202, 2)]);
+    // The open transaction's surviving event is below `after`, and holds the horizon under it.
+    expect((await eventHorizon(deps.db)).horizon).toBeLessThan(after);
+    writer.finish(true);
+    await writer.done;
+    expect(await idOf(9200)).toBe(0);
+    const kept = await idOf(9201);
+    expect(kept).toBeLessThan(after);
+    expect((await eventHorizon(deps.db)).horizon).toBeGreaterThanOrEqual(after);
+  });
 });
