@@ -853,7 +853,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
   out();
   out(`3. Cost of the outbox on a submission: POST /api/v1/news/post {url, headline} (headline supplied: no page-title wait)`);
   out(`   A outbox (today): insertSubmission = advisory lock on the URL, duplicate check, INSERT article with its event_log + event_outbox`);
-  out(`     rows (event_log_write1: id drawn, shared writer locks, NOTIFY delivered at commit) in one transaction; nothing after the commit.`);
+  out(`     rows (INSERT ... SELECT FROM event_log_record1: id drawn, shared writer locks, NOTIFY at commit) in one transaction; nothing after it.`);
   out(`     The worker relays the events.`);
   out(`   B previous path (ed0441b~1, scripts/bench/lib/submission-baseline.ts): the same transaction without recordEvents, then`);
   out(`     INCR (feed cache) + XADD (news.submitted) after the commit, in the request.`);

@@ -9,7 +9,7 @@ import { articleEvent, type ArticleEventSource } from '../domain/article-event.j
 import { canTransition, TRANSITIONS, type EditorialAction } from '../domain/article-state.js';
 import { DEFAULT_DECISION_REASON, type DecisionReason } from '../domain/moderation.js';
 import { slugify } from '../domain/slug.js';
-import { internalEvent, newsEvent, recordEvents, withEvents } from './event-log.js';
+import { internalEvent, newsEvent, recordEvents, recordedWith } from './event-log.js';
 import { hotTermsJson, recomputeHotScores } from './hot-scores.js';
 
 /** A normalised URL submitted within this many days is a duplicate (any status). */
@@ -376,7 +376,7 @@ export async function insertSubmission(db: Db, input: SubmissionInput) {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${'submission:' + input.normalizedUrl}, 0))`.execute(trx);
     // The duplicate check also draws the new article's id (only when there is no duplicate) and reads
     // the transaction's now() (the created_at default), so news.submitted can be built before the
-    // INSERT and written by the INSERT statement itself: three statements, as before the event log.
+    // INSERT and recorded by the INSERT statement itself: three statements, as before the event log.
     const pre = await sql<{ id: number | null; status: string | null; headline: string | null; created_at: Date | null; new_id: number | null; now: Date }>`
       SELECT d.id, d.status, d.headline, d.created_at,
              CASE WHEN d.id IS NULL THEN nextval(pg_get_serial_sequence('articles', 'id'))::int END AS new_id,
@@ -401,21 +401,27 @@ export async function insertSubmission(db: Db, input: SubmissionInput) {
       published_at: null,
       sponsored: null,
     };
-    // A submission's article has no tags or tokens yet (editors add them).
-    const created = await withEvents(trx, [newsEvent(articleEvent('news.submitted', row))], { tags: [], token_addresses: [], token_symbols: [] })
+    // A submission's article has no tags or tokens yet (editors add them). INSERT ... SELECT FROM the
+    // recording function: the event and the article in one statement.
+    const created = await trx
       .insertInto('articles')
-      .values({
-        id: row.id,
-        slug: row.slug,
-        headline: input.headline,
-        headline_source: input.headlineSource,
-        url: input.url,
-        normalized_url: input.normalizedUrl,
-        source: input.source,
-        status: 'submitted',
-        origin: 'manual',
-        submitted_by: input.userId,
-      })
+      .columns(['id', 'slug', 'headline', 'headline_source', 'url', 'normalized_url', 'source', 'status', 'origin', 'submitted_by'])
+      .expression(
+        trx
+          .selectFrom(recordedWith([newsEvent(articleEvent('news.submitted', row))], { tags: [], token_addresses: [], token_symbols: [] }))
+          .select([
+            sql<number>`${row.id}::int`.as('id'),
+            sql<string>`${row.slug}::text`.as('slug'),
+            sql<string>`${input.headline}::text`.as('headline'),
+            sql<string>`${input.headlineSource}::text`.as('headline_source'),
+            sql<string>`${input.url}::text`.as('url'),
+            sql<string>`${input.normalizedUrl}::text`.as('normalized_url'),
+            sql<string>`${input.source}::text`.as('source'),
+            sql<string>`'submitted'`.as('status'),
+            sql<string>`'manual'`.as('origin'),
+            sql<number>`${input.userId}::int`.as('submitted_by'),
+          ]),
+      )
       .returning([...eventColumns])
       .executeTakeFirstOrThrow();
     return { created } as const;

@@ -40,14 +40,14 @@ export function internalEvent(type: InternalEventType, articleId: number | null,
 
 /**
  * Record events in the caller's transaction: one statement writes their log rows (ids drawn in the
- * order given here) and their outbox rows (event_log_write1() / event_log_write(), migration
- * 20261128T090000_event_log_insert_time_ids). A rolled-back transaction records nothing (its drawn
- * ids are a gap).
+ * order given here) and their outbox rows (event_log_record1() / event_log_record(), migration
+ * 20261129T100000_event_log_record). A rolled-back transaction records nothing (its drawn ids are
+ * a gap).
  */
 export async function recordEvents(trx: Transaction<Database>, events: readonly EventInput[]): Promise<void> {
   if (events.length === 0) return;
   if (!trx.isTransaction) throw new Error('recordEvents must run inside the transaction of the change it reports');
-  await sql`INSERT INTO event_outbox (event_id, article_id) SELECT event_id, article_id FROM ${logWrite(events)}`.execute(trx);
+  await sql`SELECT ${logRecord(events)}`.execute(trx);
 }
 
 /** The attrs of an article its own statement inserts (the recording statement cannot read that row). */
@@ -58,25 +58,24 @@ interface NewArticleAttrs {
 }
 
 /**
- * recordEvents as a common table expression of the change's own statement, for hot write paths
- * that know their events before the statement runs (one round trip less than a separate
- * recordEvents):
+ * recordEvents as the source of the change's own `INSERT ... SELECT`, for hot write paths that know
+ * their events before the statement runs (one round trip less than a separate recordEvents):
  *
- *   withEvents(trx, events, attrs).insertInto('articles')...
+ *   trx.insertInto('articles').columns([...]).expression(trx.selectFrom(recordedWith(events, attrs)).select([...]))
  *
- * PostgreSQL runs a data-modifying CTE exactly once whether or not the statement reads it, so the
- * events are written with the change, or not at all when the statement fails. `attrs` are those of
- * the article the statement inserts. Must run inside the transaction of the change.
+ * The recording function yields one row and runs exactly once, so the events are written with the
+ * change, or not at all when the statement fails. `attrs` are those of the article the statement
+ * inserts. Must run inside the transaction of the change.
  */
-export function withEvents(trx: Transaction<Database>, events: readonly EventInput[], attrs: NewArticleAttrs) {
-  return trx.with('recorded', () => sql`(INSERT INTO event_outbox (event_id, article_id) SELECT event_id, article_id FROM ${logWrite(events, attrs)})`);
+export function recordedWith(events: readonly EventInput[], attrs: NewArticleAttrs) {
+  return logRecord(events, attrs).as('recorded');
 }
 
-function logWrite(events: readonly EventInput[], attrs?: NewArticleAttrs) {
+function logRecord(events: readonly EventInput[], attrs?: NewArticleAttrs) {
   const given = attrs ? JSON.stringify(attrs) : null;
   const { types, articleIds, visibilities, payloads } = eventColumns(events);
-  if (events.length === 1) return sql`event_log_write1(${types[0]}::text, ${articleIds[0]}::int, ${visibilities[0]}::text, ${payloads[0]}::text, ${given}::json)`;
-  return sql`event_log_write(${types}::text[], ${articleIds}::int[], ${visibilities}::text[], ${payloads}::text[], ${given}::json)`;
+  if (events.length === 1) return sql`event_log_record1(${types[0]}::text, ${articleIds[0]}::int, ${visibilities[0]}::text, ${payloads[0]}::text, ${given}::json)`;
+  return sql`event_log_record(${types}::text[], ${articleIds}::int[], ${visibilities}::text[], ${payloads}::text[], ${given}::json)`;
 }
 
 function eventColumns(events: readonly EventInput[]) {

@@ -302,7 +302,7 @@ function statusWrites(text: string): { status: number; computedSet: number } {
     const rest = text.slice(m.index + m[0].length);
     const end = rest.search(/\.execute(?:TakeFirst(?:OrThrow)?)?\(/);
     const chain = end === -1 ? rest : rest.slice(0, end);
-    if (/(?<![\w.])status\s*:|\.set\(\s*['"`]status['"`]/.test(chain)) status++;
+    if (/(?<![\w.])status\s*:|\.set\(\s*['"`]status['"`]|\.columns\(\s*\[[^\]]*['"`]status['"`]/.test(chain)) status++;
     else if (/\.set\(\s*[A-Za-z_$]/.test(chain)) computedSet++;
   }
   for (const m of text.matchAll(/\bUPDATE\s+articles\b(?:\s+(?:AS\s+)?(?!SET\b)\w+)?\s+SET\b([\s\S]*?)(?:\bWHERE\b|\bFROM\b|\bRETURNING\b|`|;)/gi)) {
@@ -347,6 +347,7 @@ describe('static check', () => {
     expect(statusWrites(`db.updateTable('articles').set({ status: 'x' }).where('id', '=', 1).execute()`).status).toBe(1);
     expect(statusWrites(`db.updateTable('articles as a').set((eb) => ({ headline: 'h', status: eb.ref('x') })).execute()`).status).toBe(1);
     expect(statusWrites(`trx.insertInto('articles').values({ slug, status: 'submitted' }).returning('id').executeTakeFirst()`).status).toBe(1);
+    expect(statusWrites(`trx.insertInto('articles').columns(['id', 'status']).expression(trx.selectFrom(x).select([a, b])).executeTakeFirst()`).status).toBe(1);
     expect(statusWrites('sql`UPDATE articles a SET headline = 1, status = $1 WHERE id = 2`').status).toBe(1);
     expect(statusWrites('sql`INSERT INTO articles (slug, status) VALUES (1, 2)`').status).toBe(1);
     expect(statusWrites(`db.updateTable('articles').set({ clicks: 1 }).where('status', '=', 'approved').execute()`).status).toBe(0);
