@@ -168,8 +168,8 @@ export const claimStatement = (limit: number, horizon: number) => sql<OutboxRow>
  * Relaying 470 then would put it on the stream before 300; 250 alone is safe.
  *
  * The log is read row by row through its primary key (the LATERAL subquery with LIMIT cannot be
- * flattened into a join): planned as a plain join, a young log made the planner hash all of it on
- * every pass, milliseconds that grew with the log.
+ * flattened into a join): planned as a plain join, once the outbox's statistics had seen a backlog
+ * the planner hashed the whole log on every pass, milliseconds that grew with the log.
  */
 export async function claimOutbox(trx: Transaction<Database>, limit: number, horizon: number): Promise<{ rows: OutboxRow[]; deferred: number }> {
   const r = await claimStatement(limit, horizon).execute(trx);
