@@ -17,11 +17,27 @@ if (seed !== undefined && seed !== '') {
   fc.configureGlobal({ ...fc.readConfigureGlobal(), seed: Number(seed), ...(path ? { path } : {}), endOnFailure: true });
 }
 
-/** The lines of a fast-check failure a report must keep: the verdict and its seed and path. */
+/**
+ * The lines of a fast-check failure a report must keep: the verdict, its seed and path, the
+ * counterexample (cut at 300 characters) and, when the property threw, what it threw (fast-check
+ * keeps that in the error's `cause`, not in its message).
+ */
 export function replayLines(err: unknown): string {
   const lines = String((err as Error)?.message ?? err).split('\n');
   const where = lines.find((l) => /\bseed: -?\d+/.test(l));
-  return [lines[0], ...(where ? [where] : []), 'replay: FC_SEED=<seed> FC_PATH=<path> npx vitest run <file> -t <test name>'].join(' | ');
+  const example = lines.find((l) => l.startsWith('Counterexample: '));
+  const cause = (err as { cause?: unknown })?.cause;
+  const threw =
+    cause === undefined
+      ? null
+      : `threw: ${cause instanceof Error ? `${cause.name}${(cause as { code?: string }).code ? ` ${(cause as { code?: string }).code}` : ''}: ${cause.message}` : String(cause)}`;
+  return [
+    lines[0],
+    ...(where ? [where] : []),
+    ...(threw ? [threw] : []),
+    ...(example ? [example.length > 300 ? `${example.slice(0, 300)}...` : example] : []),
+    'replay: FC_SEED=<seed> FC_PATH=<path> npx vitest run <file> -t <test name>',
+  ].join(' | ');
 }
 
 export default fc;

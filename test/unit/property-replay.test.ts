@@ -33,3 +33,21 @@ it('the one-line report of a caught failure (fuzz-api) keeps the seed and path',
   expect(line).toMatch(/^Property failed after \d+ tests \| \{ seed: 7, path: "[\d:]+"/);
   expect(line).toContain('FC_SEED=');
 });
+
+it('the one-line report says what a property threw (a socket error, a hang) and shows the counterexample', async () => {
+  const err = await fc
+    .assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 100 }), async (n) => {
+        if (n > 50) throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+      }),
+      { seed: 3, endOnFailure: true },
+    )
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
+  const line = replayLines(err);
+  expect(line).toMatch(/\| threw: Error ECONNRESET: read ECONNRESET \|/);
+  expect(line).toMatch(/\| Counterexample: \[\d+\] \|/);
+  expect(line).toMatch(/\{ seed: 3, path: "[\d:]+"/);
+});
