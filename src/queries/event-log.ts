@@ -156,10 +156,10 @@ export const claimStatement = (limit: number, horizon: number) => sql<OutboxRow>
     ORDER BY o.event_id`;
 
 /**
- * Lock up to `limit` unrelayed events at or below the horizon (eventHorizon), oldest first, skipping those another relay holds, and drop
- * from them each article's events that come after an event of that article this batch does not
- * hold (another relay holds it, or released it after this scan): they wait for it, so one article's
- * events reach the stream in order. Returns the claimed rows (in event_id order) and how many were
+ * Lock up to `limit` unrelayed events at or below the horizon (eventHorizon), oldest first,
+ * skipping those another relay holds, and drop from them each article's events that come after an
+ * event of that article this batch does not hold (another relay holds it, or released it after
+ * this scan): they wait for it, so one article's events reach the stream in order. Returns the claimed rows (in event_id order) and how many were
  * deferred.
  *
  * Why "after any event not held" and not "the article's oldest pending event is not mine": claims

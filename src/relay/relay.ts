@@ -6,7 +6,8 @@
  * it is final), then runs in one transaction: claim up to `limit` unrelayed events at or below the
  * horizon in event_id order with FOR UPDATE SKIP LOCKED (several relays share the work; one
  * article's events wait while another relay holds an earlier one, so they reach the stream in
- * order), XADD the client-visible ones in one pipeline, perform the batch's side effects once, delete them from the outbox, commit.
+ * order), XADD the client-visible ones in one pipeline, perform the batch's side effects once,
+ * delete them from the outbox, commit.
  * A crash or a Redis error anywhere before the commit leaves them in the outbox: the next pass
  * sends them again (a duplicate on the stream with the same event_id), never loses them.
  *

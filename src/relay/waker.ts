@@ -1,7 +1,7 @@
 /**
- * Wakes the relay right after a commit that recorded events. The commit trigger that writes the log
- * (event_log_commit) runs pg_notify('event_outbox') inside the writer's transaction; PostgreSQL delivers it to every
- * listener when (and only when) that transaction commits. On each notification this process
+ * Wakes the relay right after a commit that recorded events. A transaction's first event runs
+ * pg_notify('event_outbox') (event_log_draw(), migration 20261129T090000); PostgreSQL delivers it
+ * to every listener when (and only when) that transaction commits. On each notification this process
  * enqueues a relay-events run, deduplicated (jobs/relay-events.ts): a burst of commits costs one or
  * two runs, and a wake-up during a run is kept as one follow-up run. Enqueues are at least
  * RELAY_WAKE_SPACING_MS apart: the first notification after a quiet spell enqueues at once, later
