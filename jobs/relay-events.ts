@@ -1,11 +1,12 @@
 /**
  * relay-events: relay the event log's unrelayed events to the Redis stream and perform their side
  * effects (src/relay/relay.ts), until the outbox is empty.
- *  - Woken right after each commit that recorded events: PostgreSQL delivers the outbox's NOTIFY at
- *    commit and the worker's waker (src/relay/waker.ts) enqueues this job, deduplicated so that at
- *    most one woken run is active and one waits (a wake-up during a run is never lost).
+ *  - Woken soon after each commit that recorded events: the worker's waker (src/relay/waker.ts)
+ *    probes the outbox every RELAY_POLL_MS (20 ms) and enqueues this job when a committed event
+ *    waits, deduplicated so that at most one woken run is active and one waits (a wake-up during a
+ *    run is never lost).
  *  - Swept by the clock every RELAY_SWEEP_MS (jobs/schedules.ts), so nothing waits on a lost wake-up
- *    (Redis down at commit, a worker restarting, a connection pooler that drops NOTIFY).
+ *    (Redis down at that moment, no worker with a waker running).
  * Several runs may overlap (a sweep and a woken run, several worker processes): the relay's
  * SKIP LOCKED claim shares the work and keeps each article's events in order.
  */

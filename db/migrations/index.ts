@@ -28,6 +28,8 @@ import * as m20261127T090000 from './20261127T090000_event_log_commit_lookup.js'
 import * as m20261128T090000 from './20261128T090000_event_log_insert_time_ids.js';
 import * as m20261129T090000 from './20261129T090000_event_log_draw_once_per_transaction.js';
 import * as m20261129T100000 from './20261129T100000_event_log_record.js';
+import * as m20261130T090000 from './20261130T090000_event_log_record_attrs_lookup.js';
+import * as m20261130T100000 from './20261130T100000_event_log_draw_without_notify.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -55,4 +57,6 @@ export const migrations: Record<string, Migration> = {
   '20261128T090000_event_log_insert_time_ids': m20261128T090000,
   '20261129T090000_event_log_draw_once_per_transaction': m20261129T090000,
   '20261129T100000_event_log_record': m20261129T100000,
+  '20261130T090000_event_log_record_attrs_lookup': m20261130T090000,
+  '20261130T100000_event_log_draw_without_notify': m20261130T100000,
 };

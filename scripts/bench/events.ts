@@ -5,7 +5,7 @@
  *  1. End-to-end latency, commit -> WebSocket client, through the real path and processes:
  *     editor approvals (POST /api/v1/news/:id/approve, open loop at --rate per second) of
  *     pre-submitted articles -> web process (src/bin/web.ts) commits the change with its news.approved
- *     event -> worker process (src/bin/worker.ts: LISTEN waker -> BullMQ relay-events -> relayBatch,
+ *     event -> worker process (src/bin/worker.ts: outbox-probing waker -> BullMQ relay-events -> relayBatch,
  *     XADD) -> Redis stream -> ws process (src/bin/ws.ts: XREAD, batches of WS_BATCH_MS / WS_BATCH_MAX)
  *     -> --clients WebSocket clients (--staff-clients of them with a staff cookie) in --client-procs
  *     processes; the clock process (src/bin/clock.ts) runs too, so the 2 s relay sweep is part of it.
@@ -162,6 +162,15 @@ interface Ctx {
 // ---------------------------------------------------------------------------------------------
 // Figure 1: end-to-end latency
 
+/** The worker's relay waker has its connection and probes the outbox (src/relay/waker.ts). */
+async function wakerProbing(admin: pg.Client): Promise<void> {
+  await waitUntil(
+    async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'relay-waker' AND query ILIKE '%event_outbox%'`)).rowCount! > 0,
+    60_000,
+    "the worker's relay waker to probe the outbox",
+  );
+}
+
 async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalMs: number }> {
   const prefix = `bev${process.pid}l`;
   // The ws process runs with the defaults (src/config.ts).
@@ -215,11 +224,7 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     if (clock) procs.push(clock);
     await waitUntil(() => portListening(webPort), 60_000, 'web to listen');
     await waitUntil(() => portListening(wsPort), 60_000, 'ws to listen');
-    await waitUntil(
-      async () => (await c.admin.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'relay-waker' AND query ILIKE 'LISTEN%'`)).rowCount! > 0,
-      60_000,
-      "the worker's relay waker to LISTEN",
-    );
+    await wakerProbing(c.admin);
     if (clock) await waitUntil(async () => (await queue.queue('relay-events').getJobSchedulers()).length > 0, 60_000, 'the clock to upsert the relay sweep');
 
     const seq = await c.admin.query<{ last_value: string; is_called: boolean }>('SELECT last_value, is_called FROM event_log_event_id_seq');
@@ -448,8 +453,8 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
 
     out();
     out(`1. End-to-end latency, commit -> WebSocket client (${os.cpus().length} CPUs shared by every process below)`);
-    out(`   path: POST /api/v1/news/:id/approve -> web process -> COMMIT (article + news.approved in event_log/event_outbox; NOTIFY at commit)`);
-    out(`         -> worker process (LISTEN waker -> BullMQ relay-events -> relayBatch: claim, XADD) -> Redis stream`);
+    out(`   path: POST /api/v1/news/:id/approve -> web process -> COMMIT (article + news.approved in event_log/event_outbox)`);
+    out(`         -> worker process (waker's outbox probe every 20 ms -> BullMQ relay-events -> relayBatch: claim, XADD) -> Redis stream`);
     out(
       `         -> ws process (XREAD; frames every WS_BATCH_MS ${batch.ms} ms or WS_BATCH_MAX ${batch.max} events) -> ${open} clients (${open - staffOpen} anonymous, ${staffOpen} staff)`,
     );
@@ -480,7 +485,7 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     );
     out(`     one idle in its transaction (waiting for its client's COMMIT) in ${f(activity.holder.idleInTx * 100, 0)} %`);
     out(`   where the time goes (per event, ms clocks):`);
-    out(line('commit -> XADD (NOTIFY, waker, BullMQ, relay pass)', commitToXadd));
+    out(line('commit -> XADD (outbox probe, waker, BullMQ, relay pass)', commitToXadd));
     out(line('XADD -> first client (XREAD, batch wait, first write)', xaddToFirst));
     out(line('XADD -> last client (+ fan-out to every socket)', xaddToLast));
     out(
@@ -494,7 +499,7 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
       `   relay runs in the window (BullMQ's records of completed relay-events jobs, collected every 3 s${Number.isFinite(jobsCover) && jobsCover > spanStart ? `; from ${f((jobsCover - spanStart) / 1000)} s into the window` : ''}):`,
     );
     out(
-      `     ${inWindow.length} runs (${f(runsPerS)}/s): ${woken.length} woken by NOTIFY, ${sweeps.length} sweeps; events per run p50 ${f(pct(perRun, 0.5), 0)}, p99 ${f(pct(perRun, 0.99), 0)}; run time p50 ${ms(pct(runMs, 0.5))}, p99 ${ms(pct(runMs, 0.99))}`,
+      `     ${inWindow.length} runs (${f(runsPerS)}/s): ${woken.length} woken by the waker, ${sweeps.length} sweeps; events per run p50 ${f(pct(perRun, 0.5), 0)}, p99 ${f(pct(perRun, 0.99), 0)}; run time p50 ${ms(pct(runMs, 0.5))}, p99 ${ms(pct(runMs, 0.99))}`,
     );
     out(`     woken runs, added -> started (BullMQ pickup, incl. waiting behind the active run): p50 ${ms(pct(pickup, 0.5))}, p99 ${ms(pct(pickup, 0.99))}`);
     out(`     of ${attributed} events matched to their run: ${sentByRunningLoop} sent by a run already going at their commit (a later pass), ${sentBySweep} by a sweep;`);
@@ -692,11 +697,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
   const runs: Record<'closed' | 'rate', Record<'A' | 'B', RunFigures[]>> = { closed: { A: [], B: [] }, rate: { A: [], B: [] } };
   const alone: Record<'A' | 'B', { nodeUs: number; pgUs: number; redisUs: number; wallUs: number }[]> = { A: [], B: [] };
   try {
-    await waitUntil(
-      async () => (await c.admin.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'relay-waker' AND query ILIKE 'LISTEN%'`)).rowCount! > 0,
-      60_000,
-      "the worker's relay waker to LISTEN",
-    );
+    await wakerProbing(c.admin);
     await nextMessage(gen, 'ready');
     let tagN = 0;
     /** One run; returns requests, req/s and latency percentiles (ms). */
@@ -853,7 +854,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
   out();
   out(`3. Cost of the outbox on a submission: POST /api/v1/news/post {url, headline} (headline supplied: no page-title wait)`);
   out(`   A outbox (today): insertSubmission = advisory lock on the URL, duplicate check, INSERT article with its event_log + event_outbox`);
-  out(`     rows (INSERT ... SELECT FROM event_log_record1: id drawn, shared writer locks, NOTIFY at commit) in one transaction; nothing after it.`);
+  out(`     rows (INSERT ... SELECT FROM event_log_record1: id drawn, shared writer locks) in one transaction; nothing after it.`);
   out(`     The worker relays the events.`);
   out(`   B previous path (ed0441b~1, scripts/bench/lib/submission-baseline.ts): the same transaction without recordEvents, then`);
   out(`     INCR (feed cache) + XADD (news.submitted) after the commit, in the request.`);

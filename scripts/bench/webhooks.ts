@@ -1,7 +1,7 @@
 /**
  * Webhook delivery benchmark (issue 16): N endpoints with assorted filters on local receivers,
  * events at R per second for S seconds, through the real path: an editor's approval commits
- * news.approved -> the relay (worker process, woken by NOTIFY) matches endpoints and inserts the
+ * news.approved -> the relay (worker process, woken by its outbox probe) matches endpoints and inserts the
  * deliveries in its transaction -> webhook-deliver runs POST them -> receivers on 127.0.0.1.
  *
  *   npm run bench:webhooks -- [--endpoints 1000] [--rate 50] [--seconds 60] [--hang-pct 10]

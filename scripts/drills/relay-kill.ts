@@ -12,13 +12,14 @@
  *  2. the drill locks the second half of the backlog's outbox rows (FOR UPDATE): the relay's
  *     SKIP LOCKED claim passes them by, so the first worker relays exactly the first half and stops;
  *  3. the drill takes `LOCK TABLE event_outbox IN SHARE MODE` (the relay's claim, FOR UPDATE, still
- *     goes through; its DELETE does not), releases the row locks and wakes the relay: the next pass
- *     claims up to 500 events, XADDs them, and blocks on its DELETE;
+ *     goes through; its DELETE does not) and releases the row locks; the worker's waker sees them at
+ *     its next outbox probe, and the next pass claims up to 500 events, XADDs them, and blocks on
+ *     its DELETE;
  *  4. SIGKILL the worker there, release the table lock (the dead worker's transaction rolls back, its
  *     events stay in the outbox), start a second worker.
- * Without the clock (the default) the second worker recovers by itself: its waker wakes the relay at
- * start-up; that wake-up waits behind the dead worker's woken run, which BullMQ's stalled-job
- * check puts back after JOB_LOCK_MS. With --sweep the clock runs too (its 2 s sweep is not
+ * Without the clock (the default) the second worker recovers by itself: its waker finds the events
+ * at its first outbox probe and wakes the relay; that wake-up waits behind the dead worker's woken
+ * run, which BullMQ's stalled-job check puts back after JOB_LOCK_MS. With --sweep the clock runs too (its 2 s sweep is not
  * deduplicated against the dead run).
  *
  * Prints exactly one line `events committed N, delivered N, lost 0, duplicates D`.
@@ -31,7 +32,6 @@ import pg from 'pg';
 import { articleEvent } from '../../src/domain/article-event.js';
 import { eventStreamKey, type NewsEvent } from '../../src/events.js';
 import { newsEvent, recordEvents } from '../../src/queries/event-log.js';
-import { OUTBOX_CHANNEL } from '../../src/relay/waker.js';
 import { createUser, lastStreamId } from './lib/actors.js';
 import { JWT_SECRET, sleep, Stack, type StackOptions } from './lib/stack.js';
 
@@ -131,7 +131,7 @@ export async function runRelayKillDrill(opts: RelayKillOptions = {}): Promise<Re
     await tableLock.query('BEGIN');
     await tableLock.query('LOCK TABLE event_outbox IN SHARE MODE');
     await rowLocks.query('COMMIT');
-    await sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`.execute(stack.db);
+    // The worker's waker sees the released rows at its next outbox probe and wakes the relay.
     await until(
       'a relay pass blocked on its DELETE',
       async () => {

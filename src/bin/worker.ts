@@ -21,7 +21,7 @@ const workers = startWorkers(
   { redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, lockDurationMs: config.JOB_LOCK_MS, concurrencyCap: config.WORKER_CONCURRENCY },
 );
 log.info({ queues: workers.map((w) => w.name) }, 'workers started');
-// Wakes relay-events at each commit that recorded events (LISTEN event_outbox).
+// Wakes relay-events when a committed event waits in the outbox (probed every RELAY_POLL_MS).
 const waker = new RelayWaker({ databaseUrl: config.DATABASE_URL, log, wake: wakeRelay(queue.enqueuer) });
 
 onShutdown(config, log, async () => {

@@ -1,6 +1,6 @@
 /**
  * The event relay (src/relay/relay.ts) against real PostgreSQL and Redis: several relays sharing the
- * outbox, a relay dying between its XADD and its commit, Redis unreachable, the LISTEN/NOTIFY waker,
+ * outbox, a relay dying between its XADD and its commit, Redis unreachable, the waker (outbox probes),
  * and the side effects the relay performs once per batch.
  */
 import { CompiledQuery, sql } from 'kysely';
@@ -12,6 +12,7 @@ import { EventPublisher, type AnyEventType } from '../../src/events.js';
 import { claimStatement, outboxDepth, recordEvents, recordEventsCommitted, type EventInput } from '../../src/queries/event-log.js';
 import { createRedis, type Redis } from '../../src/redis.js';
 import { relayBatch, relayUntilEmpty, type RelayDeps } from '../../src/relay/relay.js';
+import { RELAY_POLL_MS } from '../../src/relay/waker.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
@@ -263,7 +264,7 @@ interface PlanNode {
 }
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
-describe('the woken relay (LISTEN/NOTIFY -> relay-events job)', () => {
+describe('the woken relay (outbox probe -> relay-events job)', () => {
   let relay: RunningRelay;
   let http: ReturnType<typeof request>;
   let user: Session;
@@ -282,33 +283,34 @@ describe('the woken relay (LISTEN/NOTIFY -> relay-events job)', () => {
 
   const streamIds = async () => new Set((await readStream(deps.events.streamKey)).map((e) => e.event_id));
 
-  it('a commit reaches the stream within 1 s with no sweep; a rolled-back transaction never does and sends no NOTIFY', async () => {
+  it('a commit reaches the stream within 1 s with no sweep; a rolled-back transaction never does and wakes nothing', async () => {
     for (let round = 0; round < 3; round++) {
       const t0 = Date.now();
       const [id] = await recordEventsCommitted(deps.db, [ev('news.approved', 7, round)]);
       await expect.poll(async () => (await streamIds()).has(id), { timeout: 1000, interval: 10 }).toBe(true);
       console.log(`[event-relay] commit -> stream (woken relay) in ${Date.now() - t0} ms`);
     }
+    await relayed(deps);
 
-    const notified = relay.waker.counters.notifications;
     const before = await deps.db
       .selectFrom('event_log')
       .select((eb) => eb.fn.max('event_id').as('top'))
       .executeTakeFirstOrThrow();
+    const { probes, found } = relay.waker.counters;
     await expect(
       deps.db.transaction().execute(async (trx) => {
         await recordEvents(trx, [ev('news.approved', 8, 0), ev('news.killed', 9, 1)]);
+        // Held open across several of the waker's probes: an uncommitted event is not waiting.
+        await new Promise((r) => setTimeout(r, 5 * RELAY_POLL_MS));
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
-    // Notifications arrive in commit order: a NOTIFY from the rolled-back transaction would come
-    // before this commit's. The event may reach the stream before the waker counts this commit's
-    // NOTIFY (a relay run already under way can take it), so the count is awaited, then held.
+    await new Promise((r) => setTimeout(r, 5 * RELAY_POLL_MS));
+    expect(relay.waker.counters.probes).toBeGreaterThanOrEqual(probes + 5);
+    expect(relay.waker.counters.found).toBe(found);
     const [after] = await recordEventsCommitted(deps.db, [ev('news.approved', 8, 2)]);
     await expect.poll(async () => (await streamIds()).has(after), { timeout: 1000, interval: 10 }).toBe(true);
-    await expect.poll(() => relay.waker.counters.notifications, { timeout: 1000, interval: 10 }).toBeGreaterThanOrEqual(notified + 1);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(relay.waker.counters.notifications).toBe(notified + 1);
+    expect(relay.waker.counters.found).toBeGreaterThan(found);
     // The rolled-back transaction logged nothing; the ids it drew are a gap.
     const logged = await deps.db
       .selectFrom('event_log')
@@ -319,6 +321,18 @@ describe('the woken relay (LISTEN/NOTIFY -> relay-events job)', () => {
     expect(after).toBeGreaterThan(Number(before.top ?? 0));
     const onStream = (await readStream(deps.events.streamKey)).filter((e) => e.id === 9);
     expect(onStream).toEqual([]);
+  });
+
+  it("the waker's connection killed by the server: it reconnects, and the next commit still reaches the stream with no sweep", async () => {
+    const { reconnects } = relay.waker.counters;
+    const killed = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM (
+        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = 'relay-waker' AND datname = current_database()) t`.execute(deps.db);
+    expect(killed.rows[0].n).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => relay.waker.counters.reconnects, { timeout: 2000, interval: 10 }).toBeGreaterThan(reconnects);
+    const [id] = await recordEventsCommitted(deps.db, [ev('news.approved', 10, 0)]);
+    await expect.poll(async () => (await streamIds()).has(id), { timeout: 2000, interval: 10 }).toBe(true);
   });
 
   it("news.scheduled (via the API) leads to the delayed publish-scheduled job for the article's time", async () => {

@@ -249,14 +249,15 @@ describe('every status change records its event in its own transaction', () => {
     const logged = await sql<{ event_id: string; payload: Record<string, unknown> }>`SELECT event_id::text, payload FROM event_log WHERE article_id = ${id}`.execute(deps.db);
     expect(logged.rows).toHaveLength(1);
     expect(logged.rows[0].payload).toEqual({ ...articleEvent('news.submitted', row), event_id: Number(logged.rows[0].event_id) });
-    // A duplicate submission draws no article id and records no event.
-    const seq = sql<{ v: string }>`SELECT last_value::text AS v FROM articles_id_seq`;
-    const seqBefore = (await seq.execute(deps.db)).rows[0].v;
+    // A duplicate submission creates no article and records no event (the id it drew is wasted:
+    // ids may have gaps).
+    const articlesOfUrl = sql<{ n: number }>`SELECT count(*)::int AS n FROM articles WHERE url = ${url}`;
     const eventsBefore = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(deps.db)).rows[0].n;
     const dup = await http.post('/api/v1/news/post', { url, headline: 'again' }, user.bearer);
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('duplicate_submission');
-    expect((await seq.execute(deps.db)).rows[0].v).toBe(seqBefore);
+    expect(dup.body.error.details).toMatchObject({ article_id: id, status: 'submitted', headline: row.headline, submitted_at: row.created_at.toISOString() });
+    expect((await articlesOfUrl.execute(deps.db)).rows[0].n).toBe(1);
     expect((await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(deps.db)).rows[0].n).toBe(eventsBefore);
   });
 
@@ -273,6 +274,41 @@ describe('every status change records its event in its own transaction', () => {
     await expect(sql`UPDATE event_log SET recorded_at = now() - interval '1 year'`.execute(deps.db)).rejects.toThrow(/append-only/);
     const row = await deps.db.selectFrom('event_log').select('type').where('event_id', '=', id).executeTakeFirstOrThrow();
     expect(row.type).toBe('article.edited');
+  });
+
+  it("an event's attrs: the article's tags and tokens as the recording statement sees them, or those given; none for internal or article-less events", async () => {
+    const a = await deps.db
+      .insertInto('articles')
+      .values({
+        slug: 'attrs',
+        headline: 'Attrs',
+        url: 'https://paths.example/attrs',
+        normalized_url: 'https://paths.example/attrs',
+        status: 'approved',
+        tags: ['defi'],
+        token_symbols: ['UNI'],
+        token_addresses: ['0xabc'],
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const given = { tags: ['l2'], token_addresses: [], token_symbols: ['ARB'] };
+    const ids = await deps.db.transaction().execute(async (trx) => {
+      await sql`UPDATE articles SET tags = '{defi,dex}' WHERE id = ${a.id}`.execute(trx);
+      const rec = (type: string, articleId: number | null, visibility: string, attrs: unknown) =>
+        sql<{ id: string }>`SELECT event_log_record1(${type}, ${articleId}::int, ${visibility}, '{}', ${attrs === null ? null : JSON.stringify(attrs)}::json)::text AS id`.execute(
+          trx,
+        );
+      return [
+        await rec('news.approved', a.id, 'public', null),
+        await rec('news.approved', a.id, 'public', given),
+        await rec('article.edited', a.id, 'internal', given),
+        await rec('news.tsunami', null, 'public', given),
+      ].map((r) => r.rows[0].id);
+    });
+    const rows = await sql<{ id: string; attrs: unknown }>`SELECT event_id::text AS id, attrs FROM event_log WHERE event_id = ANY(${ids}::bigint[]) ORDER BY event_id`.execute(
+      deps.db,
+    );
+    expect(rows.rows.map((r) => r.attrs)).toEqual([{ tags: ['defi', 'dex'], token_addresses: ['0xabc'], token_symbols: ['UNI'] }, given, null, null]);
   });
 });
 

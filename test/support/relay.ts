@@ -1,6 +1,6 @@
 /**
  * The event relay as the worker process runs it (a BullMQ worker for relay-events, woken by the
- * outbox's NOTIFY at commit), on a test file's own database and queue prefix; and a wait for the
+ * waker's outbox probes), on a test file's own database and queue prefix; and a wait for the
  * relay to have caught up, for tests that read the Redis stream or the anonymous feed after a write.
  */
 import type { Worker } from 'bullmq';

@@ -1,7 +1,7 @@
 /**
  * Webhook tests: local HTTP receivers on 127.0.0.1 that record every request and answer as told
  * (status, delay, hang, redirect), the worker side as the worker process runs it (relay woken by
- * NOTIFY, webhook-deliver and webhook-sweep as BullMQ workers, the sweep driven like the clock's
+ * the waker's outbox probes, webhook-deliver and webhook-sweep as BullMQ workers, the sweep driven like the clock's
  * schedule), and a way to publish real events: an article with attributes, approved by an editor.
  */
 import http from 'node:http';

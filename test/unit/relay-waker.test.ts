@@ -1,8 +1,8 @@
 /**
- * The relay waker's coalescing (src/relay/waker.ts): a burst of commit notifications costs one
- * enqueue at once and one at the end of the spacing, a notification after a quiet spell enqueues at
- * once, and no wake-up is lost. The LISTEN connection is pointed at a closed port: only wake() is
- * exercised here (test/integration/event-relay.test.ts covers LISTEN/NOTIFY end to end).
+ * The relay waker's coalescing (src/relay/waker.ts): a burst of wake-ups costs one enqueue at once
+ * and one at the end of the spacing, a wake-up after a quiet spell enqueues at once, and no wake-up
+ * is lost. The waker's connection is pointed at a closed port: only wake() is exercised here
+ * (test/integration/event-relay.test.ts covers the outbox probes end to end, and a lost connection).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/logger.js';
@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 describe('relay waker', () => {
-  it('turns a burst of notifications into one enqueue now and one at the end of the spacing', async () => {
+  it('turns a burst of wake-ups into one enqueue now and one at the end of the spacing', async () => {
     const { w, calls } = waker(80);
     const t0 = performance.now();
     for (let i = 0; i < 50; i++) w.wake();
