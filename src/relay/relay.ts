@@ -106,8 +106,8 @@ const HORIZON_WAITS = 10;
 /**
  * Relay until the outbox is empty (or `budgetMs` has passed). Deferred events wait briefly for the
  * relay that holds their article's earlier event. Events above the horizon wait up to about 100 ms
- * for the writer in flight below them: its commit also wakes a run of its own, so this matters only
- * when it rolls back (no wake-up then; past the wait, the clock's sweep relays them).
+ * for the writer in flight below them; while they wait in the outbox the waker's probes keep
+ * waking runs, so they go out soon after that writer commits or rolls back.
  */
 export async function relayUntilEmpty(deps: RelayDeps, opts: { budgetMs?: number; limit?: number } = {}): Promise<{ relayed: number; passes: number }> {
   const until = Date.now() + (opts.budgetMs ?? 10_000);
