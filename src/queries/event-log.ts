@@ -220,20 +220,65 @@ interface LoggedEventRow {
   payload: string;
 }
 
+/** Per pool: the horizon read in flight, and the one that will start when it ends. */
+const horizonReads = new WeakMap<Db, { inflight: Promise<{ horizon: number; top: number }> | null; next: Promise<{ horizon: number; top: number }> | null }>();
+
+/**
+ * eventHorizon for GET /api/v1/events/, at most one read in flight per pool: a request that arrives
+ * while one is in flight waits for the next one, which starts when that ends and answers every
+ * request that arrived meanwhile. Each caller's horizon is still computed after it arrived (a
+ * client that committed an event and then asks sees it, as with its own read), while under polling
+ * load the lock table is read once per round trip instead of once per request.
+ */
+function sharedEventHorizon(db: Db): Promise<{ horizon: number; top: number }> {
+  let s = horizonReads.get(db);
+  if (!s) horizonReads.set(db, (s = { inflight: null, next: null }));
+  const state = s;
+  const start = () => {
+    const p = eventHorizon(db);
+    state.inflight = p;
+    p.finally(() => {
+      if (state.inflight === p) state.inflight = null;
+    }).catch(() => undefined);
+    return p;
+  };
+  if (!state.inflight) return start();
+  state.next ??= state.inflight
+    .catch(() => undefined)
+    .then(() => {
+      state.next = null;
+      return start();
+    });
+  return state.next;
+}
+
 /**
  * Client-visible events after `after` and at or below the horizon, ascending, at most `limit`, of
- * the given types and visibilities. Reads the log only (works while Redis is down).
+ * the given types and visibilities, and the highest id retention has deleted, read in the same
+ * statement (one snapshot: a page that lost events to a prune always sees the raised value). Reads
+ * the log only (works while Redis is down).
  */
-export async function listEvents(db: Db, q: { after: number; limit: number; types: readonly string[]; visibilities: readonly Visibility[] }): Promise<LoggedEventRow[]> {
-  const { horizon } = await eventHorizon(db);
-  const r = await sql<LoggedEventRow>`
-    SELECT event_id, payload::text AS payload FROM event_log
-    WHERE event_id > ${q.after} AND event_id <= ${horizon}
-      AND type = ANY(${q.types as string[]}::text[])
-      AND visibility = ANY(${q.visibilities as string[]}::text[])
-    ORDER BY event_id
-    LIMIT ${q.limit}`.execute(db);
-  return r.rows.map((x) => ({ event_id: Number(x.event_id), payload: x.payload }));
+export async function listEvents(
+  db: Db,
+  q: { after: number; limit: number; types: readonly string[]; visibilities: readonly Visibility[] },
+): Promise<{ rows: LoggedEventRow[]; prunedThrough: number }> {
+  const { horizon } = await sharedEventHorizon(db);
+  const r = await sql<{ event_id: number | null; payload: string | null; pruned_through: string | null }>`
+    SELECT e.event_id, e.payload, (SELECT pruned_through FROM event_log_state) AS pruned_through
+    FROM (SELECT 1) one
+    LEFT JOIN (
+      SELECT event_id, payload::text AS payload FROM event_log
+      WHERE event_id > ${q.after} AND event_id <= ${horizon}
+        AND type = ANY(${q.types as string[]}::text[])
+        AND visibility = ANY(${q.visibilities as string[]}::text[])
+      ORDER BY event_id
+      LIMIT ${q.limit}
+    ) e ON true
+    ORDER BY e.event_id`.execute(db);
+  return {
+    rows: r.rows.filter((x) => x.event_id !== null).map((x) => ({ event_id: Number(x.event_id), payload: x.payload! })),
+    prunedThrough: Number(r.rows[0]?.pruned_through ?? 0),
+  };
 }
 
 /** The highest event id retention has deleted (0 when nothing was ever pruned). */

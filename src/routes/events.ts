@@ -10,7 +10,7 @@ import { DomainError } from '../errors.js';
 import { eventTypes, isStaffOnly, publicEventTypes, staffEventTypes, type EventType, type Visibility } from '../events.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
-import { listEvents, oldestEventId, prunedThrough } from '../queries/event-log.js';
+import { listEvents, oldestEventId } from '../queries/event-log.js';
 import { userRoles } from '../queries/users.js';
 
 const MAX_EVENTS_LIMIT = 500;
@@ -107,19 +107,16 @@ export function eventRoutes(deps: AppDeps): RouteDef[] {
         const staff = await seesStaffEvents(deps, ctx);
         const visibilities: Visibility[] = staff ? ['public', 'staff'] : ['public'];
         const types = (query.types ?? eventTypes).filter((t) => staff || !isStaffOnly(t));
-        const rows = types.length ? await listEvents(deps.db, { after, limit: limit + 1, types, visibilities }) : [];
-        // Read after the page: retention raises pruned_through in the transaction that deletes, so a
-        // page that lost events to a concurrent prune always sees the raised value here.
-        if (after > 0) {
-          const pruned = await prunedThrough(deps.db);
-          if (after < pruned) {
-            const oldest = await oldestEventId(deps.db);
-            throw new DomainError(
-              'events_expired',
-              `events after ${after} were deleted by retention (kept ${retentionDays} days); re-read the feed (GET /api/v1/news/), then resume from the oldest retained event${oldest === null ? '' : ` (${oldest})`} with after=0`,
-              { oldest_event_id: oldest, pruned_through: pruned },
-            );
-          }
+        const { rows, prunedThrough } = await listEvents(deps.db, { after, limit: limit + 1, types, visibilities });
+        // pruned_through is read with the page (one snapshot): retention raises it in the transaction
+        // that deletes, so a page that lost events to a prune always sees the raised value.
+        if (after > 0 && after < prunedThrough) {
+          const oldest = await oldestEventId(deps.db);
+          throw new DomainError(
+            'events_expired',
+            `events after ${after} were deleted by retention (kept ${retentionDays} days); re-read the feed (GET /api/v1/news/), then resume from the oldest retained event${oldest === null ? '' : ` (${oldest})`} with after=0`,
+            { oldest_event_id: oldest, pruned_through: prunedThrough },
+          );
         }
         const page = rows.slice(0, limit);
         // The stored payload is the event's JSON text as clients receive it: no parse and re-stringify.

@@ -42,7 +42,7 @@ async function streamIds(stream: string): Promise<number[]> {
   return entries.map(([, f]) => (JSON.parse(f[1]) as { event_id: number }).event_id);
 }
 
-const listed = async (after: number) => (await listEvents(deps.db, { after, limit: 500, types: ['news.approved'], visibilities: ['public'] })).map((e) => e.event_id);
+const listed = async (after: number) => (await listEvents(deps.db, { after, limit: 500, types: ['news.approved'], visibilities: ['public'] })).rows.map((e) => e.event_id);
 
 /**
  * A transaction that runs `work` and stays open until `finish` is called (commit, or roll back);
@@ -188,5 +188,32 @@ describe('event horizon', () => {
     const kept = await idOf(9201);
     expect(kept).toBeLessThan(after);
     expect((await eventHorizon(deps.db)).horizon).toBeGreaterThanOrEqual(after);
+  });
+
+  it('readers share horizon reads under load, and each still sees an event committed before it asked', async () => {
+    // Pollers keep a horizon read in flight at all times, so every listing below joins a shared one.
+    let polling = true;
+    let polls = 0;
+    const pollers = Array.from({ length: 8 }, async () => {
+      while (polling) {
+        await listed(0);
+        polls++;
+      }
+    });
+    try {
+      for (let round = 0; round < 100; round++) {
+        // The id is read inside the transaction, so the listings start right after the COMMIT.
+        const id = await deps.db.transaction().execute(async (trx) => {
+          await recordEvents(trx, [ev('news.approved', 9300, round)]);
+          return Number((await sql<{ id: string }>`SELECT currval('event_log_event_id_seq')::text AS id`.execute(trx)).rows[0].id);
+        });
+        const seen = await Promise.all(Array.from({ length: 5 }, () => listed(id - 1)));
+        for (const ids of seen) expect(ids).toContain(id);
+      }
+    } finally {
+      polling = false;
+      await Promise.all(pollers);
+    }
+    expect(polls).toBeGreaterThan(30);
   });
 });
