@@ -5,6 +5,8 @@
  * once per socket.
  *
  * - Normal events are held until `batchMs` after the first of them, or until `batchMax` are held.
+ *   The group's owner (fan-out.ts) may flush a batch up to its slack before that (`flushIfDue`),
+ *   so that the batches of many groups go out in one wake-up of the process rather than one each.
  * - A sponsored event is emitted at once in its own frame, ahead of the pending batch.
  * - Each frame carries the cursor of the group's position after it (see cursor.ts). While a batch
  *   is pending, "every event before the pending batch, plus the sponsored events sent ahead of it".
@@ -28,10 +30,14 @@ export class Batcher {
   private ahead: StreamId[] = [];
   private last: StreamId | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** When the pending batch is due (Date.now() ms); 0 while none is pending. */
+  private due = 0;
 
+  /** `onTimer`: called after this batcher's own timer flushed it (fan-out.ts flushes the other due groups then). */
   constructor(
     private readonly opts: BatcherOptions,
     private readonly emit: EmitBatch,
+    private readonly onTimer?: () => void,
   ) {}
 
   /** Items are pushed in stream order. */
@@ -40,7 +46,18 @@ export class Batcher {
     this.pending.push(item);
     this.last = item.id;
     if (this.pending.length >= this.opts.batchMax) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.opts.batchMs);
+    else if (!this.timer) {
+      this.due = Date.now() + this.opts.batchMs;
+      this.timer = setTimeout(() => {
+        this.flush();
+        this.onTimer?.();
+      }, this.opts.batchMs);
+    }
+  }
+
+  /** Flush the pending batch if it is due by `by` (Date.now() ms). */
+  flushIfDue(by: number): void {
+    if (this.timer && this.due <= by) this.flush();
   }
 
   /**
@@ -55,6 +72,7 @@ export class Batcher {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.due = 0;
     if (this.pending.length === 0) return;
     const items = this.pending;
     this.pending = [];

@@ -8,6 +8,14 @@
  * Each event read is offered to every group: O(groups) filter checks per event, never per
  * connection. A filtered group batches only the events it wants (its clients get batches of up to
  * batchMax of *their* events) and advances its cursor over the rest.
+ *
+ * Batches of different groups fall due at different moments, and each wake-up of the process costs
+ * CPU of its own (on the benchmark VM about 170 µs beyond the work done, measured with a read loop
+ * 20 ms apart against one back to back). With filters, groups below batchMax events per window
+ * flush on their timers, each at its own moment. So whenever the process is awake to handle a
+ * batch (events read, or a batch's timer), every group whose batch is due within `flushSlackMs` is
+ * flushed too. A batch never goes out later than batchMs after its first event, and at most the
+ * slack earlier.
  */
 import { Batcher, type BatcherOptions } from './batcher.js';
 import type { Connection } from './connection.js';
@@ -22,12 +30,17 @@ class Group {
     readonly staff: boolean,
     readonly filter: StreamFilter | null,
     opts: BatcherOptions,
+    onTimer: () => void,
   ) {
-    this.batcher = new Batcher(opts, (items, cursor, t) => {
-      if (this.members.size === 0) return;
-      const frame = batchFrame(items, cursor, t);
-      for (const c of this.members) c.deliver(frame);
-    });
+    this.batcher = new Batcher(
+      opts,
+      (items, cursor, t) => {
+        if (this.members.size === 0) return;
+        const frame = batchFrame(items, cursor, t);
+        for (const c of this.members) c.deliver(frame);
+      },
+      onTimer,
+    );
   }
 
   offer(item: StreamItem): void {
@@ -46,10 +59,18 @@ export class FanOut {
   private readonly groups = new Map<string, Group>();
   private readonly groupOf = new Map<Connection, Group>();
 
-  constructor(private readonly opts: BatcherOptions) {
+  private readonly flushSlackMs: number;
+  private readonly flushDue = () => {
+    const by = Date.now() + this.flushSlackMs;
+    for (const g of this.groups.values()) g.batcher.flushIfDue(by);
+  };
+
+  /** `flushSlackMs`: how much earlier than due a batch may go out with others (default min(20 ms, batchMs / 10)). */
+  constructor(private readonly opts: BatcherOptions & { flushSlackMs?: number }) {
+    this.flushSlackMs = opts.flushSlackMs ?? Math.min(20, Math.floor(opts.batchMs / 10));
     // The broadcast groups are permanent (unfiltered connections behave exactly as before filters).
-    this.groups.set(groupKey(false, null), new Group(false, null, opts));
-    this.groups.set(groupKey(true, null), new Group(true, null, opts));
+    this.groups.set(groupKey(false, null), new Group(false, null, opts, this.flushDue));
+    this.groups.set(groupKey(true, null), new Group(true, null, opts, this.flushDue));
   }
 
   /** The connection starts receiving its group's frames (before any history read: resume.ts). */
@@ -57,7 +78,7 @@ export class FanOut {
     const key = groupKey(conn.staff, conn.filter);
     let g = this.groups.get(key);
     if (!g) {
-      g = new Group(conn.staff, conn.filter, this.opts);
+      g = new Group(conn.staff, conn.filter, this.opts, this.flushDue);
       this.groups.set(key, g);
     }
     g.members.add(conn);
@@ -78,6 +99,7 @@ export class FanOut {
   /** Events read from the stream, in order. */
   push(items: readonly StreamItem[]): void {
     for (const item of items) for (const g of this.groups.values()) g.offer(item);
+    this.flushDue();
   }
 
   /** Emit every pending batch now (before a reconcile, on shutdown). */
