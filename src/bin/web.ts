@@ -6,6 +6,7 @@ import { QueueClient } from '../queue.js';
 import { createRedis } from '../redis.js';
 import { webhookKeyWarning } from '../webhooks/secrets.js';
 import { boot, onShutdown } from './boot.js';
+import { connectionDrainer } from '../http/drain.js';
 import { koaListener } from '../http/listener.js';
 import { flushDailyQuota } from '../http/rate-limit.js';
 
@@ -36,13 +37,12 @@ server.listen(config.PORT, config.HOST, () => {
   log.info({ url: `http://${config.HOST}:${config.PORT}` }, 'web listening');
 });
 
+const drainer = connectionDrainer(server);
+
 onShutdown(config, log, async () => {
-  // Stop accepting; in-flight requests finish; idle keep-alive sockets are closed so close() returns.
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const idle = setInterval(() => server.closeIdleConnections(), 100);
-  await closed;
-  clearInterval(idle);
+  // Stop accepting; in-flight requests finish; idle keep-alive sockets are closed; a connection
+  // accepted just before the signal gets up to 2 s to send its request, which is served (drain.ts).
+  await drainer.drain(Math.min(2000, config.HTTP_HEADERS_TIMEOUT_MS));
   // The daily-quota counts of the last few milliseconds (src/http/rate-limit.ts), before Redis closes.
   await flushDailyQuota(redis);
   await queue.close();

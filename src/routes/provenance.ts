@@ -163,15 +163,19 @@ export function provenanceRoutes(deps: AppDeps): RouteDef[] {
         503: { description: 'provenance_check_failed' },
       },
       async handler(ctx, { params }) {
-        const job = await deps.queue.queue('provenance-check').getJob(params.job_id);
-        if (!job) throw new DomainError('provenance_job_not_found', `no provenance check ${params.job_id} (results are kept for 1 hour)`);
-        const state = await job.getState();
+        const queue = deps.queue.queue('provenance-check');
+        const notFound = () => new DomainError('provenance_job_not_found', `no provenance check ${params.job_id} (results are kept for 1 hour)`);
+        // The state first, then the job: a job read first and found completed a moment later would
+        // still hold no result (a poll at the instant of completion answered an empty 204).
+        const state = await queue.getJobState(params.job_id);
         if (state === 'completed') {
+          const job = await queue.getJob(params.job_id);
+          if (!job?.returnvalue) throw notFound(); // removed since (results are kept for 1 hour)
           ctx.body = job.returnvalue as ProvenanceCheckResult;
           return;
         }
         if (state === 'failed') throw checkFailed(params.job_id);
-        if (state === 'unknown') throw new DomainError('provenance_job_not_found', `no provenance check ${params.job_id} (results are kept for 1 hour)`);
+        if (state === 'unknown') throw notFound();
         respondPending(ctx, params.job_id);
       },
     }),

@@ -289,6 +289,52 @@ describe('202 polling path', () => {
     }
   });
 
+  it('a poll at the instant a check completes gets the result or 202, never an empty answer', async () => {
+    const slow = await createTestDeps({ TRUST_PROXY: 'true', JOB_WAIT_MS: '0' });
+    const slowHttp = request(createApp(slow));
+    // Every poll from its own address (198.18.0.0/15, the benchmarking range): no rate limit in the way.
+    let polls = 0;
+    const pollIp = () => ({ 'x-forwarded-for': `198.18.${Math.floor(polls / 250)}.${(polls++ % 250) + 1}` });
+    try {
+      const jobs = await Promise.all(
+        Array.from(
+          { length: 24 },
+          async (_, k) => (await slowHttp.post('/api/v1/provenance/check', { url: `https://example.com/instant-${k}` }, pollIp())).body.poll_url as string,
+        ),
+      );
+      const w = startWorkers(
+        { config: slow.config, db: slow.db, redis: slow.redis, events: slow.events, log: slow.log, enqueue: slow.queue.enqueuer },
+        { redisUrl: slow.config.REDIS_URL, prefix: slow.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['provenance-check'] },
+      );
+      try {
+        // Each job polled back to back from before the workers start until its result: some polls
+        // land while its state changes.
+        const seen = await Promise.all(
+          jobs.map(async (url) => {
+            const statuses = new Map<number, number>();
+            const until = Date.now() + 15_000;
+            for (;;) {
+              const r = await slowHttp.get(url, pollIp());
+              statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+              if (r.status !== 202) {
+                expect(r.status).toBe(200);
+                expect(r.body.verdict).toBe('new');
+                return statuses;
+              }
+              if (Date.now() > until) throw new Error(`${url} still pending`);
+            }
+          }),
+        );
+        for (const st of seen) expect([...st.keys()].sort()).toEqual([200, 202]);
+      } finally {
+        await Promise.all(w.map((x) => x.close()));
+      }
+    } finally {
+      await slowHttp.close();
+      await slow.close();
+    }
+  });
+
   it('an unknown job id is 404, a malformed one 400', async () => {
     const unknown = await http.get('/api/v1/provenance/check/7b0e2f8e-3c55-4f6a-9a58-1f2d3c4b5a69', newIp());
     expect(unknown.status).toBe(404);
