@@ -20,6 +20,9 @@ export interface SlowClientReport {
   lost: string[];
 }
 
+/** The normal clients' p99 allowed with a slow client connected, given the p99 without. */
+const slowBound = (baseP99: number) => Math.max(1000, baseP99 * 3);
+
 async function phase(stack: Stack, clients: StreamClient[], latencies: number[], events: number, rate: number, startId: number) {
   const publisher = new EventPublisher(stack.redis, eventStreamKey(stack.prefix), 1_000_000);
   const pad = 'x'.repeat(2048);
@@ -76,7 +79,15 @@ export async function runSlowClientDrill(
     slow.pause();
     const baseline = await lastStreamId(stack.redis, eventStreamKey(stack.prefix));
     log('the same with one client that stopped reading');
-    const withSlow = await phase(stack, clients, latencies, events, rate, 1_000_000);
+    let withSlow = await phase(stack, clients, latencies, events, rate, 1_000_000);
+    let phases = 1;
+    if (withSlow.p99Ms > slowBound(base.p99Ms)) {
+      // A machine-wide stall (the drill shares its cores with other suites in CI) looks the same
+      // as a slow client holding the others back for one phase; the slow client would do it again.
+      log(`p99 ${withSlow.p99Ms} ms with the slow client; measuring that phase once more`);
+      withSlow = await phase(stack, clients, latencies, events, rate, 2_000_000);
+      phases = 2;
+    }
     const streamEvents = await streamEventsAfter(stack.redis, eventStreamKey(stack.prefix), baseline);
     const normal = auditClients(clients, streamEvents);
     const before = slow.events.size;
@@ -97,7 +108,8 @@ export async function runSlowClientDrill(
     const slowReport = { reconciles: slow.reconciles.map((r) => r.reason), eventsAfterResume: slow.events.size - before, stillConnected: slow.open };
     for (const c of [...clients, slow]) c.stop();
     if (normal.lost.length || normal.reconciled) lost.push(`${normal.lost.length + normal.reconciled} normal clients missed events`);
-    if (withSlow.p99Ms > Math.max(1000, base.p99Ms * 3)) lost.push(`normal clients slowed down: p99 ${withSlow.p99Ms} ms vs ${base.p99Ms} ms without the slow client`);
+    if (withSlow.p99Ms > slowBound(base.p99Ms))
+      lost.push(`normal clients slowed down: p99 ${withSlow.p99Ms} ms vs ${base.p99Ms} ms without the slow client (${phases === 2 ? 'in both phases with it' : 'one phase'})`);
     if (!slowReport.reconciles.includes('backlog')) lost.push('the slow client was not told to reconcile (backlog)');
     if (!slow.events.has('news.approved:9999999')) lost.push('the slow client did not get live events after catching up');
     return {

@@ -41,10 +41,18 @@ export async function freePort(): Promise<number> {
   if (low - floor > 1000) {
     for (let i = 0; i < 50; i++) {
       const port = floor + Math.floor(Math.random() * (low - floor));
-      if (await canListen(port)) return port;
+      // Never the same port twice in one process: ports drawn together (PostgreSQL's, then the ws
+      // process's) are all free until the first server binds, so a repeat would collide (seen in CI).
+      if (!handedOut.has(port) && (await canListen(port))) return handOut(port);
     }
   }
-  return kernelPort();
+  return handOut(await kernelPort());
+}
+
+const handedOut = new Set<number>();
+function handOut(port: number): number {
+  handedOut.add(port);
+  return port;
 }
 
 function ephemeralLow(): number {
