@@ -18,6 +18,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../db.js';
+import { nextFlight, type NextFlight } from '../single-flight.js';
 import { visibilityOf, type AnyEventType, type InternalEventType, type NewsEvent, type Visibility } from '../events.js';
 
 export interface EventInput {
@@ -220,36 +221,19 @@ interface LoggedEventRow {
   payload: string;
 }
 
-/** Per pool: the horizon read in flight, and the one that will start when it ends. */
-const horizonReads = new WeakMap<Db, { inflight: Promise<{ horizon: number; top: number }> | null; next: Promise<{ horizon: number; top: number }> | null }>();
+/** Per pool: the horizon read running, and the one that will start when it ends. */
+const horizonReads = new WeakMap<Db, NextFlight<{ horizon: number; top: number }>>();
 
 /**
- * eventHorizon for GET /api/v1/events/, at most one read in flight per pool: a request that arrives
- * while one is in flight waits for the next one, which starts when that ends and answers every
- * request that arrived meanwhile. Each caller's horizon is still computed after it arrived (a
- * client that committed an event and then asks sees it, as with its own read), while under polling
- * load the lock table is read once per round trip instead of once per request.
+ * eventHorizon for GET /api/v1/events/, at most one read in flight per pool (nextFlight): each
+ * caller's horizon is still computed after it arrived (a client that committed an event and then
+ * asks sees it, as with its own read), while under polling load the lock table is read once per
+ * round trip instead of once per request.
  */
 function sharedEventHorizon(db: Db): Promise<{ horizon: number; top: number }> {
-  let s = horizonReads.get(db);
-  if (!s) horizonReads.set(db, (s = { inflight: null, next: null }));
-  const state = s;
-  const start = () => {
-    const p = eventHorizon(db);
-    state.inflight = p;
-    p.finally(() => {
-      if (state.inflight === p) state.inflight = null;
-    }).catch(() => undefined);
-    return p;
-  };
-  if (!state.inflight) return start();
-  state.next ??= state.inflight
-    .catch(() => undefined)
-    .then(() => {
-      state.next = null;
-      return start();
-    });
-  return state.next;
+  let state = horizonReads.get(db);
+  if (!state) horizonReads.set(db, (state = { running: null, next: null }));
+  return nextFlight(state, () => eventHorizon(db));
 }
 
 /**
