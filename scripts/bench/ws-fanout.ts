@@ -8,7 +8,8 @@
  *   npx tsx scripts/bench/ws-fanout.ts [--connections 10000] [--rate 100] [--seconds 30]
  *       [--warmup 30] [--workers 2] [--measure-every 20] [--addresses 40] [--raw-read-ms 1000]
  *       [--only ws|baseline|ws-filtered|ws-nomatch] [--filters none|mixed] [--rounds 1]
- *       [--server dist|tsx] [--build yes|no] [--server-cpu-prof DIR]
+ *       [--mode paired|alternate] [--window 5] [--server dist|tsx] [--build yes|no]
+ *       [--server-cpu-prof DIR]
  *
  * The ws process runs as the Procfile runs it (`--server dist`, the default: `npm run build`, then
  * `node dist/src/bin/ws.js`). `--server tsx` runs `node --import tsx src/bin/ws.ts` as the figures
@@ -26,8 +27,19 @@
  * events); the measuring clients check that they received exactly those. A third phase
  * (`ws-nomatch`: 20 filters that match nothing) measures what the events cost the process with no
  * delivery at all (reading, parsing, grouping, timers), so that the report can also give the
- * marginal CPU per delivered event of each phase. `--rounds` alternates the phases and reports
- * medians.
+ * marginal CPU per delivered event of each phase.
+ *
+ * Two ways to run the three phases (`--mode`):
+ * - `paired` (the default with `--filters mixed`): the three ws processes run at the same time,
+ *   each with its own N clients, all reading the same events from one stream, and their CPU is
+ *   sampled at the same instants every `--window` seconds of events after the warm-up (from
+ *   /proc/<pid>/task/<tid>/schedstat, in ns). The ratio is taken window by window, so a stall of
+ *   the machine weighs on every phase alike: on the 2-core VM 12 windows of 5 s spread over
+ *   1.63-1.83x at 500 events/s, where phases run one after the other differed by +-25% between
+ *   runs. The phases share the cores (the unfiltered one takes ~20% of one at 500 events/s);
+ *   their processes are still measured apart.
+ * - `alternate`: one phase after the other, each with a fresh process; `--rounds` repeats the
+ *   sequence and reports medians. The only mode for `--filters none` (ws against the bare loop).
  *
  * How it measures
  * - Each event's headline carries its sequence number and its *planned* publish time (the
@@ -50,7 +62,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -418,6 +430,8 @@ async function main() {
       'server-cpu-prof': { type: 'string' },
       server: { type: 'string', default: 'dist' },
       build: { type: 'string', default: 'yes' },
+      mode: { type: 'string' },
+      window: { type: 'string', default: '5' },
     },
   });
   if (values.role === 'clients') return clientWorker();
@@ -434,6 +448,11 @@ async function main() {
   const mixed = values.filters === 'mixed';
   if (!mixed && values.filters !== 'none') throw new Error('--filters is none or mixed');
   const rounds = Number(values.rounds);
+  const mode = values.mode ?? (mixed && !values.only ? 'paired' : 'alternate');
+  if (mode !== 'paired' && mode !== 'alternate') throw new Error('--mode is paired or alternate');
+  if (mode === 'paired' && (!mixed || values.only)) throw new Error('--mode paired needs --filters mixed and no --only');
+  const paired = mode === 'paired';
+  const windowSeconds = Number(values.window);
   const cpuProfDir = values['server-cpu-prof'] ? path.resolve(values['server-cpu-prof']) : undefined;
   const serverMode = values.server;
   if (serverMode !== 'dist' && serverMode !== 'tsx') throw new Error('--server is dist or tsx');
@@ -448,44 +467,118 @@ async function main() {
   const { redis } = await backingServices(tmp, [], { log, fromEnv: false, postgres: false });
   if (!redis) throw new Error('no Redis was started');
   const results: PhaseResult[] = [];
+  const windows: PairedWindow[] = [];
   try {
+    const o: PhaseOptions = { N, rate, seconds, warmup, W, measureEvery, addresses, rawReadMs, redisUrl: redis.url, tmp, log, cpuProfDir, serverMode };
     const one: Phase[] = values.only ? [values.only as Phase] : mixed ? ['ws', 'ws-filtered', 'ws-nomatch'] : ['ws', 'baseline'];
     for (let round = 1; round <= rounds; round++) {
-      for (const phase of one) {
-        const r = await runPhase(phase, { N, rate, seconds, warmup, W, measureEvery, addresses, rawReadMs, redisUrl: redis.url, tmp, log, cpuProfDir, serverMode });
-        results.push(rounds > 1 ? { ...r, name: `${r.name} #${round}` } : r);
-      }
+      const got = paired ? await runPaired(o, windowSeconds) : { results: await runSequence(one, o), windows: [] };
+      for (const r of got.results) results.push(rounds > 1 ? { ...r, name: `${r.name} #${round}` } : r);
+      windows.push(...got.windows);
     }
   } finally {
     await redis.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
   report(results, { N, rate, seconds, measureEvery, mixed });
+  if (paired) reportPaired(windows);
   process.exit(0);
+}
+
+async function runSequence(phases: Phase[], o: PhaseOptions): Promise<PhaseResult[]> {
+  const results: PhaseResult[] = [];
+  for (const phase of phases) results.push(await runPhase(phase, o));
+  return results;
 }
 
 type Phase = 'ws' | 'ws-filtered' | 'ws-nomatch' | 'baseline';
 
-async function runPhase(
-  phase: Phase,
-  o: {
-    N: number;
-    rate: number;
-    seconds: number;
-    warmup: number;
-    W: number;
-    measureEvery: number;
-    addresses: number;
-    rawReadMs: number;
-    redisUrl: string;
-    tmp: string;
-    log: (l: string) => void;
-    /** Write a V8 CPU profile of the ws process here (node --cpu-prof), a directory per phase, a file per thread. */
-    cpuProfDir?: string;
-    /** dist: `node dist/src/bin/ws.js` (the Procfile); tsx: `node --import tsx src/bin/ws.ts` (development). */
-    serverMode: 'dist' | 'tsx';
-  },
-): Promise<PhaseResult> {
+interface PhaseOptions {
+  N: number;
+  rate: number;
+  seconds: number;
+  warmup: number;
+  W: number;
+  measureEvery: number;
+  addresses: number;
+  rawReadMs: number;
+  redisUrl: string;
+  tmp: string;
+  log: (l: string) => void;
+  /** Write a V8 CPU profile of the ws process here (node --cpu-prof), a directory per phase, a file per thread. */
+  cpuProfDir?: string;
+  /** dist: `node dist/src/bin/ws.js` (the Procfile); tsx: `node --import tsx src/bin/ws.ts` (development). */
+  serverMode: 'dist' | 'tsx';
+}
+
+/** A phase's server with its clients connected, before any event is published. */
+interface Started {
+  phase: Phase;
+  server: ChildProcess;
+  workers: ChildProcess[];
+  filters: string[];
+  seqBase: number;
+  ok: number;
+  failed: number;
+  measuredClients: number;
+  connectMs: number;
+  rssIdle: number;
+  rssConnected: number;
+}
+
+/** What the run measured of a phase's server while the events were published. */
+interface Measured {
+  sent: number;
+  elapsedMs: number;
+  cpuWindowSeconds: number;
+  cpuPercent: number;
+  sysPercent: number;
+  clientCpuPercent: number;
+  cpuRunSeconds: number;
+}
+
+async function runPhase(phase: Phase, o: PhaseOptions): Promise<PhaseResult> {
+  const s = await startPhase(phase, o);
+  const { server, workers } = s;
+  const warmCount = Math.round(o.warmup * o.rate);
+  const measureCount = Math.round(o.seconds * o.rate);
+  o.log(`${phase}: publishing ${warmCount} warm-up + ${measureCount} measured events at ${o.rate}/s`);
+  let cpu0 = 0;
+  let clientCpu0 = 0;
+  let sys0 = 0;
+  let cpuT0 = 0;
+  const startCpuAt = setTimeout(() => {
+    cpu0 = cpuTicks(server.pid!);
+    sys0 = cpuTicks(server.pid!, 'system');
+    clientCpu0 = workers.reduce((a, w) => a + cpuTicks(w.pid!), 0);
+    cpuT0 = Date.now();
+  }, o.warmup * 1000);
+  const cpuRun0 = cpuTicks(server.pid!);
+  let sent = 0;
+  let elapsedMs = 0;
+  if (phase !== 'baseline') {
+    ({ sent, elapsedMs } = await publishEvents(o, warmCount + measureCount));
+  } else {
+    const graceMs = 30_000;
+    server.send({ cmd: 'publish', from: s.seqBase, count: warmCount + measureCount, rate: o.rate, graceMs });
+    const done = await once<{ sent: number; elapsedMs: number }>(server, 'published', (o.warmup + o.seconds) * 1000 + graceMs + 60_000);
+    sent = done.sent;
+    elapsedMs = done.elapsedMs;
+  }
+  if (sent < warmCount + measureCount) o.log(`${phase}: could not keep up; produced ${sent} of ${warmCount + measureCount} events before the deadline`);
+  clearTimeout(startCpuAt);
+  const secs = (Date.now() - cpuT0) / 1000;
+  const cpuWindowSeconds = (cpuTicks(server.pid!) - cpu0) / 100;
+  const cpuPercent = (cpuWindowSeconds / secs) * 100;
+  const sysPercent = ((cpuTicks(server.pid!, 'system') - sys0) / 100 / secs) * 100;
+  const clientCpuPercent = ((workers.reduce((a, w) => a + cpuTicks(w.pid!), 0) - clientCpu0) / 100 / secs) * 100;
+  await sleep(2000); // let the last batches arrive
+  const cpuRunSeconds = (cpuTicks(server.pid!) - cpuRun0) / 100;
+  return finishPhase(s, o, { sent, elapsedMs, cpuWindowSeconds, cpuPercent, sysPercent, clientCpuPercent, cpuRunSeconds });
+}
+
+/** Starts the phase's server (a ws process, or the bare broadcast loop) and connects its N clients. */
+async function startPhase(phase: Phase, o: PhaseOptions): Promise<Started> {
   const port = await freePort();
   let server: ChildProcess;
   const seqBase = phase === 'baseline' ? 10_000_000 : 0;
@@ -563,55 +656,48 @@ async function runPhase(
   o.log(`${phase}: ${ok} connections open in ${connectMs} ms (${failed} failed, ${measuredClients} measuring)`);
   await sleep(2000);
   const rssConnected = rssBytes(server.pid!);
-
   const warmCount = Math.round(o.warmup * o.rate);
   const measureCount = Math.round(o.seconds * o.rate);
   for (const w of workers) w.send({ cmd: 'window', from: seqBase + warmCount, to: seqBase + warmCount + measureCount });
-  o.log(`${phase}: publishing ${warmCount} warm-up + ${measureCount} measured events at ${o.rate}/s`);
-  let cpu0 = 0;
-  let clientCpu0 = 0;
-  let sys0 = 0;
-  let cpuT0 = 0;
-  const startCpuAt = setTimeout(() => {
-    cpu0 = cpuTicks(server.pid!);
-    sys0 = cpuTicks(server.pid!, 'system');
-    clientCpu0 = workers.reduce((a, w) => a + cpuTicks(w.pid!), 0);
-    cpuT0 = Date.now();
-  }, o.warmup * 1000);
-  const cpuRun0 = cpuTicks(server.pid!);
-  let sent = 0;
-  let elapsedMs = 0;
-  if (phase !== 'baseline') {
-    const r = createRedis(o.redisUrl, 'command', 'bench-publisher');
-    const pub = new EventPublisher(r, 'bench:events:news', 100_000);
-    const start = now() + 20;
-    for (let i = 0; i < warmCount + measureCount; i++) {
-      const planned = start + (i * 1000) / o.rate;
-      const wait = planned - now();
-      if (wait > 0) await sleep(wait);
-      // As the relay writes them: the event, and its filter attributes beside it.
-      const attrs = benchAttrs(i);
-      await pub.publishJson([{ e: JSON.stringify(benchEvent(seqBase + i, planned, i)), a: attrs && JSON.stringify(attrs) }]);
-      sent++;
-    }
-    elapsedMs = now() - start;
-    r.disconnect();
-  } else {
-    const graceMs = 30_000;
-    server.send({ cmd: 'publish', from: seqBase, count: warmCount + measureCount, rate: o.rate, graceMs });
-    const done = await once<{ sent: number; elapsedMs: number }>(server, 'published', (o.warmup + o.seconds) * 1000 + graceMs + 60_000);
-    sent = done.sent;
-    elapsedMs = done.elapsedMs;
-  }
-  if (sent < warmCount + measureCount) o.log(`${phase}: could not keep up; produced ${sent} of ${warmCount + measureCount} events before the deadline`);
-  clearTimeout(startCpuAt);
-  const cpuWindowSeconds = (cpuTicks(server.pid!) - cpu0) / 100;
-  const cpuPercent = ((cpuTicks(server.pid!) - cpu0) / 100 / ((Date.now() - cpuT0) / 1000)) * 100;
-  const sysPercent = ((cpuTicks(server.pid!, 'system') - sys0) / 100 / ((Date.now() - cpuT0) / 1000)) * 100;
-  const clientCpuPercent = ((workers.reduce((a, w) => a + cpuTicks(w.pid!), 0) - clientCpu0) / 100 / ((Date.now() - cpuT0) / 1000)) * 100;
-  await sleep(2000); // let the last batches arrive
+  return { phase, server, workers, filters, seqBase, ok, failed, measuredClients, connectMs, rssIdle, rssConnected };
+}
 
-  const cpuRunSeconds = (cpuTicks(server.pid!) - cpuRun0) / 100;
+/** Publishes events 0..count-1 to the stream at o.rate, as the relay writes them; `before(i)` runs before event i. */
+async function publishEvents(o: PhaseOptions, count: number, before?: (i: number) => void): Promise<{ sent: number; elapsedMs: number }> {
+  const r = createRedis(o.redisUrl, 'command', 'bench-publisher');
+  const pub = new EventPublisher(r, 'bench:events:news', 100_000);
+  const start = now() + 20;
+  let sent = 0;
+  for (let i = 0; i < count; i++) {
+    const planned = start + (i * 1000) / o.rate;
+    const wait = planned - now();
+    if (wait > 0) await sleep(wait);
+    before?.(i);
+    // As the relay writes them: the event, and its filter attributes beside it.
+    const attrs = benchAttrs(i);
+    await pub.publishJson([{ e: JSON.stringify(benchEvent(i, planned, i)), a: attrs && JSON.stringify(attrs) }]);
+    sent++;
+  }
+  const elapsedMs = now() - start;
+  r.disconnect();
+  return { sent, elapsedMs };
+}
+
+/** Events written to all of a phase's clients for events from..to-1 (every event unfiltered, a filter's matches otherwise). */
+function deliveriesOf(s: Started, o: PhaseOptions, from: number, to: number): number {
+  if (s.filters.length === 0) return s.ok * Math.max(0, to - from);
+  const counts = matchCounts(s.filters, from, to);
+  let n = 0;
+  for (let c = 0; c < o.N; c++) n += counts[filterIndex(c, o.measureEvery, s.filters.length)];
+  return (n * s.ok) / o.N;
+}
+
+/** Collects the clients' reports, stops the phase's processes and computes its figures. */
+async function finishPhase(s: Started, o: PhaseOptions, m: Measured): Promise<PhaseResult> {
+  const { phase, server, workers, filters, ok, failed, measuredClients, connectMs, rssIdle, rssConnected } = s;
+  const { sent, elapsedMs, cpuWindowSeconds, cpuPercent, sysPercent, clientCpuPercent, cpuRunSeconds } = m;
+  const warmCount = Math.round(o.warmup * o.rate);
+  const measureCount = Math.round(o.seconds * o.rate);
   const reports = await Promise.all(
     workers.map((w) => {
       w.send({ cmd: 'report' });
@@ -694,6 +780,123 @@ async function runPhase(
     sent,
     achievedRate: sent / (elapsedMs / 1000),
   };
+}
+
+interface PairedWindow {
+  /** Events from..to-1 were published in the window. */
+  from: number;
+  to: number;
+  /** Per phase (ws, ws-filtered, ws-nomatch): server CPU in the window (seconds) and events written to its clients. */
+  cpu: number[];
+  deliveries: number[];
+}
+
+/**
+ * `--mode paired`: the three phases' ws processes run at the same time, each with its own N
+ * clients, all reading the same events from one stream. CPU is sampled for all three at the same
+ * instants (every `windowSeconds` of events after the warm-up), so a stall or a noisy neighbour
+ * in one window weighs on every phase alike, and the ratio is taken window by window.
+ */
+async function runPaired(o: PhaseOptions, windowSeconds: number): Promise<{ results: PhaseResult[]; windows: PairedWindow[] }> {
+  const phases: Phase[] = ['ws', 'ws-filtered', 'ws-nomatch'];
+  const started: Started[] = [];
+  for (const p of phases) started.push(await startPhase(p, o));
+  const warmCount = Math.round(o.warmup * o.rate);
+  const measureCount = Math.round(o.seconds * o.rate);
+  const perWindow = Math.max(1, Math.round(windowSeconds * o.rate));
+  const pids = started.map((s) => s.server.pid!);
+  const clientPids = started.map((s) => s.workers.map((w) => w.pid!));
+  interface Mark {
+    i: number;
+    t: number;
+    ns: number[];
+    sys: number[];
+    client: number[];
+  }
+  const marks: Mark[] = [];
+  const mark = (i: number) =>
+    marks.push({
+      i,
+      t: Date.now(),
+      ns: pids.map(cpuNs),
+      sys: pids.map((p) => cpuTicks(p, 'system')),
+      client: clientPids.map((ps) => ps.reduce((a, p) => a + cpuTicks(p), 0)),
+    });
+  const cpuRun0 = pids.map((p) => cpuTicks(p));
+  o.log(`paired: publishing ${warmCount} warm-up + ${measureCount} measured events at ${o.rate}/s to ${phases.join(', ')} at once`);
+  const { sent, elapsedMs } = await publishEvents(o, warmCount + measureCount, (i) => {
+    if (i >= warmCount && (i - warmCount) % perWindow === 0) mark(i);
+  });
+  mark(sent);
+  await sleep(2000); // let the last batches arrive
+  const cpuRun = pids.map((p, k) => (cpuTicks(p) - cpuRun0[k]) / 100);
+  const first = marks[0];
+  const last = marks[marks.length - 1];
+  const secs = (last.t - first.t) / 1000;
+  const windows: PairedWindow[] = [];
+  for (let k = 0; k + 1 < marks.length; k++) {
+    const a = marks[k];
+    const b = marks[k + 1];
+    windows.push({
+      from: a.i,
+      to: b.i,
+      cpu: pids.map((_, p) => (b.ns[p] - a.ns[p]) / 1e9),
+      deliveries: started.map((s) => deliveriesOf(s, o, a.i, b.i)),
+    });
+  }
+  const results: PhaseResult[] = [];
+  for (let p = 0; p < started.length; p++) {
+    const cpuWindowSeconds = (last.ns[p] - first.ns[p]) / 1e9;
+    results.push(
+      await finishPhase(started[p], o, {
+        sent,
+        elapsedMs,
+        cpuWindowSeconds,
+        cpuPercent: (cpuWindowSeconds / secs) * 100,
+        sysPercent: ((last.sys[p] - first.sys[p]) / 100 / secs) * 100,
+        clientCpuPercent: ((last.client[p] - first.client[p]) / 100 / secs) * 100,
+        cpuRunSeconds: cpuRun[p],
+      }),
+    );
+  }
+  return { results, windows };
+}
+
+/** CPU time of every thread of a process so far, in ns (/proc/<pid>/task/<tid>/schedstat: precise, where /proc/<pid>/stat counts 10 ms ticks). */
+function cpuNs(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread exited between the listing and the read
+    }
+  }
+  return ns;
+}
+
+/** Paired mode: per window, CPU per delivered event of each phase and the filtered / unfiltered ratio; medians over the windows. */
+function reportPaired(windows: PairedWindow[]) {
+  const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const per = (w: PairedWindow, p: number) => (w.cpu[p] * 1e6) / w.deliveries[p];
+  const above = (w: PairedWindow, p: number) => ((w.cpu[p] - w.cpu[2]) * 1e6) / w.deliveries[p];
+  const ratios = windows.map((w) => per(w, 1) / per(w, 0));
+  const aboveRatios = windows.map((w) => above(w, 1) / above(w, 0));
+  const lines = [
+    '',
+    `paired (ws, ws-filtered and ws-nomatch running at once on the same events; CPU sampled for all three at the same instants):`,
+    '',
+    '| window (events) | unfiltered µs/delivery | filtered µs/delivery | ratio | no-delivery CPU | above it: ratio |',
+    '|---|---|---|---|---|---|',
+    ...windows.map((w, k) => `| ${w.from}-${w.to - 1} | ${f(per(w, 0))} | ${f(per(w, 1))} | ${f(ratios[k])}x | ${f(w.cpu[2], 3)} s | ${f(aboveRatios[k])}x |`),
+    '',
+    `paired: filtered / unfiltered server CPU per delivered event, median of ${windows.length} windows ${f(median(ratios))}x (range ${f(Math.min(...ratios))}-${f(Math.max(...ratios))}x); goal <= 1.5x: ${median(ratios) <= 1.5 ? 'met' : 'NOT met'}; above the no-delivery cost ${f(median(aboveRatios))}x`,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
 }
 
 function report(results: PhaseResult[], o: { N: number; rate: number; seconds: number; measureEvery: number; mixed: boolean }) {
