@@ -28,19 +28,22 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** A port the kernel says is free right now. */
 /**
  * A port nothing listens on, for a server started next. Drawn at random from below the kernel's
  * ephemeral range (ip_local_port_range): a port the kernel handed out for `listen(0)` and released
  * again can be taken by any outgoing connection's local end before the server binds it (EADDRINUSE,
  * seen in CI); ports below that range are never picked for outgoing connections.
+ *
+ * Test workers running at the same time (vitest's VITEST_POOL_ID, 1..maxWorkers, inherited by the
+ * processes a test starts) draw from disjoint bands of that range: a port is often bound seconds
+ * after it was drawn (the launcher binds Redis's after PostgreSQL's initdb), and another worker
+ * drawing it in between made the launcher fail (EADDRINUSE, seen in CI).
  */
 export async function freePort(): Promise<number> {
-  const low = ephemeralLow();
-  const floor = 20_000;
-  if (low - floor > 1000) {
+  const { from, width } = portBand(20_000, ephemeralLow(), process.env.VITEST_POOL_ID);
+  if (width > 1000) {
     for (let i = 0; i < 50; i++) {
-      const port = floor + Math.floor(Math.random() * (low - floor));
+      const port = from + Math.floor(Math.random() * width);
       // Never the same port twice in one process: ports drawn together (PostgreSQL's, then the ws
       // process's) are all free until the first server binds, so a repeat would collide (seen in CI).
       if (!handedOut.has(port) && (await canListen(port))) return handOut(port);
@@ -49,13 +52,25 @@ export async function freePort(): Promise<number> {
   return handOut(await kernelPort());
 }
 
+/** Bands for test workers (at most this many run at once; the suite uses 3). */
+const PORT_BANDS = 8;
+
+/** The ports freePort draws from: [from, from + width). The whole of floor..low outside a test worker. */
+export function portBand(floor: number, low: number, poolId: string | undefined): { from: number; width: number } {
+  const k = Number(poolId);
+  if (!Number.isInteger(k) || k < 1) return { from: floor, width: low - floor };
+  const width = Math.floor((low - floor) / PORT_BANDS);
+  if (width < 1000) return { from: floor, width: low - floor }; // too narrow to split: share the range
+  return { from: floor + ((k - 1) % PORT_BANDS) * width, width };
+}
+
 const handedOut = new Set<number>();
 function handOut(port: number): number {
   handedOut.add(port);
   return port;
 }
 
-function ephemeralLow(): number {
+export function ephemeralLow(): number {
   try {
     const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
     return Number.isInteger(low) && low > 0 ? low : 32768;
