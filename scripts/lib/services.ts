@@ -231,23 +231,33 @@ export async function startRedis(opts: {
     '--loglevel',
     'warning',
   ];
-  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
-  let output = '';
-  child.stdout?.on('data', (d) => (output += d));
-  child.stderr?.on('data', (d) => (output += d));
-  writeFileSync(pidFile, String(child.pid));
-  try {
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`redis-server exited: ${output.trim()}`);
-        return !(await portIsFree(opts.port));
-      },
-      15_000,
-      'redis-server to listen',
-    );
-  } catch (err) {
-    child.kill('SIGKILL');
-    throw err;
+  // The port was free a moment ago, yet redis-server can still fail to bind it (EADDRINUSE, seen
+  // in CI when a drill restarted Redis on its port after 3 s down): try again briefly before
+  // calling it taken.
+  let child: ChildProcess;
+  for (let attempt = 1; ; attempt++) {
+    child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
+    let output = '';
+    child.stdout?.on('data', (d) => (output += d));
+    child.stderr?.on('data', (d) => (output += d));
+    writeFileSync(pidFile, String(child.pid));
+    try {
+      const started = child;
+      await waitFor(
+        async () => {
+          if (started.exitCode !== null) throw new Error(`redis-server exited: ${output.trim()}`);
+          return !(await portIsFree(opts.port));
+        },
+        15_000,
+        'redis-server to listen',
+      );
+      break;
+    } catch (err) {
+      child.kill('SIGKILL');
+      if (attempt >= 5 || !/Address already in use/.test((err as Error).message)) throw err;
+      opts.log(`redis-server could not bind port ${opts.port} (address in use); trying again (${attempt}/4)`);
+      await new Promise((r) => setTimeout(r, 250 * attempt));
+    }
   }
   return {
     url: `redis://127.0.0.1:${opts.port}`,
