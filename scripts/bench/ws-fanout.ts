@@ -8,7 +8,7 @@
  *   npx tsx scripts/bench/ws-fanout.ts [--connections 10000] [--rate 100] [--seconds 30]
  *       [--warmup 30] [--workers 2] [--measure-every 20] [--addresses 40] [--raw-read-ms 1000]
  *       [--only ws|baseline|ws-filtered|ws-nomatch] [--filters none|mixed] [--rounds 1]
- *       [--mode paired|alternate] [--window 5] [--server dist|tsx] [--build yes|no]
+ *       [--mode paired|alternate|ab] [--window 5] [--ab-env NAME=VALUE,...] [--ab-root DIR] [--server dist|tsx] [--build yes|no]
  *       [--server-cpu-prof DIR]
  *
  * The ws process runs as the Procfile runs it (`--server dist`, the default: `npm run build`, then
@@ -40,6 +40,11 @@
  *   their processes are still measured apart.
  * - `alternate`: one phase after the other, each with a fresh process; `--rounds` repeats the
  *   sequence and reports medians. The only mode for `--filters none` (ws against the bare loop).
+ * - `ab`: two ws processes of the same phase (`ws`, or `ws-filtered` with `--filters mixed`)
+ *   side by side, B with `--ab-env NAME=VALUE[,...]` and/or from `--ab-root DIR` (another
+ *   checkout, built, with node_modules linked: e.g. a `git worktree` of the commit to compare);
+ *   prints B's CPU over A's per window. It settled the Redis-side read pause: 3-9% more CPU in
+ *   every window, where alternated runs could not tell +-25% apart.
  *
  * How it measures
  * - Each event's headline carries its sequence number and its *planned* publish time (the
@@ -432,6 +437,8 @@ async function main() {
       build: { type: 'string', default: 'yes' },
       mode: { type: 'string' },
       window: { type: 'string', default: '5' },
+      'ab-env': { type: 'string' },
+      'ab-root': { type: 'string' },
     },
   });
   if (values.role === 'clients') return clientWorker();
@@ -449,9 +456,10 @@ async function main() {
   if (!mixed && values.filters !== 'none') throw new Error('--filters is none or mixed');
   const rounds = Number(values.rounds);
   const mode = values.mode ?? (mixed && !values.only ? 'paired' : 'alternate');
-  if (mode !== 'paired' && mode !== 'alternate') throw new Error('--mode is paired or alternate');
+  if (mode !== 'paired' && mode !== 'alternate' && mode !== 'ab') throw new Error('--mode is paired, alternate or ab');
   if (mode === 'paired' && (!mixed || values.only)) throw new Error('--mode paired needs --filters mixed and no --only');
   const paired = mode === 'paired';
+  const ab = mode === 'ab' ? abVariant(values['ab-env'], values['ab-root']) : null;
   const windowSeconds = Number(values.window);
   const cpuProfDir = values['server-cpu-prof'] ? path.resolve(values['server-cpu-prof']) : undefined;
   const serverMode = values.server;
@@ -472,7 +480,13 @@ async function main() {
     const o: PhaseOptions = { N, rate, seconds, warmup, W, measureEvery, addresses, rawReadMs, redisUrl: redis.url, tmp, log, cpuProfDir, serverMode };
     const one: Phase[] = values.only ? [values.only as Phase] : mixed ? ['ws', 'ws-filtered', 'ws-nomatch'] : ['ws', 'baseline'];
     for (let round = 1; round <= rounds; round++) {
-      const got = paired ? await runPaired(o, windowSeconds) : { results: await runSequence(one, o), windows: [] };
+      const abPhase: Phase = mixed ? 'ws-filtered' : 'ws';
+      const got = ab
+        ? await runPaired(o, windowSeconds, [{ phase: abPhase }, { phase: abPhase, variant: ab }])
+        : paired
+          ? await runPaired(o, windowSeconds)
+          : { results: await runSequence(one, o), windows: [] };
+      if (ab) got.results.forEach((r, i) => (r.name = `${r.name} ${i === 0 ? 'A' : 'B'}`));
       for (const r of got.results) results.push(rounds > 1 ? { ...r, name: `${r.name} #${round}` } : r);
       windows.push(...got.windows);
     }
@@ -480,8 +494,9 @@ async function main() {
     await redis.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
-  report(results, { N, rate, seconds, measureEvery, mixed });
+  report(results, { N, rate, seconds, measureEvery, mixed: mixed && !ab });
   if (paired) reportPaired(windows);
+  if (ab) reportAB(windows, values['ab-env'], values['ab-root']);
   process.exit(0);
 }
 
@@ -578,7 +593,15 @@ async function runPhase(phase: Phase, o: PhaseOptions): Promise<PhaseResult> {
 }
 
 /** Starts the phase's server (a ws process, or the bare broadcast loop) and connects its N clients. */
-async function startPhase(phase: Phase, o: PhaseOptions): Promise<Started> {
+/** `--mode ab`: what the B process runs with beyond the A process's settings. */
+interface Variant {
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+  /** Another checkout whose built dist/ it runs (working directory and module resolution). */
+  root?: string;
+}
+
+async function startPhase(phase: Phase, o: PhaseOptions, variant: Variant = {}): Promise<Started> {
   const port = await freePort();
   let server: ChildProcess;
   const seqBase = phase === 'baseline' ? 10_000_000 : 0;
@@ -588,7 +611,7 @@ async function startPhase(phase: Phase, o: PhaseOptions): Promise<Started> {
     o.log(`starting ${entry.join(' ')} on port ${port}`);
     const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(o.cpuProfDir, `${phase}-${Date.now()}`)}`] : [];
     server = spawn(process.execPath, [...prof, ...entry], {
-      cwd: root,
+      cwd: variant.root ?? root,
       stdio: ['ignore', 'pipe', 'inherit'],
       env: childEnv({
         NODE_ENV: 'development',
@@ -605,6 +628,7 @@ async function startPhase(phase: Phase, o: PhaseOptions): Promise<Started> {
         WS_MAX_PER_IP: String(Math.ceil(o.N / o.addresses) + 100),
         WS_HEARTBEAT_MS: String((o.seconds + o.warmup + 120) * 1000),
         EXIT_WITH_PARENT: 'false',
+        ...variant.env,
       }),
     });
     await new Promise<void>((resolve, reject) => {
@@ -797,10 +821,14 @@ interface PairedWindow {
  * instants (every `windowSeconds` of events after the warm-up), so a stall or a noisy neighbour
  * in one window weighs on every phase alike, and the ratio is taken window by window.
  */
-async function runPaired(o: PhaseOptions, windowSeconds: number): Promise<{ results: PhaseResult[]; windows: PairedWindow[] }> {
-  const phases: Phase[] = ['ws', 'ws-filtered', 'ws-nomatch'];
+async function runPaired(
+  o: PhaseOptions,
+  windowSeconds: number,
+  specs: { phase: Phase; variant?: Variant }[] = [{ phase: 'ws' }, { phase: 'ws-filtered' }, { phase: 'ws-nomatch' }],
+): Promise<{ results: PhaseResult[]; windows: PairedWindow[] }> {
+  const phases = specs.map((x) => x.phase);
   const started: Started[] = [];
-  for (const p of phases) started.push(await startPhase(p, o));
+  for (const x of specs) started.push(await startPhase(x.phase, o, x.variant));
   const warmCount = Math.round(o.warmup * o.rate);
   const measureCount = Math.round(o.seconds * o.rate);
   const perWindow = Math.max(1, Math.round(windowSeconds * o.rate));
@@ -873,6 +901,37 @@ function cpuNs(pid: number): number {
     }
   }
   return ns;
+}
+
+/** `--ab-env K=V,K2=V2` and `--ab-root DIR` as the B process's variant. */
+function abVariant(envSpec: string | undefined, rootDir: string | undefined): Variant {
+  if (!envSpec && !rootDir) throw new Error('--mode ab needs --ab-env K=V[,K=V] and/or --ab-root DIR');
+  const env: Record<string, string> = {};
+  for (const pair of (envSpec ?? '').split(',').filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`--ab-env: ${pair} is not NAME=VALUE`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return { env, root: rootDir ? path.resolve(rootDir) : undefined };
+}
+
+/** A/B mode: per window, B's server CPU over A's (the same phase, the same events, side by side). */
+function reportAB(windows: PairedWindow[], envSpec: string | undefined, rootDir: string | undefined) {
+  const f = (n: number, d = 3) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+  const ratios = windows.map((w) => w.cpu[1] / w.cpu[0]);
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  const lines = [
+    '',
+    `A/B (A: as built here; B: ${[envSpec && `env ${envSpec}`, rootDir && `dist of ${rootDir}`].filter(Boolean).join(', ')}), side by side on the same events:`,
+    '',
+    '| window (events) | A CPU | B CPU | B / A |',
+    '|---|---|---|---|',
+    ...windows.map((w, k) => `| ${w.from}-${w.to - 1} | ${f(w.cpu[0])} s | ${f(w.cpu[1])} s | ${f(ratios[k])} |`),
+    '',
+    `A/B: B's server CPU / A's, median of ${windows.length} windows ${f(median)} (range ${f(sorted[0])}-${f(sorted[sorted.length - 1])})`,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
 }
 
 /** Paired mode: per window, CPU per delivered event of each phase and the filtered / unfiltered ratio; medians over the windows. */
