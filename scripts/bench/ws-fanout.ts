@@ -555,8 +555,7 @@ interface Measured {
 async function runPhase(phase: Phase, o: PhaseOptions): Promise<PhaseResult> {
   const s = await startPhase(phase, o);
   const { server, workers } = s;
-  const warmCount = Math.round(o.warmup * o.rate);
-  const measureCount = Math.round(o.seconds * o.rate);
+  const { warmCount, measureCount } = eventCounts(o);
   o.log(`${phase}: publishing ${warmCount} warm-up + ${measureCount} measured events at ${o.rate}/s`);
   let cpu0 = 0;
   let clientCpu0 = 0;
@@ -680,8 +679,7 @@ async function startPhase(phase: Phase, o: PhaseOptions, variant: Variant = {}):
   o.log(`${phase}: ${ok} connections open in ${connectMs} ms (${failed} failed, ${measuredClients} measuring)`);
   await sleep(2000);
   const rssConnected = rssBytes(server.pid!);
-  const warmCount = Math.round(o.warmup * o.rate);
-  const measureCount = Math.round(o.seconds * o.rate);
+  const { warmCount, measureCount } = eventCounts(o);
   for (const w of workers) w.send({ cmd: 'window', from: seqBase + warmCount, to: seqBase + warmCount + measureCount });
   return { phase, server, workers, filters, seqBase, ok, failed, measuredClients, connectMs, rssIdle, rssConnected };
 }
@@ -707,6 +705,11 @@ async function publishEvents(o: PhaseOptions, count: number, before?: (i: number
   return { sent, elapsedMs };
 }
 
+/** Events published during the warm-up, then in the measurement window. */
+function eventCounts(o: { warmup: number; seconds: number; rate: number }): { warmCount: number; measureCount: number } {
+  return { warmCount: Math.round(o.warmup * o.rate), measureCount: Math.round(o.seconds * o.rate) };
+}
+
 /** Events written to all of a phase's clients for events from..to-1 (every event unfiltered, a filter's matches otherwise). */
 function deliveriesOf(s: Started, o: PhaseOptions, from: number, to: number): number {
   if (s.filters.length === 0) return s.ok * Math.max(0, to - from);
@@ -720,8 +723,7 @@ function deliveriesOf(s: Started, o: PhaseOptions, from: number, to: number): nu
 async function finishPhase(s: Started, o: PhaseOptions, m: Measured): Promise<PhaseResult> {
   const { phase, server, workers, filters, ok, failed, measuredClients, connectMs, rssIdle, rssConnected } = s;
   const { sent, elapsedMs, cpuWindowSeconds, cpuPercent, sysPercent, clientCpuPercent, cpuRunSeconds } = m;
-  const warmCount = Math.round(o.warmup * o.rate);
-  const measureCount = Math.round(o.seconds * o.rate);
+  const { warmCount, measureCount } = eventCounts(o);
   const reports = await Promise.all(
     workers.map((w) => {
       w.send({ cmd: 'report' });
@@ -739,21 +741,12 @@ async function finishPhase(s: Started, o: PhaseOptions, m: Measured): Promise<Ph
   let expected = measuredClients * Math.max(0, windowTo - warmCount);
   const allEvents = reports.reduce((s, r) => s + r.allEvents, 0);
   let deliveries = (allEvents / Math.max(1, measuredClients)) * ok;
-  let windowDeliveries = ok * Math.max(0, windowTo - warmCount);
+  const windowDeliveries = deliveriesOf(s, o, warmCount, windowTo);
   if (filters.length > 0) {
+    deliveries = deliveriesOf(s, o, 0, sent);
     const inWindow = matchCounts(filters, warmCount, windowTo);
-    const inRun = matchCounts(filters, 0, sent);
     expected = 0;
-    deliveries = 0;
-    windowDeliveries = 0;
-    for (let n = 0; n < o.N; n++) {
-      const f = filterIndex(n, o.measureEvery, filters.length);
-      deliveries += inRun[f];
-      windowDeliveries += inWindow[f];
-      if (n % o.measureEvery === 0) expected += inWindow[f];
-    }
-    deliveries *= ok / o.N;
-    windowDeliveries *= ok / o.N;
+    for (let n = 0; n < o.N; n += o.measureEvery) expected += inWindow[filterIndex(n, o.measureEvery, filters.length)];
   }
 
   const hist = new Map<number, number>();
@@ -829,8 +822,7 @@ async function runPaired(
   const phases = specs.map((x) => x.phase);
   const started: Started[] = [];
   for (const x of specs) started.push(await startPhase(x.phase, o, x.variant));
-  const warmCount = Math.round(o.warmup * o.rate);
-  const measureCount = Math.round(o.seconds * o.rate);
+  const { warmCount, measureCount } = eventCounts(o);
   const perWindow = Math.max(1, Math.round(windowSeconds * o.rate));
   const pids = started.map((s) => s.server.pid!);
   const clientPids = started.map((s) => s.workers.map((w) => w.pid!));
@@ -915,12 +907,21 @@ function abVariant(envSpec: string | undefined, rootDir: string | undefined): Va
   return { env, root: rootDir ? path.resolve(rootDir) : undefined };
 }
 
+/** The median of xs (NaN when empty). */
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** n with d decimals, or n/a. */
+function fixed(n: number, d: number): string {
+  return Number.isFinite(n) ? n.toFixed(d) : 'n/a';
+}
+
 /** A/B mode: per window, B's server CPU over A's (the same phase, the same events, side by side). */
 function reportAB(windows: PairedWindow[], envSpec: string | undefined, rootDir: string | undefined) {
-  const f = (n: number, d = 3) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+  const f = (n: number, d = 3) => fixed(n, d);
   const ratios = windows.map((w) => w.cpu[1] / w.cpu[0]);
-  const sorted = [...ratios].sort((a, b) => a - b);
-  const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
   const lines = [
     '',
     `A/B (A: as built here; B: ${[envSpec && `env ${envSpec}`, rootDir && `dist of ${rootDir}`].filter(Boolean).join(', ')}), side by side on the same events:`,
@@ -929,18 +930,14 @@ function reportAB(windows: PairedWindow[], envSpec: string | undefined, rootDir:
     '|---|---|---|---|',
     ...windows.map((w, k) => `| ${w.from}-${w.to - 1} | ${f(w.cpu[0])} s | ${f(w.cpu[1])} s | ${f(ratios[k])} |`),
     '',
-    `A/B: B's server CPU / A's, median of ${windows.length} windows ${f(median)} (range ${f(sorted[0])}-${f(sorted[sorted.length - 1])})`,
+    `A/B: B's server CPU / A's, median of ${windows.length} windows ${f(median(ratios))} (range ${f(Math.min(...ratios))}-${f(Math.max(...ratios))})`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
 }
 
 /** Paired mode: per window, CPU per delivered event of each phase and the filtered / unfiltered ratio; medians over the windows. */
 function reportPaired(windows: PairedWindow[]) {
-  const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
-  const median = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  };
+  const f = (n: number, d = 2) => fixed(n, d);
   const per = (w: PairedWindow, p: number) => (w.cpu[p] * 1e6) / w.deliveries[p];
   const above = (w: PairedWindow, p: number) => ((w.cpu[p] - w.cpu[2]) * 1e6) / w.deliveries[p];
   const ratios = windows.map((w) => per(w, 1) / per(w, 0));
@@ -959,7 +956,7 @@ function reportPaired(windows: PairedWindow[]) {
 }
 
 function report(results: PhaseResult[], o: { N: number; rate: number; seconds: number; measureEvery: number; mixed: boolean }) {
-  const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+  const f = (n: number, d = 1) => fixed(n, d);
   const ms = (n: number) => (n >= BUCKETS * BUCKET_MS ? `> ${f(BUCKETS * BUCKET_MS, 0)} ms` : `${f(n)} ms`);
   const lines = [
     '',
@@ -990,10 +987,6 @@ function report(results: PhaseResult[], o: { N: number; rate: number; seconds: n
     `| client processes' CPU during measurement | ${results.map((r) => `${f(r.clientCpuPercent)} %`).join(' | ')} |`,
   ];
   if (o.mixed) {
-    const median = (xs: number[]) => {
-      const s = [...xs].sort((a, b) => a - b);
-      return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-    };
     const of = (name: string) => results.filter((r) => r.name.split(' ')[0] === name);
     // In the measurement window (after the warm-up): a fresh process spends its first seconds
     // compiling and collecting startup garbage, which would weigh most on the phase with the fewest

@@ -46,7 +46,7 @@ export async function freePort(): Promise<number> {
       const port = from + Math.floor(Math.random() * width);
       // Never the same port twice in one process: ports drawn together (PostgreSQL's, then the ws
       // process's) are all free until the first server binds, so a repeat would collide (seen in CI).
-      if (!handedOut.has(port) && (await canListen(port))) return handOut(port);
+      if (!handedOut.has(port) && (await portIsFree(port))) return handOut(port);
     }
   }
   return handOut(await kernelPort());
@@ -77,14 +77,6 @@ export function ephemeralLow(): number {
   } catch {
     return 32768;
   }
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
 }
 
 function kernelPort(): Promise<number> {
