@@ -87,6 +87,7 @@ import { buildDist } from '../lib/build.js';
 import { backingServices } from '../lib/backing-services.js';
 import { freePort } from '../lib/services.js';
 import { onMessage } from './lib/child.js';
+import { median } from './lib/procs.js';
 
 const self = fileURLToPath(import.meta.url);
 const root = path.resolve(path.dirname(self), '../..');
@@ -603,7 +604,6 @@ async function runPhase(phase: Phase, o: PhaseOptions): Promise<PhaseResult> {
   return finishPhase(s, o, { sent, elapsedMs, cpuWindowSeconds, cpuPercent, sysPercent, clientCpuPercent, cpuRunSeconds });
 }
 
-/** Starts the phase's server (a ws process, or the bare broadcast loop) and connects its N clients. */
 /** `--mode ab`: what the B process runs with beyond the A process's settings. */
 interface Variant {
   /** Extra environment variables. */
@@ -612,6 +612,7 @@ interface Variant {
   root?: string;
 }
 
+/** Starts the phase's server (a ws process, or the bare broadcast loop) and connects its N clients. */
 async function startPhase(phase: Phase, o: PhaseOptions, variant: Variant = {}): Promise<Started> {
   const port = await freePort();
   let server: ChildProcess;
@@ -815,7 +816,7 @@ interface PairedWindow {
   /** Events from..to-1 were published in the window. */
   from: number;
   to: number;
-  /** Per phase (ws, ws-filtered, ws-nomatch): server CPU in the window (seconds) and events written to its clients. */
+  /** Per process, in the order runPaired was given them: server CPU in the window (seconds) and events written to its clients. */
   cpu: number[];
   deliveries: number[];
 }
@@ -913,12 +914,6 @@ function abVariant(envSpec: string | undefined, rootDir: string | undefined): Va
     env[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   return { env, root: rootDir ? path.resolve(rootDir) : undefined };
-}
-
-/** The median of xs (NaN when empty). */
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 /** n with d decimals, or n/a. */
