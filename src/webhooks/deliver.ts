@@ -143,13 +143,15 @@ export async function deliverEndpoint(deps: DeliverDeps, endpointId: number, opt
     }
     const latencyMs = Math.round(performance.now() - started);
     const verdict = verdictOf(status);
+    // The endpoint's failure clock is written before the delivery's outcome, so that whoever sees
+    // the outcome on the delivery also sees it on the endpoint record (failing_since).
     if (verdict === 'succeeded') {
       result.succeeded++;
-      await outcomes.record(d.id, { startedAt, state: 'succeeded', nextAttemptAt: null, status, error: null, latencyMs, excerpt });
       if (failingSince !== null) {
         failingSince = null;
         await clearEndpointFailing(db, endpointId);
       }
+      await outcomes.record(d.id, { startedAt, state: 'succeeded', nextAttemptAt: null, status, error: null, latencyMs, excerpt });
       return;
     }
     result.failed++;
@@ -159,6 +161,7 @@ export async function deliverEndpoint(deps: DeliverDeps, endpointId: number, opt
       return;
     }
     const delay = nextRetryDelayMs(d.attempts + 1, config.WEBHOOK_RETRY_BASE_MS, Math.random(), retryAfterMs);
+    failingSince ??= await markEndpointFailing(db, endpointId);
     await outcomes.record(d.id, {
       startedAt,
       state: delay === null ? 'failed' : 'pending',
@@ -168,7 +171,6 @@ export async function deliverEndpoint(deps: DeliverDeps, endpointId: number, opt
       latencyMs,
       excerpt,
     });
-    failingSince ??= await markEndpointFailing(db, endpointId);
     if (failingSince === null) return;
     const horizon = retryHorizonMs(config.WEBHOOK_RETRY_BASE_MS);
     if (Date.now() - failingSince.getTime() > horizon) {
