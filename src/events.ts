@@ -7,6 +7,7 @@
  * relays to clients. The stream is trimmed to EVENT_STREAM_MAXLEN entries (approximately), which
  * bounds the history a reconnecting client can resume from; GET /api/v1/events/ reads the log itself.
  */
+import { normalizeAttrs, type EventAttrs } from './domain/event-filter.js';
 import type { Redis } from './redis.js';
 import { eventStreamKey } from './redis-keys.js';
 
@@ -52,8 +53,10 @@ export interface NewsEvent {
   event_id?: number;
 }
 
+const staffOnlyTypes = new Set<string>(staffEventTypes);
+
 export function isStaffOnly(type: EventType): boolean {
-  return (staffEventTypes as readonly string[]).includes(type);
+  return staffOnlyTypes.has(type);
 }
 
 export function visibilityOf(type: AnyEventType): Visibility {
@@ -73,24 +76,153 @@ export class EventPublisher {
 
   /** Append one event; returns the stream entry id (the resume cursor of that event). Tests and drills feed the ws process with it. */
   async publish(event: NewsEvent): Promise<string> {
-    const id = await this.redis.xadd(this.streamKey, 'MAXLEN', '~', String(this.maxLen), '*', 'e', JSON.stringify(event));
+    const id = await this.redis.xadd(this.streamKey, 'MAXLEN', '~', String(this.maxLen), '*', ...entryFields(JSON.stringify(event), null));
     return id as string;
   }
 
   /**
-   * Append events given as JSON text, in order, in one pipeline (the relay). Field `e` is the event
-   * clients receive; `a`, when given, its subscription attributes ({tags, token_addresses,
-   * token_symbols}), which the ws process filters on and never sends. Throws when any XADD failed.
+   * Append events given as JSON text (the recorded payload; `a`, when given, the article's
+   * subscription attributes {tags, token_addresses, token_symbols}), in order, in one pipeline (the
+   * relay). Each entry is written ready to send (src/stream-entry.ts): the event as clients get it
+   * and its attributes normalised, so that no ws process parses it again. Throws when any XADD failed.
    */
   async publishJson(events: readonly (string | { e: string; a: string | null })[]): Promise<void> {
     if (events.length === 0) return;
     const pipe = this.redis.pipeline();
     for (const ev of events) {
-      if (typeof ev === 'string' || ev.a === null) pipe.xadd(this.streamKey, 'MAXLEN', '~', String(this.maxLen), '*', 'e', typeof ev === 'string' ? ev : ev.e);
-      else pipe.xadd(this.streamKey, 'MAXLEN', '~', String(this.maxLen), '*', 'e', ev.e, 'a', ev.a);
+      const fields = typeof ev === 'string' ? entryFields(ev, null) : entryFields(ev.e, ev.a);
+      pipe.xadd(this.streamKey, 'MAXLEN', '~', String(this.maxLen), '*', ...fields);
     }
     const results = await pipe.exec();
     const failed = results?.find(([err]) => err);
     if (!results || failed) throw failed?.[0] ?? new Error('XADD pipeline returned nothing');
   }
 }
+
+/*
+ * Stream entries: what the relay writes to the lifecycle-event stream (`<QUEUE_PREFIX>:events:news`)
+ * (EventPublisher, above) and what the ws process reads back (src/broadcaster/frames.ts).
+ *
+ * An entry's fields, as the relay writes them:
+ *  - `e`: the event as clients receive it: the spec's event object plus `event_id`, as JSON, with
+ *    nothing else of the recorded payload (`clientEvent`);
+ *  - `t`: its type. Its presence says the entry is ready to send: `e` as above and `a` normalised,
+ *    so a reader passes `e` on as it is, without parsing it;
+ *  - `i`: its event_id, in decimal (absent when it has none);
+ *  - `a`: for an event about an article, the article's subscription attributes
+ *    `{token_addresses, token_symbols, tags}` as of the event's commit, normalised as filters compare
+ *    them (`normalizeAttrs`). Never sent to clients.
+ * The relay does this work once per event, so that each ws process only reads it. An entry without
+ * `t` (one written before 2026-11-25, or by an older relay during a deploy) holds the payload as
+ * recorded: a reader projects `e` with `clientEvent` and normalises `a` itself. An entry whose `e`
+ * is not an event of a known type is written as it came, without `t`, and readers skip it.
+ */
+const knownTypes = new Set<string>(eventTypes);
+
+export function isEventType(t: string): t is EventType {
+  return knownTypes.has(t);
+}
+
+/** An event as clients receive it (the `e` of a ready entry). */
+interface ClientEvent {
+  type: EventType;
+  /** The spec's event object, plus event_id, as JSON. */
+  json: string;
+  eventId: number | null;
+}
+
+/**
+ * The event clients receive for a recorded payload (JSON text): the spec's fields in the spec's
+ * order, `sponsored` null when absent, and the additive `event_id`; null when the text is not an
+ * event of a known type.
+ */
+export function clientEvent(raw: string): ClientEvent | null {
+  let e: Partial<NewsEvent>;
+  try {
+    e = JSON.parse(raw) as Partial<NewsEvent>;
+  } catch {
+    return null;
+  }
+  if (!e || typeof e !== 'object' || typeof e.type !== 'string' || !isEventType(e.type)) return null;
+  const event: Record<string, unknown> = {
+    type: e.type,
+    id: e.id,
+    slug: e.slug,
+    status: e.status,
+    headline: e.headline,
+    date_posted: e.date_posted,
+    origin: e.origin,
+  };
+  if (e.previous_status !== undefined) event.previous_status = e.previous_status;
+  event.sponsored = e.sponsored ?? null;
+  // Additive: the event log's id, by which a client drops the duplicates of at-least-once delivery.
+  const eventId = typeof e.event_id === 'number' && Number.isSafeInteger(e.event_id) ? e.event_id : null;
+  if (eventId !== null) event.event_id = eventId;
+  return { type: e.type, json: JSON.stringify(event), eventId };
+}
+
+/**
+ * The fields of the stream entry for a recorded event: `payload` its JSON, `attrs` the article's
+ * attributes as JSON (event_log.attrs) or null. Unreadable attributes are left out (the event then
+ * matches only filters without attribute kinds, as one without attributes).
+ */
+export function entryFields(payload: string, attrs: string | null): string[] {
+  const ev = clientEvent(payload);
+  if (!ev) return attrs === null ? ['e', payload] : ['e', payload, 'a', attrs];
+  const fields = ['e', ev.json, 't', ev.type];
+  if (ev.eventId !== null) fields.push('i', String(ev.eventId));
+  if (attrs !== null) {
+    const normalized = parseAttrs(attrs, false);
+    if (normalized) fields.push('a', JSON.stringify(normalized));
+  }
+  return fields;
+}
+
+/** A stream entry as its fields say (field names and values alternate, as XREAD returns them). */
+interface EntryFields {
+  e?: string;
+  t?: string;
+  i?: string;
+  a?: string;
+}
+
+export function readFields(fields: readonly string[]): EntryFields {
+  const out: EntryFields = {};
+  for (let k = 0; k + 1 < fields.length; k += 2) {
+    switch (fields[k]) {
+      case 'e':
+        out.e = fields[k + 1];
+        break;
+      case 't':
+        out.t = fields[k + 1];
+        break;
+      case 'i':
+        out.i = fields[k + 1];
+        break;
+      case 'a':
+        out.a = fields[k + 1];
+        break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Field `a` for matching: `normalized` when the entry is ready (the relay normalised it; the lists
+ * are taken as they are), otherwise normalised here. Null when unreadable.
+ */
+export function parseAttrs(raw: string, normalized: boolean): EventAttrs | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (!normalized) return normalizeAttrs(v);
+  if (!v || typeof v !== 'object') return null;
+  const r = v as Record<string, unknown>;
+  return { token_addresses: listOf(r.token_addresses), token_symbols: listOf(r.token_symbols), tags: listOf(r.tags) };
+}
+
+const none: readonly string[] = [];
+const listOf = (v: unknown): readonly string[] => (Array.isArray(v) ? (v as string[]) : none);

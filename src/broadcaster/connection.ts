@@ -144,7 +144,7 @@ export class Connection {
     this.queue = [];
     this.queuedEvents = 0;
     for (const f of waiting) {
-      if (f.kind !== 'batch' || !f.items.some((i) => i.staffOnly)) {
+      if (f.kind !== 'batch' || !f.staffOnly) {
         this.enqueue(f);
         continue;
       }
@@ -206,7 +206,7 @@ export class Connection {
     if (frame.kind === 'control') return frame;
     const skip = this.skipThrough;
     const hideStaff = !this.staff;
-    if (skip === null && !(hideStaff && frame.items.some((i) => i.staffOnly))) return frame;
+    if (skip === null && !(hideStaff && frame.staffOnly)) return frame;
     const items = frame.items.filter((i) => !(hideStaff && i.staffOnly) && (skip === null || compareIds(i.id, skip) > 0));
     let cursor: Cursor = frame.cursor;
     if (skip !== null) {

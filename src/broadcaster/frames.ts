@@ -7,8 +7,9 @@
  * per-client framing work. `sseOf` is the same frame as Server-Sent Events messages, also built
  * once per frame.
  */
-import { normalizeAttrs, type EventAttrs } from '../domain/event-filter.js';
-import { eventTypes, isStaffOnly, type EventType, type NewsEvent } from '../events.js';
+import type { EventAttrs } from '../domain/event-filter.js';
+import { isStaffOnly, type EventType } from '../events.js';
+import { clientEvent, isEventType, parseAttrs, readFields } from '../events.js';
 import { encodeCursor, type Cursor } from './cursor.js';
 import type { StreamId } from './stream-id.js';
 
@@ -38,6 +39,8 @@ export interface BatchFrame {
   /** The events as Server-Sent Events messages (set by sseOf, once). */
   sse?: Buffer;
   items: readonly StreamItem[];
+  /** Whether any of the items is staff-only (computed once: every public connection asks). */
+  staffOnly: boolean;
   cursor: Cursor;
   t: number;
 }
@@ -52,59 +55,27 @@ interface ControlFrame {
 
 export type OutFrame = BatchFrame | ControlFrame;
 
-const knownTypes = new Set<string>(eventTypes);
-
 /**
- * The item for a stream entry written by EventPublisher (field `e` holds the event JSON, `a` its
- * filter attributes), or null when the entry is not a well-formed event. Only the spec's fields
- * (and event_id) are passed on; `a` is parsed here, once per entry, and never sent.
+ * The item for a stream entry (src/stream-entry.ts), or null when the entry is not a well-formed
+ * event. An entry the relay made ready (field `t`) is taken as it is: `e` is already the JSON
+ * clients get and `a` is normalised, so neither is parsed beyond `a`'s lists. An older entry's
+ * payload is projected onto the spec's fields here. `a` is never sent.
  */
 export function itemFromEntry(id: StreamId, fields: readonly string[]): StreamItem | null {
-  let raw: string | undefined;
-  let rawAttrs: string | undefined;
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (fields[i] === 'e') raw = fields[i + 1];
-    else if (fields[i] === 'a') rawAttrs = fields[i + 1];
+  const f = readFields(fields);
+  if (f.e === undefined) return null;
+  if (f.t !== undefined) {
+    if (!isEventType(f.t)) return null;
+    const n = f.i === undefined ? null : Number(f.i);
+    return item(id, f.t, f.e, n !== null && Number.isSafeInteger(n) ? n : null, f.a === undefined ? null : parseAttrs(f.a, true));
   }
-  if (raw === undefined) return null;
-  let e: Partial<NewsEvent>;
-  try {
-    e = JSON.parse(raw) as Partial<NewsEvent>;
-  } catch {
-    return null;
-  }
-  if (!e || typeof e !== 'object' || typeof e.type !== 'string' || !knownTypes.has(e.type)) return null;
-  const event: Record<string, unknown> = {
-    type: e.type,
-    id: e.id,
-    slug: e.slug,
-    status: e.status,
-    headline: e.headline,
-    date_posted: e.date_posted,
-    origin: e.origin,
-  };
-  if (e.previous_status !== undefined) event.previous_status = e.previous_status;
-  event.sponsored = e.sponsored ?? null;
-  // Additive: the event log's id, by which a client drops the duplicates of at-least-once delivery.
-  const eventId = typeof e.event_id === 'number' && Number.isSafeInteger(e.event_id) ? e.event_id : null;
-  if (eventId !== null) event.event_id = eventId;
-  let attrs: EventAttrs | null = null;
-  if (rawAttrs !== undefined) {
-    try {
-      attrs = normalizeAttrs(JSON.parse(rawAttrs));
-    } catch {
-      attrs = null; // unreadable attributes: the event matches only filters without attribute kinds
-    }
-  }
-  return {
-    id,
-    type: e.type,
-    json: JSON.stringify(event),
-    staffOnly: isStaffOnly(e.type),
-    sponsored: e.type === 'news.sponsored',
-    eventId,
-    attrs,
-  };
+  const ev = clientEvent(f.e);
+  if (!ev) return null;
+  return item(id, ev.type, ev.json, ev.eventId, f.a === undefined ? null : parseAttrs(f.a, false));
+}
+
+function item(id: StreamId, type: EventType, json: string, eventId: number | null, attrs: EventAttrs | null): StreamItem {
+  return { id, type, json, staffOnly: isStaffOnly(type), sponsored: type === 'news.sponsored', eventId, attrs };
 }
 
 export function unixSeconds(nowMs = Date.now()): number {
@@ -114,9 +85,13 @@ export function unixSeconds(nowMs = Date.now()): number {
 /** `{events: [...], t, cursor}`; the cursor is the additive resume field. */
 export function batchFrame(items: readonly StreamItem[], cursor: Cursor, t: number): BatchFrame {
   let body = '{"events":[';
-  for (let i = 0; i < items.length; i++) body += (i ? ',' : '') + items[i].json;
+  let staffOnly = false;
+  for (let i = 0; i < items.length; i++) {
+    body += (i ? ',' : '') + items[i].json;
+    staffOnly ||= items[i].staffOnly;
+  }
   body += `],"t":${t},"cursor":"${encodeCursor(cursor)}"}`;
-  return { kind: 'batch', data: Buffer.from(body), items, cursor, t };
+  return { kind: 'batch', data: Buffer.from(body), items, staffOnly, cursor, t };
 }
 
 /** On SSE a heartbeat is a comment line: EventSource ignores it, proxies see traffic. */

@@ -89,20 +89,17 @@ export function isEmptyFilter(f: EventFilter): boolean {
  * attributes. Both sides normalised (normalizeAttrs, foldFilterValue).
  */
 export function matchesAttributes(f: AttributeFilter, attrs: EventAttrs | null): boolean {
-  for (const kind of attributeKinds) {
-    const wanted = f[kind];
-    if (wanted === null) continue;
-    if (attrs === null) return false;
-    let hit = false;
-    for (const v of attrs[kind]) {
-      if (wanted.has(v)) {
-        hit = true;
-        break;
-      }
-    }
-    if (!hit) return false;
-  }
-  return true;
+  // The three kinds spelled out rather than looped over: this runs for every event and every
+  // filter a ws process holds, and a loop over the kind names makes each access a keyed lookup.
+  const { token_addresses: addresses, token_symbols: symbols, tags } = f;
+  if (addresses === null && symbols === null && tags === null) return true;
+  if (attrs === null) return false;
+  return (addresses === null || anyIn(attrs.token_addresses, addresses)) && (symbols === null || anyIn(attrs.token_symbols, symbols)) && (tags === null || anyIn(attrs.tags, tags));
+}
+
+function anyIn(values: readonly string[], wanted: ReadonlySet<string>): boolean {
+  for (let i = 0; i < values.length; i++) if (wanted.has(values[i])) return true;
+  return false;
 }
 
 /** The stream rule: the type is one of `types` (when given) and the attributes match. */

@@ -127,6 +127,20 @@ describe('manual relays', () => {
     }
   });
 
+  it('writes each event ready to send: the client JSON without recorded-only fields, its type and event_id beside it', async () => {
+    const [id] = await record([ev('news.killed', 4242, 7)]);
+    const key = streamKey('ready');
+    await relayUntilEmpty(relayDeps({ events: new EventPublisher(deps.redis, key, deps.config.EVENT_STREAM_MAXLEN) }));
+    const entries = (await deps.redis.xrange(key, '-', '+')) as [string, string[]][];
+    expect(entries).toHaveLength(1);
+    const f = entries[0][1];
+    expect(f.filter((_, i) => i % 2 === 0)).toEqual(['e', 't', 'i']);
+    expect(f[3]).toBe('news.killed');
+    expect(f[5]).toBe(String(id));
+    // `n` was recorded in the payload; clients never saw it and the stream no longer carries it.
+    expect(JSON.parse(f[1])).toEqual({ type: 'news.killed', id: 4242, sponsored: null, event_id: id });
+  });
+
   it("a batch holding an article's events 1 and 3 while another relay holds 2 sends only 1 (regression: claims interleave)", async () => {
     const key = streamKey('interleaved');
     const [e1, e2, e3] = await record([ev('news.submitted', 4242, 1), ev('news.approved', 4242, 2), ev('news.retracted', 4242, 3)], 1);
