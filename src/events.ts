@@ -83,7 +83,7 @@ export class EventPublisher {
   /**
    * Append events given as JSON text (the recorded payload; `a`, when given, the article's
    * subscription attributes {tags, token_addresses, token_symbols}), in order, in one pipeline (the
-   * relay). Each entry is written ready to send (src/stream-entry.ts): the event as clients get it
+   * relay). Each entry is written ready to send ("Stream entries" below): the event as clients get it
    * and its attributes normalised, so that no ws process parses it again. Throws when any XADD failed.
    */
   async publishJson(events: readonly (string | { e: string; a: string | null })[]): Promise<void> {
@@ -189,20 +189,8 @@ interface EntryFields {
 export function readFields(fields: readonly string[]): EntryFields {
   const out: EntryFields = {};
   for (let k = 0; k + 1 < fields.length; k += 2) {
-    switch (fields[k]) {
-      case 'e':
-        out.e = fields[k + 1];
-        break;
-      case 't':
-        out.t = fields[k + 1];
-        break;
-      case 'i':
-        out.i = fields[k + 1];
-        break;
-      case 'a':
-        out.a = fields[k + 1];
-        break;
-    }
+    const name = fields[k];
+    if (name === 'e' || name === 't' || name === 'i' || name === 'a') out[name] = fields[k + 1];
   }
   return out;
 }

@@ -10,7 +10,7 @@
  * `token_symbols`) and `type`, which are refused so that a typo does not silently mean "everything".
  */
 import { eventFilterKey, filterValueRules, isEmptyFilter, matchesEventFilter, normalizeFilterValue, type AttributeKind, type EventFilter } from '../domain/event-filter.js';
-import { eventTypes, type EventType } from '../events.js';
+import { eventTypes, isEventType, type EventType } from '../events.js';
 import type { StreamItem } from './frames.js';
 
 /** Values one kind may list. */
@@ -32,7 +32,6 @@ type FilterParse = { ok: true; filter: StreamFilter | null } | { ok: false; issu
 
 const params: Record<string, AttributeKind> = { token_address: 'token_addresses', token_symbol: 'token_symbols', tag: 'tags' };
 const misnamed: Record<string, string> = { tags: 'tag', token_addresses: 'token_address', token_symbols: 'token_symbol', type: 'types' };
-const knownTypes = new Set<string>(eventTypes);
 
 /** The filter a query string asks for: null when it asks for none, issues when any value is bad. */
 export function parseStreamFilter(query: URLSearchParams): FilterParse {
@@ -48,7 +47,7 @@ export function parseStreamFilter(query: URLSearchParams): FilterParse {
   if (typeValues.length > 1) issue('types', 'repeated', 'give types once, as a comma-separated list');
   else if (typeValues.length === 1) {
     const list = typeValues[0].split(',').map((t) => t.trim());
-    const unknown = list.filter((t) => !knownTypes.has(t));
+    const unknown = list.filter((t) => !isEventType(t));
     if (unknown.length > 0) issue('types', 'invalid_value', `unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}; known: ${eventTypes.join(', ')}`);
     else types = new Set(list as EventType[]);
   }

@@ -8,8 +8,7 @@
  * once per frame.
  */
 import type { EventAttrs } from '../domain/event-filter.js';
-import { isStaffOnly, type EventType } from '../events.js';
-import { clientEvent, isEventType, parseAttrs, readFields } from '../events.js';
+import { clientEvent, isEventType, isStaffOnly, parseAttrs, readFields, type EventType } from '../events.js';
 import { encodeCursor, type Cursor } from './cursor.js';
 import type { StreamId } from './stream-id.js';
 
@@ -56,7 +55,7 @@ interface ControlFrame {
 export type OutFrame = BatchFrame | ControlFrame;
 
 /**
- * The item for a stream entry (src/stream-entry.ts), or null when the entry is not a well-formed
+ * The item for a stream entry (src/events.ts, "Stream entries"), or null when the entry is not a well-formed
  * event. An entry the relay made ready (field `t`) is taken as it is: `e` is already the JSON
  * clients get and `a` is normalised, so neither is parsed beyond `a`'s lists. An older entry's
  * payload is projected onto the spec's fields here. `a` is never sent.

@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { DomainError } from '../errors.js';
-import { eventTypes, isStaffOnly, publicEventTypes, staffEventTypes, type EventType, type Visibility } from '../events.js';
+import { eventTypes, isEventType, isStaffOnly, publicEventTypes, staffEventTypes, type EventType, type Visibility } from '../events.js';
 import { errorSchema } from '../http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../http/route.js';
 import { listEvents, oldestEventId } from '../queries/event-log.js';
@@ -22,7 +22,7 @@ const typesParam = z
     const unknown = v
       .split(',')
       .map((t) => t.trim())
-      .filter((t) => !(eventTypes as readonly string[]).includes(t));
+      .filter((t) => !isEventType(t));
     if (unknown.length) c.addIssue({ code: 'custom', message: `unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}; known: ${eventTypes.join(', ')}` });
   })
   .transform((v) => [...new Set(v.split(',').map((t) => t.trim()))] as EventType[]);
