@@ -169,13 +169,26 @@ function ensureRedisBinary(log: Log): string {
   if (isRoot && which('apt-get')) {
     log('redis-server not found; installing it with apt-get (Debian package redis-server)');
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
     // policy-rc.d 101 keeps the package's own service from starting: we run our own instance.
     const policy = '/usr/sbin/policy-rc.d';
     const hadPolicy = existsSync(policy);
     if (!hadPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
     try {
-      execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'redis-server'], { stdio: 'inherit', env });
+      // Another apt-get on the machine (another test run installing the same package) may hold
+      // apt's locks: dpkg's is waited for; the package lists' is not, so try again a few times
+      // (whoever held it may well have installed redis-server meanwhile).
+      for (let attempt = 1; ; attempt++) {
+        try {
+          execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+          execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', '--no-install-recommends', 'redis-server'], { stdio: 'inherit', env });
+          break;
+        } catch (err) {
+          if (which('redis-server')) break;
+          if (attempt >= 6) throw err;
+          log('apt-get failed (another apt-get may hold its lock); trying again in 5 s');
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5000);
+        }
+      }
     } finally {
       if (!hadPolicy) rmSync(policy, { force: true });
     }
