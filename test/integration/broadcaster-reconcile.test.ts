@@ -84,6 +84,46 @@ describe('resubscribed', () => {
     await srv.close();
   });
 
+  it('reconciles when events are trimmed while events flow (the read after a pause), and delivers what follows', async () => {
+    // A long pause after each read that returned events: the trim happens inside it, so the next
+    // read is the non-blocking one that checks the last-read entry and reads on in one command.
+    const srv = await h.start({ batchMs: 20, readLingerMs: 400 });
+    const c = await connectOpen(srv.url);
+    await h.publish(makeEvent('news.approved', 20));
+    await c.waitForEvents(1);
+    await h.redis
+      .multi()
+      .xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', 21)))
+      .xtrim(h.streamKey, 'MAXLEN', 0)
+      .xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', 22)))
+      .exec();
+    await c.waitForEvents(2, 3000);
+    expect(srv.b.stats().reader.rangeReads).toBeGreaterThan(0);
+    await h.publish(makeEvent('news.approved', 23));
+    await c.waitForEvents(3, 3000);
+    await quietFor(500);
+    expect(ids(c.events())).toEqual([20, 22, 23]);
+    const kinds = c.frames.map((f) => (f.data.type ? `${f.data.type}:${f.data.reason}` : ids(f.data.events).join(',')));
+    expect(kinds).toEqual(['20', 'reconcile:resubscribed', '22', '23']);
+    await srv.close();
+  });
+
+  it('reads on without a reconcile while events flow and nothing is trimmed', async () => {
+    const srv = await h.start({ batchMs: 20, readLingerMs: 200 });
+    const c = await connectOpen(srv.url);
+    for (let i = 0; i < 6; i++) {
+      await h.publishMany([makeEvent('news.approved', 30 + 2 * i), makeEvent('news.approved', 31 + 2 * i)]);
+      await sleep(70);
+    }
+    await c.waitForEvents(12, 3000);
+    await quietFor(300);
+    expect(ids(c.events())).toEqual(Array.from({ length: 12 }, (_, i) => 30 + i));
+    expect(c.controls('reconcile')).toHaveLength(0);
+    // Reads made while events flowed (the non-blocking XRANGE) found the later pairs.
+    expect(srv.b.stats().reader.rangeReads).toBeGreaterThan(0);
+    await srv.close();
+  });
+
   it('reconciles once when the stream is trimmed past the reader while nothing new arrives', async () => {
     const srv = await h.start({ batchMs: 20, readBlockMs: 200 });
     const c = await connectOpen(srv.url);
