@@ -31,6 +31,7 @@ import { clientIp, originAllowed, parseUpgradeUrl, rejectHandshake, WS_PATH, typ
 import { startHeartbeat } from './heartbeat.js';
 import { resume, resumeFromEventId, type ResumeOutcome } from './resume.js';
 import { handleSse, SSE_PATH, type ResumeFrom } from './sse.js';
+import { RangeConnection } from './range-connection.js';
 import { StreamReader } from './stream-reader.js';
 import { anonymous, viewerFromRequest, type Viewer } from './viewer.js';
 
@@ -152,6 +153,7 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
   const historyRedis: Redis = createRedis(opts.redisUrl, 'command', `ws-history-${process.pid}-${instances}`);
   const reader = new StreamReader({
     redis: readerRedis,
+    range: new RangeConnection(opts.redisUrl, `${clientName}-range`),
     streamKey: opts.streamKey,
     log,
     blockMs: opts.readBlockMs,

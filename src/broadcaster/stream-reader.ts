@@ -19,6 +19,7 @@
 import type { Logger } from '../logger.js';
 import type { Redis } from '../redis.js';
 import { itemFromEntry, type StreamItem } from './frames.js';
+import type { RangeConnection } from './range-connection.js';
 import { judgeRead, needsInfo, streamInfoFrom, type ReaderPosition, type StreamInfo } from './reconcile.js';
 import { compareIds, ZERO_ID, type StreamId } from './stream-id.js';
 
@@ -31,6 +32,11 @@ interface StreamReaderOptions {
   blockMs?: number;
   /** Entries per read. */
   count?: number;
+  /**
+   * A lean connection for the read made while events flow (range-connection.ts); when it fails,
+   * that read goes through `redis`. Without it every read goes through `redis`.
+   */
+  range?: RangeConnection;
   /**
    * Pause after a read that returned entries (fewer than `count`), so that a steady flow of events
    * is read several at a time instead of one Redis round trip per event: on the 2-core VM of the
@@ -62,8 +68,14 @@ export class StreamReader {
   private markReady!: () => void;
   /** The previous read returned entries: read the next with XRANGE, without blocking. */
   private flowing = false;
-  /** `rangeReads`: of `reads`, the non-blocking ones made while events flowed. */
-  readonly counters = { reads: 0, rangeReads: 0, entries: 0, losses: 0, errors: 0 };
+  /** The lean connection's failures in a row, and when to try it again after them (range()). */
+  private rangeFailures = 0;
+  private rangeRetryAt = 0;
+  /**
+   * `rangeReads`: of `reads`, the non-blocking ones made while events flowed; `rangeFallbacks`: of
+   * those, the ones the lean connection failed and `redis` made instead.
+   */
+  readonly counters = { reads: 0, rangeReads: 0, rangeFallbacks: 0, entries: 0, losses: 0, errors: 0 };
 
   constructor(private readonly opts: StreamReaderOptions) {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
@@ -76,6 +88,7 @@ export class StreamReader {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.opts.range?.close();
     this.opts.redis.disconnect();
     await this.loop.catch(() => undefined);
   }
@@ -137,9 +150,34 @@ export class StreamReader {
   private async readFlowing(id: StreamId): Promise<ReadResult> {
     const count = this.opts.count ?? 500;
     this.counters.rangeReads++;
-    const got = (await this.opts.redis.xrange(this.opts.streamKey, id, '+', 'COUNT', count + 1)) as Entry[];
+    const got = await this.range(id, count + 1);
     const positionPresent = got.length > 0 && got[0][0] === id;
     return { entries: positionPresent ? got.slice(1) : got.slice(0, count), positionPresent, info: undefined };
+  }
+
+  /**
+   * XRANGE from `id` on (inclusive), on the lean connection when there is one and it works. After
+   * it fails, reads go through ioredis for 1 s, then 2, 4, ... up to 30 s before it is tried again
+   * (a connection it cannot open is not retried 40 times a second); a success resets that.
+   */
+  private async range(id: StreamId, count: number): Promise<Entry[]> {
+    const { range, redis, streamKey } = this.opts;
+    if (range && Date.now() >= this.rangeRetryAt) {
+      try {
+        const got = await range.xrange(streamKey, id, count);
+        this.rangeFailures = 0;
+        return got;
+      } catch (err) {
+        if (!this.running) return [];
+        this.rangeFailures++;
+        this.rangeRetryAt = Date.now() + Math.min(30_000, 1000 * 2 ** Math.min(this.rangeFailures - 1, 5));
+        const msg = 'lean stream read failed; reading through ioredis for a while';
+        if (this.rangeFailures === 1) this.opts.log.warn({ err: (err as Error).message }, msg);
+        else this.opts.log.debug({ err: (err as Error).message, failures: this.rangeFailures }, msg);
+      }
+    }
+    if (range) this.counters.rangeFallbacks++;
+    return (await redis.xrange(streamKey, id, '+', 'COUNT', count)) as Entry[];
   }
 
   /** XREAD, blocking while the stream is quiet, pipelined with what judging the read needs. */

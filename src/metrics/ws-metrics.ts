@@ -83,6 +83,11 @@ export class WsMetrics {
         { value: s.reader.losses },
       ]),
       counter('squid_ws_stream_read_errors_total', 'Failed stream reads (Redis unreachable); the reader retries.', [{ value: s.reader.errors }]),
+      counter(
+        'squid_ws_stream_lean_read_fallbacks_total',
+        "Reads made while events flow that went through ioredis because the reader's lean connection failed or is backing off (more CPU per read, nothing lost).",
+        [{ value: s.reader.rangeFallbacks }],
+      ),
     ];
     if (this.deps.redis) {
       try {
