@@ -97,11 +97,17 @@ export class RangeConnection {
   private closed = false;
   private readonly target: { host: string; port: number; tls: boolean; handshake: string[][] };
 
+  private readonly timeoutMs: number;
+  private readonly tlsOptions: tls.ConnectionOptions;
+
+  /** `tls`: extra options for `rediss:` (e.g. a `ca`); `timeoutMs`: how long a read waits for its reply. */
   constructor(
     url: string,
     readonly name: string,
-    private readonly timeoutMs = 5000,
+    opts: { timeoutMs?: number; tls?: tls.ConnectionOptions } = {},
   ) {
+    this.timeoutMs = opts.timeoutMs ?? 5000;
+    this.tlsOptions = opts.tls ?? {};
     const u = new URL(url);
     const handshake: string[][] = [];
     const password = decodeURIComponent(u.password);
@@ -134,7 +140,7 @@ export class RangeConnection {
 
   private connect(): net.Socket {
     const { host, port } = this.target;
-    const socket = this.target.tls ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host }) : net.connect({ host, port });
+    const socket = this.target.tls ? tls.connect({ ...this.tlsOptions, host, port, servername: net.isIP(host) ? undefined : host }) : net.connect({ host, port });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(socket, chunk));
     socket.on('error', (err) => this.drop(socket, err));

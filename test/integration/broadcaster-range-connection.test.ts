@@ -4,7 +4,11 @@
  * it survives replies split anywhere, and every failure rejects the read (and the reader then reads
  * through ioredis, losing nothing).
  */
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
+import tls from 'node:tls';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { encodeCommand, parseValue, RangeConnection, RangeReplyError } from '../../src/broadcaster/range-connection.js';
 import { StreamReader } from '../../src/broadcaster/stream-reader.js';
@@ -13,6 +17,7 @@ import { createLogger } from '../../src/logger.js';
 import { createRedis, type Redis } from '../../src/redis.js';
 import { makeEvent, waitUntil } from '../support/broadcaster-harness.js';
 
+const here = path.dirname(fileURLToPath(import.meta.url));
 const log = createLogger('test-range', 'silent');
 let redis: Redis;
 let n = 0;
@@ -23,12 +28,17 @@ beforeAll(() => {
 });
 afterAll(() => redis.quit());
 
-/** A RESP server on 127.0.0.1 that records what it receives and answers with `reply(commands so far)`. */
-async function fakeRedis(reply: (received: string[][], socket: net.Socket) => void) {
+const TLS = { cert: readFileSync(path.join(here, '../data/tls/localhost-cert.pem')), key: readFileSync(path.join(here, '../data/tls/localhost-key.pem')) };
+
+/**
+ * A RESP server on 127.0.0.1 that records what it receives and answers with `reply(commands so far)`;
+ * over TLS (the self-signed certificate of test/data/tls, for localhost and 127.0.0.1) with `secure`.
+ */
+async function fakeRedis(reply: (received: string[][], socket: net.Socket) => void, secure = false) {
   const received: string[][] = [];
   const sockets = new Set<net.Socket>();
   let connections = 0;
-  const server = net.createServer((socket) => {
+  const onSocket = (socket: net.Socket) => {
     connections++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -43,7 +53,10 @@ async function fakeRedis(reply: (received: string[][], socket: net.Socket) => vo
         reply(received, socket);
       }
     });
-  });
+  };
+  const server = secure ? tls.createServer(TLS, onSocket) : net.createServer(onSocket);
+  // A client that gives up on the certificate resets the TLS handshake.
+  server.on('tlsClientError', () => undefined);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as net.AddressInfo).port;
   return {
@@ -147,6 +160,23 @@ describe('handshake and failures (a local RESP server)', () => {
     }
   });
 
+  it('speaks TLS for rediss: URLs and checks the certificate as ioredis does', async () => {
+    const srv = await fakeRedis((got, s) => s.write(got[got.length - 1][0] === 'XRANGE' ? XRANGE_REPLY : '+OK\r\n'), true);
+    const trusting = new RangeConnection(`rediss://:pw@localhost:${srv.port}`, 'n', { tls: { ca: TLS.cert } });
+    const strict = new RangeConnection(`rediss://localhost:${srv.port}`, 'n');
+    try {
+      expect(await trusting.xrange('events', '0-0', 5)).toEqual([['1-1', ['e', 'héllo']]]);
+      expect(srv.received.map((c) => c[0])).toEqual(['AUTH', 'CLIENT', 'XRANGE']);
+      // Without the CA the self-signed certificate is refused: nothing is sent in the clear.
+      await expect(strict.xrange('events', '0-0', 5)).rejects.toThrow(/self[- ]signed/);
+      expect(srv.received).toHaveLength(3);
+    } finally {
+      trusting.close();
+      strict.close();
+      await srv.close();
+    }
+  });
+
   it('reads a reply that arrives a byte at a time', async () => {
     const srv = await fakeRedis((got, s) => {
       const bytes = Buffer.from(got[got.length - 1][0] === 'XRANGE' ? XRANGE_REPLY : '+OK\r\n');
@@ -185,7 +215,7 @@ describe('handshake and failures (a local RESP server)', () => {
         s.destroy();
       } else if (mode === 'ok') s.write(XRANGE_REPLY);
     });
-    const conn = new RangeConnection(`redis://127.0.0.1:${srv.port}`, 'n', 200);
+    const conn = new RangeConnection(`redis://127.0.0.1:${srv.port}`, 'n', { timeoutMs: 200 });
     try {
       await expect(conn.xrange('events', '0-0', 5)).rejects.toThrow(/no reply to XRANGE within 200 ms/);
       mode = 'half';
@@ -214,8 +244,8 @@ describe('the reader with a lean connection', () => {
     const refusing = await fakeRedis((_got, s) => s.write('-ERR not today\r\n'));
     for (const range of [
       new RangeConnection(inject('redisUrl'), 'test-range-reader'),
-      new RangeConnection(`redis://127.0.0.1:${unreachable.port}`, 'n', 200),
-      new RangeConnection(`redis://127.0.0.1:${refusing.port}`, 'n', 200),
+      new RangeConnection(`redis://127.0.0.1:${unreachable.port}`, 'n', { timeoutMs: 200 }),
+      new RangeConnection(`redis://127.0.0.1:${refusing.port}`, 'n', { timeoutMs: 200 }),
     ]) {
       const got: StreamItem[] = [];
       let losses = 0;
