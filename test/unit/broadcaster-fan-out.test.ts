@@ -99,3 +99,91 @@ describe('FanOut: batches of different groups share a wake-up', () => {
     expect(nft.frames.map((f) => f.at - t0)).toEqual([205]);
   });
 });
+
+describe('FanOut: which groups an event is offered to (the group index)', () => {
+  /** A socket that keeps every batch frame's events and cursor. */
+  class Recorder implements ConnectionSocket {
+    got: number[] = [];
+    /** Cursors of frames that are not sponsored events sent ahead of a pending batch (those point before the batch). */
+    cursors: string[] = [];
+    bufferedAmount = 0;
+    isOpen = () => true;
+    send = (f: OutFrame) => {
+      if (f.kind !== 'batch') return;
+      for (const i of f.items) this.got.push(i.eventId!);
+      if (f.cursor.also.length > 0) return;
+      this.cursors.push(f.cursor.upTo);
+    };
+    terminate = () => undefined;
+  }
+
+  const SYMBOLS = ['BTC', 'ETH', 'SOL', 'ARB'];
+  const TAGS = ['defi', 'nft', 'l2'];
+  const ADDRS = ['0x' + '1'.repeat(40), '0x' + '2'.repeat(40)];
+  const TYPES = ['news.approved', 'news.killed', 'news.sponsored', 'news.submitted', 'news.tsunami'] as const;
+
+  /** A small deterministic generator (the failing seed is in the test name). */
+  function rng(seed: number) {
+    let x = seed;
+    return () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  }
+
+  it.each([1, 2, 3, 4, 5])('gives every connection exactly the events its visibility and filter allow, with cursors past the rest (seed %i)', (seed) => {
+    const r = rng(seed);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
+    const some = <T>(xs: readonly T[]) => xs.filter(() => r() < 0.35);
+    const queries: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const parts: string[] = [];
+      if (r() < 0.3) parts.push(`types=${some(TYPES).join(',') || pick(TYPES)}`);
+      if (r() < 0.3) parts.push(`token_address=${pick(ADDRS)}`);
+      if (r() < 0.5) parts.push(`token_symbol=${(some(SYMBOLS).join(',') || pick(SYMBOLS)).toLowerCase()}`);
+      if (r() < 0.5) parts.push(`tag=${some(TAGS).join(',') || pick(TAGS)}`);
+      queries.push(parts.join('&'));
+    }
+    const conns = queries.map((q, i) => {
+      const parsed = parseStreamFilter(new URLSearchParams(q));
+      if (!parsed.ok) throw new Error(`bad filter ${q}`);
+      const sock = new Recorder();
+      const conn = new Connection(sock, { queueMax: 10_000, sendBufferLimit: 1e9 }, { staff: i % 3 === 0, mode: 'live', filter: parsed.filter });
+      fan.join(conn);
+      return { conn, sock, q };
+    });
+    // One group goes away half-way: it must receive nothing after that, the others are unaffected.
+    const leaver = conns[7];
+    const items: StreamItem[] = [];
+    for (let k = 0; k < 400; k++) {
+      n++;
+      const type = pick(TYPES);
+      const attrs = type === 'news.tsunami' ? null : { token_addresses: some(ADDRS), token_symbols: some(SYMBOLS), tags: some(TAGS) };
+      items.push({ id: `9-${n}`, type, json: `{"id":${n}}`, staffOnly: type === 'news.submitted', sponsored: type === 'news.sponsored', eventId: n, attrs });
+    }
+    for (let k = 0; k < items.length; k += 25) {
+      if (k === 200) fan.leave(leaver.conn);
+      fan.push(items.slice(k, k + 25));
+      vi.advanceTimersByTime(30);
+    }
+    vi.advanceTimersByTime(1000);
+    const ascending = (xs: number[]) => [...xs].sort((a, b) => a - b);
+    for (const { conn, sock } of conns) {
+      const want = items.filter((i) => conn.wants(i)).map((i) => i.eventId!);
+      if (conn === leaver.conn) {
+        // Gone half-way: it got only events it wants from before it left, each once (its open batch
+        // went with it, sponsored events sent ahead of that batch did not).
+        const before = new Set(want.filter((id) => id <= items[199].eventId!));
+        expect(sock.got.filter((id) => !before.has(id))).toEqual([]);
+        expect(new Set(sock.got).size).toBe(sock.got.length);
+        if (before.size >= 10) expect(sock.got.length).toBeGreaterThan(0);
+        continue;
+      }
+      // Each wanted event once (sponsored ones go out ahead of the pending batch, hence the sort).
+      expect(ascending(sock.got)).toEqual(want);
+      // A batch frame's cursor is the id of an event read (its own last one, or one it left out after it).
+      const ids = new Set(items.map((i) => i.id));
+      for (const c of sock.cursors) expect(ids.has(c)).toBe(true);
+    }
+    // Cursors move past events a filter left out: some frames' cursors are events their connection does not want.
+    const byId = new Map(items.map((i) => [i.id, i]));
+    expect(conns.some(({ conn, sock }) => sock.cursors.some((c) => !conn.wants(byId.get(c)!)))).toBe(true);
+  });
+});
