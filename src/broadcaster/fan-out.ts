@@ -132,7 +132,11 @@ export class FanOut {
   private readonly groupOf = new Map<Connection, Group>();
   /** The two unfiltered groups (public, staff), offered every event. */
   private readonly broadcast: Group[];
-  /** Filtered groups, as a list (cursor moves after each read) and indexed (which to offer an event). */
+  /**
+   * Filtered groups, as a list (cursor moves after each read) and indexed (which to offer an event).
+   * The list is replaced, never changed in place: a connection that closes while a frame is being
+   * written leaves its group during push(), which may be iterating the list.
+   */
   private filtered: Group[] = [];
   private readonly index = new GroupIndex();
   /** Items offered so far: the stamp that dedupes a group found under two of an item's values. */

@@ -78,7 +78,8 @@ export function parseValue(buf: Buffer, at: number): [Value, number] | null {
       return [items, pos];
     }
     default:
-      throw new RangeReplyError(`unexpected RESP type byte ${type}`);
+      // Not a reply: the bytes are not RESP2 (the caller drops the connection).
+      throw new Error(`unexpected RESP type byte ${type}`);
   }
 }
 
