@@ -924,6 +924,11 @@ function abVariant(envSpec: string | undefined, rootDir: string | undefined): Va
   return { env, root: rootDir ? path.resolve(rootDir) : undefined };
 }
 
+/** A phase's results (with --rounds they are named `ws #1`, `ws #2`, ...). */
+function runsOf(results: PhaseResult[], phase: string): PhaseResult[] {
+  return results.filter((r) => r.name.split(' ')[0] === phase);
+}
+
 /** n with d decimals, or n/a. */
 function fixed(n: number, d: number): string {
   return Number.isFinite(n) ? n.toFixed(d) : 'n/a';
@@ -1014,9 +1019,7 @@ interface SweepRow {
 }
 
 function sweepRow(rate: number, results: PhaseResult[], ratio: SweepRow['ratio']): SweepRow {
-  // With --rounds, a phase's results are named `ws #1`, `ws #2`, ...: medians over the rounds.
-  const of = (name: string) => results.filter((r) => r.name.split(' ')[0] === name);
-  const med = (name: string, pick: (r: PhaseResult) => number) => median(of(name).map(pick));
+  const med = (name: string, pick: (r: PhaseResult) => number) => median(runsOf(results, name).map(pick));
   return {
     rate,
     ratio,
@@ -1079,7 +1082,7 @@ function report(results: PhaseResult[], o: { N: number; rate: number; seconds: n
     `| client processes' CPU during measurement | ${results.map((r) => `${f(r.clientCpuPercent)} %`).join(' | ')} |`,
   ];
   if (o.mixed) {
-    const of = (name: string) => results.filter((r) => r.name.split(' ')[0] === name);
+    const of = (name: string) => runsOf(results, name);
     // In the measurement window (after the warm-up): a fresh process spends its first seconds
     // compiling and collecting startup garbage, which would weigh most on the phase with the fewest
     // deliveries.
