@@ -1,14 +1,14 @@
 /**
- * The shape of one job. Nothing in jobs/ imports bullmq: the worker boundary (src/worker-runtime.ts)
+ * The shape of one job. Nothing in jobs/ imports bullmq: the worker boundary (src/bin/worker-runtime.ts)
  * parses payloads with `payload`, maps PermanentJobError to a failure that is not retried, and
  * applies `options`.
  */
 import type { z } from 'zod';
-import type { Config } from '../src/config.js';
-import type { Db } from '../src/db.js';
-import type { EventPublisher } from '../src/events.js';
-import type { Logger } from '../src/logger.js';
-import type { Redis } from '../src/redis.js';
+import type { Config } from '../src/platform/config.js';
+import type { Db } from '../src/platform/db.js';
+import type { EventPublisher } from '../src/platform/events/events.js';
+import type { Logger } from '../src/platform/logger.js';
+import type { Redis } from '../src/platform/redis.js';
 import type { JobName, JobPayload } from './index.js';
 
 export interface EnqueueOptions {

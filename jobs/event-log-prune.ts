@@ -5,8 +5,8 @@
  * events_expired to a cursor below it). Events still waiting in the outbox are never deleted.
  */
 import { z } from 'zod';
-import { pruneEvents } from '../src/queries/event-log.js';
-import { pruneOlderThan } from '../src/retention/prune.js';
+import { pruneEvents } from '../src/platform/events/log.js';
+import { pruneOlderThan } from '../src/platform/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({}).default({});

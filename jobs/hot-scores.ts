@@ -1,5 +1,5 @@
 /**
- * hot-scores: recompute stored hot scores (src/domain/hot-score.ts) in one set-based UPDATE.
+ * hot-scores: recompute stored hot scores (src/articles/hot-score.ts) in one set-based UPDATE.
  *  - Scheduled (jobs/schedules.ts): every approved or submitted article of the last
  *    HOT_SCORE_WINDOW_HOURS, so age decay keeps moving the feed.
  *  - Debounced: votes, yaps and clicks enqueue `{article_ids: [id]}` under debouncedHotScoreJob(),
@@ -9,7 +9,7 @@
  * Idempotent: running it twice computes the same values (up to the passing of time).
  */
 import { z } from 'zod';
-import { recomputeAndRecord } from '../src/queries/hot-scores.js';
+import { recomputeAndRecord } from '../src/articles/hot-score-queries.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 export const payload = z

@@ -7,7 +7,7 @@
  * Idempotent: recomputing overwrites the cache.
  */
 import { z } from 'zod';
-import { DEFAULT_HOURS, HOURS_RANGE, MAX_TOPIC_LENGTH, MAX_TOPICS, REPORT_TOP_N, TOPIC_PATTERN, type ReportParams } from '../src/domain/intel.js';
+import { DEFAULT_HOURS, HOURS_RANGE, MAX_TOPIC_LENGTH, MAX_TOPICS, REPORT_TOP_N, TOPIC_PATTERN, type ReportParams } from '../src/intel/rules.js';
 import { IntelCache, intelJobId } from '../src/intel/cache.js';
 import { computeReport, type IntelReport } from '../src/intel/compute.js';
 import { defaultJobOptions, defineJob } from './define.js';

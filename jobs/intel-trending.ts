@@ -7,7 +7,7 @@
  * Idempotent: recomputing overwrites the cache with the same figures (up to the passing of time).
  */
 import { z } from 'zod';
-import { DEFAULT_HOURS, HOURS_RANGE, TRENDING_TOP_N, type TrendingParams } from '../src/domain/intel.js';
+import { DEFAULT_HOURS, HOURS_RANGE, TRENDING_TOP_N, type TrendingParams } from '../src/intel/rules.js';
 import { IntelCache, intelJobId } from '../src/intel/cache.js';
 import { computeTrending, type TrendingResult } from '../src/intel/compute.js';
 import { defaultJobOptions, defineJob } from './define.js';

@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { provenanceSettings } from '../src/domain/provenance-settings.js';
-import { normalizeUrl } from '../src/domain/url-normalize.js';
-import { checkProvenance } from '../src/queries/provenance.js';
+import { provenanceSettings } from '../src/provenance/settings.js';
+import { normalizeUrl } from '../src/platform/url/normalize.js';
+import { checkProvenance } from '../src/provenance/queries.js';
 import { defineJob } from './define.js';
 
 export const MAX_CHECK_URL_LENGTH = 8192;

@@ -5,7 +5,7 @@
  *    day of margin. The text check filters on created_at anyway; pruning keeps the trigram index
  *    the size of the window, so the check does not slow down as the archive grows.
  *  - Recomputes provenance_common_words (candidate-key words in >= 1% of the window's headlines),
- *    which the check uses to find a query's distinctive words (src/queries/provenance.ts).
+ *    which the check uses to find a query's distinctive words (src/provenance/queries.ts).
  *
  * Idempotent (a DELETE by age and a full recompute). Wire items are not pruned: the wire
  * de-duplicates by normalised URL against wire_items, so a pruned item still listed by its feed
@@ -13,8 +13,8 @@
  * go with it.
  */
 import { z } from 'zod';
-import { LOOKBACK_MS } from '../src/domain/provenance-verdict.js';
-import { pruneHeadlineIndex, refreshCommonWords } from '../src/queries/provenance.js';
+import { LOOKBACK_MS } from '../src/provenance/verdict.js';
+import { pruneHeadlineIndex, refreshCommonWords } from '../src/provenance/queries.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 /** Rows are kept this long: the lookback window plus a day, so a check never misses a row being pruned. */

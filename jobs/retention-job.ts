@@ -1,12 +1,12 @@
 /**
  * A retention job over one table with the shared retention knobs: rows older than `days(config)`
  * days deleted by `prune` in batches of RETENTION_BATCH, RETENTION_PAUSE_MS apart, at most
- * MAX_BATCHES a run (src/retention/prune.ts). payments-prune and telegram-updates-prune are this.
+ * MAX_BATCHES a run (src/platform/prune.ts). payments-prune and telegram-updates-prune are this.
  */
 import { z } from 'zod';
-import type { Config } from '../src/config.js';
-import type { Db } from '../src/db.js';
-import { pruneOlderThan } from '../src/retention/prune.js';
+import type { Config } from '../src/platform/config.js';
+import type { Db } from '../src/platform/db.js';
+import { pruneOlderThan } from '../src/platform/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 import { MAX_BATCHES } from './wire-prune.js';
 

@@ -18,8 +18,8 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { z } from 'zod';
 import { ReplayGuard } from '../src/payments/replay.js';
 import { previousSettleError, settleOnce, transientNote } from '../src/payments/settle.js';
-import { beginSettlement, markFailed, markSettled, orphanedPayments, recordSettleError, type PaymentRow } from '../src/queries/payments.js';
-import { failAdPayment, markAdPaid } from '../src/queries/sponsored.js';
+import { beginSettlement, markFailed, markSettled, orphanedPayments, recordSettleError, type PaymentRow } from '../src/payments/queries.js';
+import { failAdPayment, markAdPaid } from '../src/sponsored/queries.js';
 import { defaultJobOptions, defineJob, PermanentJobError, type JobDeps } from './define.js';
 
 const payload = z

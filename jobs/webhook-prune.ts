@@ -3,8 +3,8 @@
  * they carry (EVENT_LOG_RETENTION_DAYS): older ones are deleted in batches, each its own statement.
  */
 import { z } from 'zod';
-import { pruneDeliveries } from '../src/queries/webhooks.js';
-import { pruneOlderThan } from '../src/retention/prune.js';
+import { pruneDeliveries } from '../src/webhooks/queries.js';
+import { pruneOlderThan } from '../src/platform/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({}).default({});

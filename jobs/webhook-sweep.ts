@@ -6,7 +6,7 @@
  * active or waiting costs one Redis call and changes nothing.
  */
 import { z } from 'zod';
-import { dueEndpoints } from '../src/queries/webhooks.js';
+import { dueEndpoints } from '../src/webhooks/queries.js';
 import { wakeEndpoint } from '../src/webhooks/deliver.js';
 import { defaultJobOptions, defineJob } from './define.js';
 

@@ -2,11 +2,11 @@
  * wire-prune: hourly retention of the wire. Wire items ingested more than WIRE_RETENTION_DAYS ago
  * (and their receipts) are deleted in batches of RETENTION_BATCH, each its own short transaction,
  * leaving a tombstone (sha256 of the normalised URL + source) so a feed still listing the item does
- * not bring it back (src/retention/prune.ts). Tombstones older than WIRE_TOMBSTONE_RETENTION_DAYS go too.
+ * not bring it back (src/platform/prune.ts). Tombstones older than WIRE_TOMBSTONE_RETENTION_DAYS go too.
  */
 import { z } from 'zod';
-import { pruneWireItems, pruneWireTombstones } from '../src/queries/retention.js';
-import { inBatches } from '../src/retention/prune.js';
+import { pruneWireItems, pruneWireTombstones } from '../src/ops/retention-queries.js';
+import { inBatches } from '../src/platform/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({}).default({});

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { launcherEnv } from '../src/config.js';
-import { createDb } from '../src/db.js';
-import { migrateToLatest } from '../src/migrate.js';
+import { launcherEnv } from '../src/platform/config.js';
+import { createDb } from '../src/platform/db.js';
+import { migrateToLatest } from '../src/platform/migrate.js';
 import { generateSchemaSource } from './lib/schema-codegen.js';
 import { freePort, startPostgres } from './lib/services.js';
 

@@ -17,9 +17,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { childEnv, ConfigError, launcherEnv, loadConfig, type Config } from '../src/config.js';
-import { createDb } from '../src/db.js';
-import { migrateToLatest } from '../src/migrate.js';
+import { childEnv, ConfigError, launcherEnv, loadConfig, type Config } from '../src/platform/config.js';
+import { createDb } from '../src/platform/db.js';
+import { migrateToLatest } from '../src/platform/migrate.js';
 import { createDevOutput } from './lib/dev-output.js';
 import { removeStackState, writeStackState } from './lib/dev-stack.js';
 import { nodeArgs, repoRoot, serviceTypes } from './lib/procfile.js';

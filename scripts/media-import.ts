@@ -1,6 +1,6 @@
 /** Move profile pictures of the disk era into PostgreSQL (same step as migration 20261125T210500). */
-import { loadConfig } from '../src/config.js';
-import { createDb } from '../src/db.js';
+import { loadConfig } from '../src/platform/config.js';
+import { createDb } from '../src/platform/db.js';
 import { importPicturesFromDisk } from '../src/media/import-disk.js';
 
 const config = loadConfig();

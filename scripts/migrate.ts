@@ -1,11 +1,11 @@
 /**
  * The release phase: apply pending migrations (Procfile `release`) under the release advisory lock,
- * all in one transaction (src/migrate.ts). A failure exits 1, so the platform does not roll out the
+ * all in one transaction (src/platform/migrate.ts). A failure exits 1, so the platform does not roll out the
  * new release and the previous one keeps serving on the unchanged schema.
  */
-import { ConfigError, loadConfig, type Config } from '../src/config.js';
-import { createDb } from '../src/db.js';
-import { releaseMigrate } from '../src/migrate.js';
+import { ConfigError, loadConfig, type Config } from '../src/platform/config.js';
+import { createDb } from '../src/platform/db.js';
+import { releaseMigrate } from '../src/platform/migrate.js';
 import { NoStackError, withDevStack } from './lib/dev-stack.js';
 
 let config: Config;

@@ -10,9 +10,9 @@
  */
 import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
-import { ConfigError, loadConfig } from '../src/config.js';
-import { createDb, type Db } from '../src/db.js';
-import { migrateToLatest } from '../src/migrate.js';
+import { ConfigError, loadConfig } from '../src/platform/config.js';
+import { createDb, type Db } from '../src/platform/db.js';
+import { migrateToLatest } from '../src/platform/migrate.js';
 import { articles } from './seed/articles.js';
 import { discussion } from './seed/discussion.js';
 import type { SeedContext, SeedPart } from './seed/types.js';

@@ -8,7 +8,7 @@
  *                             [--count N]   stop after N events
  */
 import { parseArgs } from 'node:util';
-import { fetchNewsFeed, NewsStream } from '../src/broadcaster/client.js';
+import { fetchNewsFeed, NewsStream } from '../src/stream/client.js';
 
 const { values } = parseArgs({
   options: {

@@ -5,23 +5,23 @@ import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
-import type { AppDeps } from './deps.js';
-import { errorMiddleware } from './errors.js';
-import { API_PREFIX } from './http/openapi.js';
-import { adminQueues, adminQueuesCsp } from './http/admin-queues.js';
-import { authenticate, authenticateFromCache, csrfGuard, requireAuth } from './http/auth.js';
-import { Limits } from './http/rate-limit.js';
-import { finalSecurityHeaders, securityHeaders } from './http/security-headers.js';
-import { memoryLane } from './http/lane.js';
-import { mountRoutes, staticRouteFastPath, type RouteDef } from './http/route.js';
-import { eventStreamKey } from './events.js';
-import { WebMetrics } from './metrics/web-metrics.js';
-import { outboxDepth } from './queries/event-log.js';
-import { docsCsp } from './routes/docs.js';
-import { allRoutes } from './routes/index.js';
-import { editorCsp as editorConsoleCsp } from './editor/routes.js';
+import type { AppDeps } from './platform/deps.js';
+import { errorMiddleware } from './platform/errors/index.js';
+import { API_PREFIX } from './platform/http/openapi.js';
+import { adminQueues, adminQueuesCsp } from './ops/admin-queues.js';
+import { authenticate, authenticateFromCache, csrfGuard, requireAuth } from './identity/auth-middleware.js';
+import { Limits } from './platform/http/rate-limit.js';
+import { finalSecurityHeaders, securityHeaders } from './platform/http/security-headers.js';
+import { memoryLane } from './platform/http/lane.js';
+import { mountRoutes, staticRouteFastPath, type RouteDef } from './platform/http/route.js';
+import { eventStreamKey } from './platform/events/events.js';
+import { WebMetrics } from './platform/metrics/web-metrics.js';
+import { outboxDepth } from './platform/events/log.js';
+import { docsCsp } from './api-docs/routes.js';
+import { allRoutes } from './routes.js';
+import { editorCsp as editorConsoleCsp } from './editor/console-routes.js';
 import { mcpEndpoint } from './mcp/server.js';
-import { redisHung } from './redis.js';
+import { redisHung } from './platform/redis.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -29,7 +29,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 interface AppOptions {
   /** Serve parameterless routes through staticRouteFastPath (default true; off only to measure it). */
   staticFastPath?: boolean;
-  /** Answer what routes can from memory before the middleware chain (src/http/lane.ts; default true; off to compare or measure). */
+  /** Answer what routes can from memory before the middleware chain (src/platform/http/lane.ts; default true; off to compare or measure). */
   memoryLane?: boolean;
 }
 
@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), o
   };
   const limits = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);
 
-  // Answers from memory what the chain below would answer the same way (src/http/lane.ts).
+  // Answers from memory what the chain below would answer the same way (src/platform/http/lane.ts).
   if (opts.memoryLane ?? true) {
     const finalHeaders = finalSecurityHeaders(security);
     app.use(

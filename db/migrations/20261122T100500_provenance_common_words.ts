@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
  * Common words of the provenance headline index: the candidate-key words (4-character prefixes of
  * normalised words) that occur in at least 1% of the window's indexed headlines (and in at least
  * 50), refreshed hourly by the provenance-headlines-maintain job. The text check uses them to find
- * the query's distinctive words; see headlineCandidates in src/queries/provenance.ts. (That job
+ * the query's distinctive words; see headlineCandidates in src/provenance/queries.ts. (That job
  * also prunes provenance_headlines; migration 20261122T100000 calls it provenance-headlines-prune,
  * its first name.)
  */

@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
  * The durable event log (transactional outbox), issue 15.
  *
  * event_log: append-only. One row per lifecycle event, inserted in the same transaction as the
- * change it reports (src/queries/event-log.ts recordEvents, the only writer). `payload` is the event
+ * change it reports (src/platform/events/log.ts recordEvents, the only writer). `payload` is the event
  * object exactly as clients receive it, `event_id` included, stored as json (text, key order kept).
  * Rows are never updated (a trigger refuses it); the retention job deletes old ones.
  *

@@ -17,7 +17,7 @@ import { sql, type Kysely } from 'kysely';
  * must end a cached authentication decision: an API key revoked, rotated (new hash), re-tiered,
  * relinked or deleted; a user's roles changed or the user deleted. Web processes cache API-key
  * lookups and roles briefly and drop the cache whenever they see the counter move
- * (src/auth/auth-cache.ts). Triggers catch every writer (the API, the CLI, plain SQL).
+ * (src/identity/auth-cache.ts). Triggers catch every writer (the API, the CLI, plain SQL).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`

@@ -15,13 +15,13 @@
 import http from 'node:http';
 import { sql } from 'kysely';
 import { createApp } from '../../src/app.js';
-import { signAccessToken } from '../../src/auth/tokens.js';
+import { signAccessToken } from '../../src/identity/tokens.js';
 import { EditorProvenance } from '../../src/editor/provenance-cache.js';
-import { queueIds, queueItems } from '../../src/queries/editor-queue.js';
+import { queueIds, queueItems } from '../../src/editor/queue-queries.js';
 import { queuePage } from '../../src/editor/render.js';
 import { benchStack, median } from './lib/bench-stack.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
-import { koaListener } from '../../src/http/listener.js';
+import { koaListener } from '../../src/platform/http/listener.js';
 
 const WAITING = Number(
   process.argv

@@ -54,21 +54,21 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { RELAY_WAKE_ID } from '../../jobs/relay-events.js';
 import { createApp } from '../../src/app.js';
-import { signAccessToken } from '../../src/auth/tokens.js';
-import { loadConfig } from '../../src/config.js';
-import { createDb, type Db } from '../../src/db.js';
-import { articleEvent } from '../../src/domain/article-event.js';
-import { normalizeUrl } from '../../src/domain/url-normalize.js';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
-import { createLogger } from '../../src/logger.js';
-import { migrateToLatest } from '../../src/migrate.js';
-import { insertSubmission } from '../../src/queries/articles.js';
-import { internalEvent, newsEvent, recordEvents, type EventInput } from '../../src/queries/event-log.js';
-import { invalidateFeedCache } from '../../src/feed/feed-cache.js';
-import { QueueClient } from '../../src/queue.js';
-import { createRedis } from '../../src/redis.js';
+import { signAccessToken } from '../../src/identity/tokens.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
+import { articleEvent } from '../../src/articles/article-event.js';
+import { normalizeUrl } from '../../src/platform/url/normalize.js';
+import { EventPublisher, eventStreamKey } from '../../src/platform/events/events.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import { insertSubmission } from '../../src/articles/queries.js';
+import { internalEvent, newsEvent, recordEvents, type EventInput } from '../../src/platform/events/log.js';
+import { invalidateFeedCache } from '../../src/feed/cache.js';
+import { QueueClient } from '../../src/platform/queue.js';
+import { createRedis } from '../../src/platform/redis.js';
 import { RELAY_BATCH } from '../../src/relay/relay.js';
-import { allRoutes } from '../../src/routes/index.js';
+import { allRoutes } from '../../src/routes.js';
 import { backingServices } from '../lib/backing-services.js';
 import { freePort, type RunningService } from '../lib/services.js';
 import type { ClosedCmd, ClosedDone, RateCmd, RateDone } from './lib/post-load.js';
@@ -173,7 +173,7 @@ async function wakerProbing(admin: pg.Client): Promise<void> {
 
 async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalMs: number }> {
   const prefix = `bev${process.pid}l`;
-  // The ws process runs with the defaults (src/config.ts).
+  // The ws process runs with the defaults (src/platform/config.ts).
   const defaults = loadConfig({ DATABASE_URL: c.databaseUrl, REDIS_URL: c.redisUrl, JWT_SECRET });
   const batch = { ms: defaults.WS_BATCH_MS, max: defaults.WS_BATCH_MAX };
   const total = Math.round(O.rate * (O.warmup + O.seconds));

@@ -1,7 +1,7 @@
 /**
  * Feed benchmark (issue 4), on 100,000 seeded approved articles (scripts/bench/seed-feed.ts):
  *  1. Full hot-score recompute of every article (the set-based UPDATE of article_hot_scores run by
- *     jobs/hot-scores.ts, src/queries/hot-scores.ts): wall time.
+ *     jobs/hot-scores.ts, src/articles/hot-score-queries.ts): wall time.
  *     Also a routine scheduled run 5 minutes later (rows whose score barely moved are skipped).
  *  2. GET /api/v1/news/ (hot, first page) and GET /api/v1/news/?token_address=... under load, against a
  *     bare Koa JSON route in the same run: requests per second and p99, 50 keep-alive connections
@@ -18,7 +18,7 @@
  *     page and count queries (plan root and execution time).
  *  4. Issue 19: the anonymous hot page from the same app without the static-route fast path
  *     (createApp's staticFastPath: false), to show what the fast path is worth; and the anonymous
- *     hot page and its 304 without the memory lane (memoryLane: false, src/http/lane.ts).
+ *     hot page and its 304 without the memory lane (memoryLane: false, src/platform/http/lane.ts).
  *   SKIP_RECOMPUTE=1 skips part 1 (useful at 1,000,000 articles).
  * The full app is the real createApp() (auth, daily quota in Redis, routing, validation) with
  * LOG_LEVEL=warn. Starts its own Postgres (shared_buffers 512MB: articles and its 12 indexes are
@@ -33,15 +33,15 @@ import Koa from 'koa';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { createApp } from '../../src/app.js';
-import { signAccessToken } from '../../src/auth/tokens.js';
-import { loadConfig } from '../../src/config.js';
-import { createDb } from '../../src/db.js';
-import { defineRoute } from '../../src/http/route.js';
-import { migrateToLatest } from '../../src/migrate.js';
-import { recomputeHotScores } from '../../src/queries/hot-scores.js';
-import { newsRoutes } from '../../src/routes/news.js';
-import { allRoutes } from '../../src/routes/index.js';
-import { createRedis } from '../../src/redis.js';
+import { signAccessToken } from '../../src/identity/tokens.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb } from '../../src/platform/db.js';
+import { defineRoute } from '../../src/platform/http/route.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import { recomputeHotScores } from '../../src/articles/hot-score-queries.js';
+import { newsRoutes } from '../../src/articles/routes.js';
+import { allRoutes } from '../../src/routes.js';
+import { createRedis } from '../../src/platform/redis.js';
 import type { RunningService } from '../lib/services.js';
 import { backingServices } from '../lib/backing-services.js';
 import { bareApp, benchDeps, benchLog, listenLocal } from './lib/bench-stack.js';
@@ -116,7 +116,7 @@ try {
 
   // Query plans of filtered pages and counts (issue 17), as the feed runs them.
   {
-    const { feedCount, feedPage } = await import('../../src/queries/articles.js');
+    const { feedCount, feedPage } = await import('../../src/articles/queries.js');
     const since = new Date(Date.now() - 3 * 86_400_000);
     const cases: [string, Parameters<typeof feedCount>[1], 'hot' | 'new' | 'top'][] = [
       ['token_symbol=UNI since=3d, hot', { status: 'approved', tokenSymbols: ['UNI'], since }, 'hot'],
@@ -170,7 +170,7 @@ try {
   const uncached = createApp(deps, uncachedRoutes);
   // The same app without the static-route fast path (issue 19: its benefit, measured).
   const noFastPath = createApp(deps, [...allRoutes(deps), ping], { staticFastPath: false });
-  // The same app without the memory lane (src/http/lane.ts): anonymous pages through the middleware chain.
+  // The same app without the memory lane (src/platform/http/lane.ts): anonymous pages through the middleware chain.
   const noLane = createApp(deps, [...allRoutes(deps), ping], { memoryLane: false });
   const bare = bareApp(deps.log);
   const listen = async (app: Koa) => (await listenLocal(app, { keepAliveTimeoutMs: 30_000 })).origin;
@@ -221,8 +221,8 @@ try {
     .insertInto('votes')
     .values(hotIds.map((id) => ({ article_id: id, user_id: reader.id, weight: 1 })))
     .execute();
-  const { generateApiKey, generateKeyId } = await import('../../src/auth/api-keys.js');
-  const { insertApiKey } = await import('../../src/queries/api-keys.js');
+  const { generateApiKey, generateKeyId } = await import('../../src/identity/api-keys.js');
+  const { insertApiKey } = await import('../../src/identity/api-key-queries.js');
   const apiKey = generateApiKey();
   await insertApiKey(db, { id: generateKeyId(), ...apiKey, name: 'bench', email: null, useCase: null, userId: reader.id, tier: 'enterprise' });
   const etag = (await fetch(targets.hot)).headers.get('etag')!;

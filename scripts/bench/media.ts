@@ -13,13 +13,13 @@ import type Koa from 'koa';
 import { z } from 'zod';
 import sharp from 'sharp';
 import { createApp } from '../../src/app.js';
-import { DomainError } from '../../src/errors.js';
-import { defineRoute } from '../../src/http/route.js';
+import { DomainError } from '../../src/platform/errors/index.js';
+import { defineRoute } from '../../src/platform/http/route.js';
 import { reencodePicture } from '../../src/media/process.js';
 import { ProfilePictureStore } from '../../src/media/profile-pictures.js';
 import { mediaName } from '../../src/media/store.js';
-import { putMedia } from '../../src/queries/media.js';
-import { allRoutes } from '../../src/routes/index.js';
+import { putMedia } from '../../src/media/queries.js';
+import { allRoutes } from '../../src/routes.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { benchStack, listenLocal, median } from './lib/bench-stack.js';
 

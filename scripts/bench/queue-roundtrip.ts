@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { childEnv } from '../../src/config.js';
-import { QueueClient } from '../../src/queue.js';
-import { createRedis } from '../../src/redis.js';
+import { childEnv } from '../../src/platform/config.js';
+import { QueueClient } from '../../src/platform/queue.js';
+import { createRedis } from '../../src/platform/redis.js';
 import { backingServices } from '../lib/backing-services.js';
 import type { RunningService } from '../lib/services.js';
 

@@ -16,8 +16,8 @@ import os from 'node:os';
 import { sql } from 'kysely';
 import { job as wirePrune } from '../../jobs/wire-prune.js';
 import { createApp } from '../../src/app.js';
-import { newsRoutes } from '../../src/routes/news.js';
-import { allRoutes } from '../../src/routes/index.js';
+import { newsRoutes } from '../../src/articles/routes.js';
+import { allRoutes } from '../../src/routes.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { benchStack, listenLocal, median } from './lib/bench-stack.js';
 import { seedFeed } from './seed-feed.js';
@@ -72,7 +72,7 @@ try {
   for (let i = 0; i < 3; i++) before.push(await window(`baseline ${i + 1}`));
 
   // The job, as the worker runs it (its own pool, like a worker process).
-  const jobDb = (await import('../../src/db.js')).createDb(config.DATABASE_URL, { max: 2, applicationName: 'bench-wire-prune' });
+  const jobDb = (await import('../../src/platform/db.js')).createDb(config.DATABASE_URL, { max: 2, applicationName: 'bench-wire-prune' });
   t0 = performance.now();
   let jobDone = false;
   const jobRun = wirePrune

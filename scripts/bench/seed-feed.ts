@@ -8,7 +8,7 @@
  *   DATABASE_URL=postgres://... tsx scripts/bench/seed-feed.ts [n]
  */
 import { sql } from 'kysely';
-import type { Db } from '../../src/db.js';
+import type { Db } from '../../src/platform/db.js';
 
 /** The token address the benchmark filters on (present on 1 % of the seeded articles). */
 export const BENCH_TOKEN = '0x1f9840a85d5af5bf1d1762f925bdaddc4201f984';
@@ -55,8 +55,8 @@ export async function seedFeed(db: Db, n = 100_000): Promise<{ articles: number;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { launcherEnv } = await import('../../src/config.js');
-  const { createDb } = await import('../../src/db.js');
+  const { launcherEnv } = await import('../../src/platform/config.js');
+  const { createDb } = await import('../../src/platform/db.js');
   const url = launcherEnv().DATABASE_URL;
   if (!url) throw new Error('set DATABASE_URL to a migrated database');
   const db = createDb(url, { max: 1 });

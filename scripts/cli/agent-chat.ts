@@ -7,14 +7,14 @@
  * The CLI context carries only the database, so these commands read the rest of the configuration
  * (Telegram, Redis) with loadConfig() from the same environment.
  */
-import { DomainError } from '../../src/errors/domain-error.js';
-import { loadConfig } from '../../src/config.js';
-import type { Db } from '../../src/db.js';
-import { isTrustLevel, TRUST_LEVELS, type TrustLevel } from '../../src/domain/trust.js';
-import { findAgentByUsername, getAgentAccount, listAgents, listTrustEvents, listViolations, recordViolation, setTrustLevel } from '../../src/queries/agent-trust.js';
-import { QueueClient } from '../../src/queue.js';
-import { createRedis } from '../../src/redis.js';
-import { ALLOWED_UPDATES, botApiFromConfig, registerWebhook, TelegramError, webhookUrl } from '../../src/telegram/bot-api.js';
+import { DomainError } from '../../src/platform/errors/domain-error.js';
+import { loadConfig } from '../../src/platform/config.js';
+import type { Db } from '../../src/platform/db.js';
+import { isTrustLevel, TRUST_LEVELS, type TrustLevel } from '../../src/agent-chat/trust.js';
+import { findAgentByUsername, getAgentAccount, listAgents, listTrustEvents, listViolations, recordViolation, setTrustLevel } from '../../src/agent-chat/trust-queries.js';
+import { QueueClient } from '../../src/platform/queue.js';
+import { createRedis } from '../../src/platform/redis.js';
+import { ALLOWED_UPDATES, botApiFromConfig, registerWebhook, TelegramError, webhookUrl } from '../../src/agent-chat/telegram-bot-api.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup, cliTime } from './command.js';
 
 async function resolveAgent(db: Db, target: string): Promise<number> {

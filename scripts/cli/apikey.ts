@@ -2,8 +2,8 @@
  * `apikey list|create|tier|revoke|rotate`: operators' handling of API keys. Raw keys are printed
  * once (create, rotate) and never stored; only their SHA-256 is.
  */
-import { generateApiKey, generateKeyId, maskKey, tiers, type Tier } from '../../src/auth/api-keys.js';
-import { insertApiKey, listApiKeys, revokeApiKey, rotateApiKey, setApiKeyTier } from '../../src/queries/api-keys.js';
+import { generateApiKey, generateKeyId, maskKey, tiers, type Tier } from '../../src/identity/api-keys.js';
+import { insertApiKey, listApiKeys, revokeApiKey, rotateApiKey, setApiKeyTier } from '../../src/identity/api-key-queries.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
 
 function parseTier(input: string): Tier {

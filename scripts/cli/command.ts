@@ -2,8 +2,8 @@
  * The shape of an admin CLI command. Commands come in groups (`role`, later `apikey`, `wire`,
  * `rewards`); each group is one file exporting a CommandGroup, listed in scripts/cli/index.ts.
  */
-import type { Config } from '../../src/config.js';
-import type { Db } from '../../src/db.js';
+import type { Config } from '../../src/platform/config.js';
+import type { Db } from '../../src/platform/db.js';
 
 /** A failure to report as `error: <message>` with a non-zero exit (1 unless told otherwise). */
 export class CliError extends Error {

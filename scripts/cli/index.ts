@@ -2,8 +2,8 @@
  * The admin CLI's command registry and dispatcher: `<group> <command> [args...]`, `help`,
  * `help <group>`. Later issues add a group file (apikey.ts, wire.ts, rewards.ts) and list it here.
  */
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { createDb, type Db } from '../../src/db.js';
+import { ConfigError, loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { agentCommands, telegramCommands } from './agent-chat.js';
 import { apiKeyCommands } from './apikey.js';
 import { CliError, UsageError, type CliContext, type CommandGroup } from './command.js';

@@ -4,8 +4,8 @@
  * 00:05 UTC on the 1st; running it again is harmless).
  */
 import { runLeaderboards } from '../../jobs/leaderboards.js';
-import { CATEGORIES, formatTokens, MONTH_PATTERN, percentToBp, validateAllocation, type AllocationBp, type Category } from '../../src/domain/rewards.js';
-import { allocationFor, distributeMonth, getDistribution, listAllocations, setAllocation, type DistributionSummary } from '../../src/queries/rewards.js';
+import { CATEGORIES, formatTokens, MONTH_PATTERN, percentToBp, validateAllocation, type AllocationBp, type Category } from '../../src/rewards/rules.js';
+import { allocationFor, distributeMonth, getDistribution, listAllocations, setAllocation, type DistributionSummary } from '../../src/rewards/queries.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
 
 function parseMonth(input: string | undefined): string {

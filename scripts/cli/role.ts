@@ -3,7 +3,7 @@
  * migration's CHECK allows exactly these); addresses are stored lower-case.
  */
 import { isAddress } from 'viem';
-import { grantRole, listRoleHolders, revokeRole } from '../../src/queries/users.js';
+import { grantRole, listRoleHolders, revokeRole } from '../../src/identity/users-queries.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
 
 const roles = ['editor', 'staff'] as const;

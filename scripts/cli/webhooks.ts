@@ -3,9 +3,9 @@
  * endpoint's deliveries (newest first), and sending a finished delivery again (same webhook-id).
  * An operator's view: it sees every owner's endpoints (the API shows each caller only its own).
  */
-import { QueueClient } from '../../src/queue.js';
-import { findDeliveryById, findEndpointById, listAllEndpoints, listDeliveries, rearmDelivery } from '../../src/queries/webhooks.js';
-import { createRedis } from '../../src/redis.js';
+import { QueueClient } from '../../src/platform/queue.js';
+import { findDeliveryById, findEndpointById, listAllEndpoints, listDeliveries, rearmDelivery } from '../../src/webhooks/queries.js';
+import { createRedis } from '../../src/platform/redis.js';
 import { messageId, wakeEndpoint } from '../../src/webhooks/deliver.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup, cliTime } from './command.js';
 

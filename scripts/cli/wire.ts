@@ -5,13 +5,13 @@
  * process instead (no worker needed).
  */
 import { job as wireFetch } from '../../jobs/wire-fetch.js';
-import { loadConfig } from '../../src/config.js';
-import type { Db } from '../../src/db.js';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
-import { createLogger } from '../../src/logger.js';
-import { addSource, fetchSourceSoon, findSource, listSources, removeSource, setSourceEnabled } from '../../src/queries/wire.js';
-import { QueueClient } from '../../src/queue.js';
-import { createRedis } from '../../src/redis.js';
+import { loadConfig } from '../../src/platform/config.js';
+import type { Db } from '../../src/platform/db.js';
+import { EventPublisher, eventStreamKey } from '../../src/platform/events/events.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { addSource, fetchSourceSoon, findSource, listSources, removeSource, setSourceEnabled } from '../../src/wire/queries.js';
+import { QueueClient } from '../../src/platform/queue.js';
+import { createRedis } from '../../src/platform/redis.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup, cliTime } from './command.js';
 
 function parseFlags(args: string[]): { positional: string[]; flags: Map<string, string> } {

@@ -2,7 +2,7 @@
  * Fault drill: Redis goes away between the commit of a change and the relay of its event.
  *
  * web, worker, clock and ws run as real processes on their own Redis (AOF, as in production) and a
- * PostgreSQL; a staff WebSocket client (src/broadcaster/client.ts, access_token cookie) follows
+ * PostgreSQL; a staff WebSocket client (src/stream/client.ts, access_token cookie) follows
  * /ws/news/. Editors submit articles with headlines and approve them at a steady pace. Redis is
  * stopped for `--down` seconds and started again.
  *
@@ -26,10 +26,10 @@
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { NewsStream } from '../../src/broadcaster/client.js';
-import { normalizeUrl } from '../../src/domain/url-normalize.js';
-import { eventStreamKey, type NewsEvent } from '../../src/events.js';
-import { insertSubmission, transitionArticle } from '../../src/queries/articles.js';
+import { NewsStream } from '../../src/stream/client.js';
+import { normalizeUrl } from '../../src/platform/url/normalize.js';
+import { eventStreamKey, type NewsEvent } from '../../src/platform/events/events.js';
+import { insertSubmission, transitionArticle } from '../../src/articles/queries.js';
 import { Api, createUser, lastStreamId, type User } from './lib/actors.js';
 import { JWT_SECRET, sleep, Stack, type StackOptions } from './lib/stack.js';
 

@@ -13,11 +13,11 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { QueueClient } from '../../src/queue.js';
+import { QueueClient } from '../../src/platform/queue.js';
 import { startFacilitator } from '../../test/support/facilitator-server.js';
 import { signedHeader } from '../../test/support/x402.js';
 import { sleep, Stack, type StackOptions } from './lib/stack.js';
-import { asyncListener } from '../../src/http/listener.js';
+import { asyncListener } from '../../src/platform/http/listener.js';
 
 export interface PaymentKillReport {
   payments: number;

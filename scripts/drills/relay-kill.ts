@@ -29,9 +29,9 @@
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { articleEvent } from '../../src/domain/article-event.js';
-import { clientEvent, eventStreamKey, type NewsEvent } from '../../src/events.js';
-import { newsEvent, recordEvents } from '../../src/queries/event-log.js';
+import { articleEvent } from '../../src/articles/article-event.js';
+import { clientEvent, eventStreamKey, type NewsEvent } from '../../src/platform/events/events.js';
+import { newsEvent, recordEvents } from '../../src/platform/events/log.js';
 import { createUser, lastStreamId } from './lib/actors.js';
 import { JWT_SECRET, sleep, Stack, type StackOptions } from './lib/stack.js';
 

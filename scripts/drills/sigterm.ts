@@ -12,7 +12,7 @@
  */
 import http from 'node:http';
 import { parseArgs } from 'node:util';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
+import { EventPublisher, eventStreamKey } from '../../src/platform/events/events.js';
 import { auditClients, createUser, lastStreamId, startPageSite, streamEventsAfter, StreamClient } from './lib/actors.js';
 import { JWT_SECRET, sleep, Stack, type StackOptions } from './lib/stack.js';
 

@@ -9,7 +9,7 @@
  *   npx tsx scripts/drills/slow-client.ts [--clients 50] [--events 3000] [--rate 500]
  */
 import { parseArgs } from 'node:util';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
+import { EventPublisher, eventStreamKey } from '../../src/platform/events/events.js';
 import { auditClients, lastStreamId, percentile, streamEventsAfter, StreamClient } from './lib/actors.js';
 import { sleep, Stack, type StackOptions } from './lib/stack.js';
 

@@ -12,9 +12,9 @@
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { addMonths, monthOf } from '../../src/domain/rewards.js';
-import { lockMonth } from '../../src/queries/leaderboards.js';
-import { QueueClient } from '../../src/queue.js';
+import { addMonths, monthOf } from '../../src/rewards/rules.js';
+import { lockMonth } from '../../src/rewards/leaderboard-queries.js';
+import { QueueClient } from '../../src/platform/queue.js';
 import { Api, createUser, startPageSite } from './lib/actors.js';
 import { JWT_SECRET, sleep, Stack, type StackOptions } from './lib/stack.js';
 

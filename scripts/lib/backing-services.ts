@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
-import { launcherEnv } from '../../src/config.js';
+import { launcherEnv } from '../../src/platform/config.js';
 import { freePort, startPostgres, startRedis, type Log, type RunningService } from './services.js';
 
 /** A server started here: `stop()` and `start()` again on the same port and data (same `url`). */

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { launcherEnv } from '../../src/config.js';
+import { launcherEnv } from '../../src/platform/config.js';
 
 const STACK_FILE = 'stack.json';
 

@@ -7,8 +7,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Db } from '../../src/db.js';
-import { transitionArticle } from '../../src/queries/articles.js';
+import type { Db } from '../../src/platform/db.js';
+import { transitionArticle } from '../../src/articles/queries.js';
 
 export interface Delivery {
   path: string;

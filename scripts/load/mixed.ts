@@ -16,7 +16,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { jobNames } from '../../jobs/index.js';
-import { QueueClient } from '../../src/queue.js';
+import { QueueClient } from '../../src/platform/queue.js';
 import { Api, createUser, percentile, startPageSite, StreamClient, type User } from '../drills/lib/actors.js';
 import { JWT_SECRET, sleep, Stack } from '../drills/lib/stack.js';
 

@@ -3,8 +3,8 @@
  * tokens and an issuer, on reserved `.example` domains so no link points at a real site.
  * Counters (votes, yaps) are filled in by the discussion part from the rows it inserts.
  */
-import { slugify } from '../../src/domain/slug.js';
-import { normalizeUrl } from '../../src/domain/url-normalize.js';
+import { slugify } from '../../src/platform/url/slug.js';
+import { normalizeUrl } from '../../src/platform/url/normalize.js';
 import { idOf, type SeedPart } from './types.js';
 
 const tokens = {

@@ -3,7 +3,7 @@
  * so a provenance check of that URL shows a tsunami receipt). The source is disabled (its host is
  * an example domain, so its fetches would only fail); enable it with `npm run cli -- wire enable <id>`.
  */
-import { normalizeUrl } from '../../src/domain/url-normalize.js';
+import { normalizeUrl } from '../../src/platform/url/normalize.js';
 import type { SeedPart } from './types.js';
 
 const SOURCE = { name: 'Chain Wire (demo)', url: 'https://chain-wire.example/feed.xml' };

@@ -3,8 +3,8 @@
  * log JSON, log and exit on an uncaught exception, and shut down once on SIGTERM/SIGINT within
  * SHUTDOWN_TIMEOUT_MS.
  */
-import { ConfigError, loadConfig, type Config } from '../config.js';
-import { createLogger, type Logger } from '../logger.js';
+import { ConfigError, loadConfig, type Config } from '../platform/config.js';
+import { createLogger, type Logger } from '../platform/logger.js';
 
 export function boot(name: string): { config: Config; log: Logger } {
   let config: Config;

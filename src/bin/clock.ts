@@ -1,6 +1,6 @@
-import { upsertSchedules } from '../clock.js';
-import { QueueClient } from '../queue.js';
-import { createRedis } from '../redis.js';
+import { upsertSchedules } from './schedules.js';
+import { QueueClient } from '../platform/queue.js';
+import { createRedis } from '../platform/redis.js';
 import { boot, onShutdown } from './boot.js';
 
 // The clock does no work itself: it upserts BullMQ job schedulers, then idles so that a

@@ -1,14 +1,14 @@
 import http from 'node:http';
 import { createApp } from '../app.js';
-import { createDb } from '../db.js';
-import { EventPublisher, eventStreamKey } from '../events.js';
-import { QueueClient } from '../queue.js';
-import { createRedis } from '../redis.js';
+import { createDb } from '../platform/db.js';
+import { EventPublisher, eventStreamKey } from '../platform/events/events.js';
+import { QueueClient } from '../platform/queue.js';
+import { createRedis } from '../platform/redis.js';
 import { webhookKeyWarning } from '../webhooks/secrets.js';
 import { boot, onShutdown } from './boot.js';
-import { connectionDrainer } from '../http/drain.js';
-import { koaListener } from '../http/listener.js';
-import { flushDailyQuota } from '../http/rate-limit.js';
+import { connectionDrainer } from '../platform/http/drain.js';
+import { koaListener } from '../platform/http/listener.js';
+import { flushDailyQuota } from '../platform/http/rate-limit.js';
 
 const { config, log } = boot('web');
 const webhookWarning = webhookKeyWarning(config);
@@ -43,7 +43,7 @@ onShutdown(config, log, async () => {
   // Stop accepting; in-flight requests finish; idle keep-alive sockets are closed; a connection
   // accepted just before the signal gets up to 2 s to send its request, which is served (drain.ts).
   await drainer.drain(Math.min(2000, config.HTTP_HEADERS_TIMEOUT_MS));
-  // The daily-quota counts of the last few milliseconds (src/http/rate-limit.ts), before Redis closes.
+  // The daily-quota counts of the last few milliseconds (src/platform/http/rate-limit.ts), before Redis closes.
   await flushDailyQuota(redis);
   await queue.close();
   await redis.quit().catch(() => undefined);

@@ -1,9 +1,9 @@
-import { createDb } from '../db.js';
-import { EventPublisher, eventStreamKey } from '../events.js';
-import { QueueClient } from '../queue.js';
-import { createRedis } from '../redis.js';
+import { createDb } from '../platform/db.js';
+import { EventPublisher, eventStreamKey } from '../platform/events/events.js';
+import { QueueClient } from '../platform/queue.js';
+import { createRedis } from '../platform/redis.js';
 import { RelayWaker } from '../relay/waker.js';
-import { startWorkers } from '../worker-runtime.js';
+import { startWorkers } from './worker-runtime.js';
 import { webhookKeyWarning } from '../webhooks/secrets.js';
 import { wakeRelay } from '../../jobs/relay-events.js';
 import { boot, onShutdown } from './boot.js';

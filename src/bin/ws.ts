@@ -1,7 +1,7 @@
-import { broadcasterOptionsFromConfig, createBroadcaster } from '../broadcaster/server.js';
-import { eventStreamKey } from '../events.js';
-import { WsMetrics } from '../metrics/ws-metrics.js';
-import { createRedis } from '../redis.js';
+import { broadcasterOptionsFromConfig, createBroadcaster } from '../stream/server.js';
+import { eventStreamKey } from '../platform/events/events.js';
+import { WsMetrics } from '../stream/metrics.js';
+import { createRedis } from '../platform/redis.js';
 import { boot, onShutdown } from './boot.js';
 
 const { config, log } = boot('ws');

@@ -8,11 +8,11 @@
  * retries. The queue page only reads these keys (one MGET); the item page and the provenance
  * fragment claim and compute, waiting at most EDITOR_PROVENANCE_WAIT_MS for the answer.
  */
-import type { AppDeps } from '../deps.js';
-import type { ProvenanceCheckResult } from '../domain/provenance.js';
-import { provenanceSettings } from '../domain/provenance-settings.js';
-import { checkProvenance } from '../queries/provenance.js';
-import { editorProvenanceKey } from '../redis-keys.js';
+import type { AppDeps } from '../platform/deps.js';
+import type { ProvenanceCheckResult } from '../provenance/check.js';
+import { provenanceSettings } from '../provenance/settings.js';
+import { checkProvenance } from '../provenance/queries.js';
+import { editorProvenanceKey } from '../platform/redis-keys.js';
 
 export const PROVENANCE_CACHE_TTL_S = 3600;
 const PENDING = 'pending';

@@ -4,9 +4,9 @@
  * /editor/assets/editor.css, so the pages run under a CSP with script-src 'self' and style-src 'self'.
  */
 import { getAddress } from 'viem';
-import { DECISION_REASON_LABELS, DECISION_REASONS } from '../domain/moderation.js';
-import { esc, HTML_HEAD_START } from '../http/html.js';
-import type { QueueItem } from '../queries/editor-queue.js';
+import { DECISION_REASON_LABELS, DECISION_REASONS } from '../articles/moderation.js';
+import { esc, HTML_HEAD_START } from '../platform/http/html.js';
+import type { QueueItem } from './queue-queries.js';
 import type { CachedProvenance } from './provenance-cache.js';
 
 interface Shell {

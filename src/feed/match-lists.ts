@@ -20,9 +20,9 @@
  * after each change only to learn the same; at most TOTAL_MAX ids over all lists and ITEMS_MAX
  * rendered items are kept, the oldest dropped first.
  */
-import type { Db } from '../db.js';
-import { feedItemsByIds, feedMatches, type ArticleItemRow, type FeedQuery } from '../queries/articles.js';
-import { singleFlight } from '../single-flight.js';
+import type { Db } from '../platform/db.js';
+import { feedItemsByIds, feedMatches, type ArticleItemRow, type FeedQuery } from '../articles/queries.js';
+import { singleFlight } from '../platform/single-flight.js';
 
 const MATCH_LIST_MAX = 50_000;
 const TOTAL_MAX = 200_000;

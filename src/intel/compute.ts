@@ -1,9 +1,9 @@
 /**
  * Compute the trending result and the full report (run by the worker jobs intel-trending and
  * intel-report; the web process only reads their cached output). Field meanings are documented in
- * the OpenAPI schemas of src/routes/intel.ts and in src/domain/intel.ts.
+ * the OpenAPI schemas of src/intel/routes.ts and in src/intel/rules.ts.
  */
-import type { Db } from '../db.js';
+import type { Db } from '../platform/db.js';
 import {
   POSTING_SIGNAL_LOOKBACK_DAYS,
   POSTING_SIGNAL_SETTLE_HOURS,
@@ -14,9 +14,9 @@ import {
   type HourBucket,
   type ReportParams,
   type TrendingParams,
-} from '../domain/intel.js';
-import { clicksByPublishHour, contentPerformance, platformFigures, pulseCounts, tagStats, type TagRow } from '../queries/intel.js';
-import { isoTime } from '../iso-time.js';
+} from './rules.js';
+import { clicksByPublishHour, contentPerformance, platformFigures, pulseCounts, tagStats, type TagRow } from './queries.js';
+import { isoTime } from '../platform/iso-time.js';
 
 /** Where the posting-signal basis of an hour is kept once computed (IntelCache in the worker). */
 interface BasisCache {

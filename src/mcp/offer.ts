@@ -3,11 +3,11 @@
  * GET /api/v1/intel/report/, with the MCP endpoint as the resource and a `bazaar` extension of
  * input.type "mcp" (the x402 MCP transport and the bazaar extension).
  */
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../platform/deps.js';
 import { bazaarMcp, jsonSchemaOf, type BazaarExtension } from '../payments/discovery.js';
 import type { Offer } from '../payments/requirements.js';
-import { reportOffer, reportQuery } from '../routes/intel.js';
-import { reportSchema } from '../routes/intel-schemas.js';
+import { reportOffer, reportQuery } from '../intel/routes.js';
+import { reportSchema } from '../intel/schemas.js';
 
 export const MCP_PATH = '/mcp';
 export const REPORT_TOOL = 'intel_report';

@@ -24,9 +24,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import inject from 'light-my-request';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
-import { API_PREFIX } from '../http/openapi.js';
-import type { RouteDef } from '../http/route.js';
+import type { AppDeps } from '../platform/deps.js';
+import { API_PREFIX } from '../platform/http/openapi.js';
+import type { RouteDef } from '../platform/http/route.js';
 import { compactBazaar } from '../payments/discovery.js';
 import { MCP_PATH, mcpReportOffer, REPORT_TOOL } from './offer.js';
 

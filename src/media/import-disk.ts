@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Kysely, type Transaction } from 'kysely';
-import { aliasLegacyPicture, legacyPictureNames, lockMedia, putMedia } from '../queries/media.js';
+import { aliasLegacyPicture, legacyPictureNames, lockMedia, putMedia } from './queries.js';
 import { PictureRejected, reencodePicture } from './process.js';
 import { sniffPicture } from './profile-pictures.js';
 import { LEGACY_NAME_PATTERN } from './store.js';

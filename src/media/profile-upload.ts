@@ -11,7 +11,7 @@
 import { Writable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../platform/errors/index.js';
 import { PROFILE_PICTURE_MAX_BYTES } from './profile-pictures.js';
 
 /** Text fields of the profile form are short; this bounds the non-file part of a request. */

@@ -14,8 +14,8 @@
  * the bytes behind a name never change, so the only staleness is a deleted picture being served by
  * a process for at most the TTL.
  */
-import type { Db } from '../db.js';
-import { mediaBytes, mediaExists, mediaOfAlias } from '../queries/media.js';
+import type { Db } from '../platform/db.js';
+import { mediaBytes, mediaExists, mediaOfAlias } from './queries.js';
 import { PICTURE_TYPES, type PictureExt } from './profile-pictures.js';
 
 const MEDIA_NAME_PATTERN = /^([0-9a-f]{64})\.(jpg|png|gif)$/;

@@ -3,12 +3,12 @@
  * problems are 402 with a fresh PAYMENT-REQUIRED header, so an x402 client can sign again; a
  * backend we cannot reach is 503. `x402Reason` goes into the PAYMENT-REQUIRED `error` field and
  * uses the reason strings of @x402/evm's exact-scheme facilitator where one exists. The codes and
- * their statuses are in the one registry (src/errors/codes.ts, area Payments).
+ * their statuses are in the one registry (src/platform/errors/codes.ts, area Payments).
  */
-import type { ErrorCode } from '../errors/codes.js';
-import { DomainError } from '../errors/domain-error.js';
+import type { ErrorCode } from '../platform/errors/codes.js';
+import { DomainError } from '../platform/errors/domain-error.js';
 
-/** The codes of the Payments area of the registry (src/errors/codes.ts). */
+/** The codes of the Payments area of the registry (src/platform/errors/codes.ts). */
 type PaymentErrorCode = Extract<ErrorCode, `payment${string}` | 'api_key_tier_insufficient'>;
 
 /**

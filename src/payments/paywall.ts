@@ -28,10 +28,10 @@ import type { Context } from 'koa';
 import type { Transaction } from 'kysely';
 import { getAddress, type Address } from 'viem';
 import type { Database } from '../../db/schema.js';
-import type { Tier } from '../auth/api-keys.js';
-import type { AppDeps } from '../deps.js';
-import { DomainError } from '../errors.js';
-import { API_PREFIX } from '../http/openapi.js';
+import type { Tier } from '../identity/api-keys.js';
+import type { AppDeps } from '../platform/deps.js';
+import { DomainError } from '../platform/errors/index.js';
+import { API_PREFIX } from '../platform/http/openapi.js';
 import {
   beginSettlement,
   getPayment,
@@ -44,7 +44,7 @@ import {
   recordSettleError,
   replayKeyUsed,
   type PaymentRow,
-} from '../queries/payments.js';
+} from './queries.js';
 import { PaymentRejection, reject, unavailable } from './errors.js';
 import { MainnetVerifier, parseFallbackHeaders } from './mainnet.js';
 import { mainnetReplayKey, ReplayGuard, x402ReplayKey } from './replay.js';
@@ -156,7 +156,7 @@ export class Paywall {
   /**
    * A PaymentRejection as the client gets it: a refusal carries the payment options (details) and a
    * fresh PAYMENT-REQUIRED header (a malformed PAYMENT-SIGNATURE too, so a client can sign again);
-   * an unavailable backend passes as it is. The status comes from the registry (src/errors/codes.ts).
+   * an unavailable backend passes as it is. The status comes from the registry (src/platform/errors/codes.ts).
    */
   toHttpError(rej: PaymentRejection, offer: Offer, opts: AuthorizeOptions): PaymentRejection {
     // Unavailable passes as it is; one already shaped (e.g. thrown from inside authorize) is not wrapped twice.

@@ -7,8 +7,8 @@
  * A payer whose settlement failed is suspended for SUSPEND_S (its signatures verify locally but do
  * not pay), which bounds what an empty wallet can take before the first settlement fails.
  */
-import type { Redis } from '../redis.js';
-import { paymentSettlingKey, paymentUsedKey, payerSuspendedKey } from '../redis-keys.js';
+import type { Redis } from '../platform/redis.js';
+import { paymentSettlingKey, paymentUsedKey, payerSuspendedKey } from '../platform/redis-keys.js';
 
 const SUSPEND_S = 24 * 3600;
 const MAX_TTL_S = 30 * 24 * 3600;

@@ -7,7 +7,7 @@ import { PAYMENT_REQUIRED_CACHE_CONTROL, encodePaymentRequiredHeader } from '@x4
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { findDefaultAsset, getDefaultAsset } from '@x402/evm';
 import { getAddress, type Address } from 'viem';
-import type { Config } from '../config.js';
+import type { Config } from '../platform/config.js';
 import { compactBazaar, type BazaarExtension } from './discovery.js';
 
 export const X402_VERSION = 2;

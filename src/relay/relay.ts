@@ -21,14 +21,14 @@
  */
 import type { Enqueue } from '../../jobs/define.js';
 import { debouncedHotScoreJob } from '../../jobs/hot-scores.js';
-import type { Config } from '../config.js';
-import type { Db } from '../db.js';
-import type { EventPublisher } from '../events.js';
-import type { Logger } from '../logger.js';
-import { stillScheduled } from '../queries/articles.js';
-import { claimOutbox, eventHorizon, markRelayed, waitingAbove, type OutboxRow } from '../queries/event-log.js';
-import { invalidateFeedCache } from '../feed/feed-cache.js';
-import type { Redis } from '../redis.js';
+import type { Config } from '../platform/config.js';
+import type { Db } from '../platform/db.js';
+import type { EventPublisher } from '../platform/events/events.js';
+import type { Logger } from '../platform/logger.js';
+import { stillScheduled } from '../articles/queries.js';
+import { claimOutbox, eventHorizon, markRelayed, waitingAbove, type OutboxRow } from '../platform/events/log.js';
+import { invalidateFeedCache } from '../feed/cache.js';
+import type { Redis } from '../platform/redis.js';
 import { wakeEndpoint } from '../webhooks/deliver.js';
 import { fanOutWebhooks } from '../webhooks/fanout.js';
 

@@ -20,7 +20,7 @@
  * first probe if anything waits); the clock's sweep covers whatever is left.
  */
 import pg from 'pg';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 
 /** How often a worker process looks for committed, unrelayed events. */
 export const RELAY_POLL_MS = 20;

@@ -5,8 +5,8 @@
  * each (a round trip and a commit per delivery were most of the worker's and PostgreSQL's work);
  * when idle, an outcome is written at once. record() resolves when its row is written.
  */
-import type { Db } from '../db.js';
-import { recordAttempts, type AttemptRecord } from '../queries/webhooks.js';
+import type { Db } from '../platform/db.js';
+import { recordAttempts, type AttemptRecord } from './queries.js';
 
 /** Outcomes per statement at most. */
 const MAX_BATCH = 500;

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/services.js';
-import { createDb } from '../../src/db.js';
+import { createDb } from '../../src/platform/db.js';
 import { killAll, pidAlive, startProc, startShell, type Proc } from '../support/procs.js';
 
 const dirs: string[] = [];

@@ -15,13 +15,13 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { createBroadcaster, type Broadcaster } from '../../src/broadcaster/server.js';
-import { eventStreamKey } from '../../src/events.js';
+import { createBroadcaster, type Broadcaster } from '../../src/stream/server.js';
+import { eventStreamKey } from '../../src/platform/events/events.js';
 import { newAccount, sessionFor, type Session } from '../support/auth.js';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startRelay, type RunningRelay } from '../support/relay.js';
-import { koaListener } from '../../src/http/listener.js';
+import { koaListener } from '../../src/platform/http/listener.js';
 
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../test-output/editor-console');
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/services.js';
 import { serviceTypes } from '../../scripts/lib/procfile.js';
-import { createDb } from '../../src/db.js';
+import { createDb } from '../../src/platform/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { killAll, pidAlive, startProc, waitForPidsGone, type Proc } from '../support/procs.js';
 

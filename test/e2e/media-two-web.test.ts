@@ -8,7 +8,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/services.js';
-import { createDb, type Db } from '../../src/db.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { sessionFor } from '../support/auth.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { killAll, startProcfileType, waitForHttp, type Proc } from '../support/procs.js';

@@ -16,7 +16,7 @@ import WebSocket from 'ws';
 import { buildDist, platformEnv } from '../../scripts/lib/build.js';
 import { readProcfile, repoRoot, serviceTypes } from '../../scripts/lib/procfile.js';
 import { freePort } from '../../scripts/lib/services.js';
-import { createDb, type Db } from '../../src/db.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { sessionFor, signIn } from '../support/auth.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { freePort } from '../../scripts/lib/services.js';
 import { serviceTypes } from '../../scripts/lib/procfile.js';
-import { createDb, type Db } from '../../src/db.js';
-import { QueueClient } from '../../src/queue.js';
-import { createRedis, type Redis } from '../../src/redis.js';
+import { createDb, type Db } from '../../src/platform/db.js';
+import { QueueClient } from '../../src/platform/queue.js';
+import { createRedis, type Redis } from '../../src/platform/redis.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { killAll, startProcfileType, waitForHttp, type Proc } from '../support/procs.js';
 

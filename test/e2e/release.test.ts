@@ -12,8 +12,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations/index.js';
 import { freePort } from '../../scripts/lib/services.js';
-import { createDb, type Db } from '../../src/db.js';
-import { RELEASE_LOCK_KEY } from '../../src/migrate.js';
+import { createDb, type Db } from '../../src/platform/db.js';
+import { RELEASE_LOCK_KEY } from '../../src/platform/migrate.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { killAll, startProcfileType, waitForHttp, type Proc } from '../support/procs.js';
 

@@ -9,8 +9,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signAccessToken } from '../../src/auth/tokens.js';
-import type { EventType } from '../../src/events.js';
+import { signAccessToken } from '../../src/identity/tokens.js';
+import type { EventType } from '../../src/platform/events/events.js';
 import { BroadcasterHarness, makeEvent, type RunningBroadcaster } from '../support/broadcaster-harness.js';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
 

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { generateApiKey, generateKeyId } from '../../src/auth/api-keys.js';
-import { insertApiKey } from '../../src/queries/api-keys.js';
+import { generateApiKey, generateKeyId } from '../../src/identity/api-keys.js';
+import { insertApiKey } from '../../src/identity/api-key-queries.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';

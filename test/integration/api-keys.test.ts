@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { hashApiKey } from '../../src/auth/api-keys.js';
-import { utcDay } from '../../src/http/rate-limit.js';
+import { hashApiKey } from '../../src/identity/api-keys.js';
+import { utcDay } from '../../src/platform/http/rate-limit.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { sessionFor } from '../support/auth.js';
 import request from '../support/request.js';

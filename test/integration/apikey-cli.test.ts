@@ -1,8 +1,8 @@
 /** `npm run cli -- apikey ...` against this file's own database: create, tier, rotate, revoke, errors. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCliCaptured } from '../support/cli.js';
-import { hashApiKey } from '../../src/auth/api-keys.js';
-import { createDb, type Db } from '../../src/db.js';
+import { hashApiKey } from '../../src/identity/api-keys.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 
 let env: TestEnv;

@@ -6,11 +6,11 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, generateKeyId } from '../../src/auth/api-keys.js';
-import { AuthCache } from '../../src/auth/auth-cache.js';
-import { signAccessToken } from '../../src/auth/tokens.js';
-import { createDb, type Db } from '../../src/db.js';
-import { insertApiKey, revokeApiKey, rotateApiKey } from '../../src/queries/api-keys.js';
+import { generateApiKey, generateKeyId } from '../../src/identity/api-keys.js';
+import { AuthCache } from '../../src/identity/auth-cache.js';
+import { signAccessToken } from '../../src/identity/tokens.js';
+import { createDb, type Db } from '../../src/platform/db.js';
+import { insertApiKey, revokeApiKey, rotateApiKey } from '../../src/identity/api-key-queries.js';
 import { freePort } from '../../scripts/lib/services.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startProcfileType, waitForHttp, type Proc } from '../support/procs.js';
@@ -136,7 +136,7 @@ describe('AuthCache', () => {
   it('serves repeated lookups without the database while the generation holds, and re-reads when it moves', async () => {
     const u = await newUser(['editor']);
     const key = await newKey(u.id);
-    const { hashApiKey } = await import('../../src/auth/api-keys.js');
+    const { hashApiKey } = await import('../../src/identity/api-keys.js');
     const cache = new AuthCache(db, { checkMs: 60_000 });
     expect(await cache.apiKey(hashApiKey(key.raw))).toMatchObject({ id: key.id, revoked_at: null, user: { id: u.id, roles: ['editor'] } });
     expect(await cache.roles(u.id)).toEqual(['editor']);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signAccessToken } from '../../src/auth/tokens.js';
+import { signAccessToken } from '../../src/identity/tokens.js';
 import { BroadcasterHarness, connect, makeEvent, type TestClient } from '../support/broadcaster-harness.js';
 import { quietFor } from '../support/wait.js';
 

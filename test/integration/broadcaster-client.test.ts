@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { fetchNewsFeed, NewsStream, type StreamState } from '../../src/broadcaster/client.js';
-import type { NewsEvent } from '../../src/events.js';
+import { fetchNewsFeed, NewsStream, type StreamState } from '../../src/stream/client.js';
+import type { NewsEvent } from '../../src/platform/events/events.js';
 import { BroadcasterHarness, makeEvent, ORIGIN, waitUntil } from '../support/broadcaster-harness.js';
 import { quietFor } from '../support/wait.js';
 

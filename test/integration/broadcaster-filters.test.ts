@@ -5,8 +5,8 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signAccessToken } from '../../src/auth/tokens.js';
-import type { EventType, NewsEvent } from '../../src/events.js';
+import { signAccessToken } from '../../src/identity/tokens.js';
+import type { EventType, NewsEvent } from '../../src/platform/events/events.js';
 import { BroadcasterHarness, connectOpen, makeEvent, ORIGIN, waitUntil, type ArticleAttrs, type RunningBroadcaster } from '../support/broadcaster-harness.js';
 import { quietFor } from '../support/wait.js';
 

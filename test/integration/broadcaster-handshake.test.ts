@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signAccessToken } from '../../src/auth/tokens.js';
-import { publicEventTypes, staffEventTypes, type NewsEvent } from '../../src/events.js';
+import { signAccessToken } from '../../src/identity/tokens.js';
+import { publicEventTypes, staffEventTypes, type NewsEvent } from '../../src/platform/events/events.js';
 import { BroadcasterHarness, connect, connectOpen, makeEvent, waitUntil, type RunningBroadcaster } from '../support/broadcaster-harness.js';
 import { quietFor } from '../support/wait.js';
 

@@ -1,5 +1,5 @@
 /**
- * The stream reader's lean connection for reads while events flow (src/broadcaster/range-connection.ts):
+ * The stream reader's lean connection for reads while events flow (src/stream/range-connection.ts):
  * what it reads from a real Redis equals what ioredis reads, it speaks the handshake a URL asks for,
  * it survives replies split anywhere, and every failure rejects the read (and the reader then reads
  * through ioredis, losing nothing).
@@ -10,11 +10,11 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { encodeCommand, parseValue, RangeConnection, RangeReplyError } from '../../src/broadcaster/range-connection.js';
-import { StreamReader } from '../../src/broadcaster/stream-reader.js';
-import type { StreamItem } from '../../src/broadcaster/frames.js';
-import { createLogger } from '../../src/logger.js';
-import { createRedis, type Redis } from '../../src/redis.js';
+import { encodeCommand, parseValue, RangeConnection, RangeReplyError } from '../../src/stream/range-connection.js';
+import { StreamReader } from '../../src/stream/stream-reader.js';
+import type { StreamItem } from '../../src/stream/frames.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { createRedis, type Redis } from '../../src/platform/redis.js';
 import { makeEvent, waitUntil } from '../support/broadcaster-harness.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

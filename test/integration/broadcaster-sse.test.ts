@@ -5,8 +5,8 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signAccessToken } from '../../src/auth/tokens.js';
-import type { EventType, NewsEvent } from '../../src/events.js';
+import { signAccessToken } from '../../src/identity/tokens.js';
+import type { EventType, NewsEvent } from '../../src/platform/events/events.js';
 import { BroadcasterHarness, connect, connectOpen, makeEvent, ORIGIN, sleep, waitUntil, type ArticleAttrs, type RunningBroadcaster } from '../support/broadcaster-harness.js';
 import { rawSse, sseOpen, SseTestClient, sseUrl } from '../support/sse-client.js';
 import { quietFor } from '../support/wait.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../scripts/cli/index.js';
 import { runCliCaptured } from '../support/cli.js';
-import { createDb, type Db } from '../../src/db.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 
 let env: TestEnv;

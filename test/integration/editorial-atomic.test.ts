@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertSubmission, transitionArticle } from '../../src/queries/articles.js';
+import { insertSubmission, transitionArticle } from '../../src/articles/queries.js';
 import { sessionFor } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 

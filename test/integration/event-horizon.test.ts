@@ -1,14 +1,14 @@
 /**
  * The event horizon (migration 20261128T090000_event_log_insert_time_ids, eventHorizon in
- * src/queries/event-log.ts): event ids are drawn when the event is written, so they can commit out
+ * src/platform/events/log.ts): event ids are drawn when the event is written, so they can commit out
  * of order; the relay and GET /api/v1/events/ read only up to the horizon, so that nobody skips an
  * event that commits late. Real PostgreSQL and Redis.
  */
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventPublisher, type AnyEventType } from '../../src/events.js';
-import { eventHorizon, listEvents, recordEvents, recordEventsCommitted, type EventInput } from '../../src/queries/event-log.js';
+import { EventPublisher, type AnyEventType } from '../../src/platform/events/events.js';
+import { eventHorizon, listEvents, recordEvents, recordEventsCommitted, type EventInput } from '../../src/platform/events/log.js';
 import { relayBatch, relayUntilEmpty, type RelayDeps } from '../../src/relay/relay.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 

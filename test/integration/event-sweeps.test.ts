@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDeps } from '../../jobs/define.js';
 import { job as prune, PRUNE_BATCH } from '../../jobs/event-log-prune.js';
 import { job as sweep, MAX_SWEEPS } from '../../jobs/page-title-sweep.js';
-import { internalEvent, markRelayed, prunedThrough, recordEventsCommitted } from '../../src/queries/event-log.js';
-import { startWorkers } from '../../src/worker-runtime.js';
+import { internalEvent, markRelayed, prunedThrough, recordEventsCommitted } from '../../src/platform/events/log.js';
+import { startWorkers } from '../../src/bin/worker-runtime.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';
 

@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDeps } from '../../jobs/define.js';
 import { job as publishScheduled } from '../../jobs/publish-scheduled.js';
 import { createApp } from '../../src/app.js';
-import { articleEvent } from '../../src/domain/article-event.js';
-import { internalEvent, recordEvents, recordEventsCommitted } from '../../src/queries/event-log.js';
-import { insertPayment, markFailed, newPaymentId } from '../../src/queries/payments.js';
-import { decideAd, failAdPayment, insertSponsoredArticle } from '../../src/queries/sponsored.js';
-import { addSource, ingestItems, promoteWireItem } from '../../src/queries/wire.js';
+import { articleEvent } from '../../src/articles/article-event.js';
+import { internalEvent, recordEvents, recordEventsCommitted } from '../../src/platform/events/log.js';
+import { insertPayment, markFailed, newPaymentId } from '../../src/payments/queries.js';
+import { decideAd, failAdPayment, insertSponsoredArticle } from '../../src/sponsored/queries.js';
+import { addSource, ingestItems, promoteWireItem } from '../../src/wire/queries.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
@@ -130,7 +130,7 @@ async function buyAd(isPaid: boolean): Promise<{ id: number; paymentId: string }
 
 describe('every status change records its event in its own transaction', () => {
   it("drives every status-changing path and finds each change's event in the same transaction", async () => {
-    // Submission and the editorial transitions (src/routes/editorial.ts -> transitionArticle).
+    // Submission and the editorial transitions (src/editor/editorial-routes.ts -> transitionArticle).
     const a = await submit();
     await act(a, 'approve', 'submitted', 'approved', 'news.approved');
     await act(a, 'retract', 'approved', 'retracted', 'news.retracted');
@@ -364,16 +364,16 @@ describe('static check', () => {
     // file -> number of status-writing statements, each covered above:
     expect(found).toEqual({
       // insertSubmission (news.post), transitionArticle (editorial.*), publishIfDue
-      'src/queries/articles.ts': 3,
+      'src/articles/queries.ts': 3,
       // insertSponsoredArticle (sponsored.buy), failAdPayment, decideAd
-      'src/queries/sponsored.ts': 3,
+      'src/sponsored/queries.ts': 3,
       // promoteWireItem
-      'src/queries/wire.ts': 1,
+      'src/wire/queries.ts': 1,
     });
     // Builders whose SET object is computed cannot be read here; each was reviewed not to set status:
     expect(computed).toEqual({
       // editArticle: the keys of diffEdit() over EditableFields (headline, tags, tokens, issuer, content_type)
-      'src/queries/articles.ts': 1,
+      'src/articles/queries.ts': 1,
     });
     const driven = new Set(steps.map((s) => s.path.split('.')[0]));
     for (const p of ['news', 'editorial', 'publishIfDue', 'sponsored', 'decideAd', 'failAdPayment', 'promoteWireItem']) expect(driven, p).toContain(p);
@@ -397,7 +397,7 @@ describe('static check', () => {
     const offenders = scanned.filter((f) => {
       if (f.startsWith('src/relay/')) return false;
       const text = code(f);
-      const publishes = /\bevents\.publish(?:Json)?\(|\.xadd\(/i.test(text) && f !== 'src/events.ts';
+      const publishes = /\bevents\.publish(?:Json)?\(|\.xadd\(/i.test(text) && f !== 'src/platform/events/events.ts';
       const retires = /(?<!function\s+)\binvalidateFeedCache\(/.test(text);
       return publishes || retires;
     });

@@ -1,12 +1,12 @@
 /**
- * The feed cache's per-process copies (src/feed/feed-cache.ts): a web process serves hot pages
+ * The feed cache's per-process copies (src/feed/cache.ts): a web process serves hot pages
  * from memory, but only while it has confirmed the cache generation within FEED_GEN_CHECK_MS, so a
  * change announced by another process (a worker's hot-score run, another web process's edit)
  * reaches its anonymous readers that fast, not after the 2 s TTL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { FEED_CACHE_TTL_MS, FEED_GEN_CHECK_MS, FeedCache, LOCAL_MAX_BYTES } from '../../src/feed/feed-cache.js';
+import { FEED_CACHE_TTL_MS, FEED_GEN_CHECK_MS, FeedCache, LOCAL_MAX_BYTES } from '../../src/feed/cache.js';
 import { sessionFor } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';

@@ -9,9 +9,9 @@ import addFormatsModule from 'ajv-formats';
 import FeedParser from 'feedparser';
 import Parser from 'rss-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleStatus } from '../../src/domain/article-state.js';
+import type { ArticleStatus } from '../../src/articles/state.js';
 import { createApp } from '../../src/app.js';
-import { slugify } from '../../src/domain/slug.js';
+import { slugify } from '../../src/platform/url/slug.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
@@ -146,7 +146,7 @@ describe('GET /news/ filters', () => {
   });
 
   it('each filter can be answered from its index (the query text matches the index expressions)', async () => {
-    const { feedCount } = await import('../../src/queries/articles.js');
+    const { feedCount } = await import('../../src/articles/queries.js');
     const { Kysely, PostgresDialect } = await import('kysely');
     const pg = (await import('pg')).default;
     const pool = new pg.Pool({ connectionString: deps.config.DATABASE_URL, max: 1 });

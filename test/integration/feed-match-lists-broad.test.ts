@@ -7,7 +7,7 @@
 import { sql, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedMatchLists } from '../../src/feed/match-lists.js';
-import type { FeedQuery } from '../../src/queries/articles.js';
+import type { FeedQuery } from '../../src/articles/queries.js';
 import { sessionFor } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 

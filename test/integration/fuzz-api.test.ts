@@ -8,8 +8,8 @@
  */
 import fc, { replayLines } from '../support/property.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, generateKeyId } from '../../src/auth/api-keys.js';
-import { insertApiKey } from '../../src/queries/api-keys.js';
+import { generateApiKey, generateKeyId } from '../../src/identity/api-keys.js';
+import { insertApiKey } from '../../src/identity/api-key-queries.js';
 import { startRig, WEBHOOK_SECRET, type Rig } from '../support/agent-chat.js';
 import { sessionFor } from '../support/auth.js';
 import { hasErrorShape, operationsOf, requestFor, sendRaw, type Operation, type RawResponse } from '../support/fuzz-http.js';

@@ -1,11 +1,11 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleStatus } from '../../src/domain/article-state.js';
+import type { ArticleStatus } from '../../src/articles/state.js';
 import { createApp } from '../../src/app.js';
-import { hotScore, type HotTerms } from '../../src/domain/hot-score.js';
-import { invalidateFeedCache } from '../../src/feed/feed-cache.js';
-import { hotTermsJson, recomputeHotScores } from '../../src/queries/hot-scores.js';
-import { startWorkers } from '../../src/worker-runtime.js';
+import { hotScore, type HotTerms } from '../../src/articles/hot-score.js';
+import { invalidateFeedCache } from '../../src/feed/cache.js';
+import { hotTermsJson, recomputeHotScores } from '../../src/articles/hot-score-queries.js';
+import { startWorkers } from '../../src/bin/worker-runtime.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
@@ -69,7 +69,7 @@ async function stored(id: number) {
 }
 
 describe('set-based recompute', () => {
-  it('the SQL twin agrees with src/domain/hot-score.ts term by term', async () => {
+  it('the SQL twin agrees with src/articles/hot-score.ts term by term', async () => {
     const others = await Promise.all(Array.from({ length: 3 }, () => sessionFor(deps.db, deps.config.JWT_SECRET)));
     const a = await article({ votes: 7, clicks: 1000, publishedHoursAgo: 5 });
     await yap(a, others[0].userId, 5); // capped at 3

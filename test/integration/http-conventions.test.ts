@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from '../support/request.js';
 import { createApp } from '../../src/app.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
-import { defineRoute } from '../../src/http/route.js';
+import { defineRoute } from '../../src/platform/http/route.js';
 import { z } from 'zod';
-import { allRoutes } from '../../src/routes/index.js';
+import { allRoutes } from '../../src/routes.js';
 
 let deps: TestDeps;
 let http: ReturnType<typeof request>;

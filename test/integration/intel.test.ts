@@ -5,7 +5,7 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { reportSchema, trendingSchema } from '../../src/routes/intel-schemas.js';
+import { reportSchema, trendingSchema } from '../../src/intel/schemas.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { apiKeyOfTier, hoursAgo, insertArticle, siblingDeps, startTestWorkers } from '../support/intel.js';
 import request from '../support/request.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDeps, type TestDeps } from '../support/context.js';
-import { startWorkers } from '../../src/worker-runtime.js';
+import { startWorkers } from '../../src/bin/worker-runtime.js';
 import type { Worker } from 'bullmq';
 import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
 

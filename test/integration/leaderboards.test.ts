@@ -1,9 +1,9 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleStatus } from '../../src/domain/article-state.js';
+import type { ArticleStatus } from '../../src/articles/state.js';
 import { monthsToCompute, runLeaderboards } from '../../jobs/leaderboards.js';
 import { createApp } from '../../src/app.js';
-import { startWorkers } from '../../src/worker-runtime.js';
+import { startWorkers } from '../../src/bin/worker-runtime.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { exactMargin, flushDailyQuota } from '../../src/http/rate-limit.js';
-import { createRedis } from '../../src/redis.js';
-import { defineRoute, type RouteDef } from '../../src/http/route.js';
-import { allRoutes } from '../../src/routes/index.js';
+import { exactMargin, flushDailyQuota } from '../../src/platform/http/rate-limit.js';
+import { createRedis } from '../../src/platform/redis.js';
+import { defineRoute, type RouteDef } from '../../src/platform/http/route.js';
+import { allRoutes } from '../../src/routes.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { sessionFor } from '../support/auth.js';
 import request from '../support/request.js';
@@ -216,7 +216,7 @@ describe('cross-site-request protection', () => {
 
   it('roles come from the database: a token claiming editor is not enough', async () => {
     const s = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: [] });
-    const { signAccessToken } = await import('../../src/auth/tokens.js');
+    const { signAccessToken } = await import('../../src/identity/tokens.js');
     const forged = await signAccessToken(deps.config.JWT_SECRET, { userId: s.userId, address: s.address, roles: ['editor'] });
     const r = await http.get('/api/v1/__probe/editor', { authorization: `Bearer ${forged}` });
     expect(r.status).toBe(403);

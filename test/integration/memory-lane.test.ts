@@ -1,5 +1,5 @@
 /**
- * Issue 17, the memory lane (src/http/lane.ts): a GET without credentials or Origin for a feed
+ * Issue 17, the memory lane (src/platform/http/lane.ts): a GET without credentials or Origin for a feed
  * page or syndication feed this process holds is answered before the middleware chain. It must be
  * indistinguishable from the chain's answer: the same status, bytes and headers (validators, caching,
  * RateLimit, security headers, request id) as an app without the lane, 304s included; it must count
@@ -9,14 +9,14 @@
  */
 import type Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, generateKeyId } from '../../src/auth/api-keys.js';
+import { generateApiKey, generateKeyId } from '../../src/identity/api-keys.js';
 import { createApp } from '../../src/app.js';
-import { invalidateFeedCache } from '../../src/feed/feed-cache.js';
-import { flushDailyQuota, utcDay } from '../../src/http/rate-limit.js';
-import type { RouteDef } from '../../src/http/route.js';
-import { insertApiKey, revokeApiKey } from '../../src/queries/api-keys.js';
-import { dailyQuotaKey } from '../../src/redis-keys.js';
-import { allRoutes } from '../../src/routes/index.js';
+import { invalidateFeedCache } from '../../src/feed/cache.js';
+import { flushDailyQuota, utcDay } from '../../src/platform/http/rate-limit.js';
+import type { RouteDef } from '../../src/platform/http/route.js';
+import { insertApiKey, revokeApiKey } from '../../src/identity/api-key-queries.js';
+import { dailyQuotaKey } from '../../src/platform/redis-keys.js';
+import { allRoutes } from '../../src/routes.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request, { type TestResponse } from '../support/request.js';
@@ -122,7 +122,7 @@ let laneRequests = 0;
 /**
  * Requests `path` until the laned app serves it from memory; returns the lane's answer. The first
  * request fills the feed cache; a local copy is served only while this process checked the feed's
- * generation in Redis within the last 25 ms (src/feed/feed-cache.ts), which the chain's requests do.
+ * generation in Redis within the last 25 ms (src/feed/cache.ts), which the chain's requests do.
  */
 async function fromLane(path: string, headers: Record<string, string> = {}): Promise<TestResponse> {
   for (let i = 0; i < 10; i++) {
@@ -233,7 +233,7 @@ describe('what the lane leaves to the chain', () => {
     await insertApiKey(deps.db, { id, ...key, name: 'lane', email: null, useCase: null, userId: null, tier: 'free' });
     expect((await fromLane('/api/v1/news/', { authorization: `Bearer ${key.raw}` })).status).toBe(200);
     await revokeApiKey(deps.db, id);
-    // The auth cache confirms its generation every 200 ms (src/auth/auth-cache.ts): no later than that, lane or chain.
+    // The auth cache confirms its generation every 200 ms (src/identity/auth-cache.ts): no later than that, lane or chain.
     await new Promise((r) => setTimeout(r, 250));
     const revoked = await laned.get('/api/v1/news/', { authorization: `Bearer ${key.raw}` });
     expect(revoked.status).toBe(401);

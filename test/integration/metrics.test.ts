@@ -6,7 +6,7 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { startWorkers } from '../../src/worker-runtime.js';
+import { startWorkers } from '../../src/bin/worker-runtime.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import request from '../support/request.js';

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleStatus } from '../../src/domain/article-state.js';
+import type { ArticleStatus } from '../../src/articles/state.js';
 import { createApp } from '../../src/app.js';
-import { slugify } from '../../src/domain/slug.js';
-import { invalidateFeedCache } from '../../src/feed/feed-cache.js';
+import { slugify } from '../../src/platform/url/slug.js';
+import { invalidateFeedCache } from '../../src/feed/cache.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';

@@ -2,7 +2,7 @@ import { validate } from '@readme/openapi-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { errorDescriptions as allErrorCodes } from '../../src/errors/codes.js';
+import { errorDescriptions as allErrorCodes } from '../../src/platform/errors/codes.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { loadCheckArtefact, ResponseChecker } from '../support/openapi-check.js';
 import { errorCodeStatuses } from '../support/openapi-document.js';
@@ -180,7 +180,7 @@ it.each(['the served document', "the run's artefact"])('the response check (on %
       headers: h(),
       text: JSON.stringify({ error: { code: 'drop_not_found', message: 'x', details: null } }),
     })[0],
-  ).toMatch(/drop_not_found answered 400; src\/errors\/codes.ts says 404/);
+  ).toMatch(/drop_not_found answered 400; src\/platform\/errors\/codes.ts says 404/);
   // An undocumented content type, and a path no operation has.
   expect(checker.check({ method: 'GET', path: '/api/v1/rewards/allocation/', status: 200, headers: h('text/plain'), text: 'x' })[0]).toMatch(/content type/);
   expect(checker.check({ method: 'GET', path: '/api/v1/nowhere/', status: 200, headers: h(), text: '{}' })[0]).toMatch(/no operation/);

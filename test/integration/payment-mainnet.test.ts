@@ -8,7 +8,7 @@ import { getAddress, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { reportSchema } from '../../src/routes/intel-schemas.js';
+import { reportSchema } from '../../src/intel/schemas.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { insertArticle, siblingDeps, startTestWorkers } from '../support/intel.js';
 import { MAINNET_USDC, MAINNET_USDT, startJsonRpc, type JsonRpcServer } from '../support/jsonrpc-server.js';

@@ -1,10 +1,10 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleStatus } from '../../src/domain/article-state.js';
+import type { ArticleStatus } from '../../src/articles/state.js';
 import { createApp } from '../../src/app.js';
-import { slugify } from '../../src/domain/slug.js';
-import { hostOf, normalizeUrl } from '../../src/domain/url-normalize.js';
-import { startWorkers } from '../../src/worker-runtime.js';
+import { slugify } from '../../src/platform/url/slug.js';
+import { hostOf, normalizeUrl } from '../../src/platform/url/normalize.js';
+import { startWorkers } from '../../src/bin/worker-runtime.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
 

@@ -6,13 +6,13 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleStatus } from '../../src/domain/article-state.js';
+import type { ArticleStatus } from '../../src/articles/state.js';
 import { job as maintain } from '../../jobs/provenance-headlines-maintain.js';
 import { COVERED_STATUSES } from '../../jobs/wire-promote.js';
-import { normalizeHeadline } from '../../src/domain/headline-similarity.js';
-import { provenanceSettings } from '../../src/domain/provenance-settings.js';
-import { slugify } from '../../src/domain/slug.js';
-import { checkProvenance, headlineCandidates } from '../../src/queries/provenance.js';
+import { normalizeHeadline } from '../../src/provenance/headline-similarity.js';
+import { provenanceSettings } from '../../src/provenance/settings.js';
+import { slugify } from '../../src/platform/url/slug.js';
+import { checkProvenance, headlineCandidates } from '../../src/provenance/queries.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { headlinePairs, heldOutHeadlinePairs } from '../data/provenance-headline-pairs.js';
 

@@ -5,10 +5,10 @@
  * pair that string-similarity accepts must also be a trigram candidate.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/domain/headline-similarity.js';
-import { slugify } from '../../src/domain/slug.js';
-import { provenanceSettings } from '../../src/domain/provenance-settings.js';
-import { checkProvenance } from '../../src/queries/provenance.js';
+import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/provenance/headline-similarity.js';
+import { slugify } from '../../src/platform/url/slug.js';
+import { provenanceSettings } from '../../src/provenance/settings.js';
+import { checkProvenance } from '../../src/provenance/queries.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { headlinePairs, heldOutHeadlinePairs } from '../data/provenance-headline-pairs.js';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { QUOTA_TRUST_MS } from '../../src/http/rate-limit.js';
+import { QUOTA_TRUST_MS } from '../../src/platform/http/rate-limit.js';
 import { freePort, startRedis, type RunningService } from '../../scripts/lib/services.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
@@ -94,7 +94,7 @@ describe('a hung Redis (SIGSTOP)', () => {
 
     stop();
     // Within QUOTA_TRUST_MS of Redis's last answer a caller far from its limit may still be
-    // admitted on the process's own count (src/http/rate-limit.ts); every request answers within
+    // admitted on the process's own count (src/platform/http/rate-limit.ts); every request answers within
     // one time-out either way, and what was admitted reaches Redis once it answers again.
     const early = await Promise.all(Object.entries(routes).map(async ([name, f]) => [name, await timed(f)] as const));
     let admitted = 0;

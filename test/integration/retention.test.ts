@@ -13,9 +13,9 @@ import { job as paymentsPrune } from '../../jobs/payments-prune.js';
 import { job as telegramUpdatesPrune } from '../../jobs/telegram-updates-prune.js';
 import { job as wireFetch } from '../../jobs/wire-fetch.js';
 import { job as wirePrune } from '../../jobs/wire-prune.js';
-import type { Config } from '../../src/config.js';
-import { insertPayment, newPaymentId, type NewPayment } from '../../src/queries/payments.js';
-import { addSource } from '../../src/queries/wire.js';
+import type { Config } from '../../src/platform/config.js';
+import { insertPayment, newPaymentId, type NewPayment } from '../../src/payments/queries.js';
+import { addSource } from '../../src/wire/queries.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 
 let deps: TestDeps;

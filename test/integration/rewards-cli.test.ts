@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured } from '../support/cli.js';
-import { createDb, type Db } from '../../src/db.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 
 let env: TestEnv;

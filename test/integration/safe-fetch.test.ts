@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPrivateAddress, safeFetch, SafeFetchError } from '../../src/net/safe-fetch.js';
+import { isPrivateAddress, safeFetch, SafeFetchError } from '../../src/platform/safe-fetch.js';
 
 let server: http.Server;
 let base: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { ALLOWED_UPDATES } from '../../src/telegram/bot-api.js';
+import { ALLOWED_UPDATES } from '../../src/agent-chat/telegram-bot-api.js';
 import { startRig, WEBHOOK_SECRET, type Rig } from '../support/agent-chat.js';
 import request from '../support/request.js';
 import { tgBot, tgHuman } from '../support/telegram-server.js';

@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { signAccessToken } from '../../src/auth/tokens.js';
+import { signAccessToken } from '../../src/identity/tokens.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { newAccount, sessionFor, signIn } from '../support/auth.js';
 import request from '../support/request.js';

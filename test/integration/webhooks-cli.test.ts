@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { job as pruneJob } from '../../jobs/webhook-prune.js';
 import { nodeArgs, repoRoot } from '../../scripts/lib/procfile.js';
 import { freePort } from '../../scripts/lib/services.js';
-import { insertEndpoint, insertTestDelivery, rearmDelivery } from '../../src/queries/webhooks.js';
+import { insertEndpoint, insertTestDelivery, rearmDelivery } from '../../src/webhooks/queries.js';
 import { deliverEndpoint } from '../../src/webhooks/deliver.js';
 import { DEV_WEBHOOK_KEY, encryptSecret, generateSecret } from '../../src/webhooks/secrets.js';
 import { sessionFor } from '../support/auth.js';

@@ -7,12 +7,12 @@
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, generateKeyId } from '../../src/auth/api-keys.js';
+import { generateApiKey, generateKeyId } from '../../src/identity/api-keys.js';
 import { createApp } from '../../src/app.js';
-import { retryHorizonMs } from '../../src/domain/webhook-retry.js';
-import { insertApiKey } from '../../src/queries/api-keys.js';
-import { recordEvents, recordEventsCommitted } from '../../src/queries/event-log.js';
-import { insertEndpoint, insertTestDelivery } from '../../src/queries/webhooks.js';
+import { retryHorizonMs } from '../../src/webhooks/retry.js';
+import { insertApiKey } from '../../src/identity/api-key-queries.js';
+import { recordEvents, recordEventsCommitted } from '../../src/platform/events/log.js';
+import { insertEndpoint, insertTestDelivery } from '../../src/webhooks/queries.js';
 import { deliverEndpoint } from '../../src/webhooks/deliver.js';
 import { fanOutWebhooks } from '../../src/webhooks/fanout.js';
 import { DEV_WEBHOOK_KEY, encryptSecret, generateSecret } from '../../src/webhooks/secrets.js';

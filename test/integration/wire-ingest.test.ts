@@ -4,9 +4,9 @@ import type { Worker } from 'bullmq';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JobDeps } from '../../jobs/define.js';
-import type { Config } from '../../src/config.js';
-import { addSource, setSourceEnabled } from '../../src/queries/wire.js';
-import { startWorkers } from '../../src/worker-runtime.js';
+import type { Config } from '../../src/platform/config.js';
+import { addSource, setSourceEnabled } from '../../src/wire/queries.js';
+import { startWorkers } from '../../src/bin/worker-runtime.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
 

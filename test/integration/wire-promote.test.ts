@@ -1,12 +1,12 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleStatus } from '../../src/domain/article-state.js';
-import type { Config } from '../../src/config.js';
+import type { ArticleStatus } from '../../src/articles/state.js';
+import type { Config } from '../../src/platform/config.js';
 import { createApp } from '../../src/app.js';
-import { slugify } from '../../src/domain/slug.js';
-import { hostOf, normalizeUrl } from '../../src/domain/url-normalize.js';
-import { addSource, ingestItems } from '../../src/queries/wire.js';
-import { startWorkers } from '../../src/worker-runtime.js';
+import { slugify } from '../../src/platform/url/slug.js';
+import { hostOf, normalizeUrl } from '../../src/platform/url/normalize.js';
+import { addSource, ingestItems } from '../../src/wire/queries.js';
+import { startWorkers } from '../../src/bin/worker-runtime.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';

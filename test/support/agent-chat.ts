@@ -6,8 +6,8 @@
  */
 import type { Worker } from 'bullmq';
 import { createApp } from '../../src/app.js';
-import { registerWebhook } from '../../src/telegram/bot-api.js';
-import { startWorkers } from '../../src/worker-runtime.js';
+import { registerWebhook } from '../../src/agent-chat/telegram-bot-api.js';
+import { startWorkers } from '../../src/bin/worker-runtime.js';
 import { createTestDeps, type TestDeps } from './context.js';
 import request from './request.js';
 import { startTelegramServer, type TelegramServer } from './telegram-server.js';

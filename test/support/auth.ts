@@ -4,8 +4,8 @@
  * for tests about something other than sign-in.
  */
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { signAccessToken, type Role } from '../../src/auth/tokens.js';
-import type { Db } from '../../src/db.js';
+import { signAccessToken, type Role } from '../../src/identity/tokens.js';
+import type { Db } from '../../src/platform/db.js';
 import type { TestResponse } from './request.js';
 
 interface Http {

@@ -5,10 +5,10 @@
  */
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { EventPublisher, eventStreamKey, type EventType, type NewsEvent } from '../../src/events.js';
-import { createLogger } from '../../src/logger.js';
-import { createRedis, type Redis } from '../../src/redis.js';
-import { createBroadcaster, type Broadcaster, type BroadcasterOptions } from '../../src/broadcaster/server.js';
+import { EventPublisher, eventStreamKey, type EventType, type NewsEvent } from '../../src/platform/events/events.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { createRedis, type Redis } from '../../src/platform/redis.js';
+import { createBroadcaster, type Broadcaster, type BroadcasterOptions } from '../../src/stream/server.js';
 import { createTestEnv, type TestEnv } from './context.js';
 import { waitFor } from './wait.js';
 

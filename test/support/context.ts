@@ -5,13 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createDb, type Db } from '../../src/db.js';
-import type { AppDeps } from '../../src/deps.js';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
-import { createLogger } from '../../src/logger.js';
-import { QueueClient } from '../../src/queue.js';
-import { createRedis, type Redis } from '../../src/redis.js';
+import { loadConfig, type Config } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
+import type { AppDeps } from '../../src/platform/deps.js';
+import { EventPublisher, eventStreamKey } from '../../src/platform/events/events.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { QueueClient } from '../../src/platform/queue.js';
+import { createRedis, type Redis } from '../../src/platform/redis.js';
 
 export interface TestEnv {
   databaseUrl: string;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { authorizationTypes } from '@x402/evm';
 import { getAddress, verifyTypedData, type Hex } from 'viem';
-import { asyncListener } from '../../src/http/listener.js';
+import { asyncListener } from '../../src/platform/http/listener.js';
 
 type SettleFailure = 'http500' | 'refuse' | 'hang';
 

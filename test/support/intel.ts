@@ -4,16 +4,16 @@
  * database and queue prefix, standing in for a second web process.
  */
 import type { Worker } from 'bullmq';
-import { generateApiKey, generateKeyId, type Tier } from '../../src/auth/api-keys.js';
-import type { Config } from '../../src/config.js';
-import { createDb } from '../../src/db.js';
-import type { AppDeps } from '../../src/deps.js';
-import { EventPublisher, eventStreamKey } from '../../src/events.js';
-import { createLogger } from '../../src/logger.js';
-import { insertApiKey } from '../../src/queries/api-keys.js';
-import { QueueClient } from '../../src/queue.js';
-import { createRedis } from '../../src/redis.js';
-import { startWorkers } from '../../src/worker-runtime.js';
+import { generateApiKey, generateKeyId, type Tier } from '../../src/identity/api-keys.js';
+import type { Config } from '../../src/platform/config.js';
+import { createDb } from '../../src/platform/db.js';
+import type { AppDeps } from '../../src/platform/deps.js';
+import { EventPublisher, eventStreamKey } from '../../src/platform/events/events.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { insertApiKey } from '../../src/identity/api-key-queries.js';
+import { QueueClient } from '../../src/platform/queue.js';
+import { createRedis } from '../../src/platform/redis.js';
+import { startWorkers } from '../../src/bin/worker-runtime.js';
 import type { JobName } from '../../jobs/index.js';
 import type { TestDeps } from './context.js';
 

@@ -14,7 +14,7 @@ import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 /** What the global set-up writes: the document and every listed error code. */
 export interface CheckArtefact {
   doc: Json;
-  /** Every registered error code with the statuses it may answer (src/errors/codes.ts). */
+  /** Every registered error code with the statuses it may answer (src/platform/errors/codes.ts). */
   errorCodes: Record<string, number[]>;
 }
 
@@ -168,10 +168,10 @@ export class ResponseChecker {
     const code = s.status >= 400 ? (body as { error?: { code?: unknown } } | null)?.error?.code : undefined;
     const allowed = typeof code === 'string' ? this.errorCodes.get(code) : undefined;
     if (typeof code === 'string' && !allowed) {
-      problems.push(`${where}: error code ${code} is not in src/errors/codes.ts (README table, document description)`);
+      problems.push(`${where}: error code ${code} is not in src/platform/errors/codes.ts (README table, document description)`);
     } else if (allowed && !allowed.includes(s.status)) {
       // The registry is the one source of a code's status (a kind's own status where it has one).
-      problems.push(`${where}: error code ${code} answered ${s.status}; src/errors/codes.ts says ${allowed.join(' or ')}`);
+      problems.push(`${where}: error code ${code} answered ${s.status}; src/platform/errors/codes.ts says ${allowed.join(' or ')}`);
     }
     const v = this.validator(`${key} body ${type}`, media.schema);
     if (!v(body)) {

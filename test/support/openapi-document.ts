@@ -5,10 +5,10 @@
  * (openapi-check.ts, openapi-hook.ts) reads the artefact written here and imports nothing from src/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadConfig } from '../../src/config.js';
-import { buildOpenApi } from '../../src/http/openapi.js';
-import { errorCodes } from '../../src/errors/codes.js';
-import { allRoutes } from '../../src/routes/index.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { buildOpenApi } from '../../src/platform/http/openapi.js';
+import { errorCodes } from '../../src/platform/errors/codes.js';
+import { allRoutes } from '../../src/routes.js';
 import type { CheckArtefact } from './openapi-check.js';
 
 type Json = any;

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { childEnv } from '../../src/config.js';
+import { childEnv } from '../../src/platform/config.js';
 import { nodeArgs, readProcfile, repoRoot } from '../../scripts/lib/procfile.js';
 
 interface Exit {

@@ -6,10 +6,10 @@
 import type { Worker } from 'bullmq';
 import { expect } from 'vitest';
 import { wakeRelay } from '../../jobs/relay-events.js';
-import type { AppDeps } from '../../src/deps.js';
-import { outboxDepth } from '../../src/queries/event-log.js';
+import type { AppDeps } from '../../src/platform/deps.js';
+import { outboxDepth } from '../../src/platform/events/log.js';
 import { RelayWaker } from '../../src/relay/waker.js';
-import { startWorkers } from '../../src/worker-runtime.js';
+import { startWorkers } from '../../src/bin/worker-runtime.js';
 
 export interface RunningRelay {
   waker: RelayWaker;

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
-import { koaListener } from '../../src/http/listener.js';
+import { koaListener } from '../../src/platform/http/listener.js';
 
 export interface TestResponse {
   status: number;

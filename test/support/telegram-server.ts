@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { asyncListener } from '../../src/http/listener.js';
+import { asyncListener } from '../../src/platform/http/listener.js';
 
 export interface TgUser {
   id: number;

@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import type { Worker } from 'bullmq';
 import { wakeRelay } from '../../jobs/relay-events.js';
 import { job as sweepJob } from '../../jobs/webhook-sweep.js';
-import type { AppDeps } from '../../src/deps.js';
-import { transitionArticle } from '../../src/queries/articles.js';
+import type { AppDeps } from '../../src/platform/deps.js';
+import { transitionArticle } from '../../src/articles/queries.js';
 import { RelayWaker } from '../../src/relay/waker.js';
-import { startWorkers } from '../../src/worker-runtime.js';
+import { startWorkers } from '../../src/bin/worker-runtime.js';
 
 export interface ReceivedRequest {
   path: string;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Connection, type ConnectionSocket } from '../../src/broadcaster/connection.js';
-import { batchFrame, reconcileFrame, type OutFrame, type StreamItem } from '../../src/broadcaster/frames.js';
+import { Connection, type ConnectionSocket } from '../../src/stream/connection.js';
+import { batchFrame, reconcileFrame, type OutFrame, type StreamItem } from '../../src/stream/frames.js';
 
 class FakeSocket implements ConnectionSocket {
   bufferedAmount = 0;

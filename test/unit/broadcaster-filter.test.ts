@@ -1,12 +1,12 @@
 import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
-import { Batcher } from '../../src/broadcaster/batcher.js';
-import { Connection, type ConnectionSocket } from '../../src/broadcaster/connection.js';
-import type { Cursor } from '../../src/broadcaster/cursor.js';
-import { FanOut } from '../../src/broadcaster/fan-out.js';
-import { MAX_FILTER_VALUES, parseStreamFilter, type StreamFilter } from '../../src/broadcaster/filter.js';
-import { batchFrame, heartbeatFrame, itemFromEntry, reconcileFrame, sseOf, type OutFrame, type StreamItem } from '../../src/broadcaster/frames.js';
-import { matchesEventFilter, normalizeAttrs, type EventAttrs, type EventFilter } from '../../src/domain/event-filter.js';
+import { Batcher } from '../../src/stream/batcher.js';
+import { Connection, type ConnectionSocket } from '../../src/stream/connection.js';
+import type { Cursor } from '../../src/stream/cursor.js';
+import { FanOut } from '../../src/stream/fan-out.js';
+import { MAX_FILTER_VALUES, parseStreamFilter, type StreamFilter } from '../../src/stream/filter.js';
+import { batchFrame, heartbeatFrame, itemFromEntry, reconcileFrame, sseOf, type OutFrame, type StreamItem } from '../../src/stream/frames.js';
+import { matchesEventFilter, normalizeAttrs, type EventAttrs, type EventFilter } from '../../src/platform/events/filter.js';
 
 const ADDR = '0x' + 'ab'.repeat(20);
 const parse = (qs: string) => parseStreamFilter(new URLSearchParams(qs));

@@ -1,10 +1,10 @@
 import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import * as wsModule from 'ws';
-import { ConnectionCaps } from '../../src/broadcaster/caps.js';
-import { backoffDelay } from '../../src/broadcaster/client.js';
-import { batchFrame, heartbeatFrame, itemFromEntry, wireOf } from '../../src/broadcaster/frames.js';
-import { clientIp, originAllowed, parseUpgradeUrl } from '../../src/broadcaster/handshake.js';
+import { ConnectionCaps } from '../../src/stream/caps.js';
+import { backoffDelay } from '../../src/stream/client.js';
+import { batchFrame, heartbeatFrame, itemFromEntry, wireOf } from '../../src/stream/frames.js';
+import { clientIp, originAllowed, parseUpgradeUrl } from '../../src/stream/handshake.js';
 
 const req = (remote: string, xff?: string) =>
   ({ headers: xff === undefined ? {} : { 'x-forwarded-for': xff }, socket: { remoteAddress: remote } }) as unknown as http.IncomingMessage;

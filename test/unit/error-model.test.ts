@@ -6,12 +6,12 @@
 import type { Context } from 'koa';
 import { MaxRetriesPerRequestError } from 'ioredis/built/errors/index.js';
 import { describe, expect, it } from 'vitest';
-import { errorMiddleware, httpStatusOf } from '../../src/errors.js';
-import { BackendUnavailableError, isBackendUnavailable } from '../../src/errors/backend.js';
-import { errorCodes, type ErrorCode } from '../../src/errors/codes.js';
-import { DomainError, defaultMessage } from '../../src/errors/domain-error.js';
+import { errorMiddleware, httpStatusOf } from '../../src/platform/errors/index.js';
+import { BackendUnavailableError, isBackendUnavailable } from '../../src/platform/errors/backend.js';
+import { errorCodes, type ErrorCode } from '../../src/platform/errors/codes.js';
+import { DomainError, defaultMessage } from '../../src/platform/errors/domain-error.js';
 import { malformed, reject, unavailable } from '../../src/payments/errors.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/platform/logger.js';
 
 const log = createLogger('test', 'silent');
 

@@ -1,12 +1,12 @@
 /**
- * The one filter rule of issue 16 (src/domain/event-filter.ts matchesAttributes), used by filtered
+ * The one filter rule of issue 16 (src/platform/events/filter.ts matchesAttributes), used by filtered
  * streams (matchesEventFilter) and webhook endpoints (webhook-match.ts endpointMatches and its index).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseStreamFilter } from '../../src/broadcaster/filter.js';
-import { foldFilterValue, matchesAttributes, matchesEventFilter, normalizeAttrs, type AttributeFilter } from '../../src/domain/event-filter.js';
-import { compileFilters, EndpointIndex, endpointMatches, type EndpointFilters } from '../../src/domain/webhook-match.js';
+import { parseStreamFilter } from '../../src/stream/filter.js';
+import { foldFilterValue, matchesAttributes, matchesEventFilter, normalizeAttrs, type AttributeFilter } from '../../src/platform/events/filter.js';
+import { compileFilters, EndpointIndex, endpointMatches, type EndpointFilters } from '../../src/webhooks/match.js';
 
 const set = (...v: string[]) => new Set(v);
 const none: AttributeFilter = { tags: null, token_addresses: null, token_symbols: null };

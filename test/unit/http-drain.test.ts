@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectionDrainer } from '../../src/http/drain.js';
+import { connectionDrainer } from '../../src/platform/http/drain.js';
 
 const servers: http.Server[] = [];
 afterEach(() => {

@@ -1,11 +1,11 @@
 /**
- * memoryLane (src/http/lane.ts) on its own: what reaches the chain when the lane does not answer.
+ * memoryLane (src/platform/http/lane.ts) on its own: what reaches the chain when the lane does not answer.
  * The chain must see the request as if the lane were not there: no caller set by the lane's cache
  * lookup (the chain's own authenticate() decides, and may decide otherwise), nothing counted.
  */
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
-import { memoryLane } from '../../src/http/lane.js';
+import { memoryLane } from '../../src/platform/http/lane.js';
 import request from '../support/request.js';
 
 function appWith(opts: { answers: boolean; quota: boolean }) {

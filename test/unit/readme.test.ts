@@ -4,11 +4,11 @@ import { withConfigTable, withErrorTable } from '../../scripts/lib/config-table.
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
-it("README's configuration table lists every variable of src/config.ts (run `npm run docs:config`)", () => {
+it("README's configuration table lists every variable of src/platform/config.ts (run `npm run docs:config`)", () => {
   expect(readme).toBe(withConfigTable(readme));
 });
 
-it("README's error-code table lists every code of src/errors/codes.ts (run `npm run docs:config`)", async () => {
+it("README's error-code table lists every code of src/platform/errors/codes.ts (run `npm run docs:config`)", async () => {
   expect(readme).toBe(await withErrorTable(readme));
 });
 

@@ -5,7 +5,7 @@
  * (test/integration/event-relay.test.ts covers the outbox probes end to end, and a lost connection).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/platform/logger.js';
 import { RelayWaker } from '../../src/relay/waker.js';
 import { quietFor, waitFor } from '../support/wait.js';
 

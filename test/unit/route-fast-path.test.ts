@@ -7,7 +7,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
-import { defineRoute, mountRoutes, staticRouteFastPath, type RouteDef } from '../../src/http/route.js';
+import { defineRoute, mountRoutes, staticRouteFastPath, type RouteDef } from '../../src/platform/http/route.js';
 import request from '../support/request.js';
 
 /** What the handler saw; `viaRouter`: the router's dispatch ran (it sets ctx.matched), so the fast path did not answer. */

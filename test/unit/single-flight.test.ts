@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextFlight, singleFlight, type NextFlight } from '../../src/single-flight.js';
+import { nextFlight, singleFlight, type NextFlight } from '../../src/platform/single-flight.js';
 
 /** A computation that returns how many had started when it started, and settles when told. */
 function counter() {

@@ -1,10 +1,10 @@
 /**
- * The stream entry format (src/events.ts, "Stream entries"): the relay writes each event ready to
+ * The stream entry format (src/platform/events/events.ts, "Stream entries"): the relay writes each event ready to
  * send, and the ws process reads ready entries and older ones alike into the same item.
  */
 import { describe, expect, it } from 'vitest';
-import { itemFromEntry } from '../../src/broadcaster/frames.js';
-import { clientEvent, entryFields } from '../../src/events.js';
+import { itemFromEntry } from '../../src/stream/frames.js';
+import { clientEvent, entryFields } from '../../src/platform/events/events.js';
 
 const ADDR = '0x' + 'ab'.repeat(20);
 // As recorded in the event log: the spec's fields in another order, plus fields clients never see.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newestTime, renderRss, xmlEscape } from '../../src/domain/syndication.js';
-import { normalizeSource, parseIsoInstant } from '../../src/routes/news-schemas.js';
+import { newestTime, renderRss, xmlEscape } from '../../src/feed/syndication.js';
+import { normalizeSource, parseIsoInstant } from '../../src/articles/schemas.js';
 
 describe('xmlEscape', () => {
   it('escapes the five XML specials and drops characters XML 1.0 forbids, keeping emoji and other text', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readUpdate, updateSchema } from '../../src/telegram/updates.js';
+import { readUpdate, updateSchema } from '../../src/agent-chat/telegram-updates.js';
 import { tgBot, tgHuman, UpdateBuilder } from '../support/telegram-server.js';
 
 const CHAT = -1001234567890;

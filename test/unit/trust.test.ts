@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { afterAgeing, afterHandshake, afterViolations, handshakeBlocker, INITIAL_TRUST_LEVEL, postingLimit, telegramPermissions, TRUST_LEVELS } from '../../src/domain/trust.js';
+import {
+  afterAgeing,
+  afterHandshake,
+  afterViolations,
+  handshakeBlocker,
+  INITIAL_TRUST_LEVEL,
+  postingLimit,
+  telegramPermissions,
+  TRUST_LEVELS,
+} from '../../src/agent-chat/trust.js';
 
 describe('trust transitions', () => {
   it('starts at read_only; the handshake moves read_only (only) to full_write', () => {

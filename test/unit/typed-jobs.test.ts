@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Enqueue } from '../../jobs/define.js';
 import { jobs } from '../../jobs/index.js';
-import { jobOptionsFor } from '../../src/queue.js';
+import { jobOptionsFor } from '../../src/platform/queue.js';
 
 describe('typed jobs', () => {
   it('wrong payloads and caller-chosen job ids do not compile', () => {

@@ -1,7 +1,7 @@
 import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
-import { globalTrackingParams } from '../../src/domain/tracking-params.js';
-import { MAX_NORMALIZED_URL_LENGTH, normalizeUrl } from '../../src/domain/url-normalize.js';
+import { globalTrackingParams } from '../../src/platform/url/tracking-params.js';
+import { MAX_NORMALIZED_URL_LENGTH, normalizeUrl } from '../../src/platform/url/normalize.js';
 
 const n = normalizeUrl;
 

@@ -1,10 +1,10 @@
 /**
- * The ws process's default process metrics (src/metrics/ws-metrics.ts): collected only when
+ * The ws process's default process metrics (src/stream/metrics.ts): collected only when
  * /metrics is enabled, since their event-loop lag sampler wakes the process on every tick.
  */
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { WsMetrics } from '../../src/metrics/ws-metrics.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { WsMetrics } from '../../src/stream/metrics.js';
 
 const deps = (token: string | undefined) => ({
   token,

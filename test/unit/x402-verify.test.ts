@@ -1,4 +1,4 @@
-import { httpStatusOf } from '../../src/errors.js';
+import { httpStatusOf } from '../../src/platform/errors/index.js';
 import fc from '../support/property.js';
 import { authorizationTypes } from '@x402/evm';
 import type { PaymentRequirements } from '@x402/core/types';

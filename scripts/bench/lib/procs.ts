@@ -10,7 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
-import { childEnv } from '../../../src/config.js';
+import { childEnv } from '../../../src/platform/config.js';
 import { stopChild } from '../../lib/services.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

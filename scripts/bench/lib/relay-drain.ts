@@ -9,12 +9,12 @@
  * IPC: -> {type: 'ready'}; {cmd: 'go'} -> {type: 'done', relayed, passes, startedAt, finishedAt}; {cmd: 'close'}.
  */
 import { sql } from 'kysely';
-import { loadConfig } from '../../../src/config.js';
-import { createDb } from '../../../src/db.js';
-import { EventPublisher, eventStreamKey } from '../../../src/events.js';
-import { createLogger } from '../../../src/logger.js';
-import { QueueClient } from '../../../src/queue.js';
-import { createRedis } from '../../../src/redis.js';
+import { loadConfig } from '../../../src/platform/config.js';
+import { createDb } from '../../../src/platform/db.js';
+import { EventPublisher, eventStreamKey } from '../../../src/platform/events/events.js';
+import { createLogger } from '../../../src/platform/logger.js';
+import { QueueClient } from '../../../src/platform/queue.js';
+import { createRedis } from '../../../src/platform/redis.js';
 import { relayUntilEmpty } from '../../../src/relay/relay.js';
 import { onMessage } from './child.js';
 

@@ -9,18 +9,18 @@
  * handler, for createApp(deps, routes).
  */
 import { sql } from 'kysely';
-import type { Db } from '../../../src/db.js';
-import type { AppDeps } from '../../../src/deps.js';
-import { articleEvent } from '../../../src/domain/article-event.js';
-import { provisionalHeadline } from '../../../src/domain/page-title.js';
-import { slugify } from '../../../src/domain/slug.js';
-import { normalizeUrl } from '../../../src/domain/url-normalize.js';
-import { DomainError } from '../../../src/errors.js';
-import type { RouteDef } from '../../../src/http/route.js';
-import { DUPLICATE_WINDOW_DAYS, getArticleForEvent, type DuplicateInfo, type SubmissionInput } from '../../../src/queries/articles.js';
-import { invalidateFeedCache } from '../../../src/feed/feed-cache.js';
-import { JobFailedError } from '../../../src/queue.js';
-import { newsRoutes } from '../../../src/routes/news.js';
+import type { Db } from '../../../src/platform/db.js';
+import type { AppDeps } from '../../../src/platform/deps.js';
+import { articleEvent } from '../../../src/articles/article-event.js';
+import { provisionalHeadline } from '../../../src/articles/page-title.js';
+import { slugify } from '../../../src/platform/url/slug.js';
+import { normalizeUrl } from '../../../src/platform/url/normalize.js';
+import { DomainError } from '../../../src/platform/errors/index.js';
+import type { RouteDef } from '../../../src/platform/http/route.js';
+import { DUPLICATE_WINDOW_DAYS, getArticleForEvent, type DuplicateInfo, type SubmissionInput } from '../../../src/articles/queries.js';
+import { invalidateFeedCache } from '../../../src/feed/cache.js';
+import { JobFailedError } from '../../../src/platform/queue.js';
+import { newsRoutes } from '../../../src/articles/routes.js';
 
 const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'] as const;
 

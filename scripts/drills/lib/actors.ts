@@ -7,9 +7,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import WebSocket from 'ws';
-import { signAccessToken, type Role } from '../../../src/auth/tokens.js';
-import type { Db } from '../../../src/db.js';
-import type { Redis } from '../../../src/redis.js';
+import { signAccessToken, type Role } from '../../../src/identity/tokens.js';
+import type { Db } from '../../../src/platform/db.js';
+import type { Redis } from '../../../src/platform/redis.js';
 
 export interface User {
   id: number;

@@ -5,7 +5,7 @@
  * of what a fault cost: 5xx other than 503-with-a-code, transport failures, hangs, events that
  * never reached the stream, jobs that never ran, WebSocket clients that missed events.
  */
-import { eventStreamKey } from '../../../src/events.js';
+import { eventStreamKey } from '../../../src/platform/events/events.js';
 import { Api, auditClients, createUser, lastStreamId, streamEventsAfter, summarize, type Outcome, type PageSite, type StreamClient, type User } from './actors.js';
 import { JWT_SECRET, sleep, type Stack } from './stack.js';
 

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import type { AppDeps } from '../platform/deps.js';
+import { buildOpenApi } from '../platform/http/openapi.js';
+import { defineRoute, type RouteDef } from '../platform/http/route.js';
+
+export function metaRoutes(deps: AppDeps, all: () => RouteDef[]): RouteDef[] {
+  let cached: unknown;
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/openapi.json',
+      operationId: 'getOpenApiDocument',
+      summary: 'This OpenAPI 3.1 document (info.version 1.4.0, API version 1.2)',
+      tags: ['meta'],
+      unmetered: true,
+      responses: { 200: { description: 'the document', schema: z.record(z.string(), z.unknown()) } },
+      handler(ctx) {
+        cached ??= buildOpenApi(all(), { publicBaseUrl: deps.config.PUBLIC_BASE_URL });
+        ctx.body = cached;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,707 @@
+/**
+ * Articles: submission with duplicate detection, the feed, the full record, clicks, editorial
+ * transitions and edits. Rows are mapped to the API's field names by toArticleItem/toArticleRecord.
+ */
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Db } from '../platform/db.js';
+import { diffEdit, slugFollowsHeadline, type Changes, type EditableFields } from './article-edit.js';
+import { articleEvent, type ArticleEventSource } from './article-event.js';
+import { canTransition, TRANSITIONS, type EditorialAction } from './state.js';
+import { DEFAULT_DECISION_REASON, type DecisionReason } from './moderation.js';
+import { slugify } from '../platform/url/slug.js';
+import { internalEvent, newsEvent, recordEvents, recordedWith } from '../platform/events/log.js';
+import { hotTermsJson, recomputeHotScores } from './hot-score-queries.js';
+
+/** A normalised URL submitted within this many days is a duplicate (any status). */
+export const DUPLICATE_WINDOW_DAYS = 30;
+
+export type FeedStatus = 'approved' | 'submitted' | 'all';
+export type FeedSort = 'hot' | 'new' | 'top';
+
+/** Columns of a feed item, from `articles AS a` joined to `article_hot_scores AS h`. */
+const itemColumns = [
+  'a.id',
+  'a.slug',
+  'a.headline',
+  'a.url',
+  'a.status',
+  'a.origin',
+  'a.source',
+  'a.created_at',
+  'a.published_at',
+  'a.token_addresses',
+  'a.token_symbols',
+  'a.issuer_name',
+  'a.issuer_website',
+  'a.tags',
+  'a.content_type',
+  'a.clicks',
+  'a.vote_count',
+  'a.votes_cast',
+  'a.yap_count',
+  'h.hot_score',
+  'a.sponsored',
+] as const;
+
+interface TldrJson {
+  yap_id: number;
+  text: string;
+  score: number;
+  tags: string[];
+  created_at: string;
+  author_id: number;
+  author_username: string | null;
+}
+
+export interface ArticleItemRow {
+  id: number;
+  slug: string;
+  headline: string;
+  url: string;
+  status: string;
+  origin: string;
+  source: string;
+  created_at: Date;
+  published_at: Date | null;
+  token_addresses: string[];
+  token_symbols: string[];
+  issuer_name: string | null;
+  issuer_website: string | null;
+  tags: string[];
+  content_type: string | null;
+  clicks: number;
+  vote_count: number;
+  votes_cast: number;
+  yap_count: number;
+  hot_score: number;
+  sponsored: unknown;
+  top_tldr: TldrJson | null;
+}
+
+/** top_tldr: the best-scored yap tagged tldr with score >= 0 (ties: the older one), via the partial index yaps_article_tldr_idx. */
+const tldrJson = sql<TldrJson | null>`(
+  SELECT json_build_object('yap_id', y.id, 'text', y.text, 'score', y.score, 'tags', y.tags, 'created_at', y.created_at,
+                           'author_id', y.user_id, 'author_username', u.username)
+  FROM yaps y JOIN users u ON u.id = y.user_id
+  WHERE y.article_id = a.id AND 'tldr' = ANY (y.tags) AND y.score >= 0
+  ORDER BY y.score DESC, y.id
+  LIMIT 1)`;
+
+type TopWindow = 'day' | 'week' | 'month' | 'year' | 'all';
+
+/** The feed's filters (sort and page do not change which articles match). */
+export interface FeedFilter {
+  status: FeedStatus;
+  /** Lower-cased token contract address. */
+  tokenAddress?: string;
+  /** Any of these tags (lower-case slugs). */
+  tags?: string[];
+  /** Any of these token symbols (upper-cased; matched case-insensitively). */
+  tokenSymbols?: string[];
+  /** The article's source (lower-cased host or name). */
+  source?: string;
+  /** published_at for approved, created_at otherwise: since inclusive, until exclusive. */
+  since?: Date;
+  until?: Date;
+  /** sort=top only: the time window (same column as since/until), relative to now. */
+  window?: TopWindow;
+}
+
+export interface FeedQuery extends FeedFilter {
+  sort: FeedSort;
+  page: number;
+  perPage: number;
+}
+
+const WINDOW_INTERVAL: Record<Exclude<TopWindow, 'all'>, string> = { day: '1 day', week: '7 days', month: '1 month', year: '1 year' };
+
+/** The time column of since/until and the top window: publication for approved, submission otherwise. */
+const feedTimeColumn = (status: FeedStatus) => (status === 'approved' ? 'a.published_at' : 'a.created_at');
+
+/** True when the filter needs columns of articles beyond status (the hot sort then joins articles). */
+function hasArticleFilters(q: FeedFilter): boolean {
+  return (
+    q.tokenAddress !== undefined ||
+    Boolean(q.tags?.length) ||
+    Boolean(q.tokenSymbols?.length) ||
+    q.source !== undefined ||
+    q.since !== undefined ||
+    q.until !== undefined ||
+    (q.window !== undefined && q.window !== 'all')
+  );
+}
+
+/**
+ * The feed filter on `articles AS a` (status from `h` when the page is picked from
+ * article_hot_scores). Each condition matches an index: token_addresses and tags GIN, token
+ * symbols through the GIN index on feed_upper_symbols(token_symbols), source through
+ * lower(source), times through the (status, time) btrees.
+ */
+function feedWhere(q: FeedFilter, statusFrom: 'a' | 'h' = 'a') {
+  return (eb: any): Expression<SqlBool> => {
+    const parts: Expression<SqlBool>[] = [];
+    if (q.status !== 'all') parts.push(eb(statusFrom === 'a' ? 'a.status' : 'h.status', '=', q.status));
+    if (q.tokenAddress !== undefined) parts.push(sql<SqlBool>`a.token_addresses @> ARRAY[${q.tokenAddress}]::text[]`);
+    if (q.tags?.length) parts.push(sql<SqlBool>`a.tags && ${sql.val(q.tags)}::text[]`);
+    if (q.tokenSymbols?.length) parts.push(sql<SqlBool>`feed_upper_symbols(a.token_symbols) && ${sql.val(q.tokenSymbols)}::text[]`);
+    if (q.source !== undefined) parts.push(sql<SqlBool>`lower(a.source) = ${q.source}`);
+    const time = sql.ref(feedTimeColumn(q.status));
+    if (q.since !== undefined) parts.push(sql<SqlBool>`${time} >= ${q.since}`);
+    if (q.until !== undefined) parts.push(sql<SqlBool>`${time} < ${q.until}`);
+    if (q.window !== undefined && q.window !== 'all') parts.push(sql<SqlBool>`${time} >= now() - ${WINDOW_INTERVAL[q.window]}::interval`);
+    return parts.length ? eb.and(parts) : sql<SqlBool>`true`;
+  };
+}
+
+/**
+ * One page of the feed in two steps. The page's ids are picked from one index (status + sort key, or
+ * the token GIN index), reading only what the filter and the sort need; then the picked rows are
+ * joined to articles and article_hot_scores by primary key, with top_tldr as a correlated LIMIT 1
+ * probe per picked row only (no N+1 round trips).
+ *   hot: hot_score desc, from article_hot_scores' (status, hot_score, article_id) index (its copy of
+ *   status);  new: published_at desc for approved (publication order), created_at desc otherwise;
+ *   top: vote_count desc. Ties: id desc.
+ */
+export async function feedPage(db: Db, q: FeedQuery): Promise<ArticleItemRow[]> {
+  const rows = await pageQuery(db, q).execute();
+  return rows as unknown as ArticleItemRow[];
+}
+
+/**
+ * A feed page and the total number of matches in one statement: the count is an uncorrelated
+ * scalar subquery (run once, with its own plan, typically an index-only scan) carried on every
+ * row. A page past the end has no rows to carry it, so the count is then asked for on its own.
+ */
+export async function feedPageWithCount(db: Db, q: FeedQuery): Promise<{ rows: ArticleItemRow[]; count: number }> {
+  const rows = (await pageQuery(db, q).select(countQuery(db, q).as('total_count')).execute()) as unknown as (ArticleItemRow & { total_count: number | string })[];
+  if (rows.length === 0) return { rows: [], count: await feedCount(db, q) };
+  const count = Number(rows[0].total_count);
+  for (const r of rows) delete (r as { total_count?: unknown }).total_count;
+  return { rows, count };
+}
+
+function pageQuery(db: Db, q: FeedQuery) {
+  return db
+    .selectFrom(pickPage(db, q))
+    .innerJoin('articles as a', 'a.id', 'p.id')
+    .innerJoin('article_hot_scores as h', 'h.article_id', 'p.id')
+    .select([...itemColumns])
+    .select(tldrJson.as('top_tldr'))
+    .orderBy('p.sort_key', 'desc')
+    .orderBy('p.id', 'desc');
+}
+
+// Only its type is used: the shape of the joined query builder that pickPage extends.
+const _hotJoined = (db: Db) => db.selectFrom('article_hot_scores as h').innerJoin('articles as a', 'a.id', 'h.article_id');
+
+/** The ids of one feed page and their sort key, in feed order (see feedPage). */
+function pickPage(db: Db, q: FeedQuery) {
+  const offset = (q.page - 1) * q.perPage;
+  if (q.sort === 'hot') {
+    // Status alone: the (status, hot_score, article_id) index of article_hot_scores. Other filters
+    // join articles by primary key (the planner walks the hot index, or starts from a selective
+    // filter's index and sorts the few matches).
+    const base = hasArticleFilters(q)
+      ? db.selectFrom('article_hot_scores as h').innerJoin('articles as a', 'a.id', 'h.article_id')
+      : (db.selectFrom('article_hot_scores as h') as any as ReturnType<typeof _hotJoined>);
+    return base
+      .select(['h.article_id as id', sql.ref<number | Date | null>('h.hot_score').as('sort_key')])
+      .where(feedWhere(q, 'h'))
+      .orderBy('h.hot_score', 'desc')
+      .orderBy('h.article_id', 'desc')
+      .limit(q.perPage)
+      .offset(offset)
+      .as('p');
+  }
+  const key = q.sort === 'top' ? 'a.vote_count' : feedTimeColumn(q.status);
+  return db
+    .selectFrom('articles as a')
+    .select(['a.id', sql.ref<number | Date | null>(key).as('sort_key')])
+    .where(feedWhere(q))
+    .orderBy(key, 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(q.perPage)
+    .offset(offset)
+    .as('p');
+}
+
+/**
+ * One match of a feed filter without its time bounds (src/feed/match-lists.ts): `t` the time
+ * column (published_at for approved, created_at otherwise) in whole milliseconds since the epoch
+ * (null when unset), `c` whether the count counts it (its status on articles), `p` whether a page of
+ * `sort` may pick it (hot: its status on article_hot_scores, which must exist; otherwise as `c`).
+ */
+interface FeedMatchRow {
+  id: number;
+  t: number | null;
+  c: boolean;
+  p: boolean;
+}
+
+/**
+ * Every article matching `q` without since/until/window, in the exact order of feedPage's `sort`
+ * (sort key desc, id desc), at most `limit` rows. A filter by since/until over these rows gives
+ * the same page and count as feedPage/feedCount with those bounds: times are compared in whole
+ * milliseconds, which is exact for bounds that are themselves whole milliseconds (JS Dates).
+ */
+export async function feedMatches(db: Db, q: FeedFilter & { sort: FeedSort }, limit: number): Promise<FeedMatchRow[]> {
+  const s = q.status;
+  const time = sql.ref(feedTimeColumn(s));
+  const unbounded: FeedFilter = { ...q, status: 'all', since: undefined, until: undefined, window: undefined };
+  const counted = s === 'all' ? sql<boolean>`true` : sql<boolean>`a.status = ${s}`;
+  const picked = q.sort !== 'hot' ? counted : s === 'all' ? sql<boolean>`h.article_id IS NOT NULL` : sql<boolean>`coalesce(h.status = ${s}, false)`;
+  const order = q.sort === 'hot' ? sql`h.hot_score DESC, a.id DESC` : q.sort === 'top' ? sql`a.vote_count DESC, a.id DESC` : sql`${time} DESC, a.id DESC`;
+  const rows = await db
+    .selectFrom('articles as a')
+    .leftJoin('article_hot_scores as h', 'h.article_id', 'a.id')
+    .select(['a.id', sql<number | null>`floor(extract(epoch FROM ${time}) * 1000)::float8`.as('t'), counted.as('c'), picked.as('p')])
+    .where(feedWhere(unbounded))
+    .where(s === 'all' ? sql<SqlBool>`true` : sql<SqlBool>`(a.status = ${s} OR h.status = ${s})`)
+    .orderBy(order)
+    .limit(limit)
+    .execute();
+  return rows as FeedMatchRow[];
+}
+
+/** Feed items (the columns of feedPage) by id, in no particular order; an article without a hot-score row is left out, as feedPage does. */
+export async function feedItemsByIds(db: Db, ids: readonly number[]): Promise<ArticleItemRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('articles as a')
+    .innerJoin('article_hot_scores as h', 'h.article_id', 'a.id')
+    .select([...itemColumns])
+    .select(tldrJson.as('top_tldr'))
+    .where('a.id', '=', sql<number>`ANY(${sql.val([...ids])}::int[])`)
+    .execute();
+  return rows as unknown as ArticleItemRow[];
+}
+
+/** Total number of articles matching the feed filter (sort and page do not matter). */
+export async function feedCount(db: Db, q: FeedFilter): Promise<number> {
+  const r = await countQuery(db, q).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+function countQuery(db: Db, q: FeedFilter) {
+  return db
+    .selectFrom('articles as a')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(feedWhere(q));
+}
+
+export interface ArticleRecordRow extends ArticleItemRow {
+  normalized_url: string;
+  headline_source: string;
+  updated_at: Date;
+  scheduled_for: Date | null;
+  reviewed_at: Date | null;
+  hot_terms: unknown;
+  hot_computed_at: Date | null;
+  submitter_id: number | null;
+  submitter_username: string | null;
+  submitter_address: string | null;
+  reviewer_id: number | null;
+  reviewer_username: string | null;
+  decision_reason: string | null;
+  decision_note: string | null;
+  duplicate_of: number | null;
+}
+
+export async function getArticleRecord(db: Db, id: number): Promise<ArticleRecordRow | undefined> {
+  const row = await db
+    .selectFrom('articles as a')
+    .innerJoin('article_hot_scores as h', 'h.article_id', 'a.id')
+    .leftJoin('users as s', 's.id', 'a.submitted_by')
+    .leftJoin('users as r', 'r.id', 'a.reviewed_by')
+    .select([
+      ...itemColumns,
+      'a.normalized_url',
+      'a.headline_source',
+      'a.updated_at',
+      'a.scheduled_for',
+      'a.reviewed_at',
+      'h.hot_computed_at',
+      's.id as submitter_id',
+      's.username as submitter_username',
+      's.wallet_address as submitter_address',
+      'r.id as reviewer_id',
+      'r.username as reviewer_username',
+      'a.decision_reason',
+      'a.decision_note',
+      'a.duplicate_of',
+    ])
+    .select(tldrJson.as('top_tldr'))
+    .select(hotTermsJson.as('hot_terms'))
+    .where('a.id', '=', id)
+    .executeTakeFirst();
+  return row as unknown as ArticleRecordRow | undefined;
+}
+
+/** Status of an article, or undefined when it does not exist. */
+export async function articleStatus(db: Db, id: number): Promise<string | undefined> {
+  const r = await db.selectFrom('articles').select('status').where('id', '=', id).executeTakeFirst();
+  return r?.status;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Submission
+
+export interface SubmissionInput {
+  url: string;
+  normalizedUrl: string;
+  headline: string;
+  headlineSource: 'supplied' | 'provisional';
+  source: string;
+  userId: number;
+}
+
+const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'] as const;
+
+export interface DuplicateInfo {
+  id: number;
+  status: string;
+  headline: string;
+  created_at: Date;
+}
+
+/**
+ * Insert a `submitted` article unless its normalised URL was submitted in the last
+ * DUPLICATE_WINDOW_DAYS days, and record its news.submitted event (with the headline it has now:
+ * the supplied one or the provisional one) in the same transaction. A transaction-scoped advisory
+ * lock on the normalised URL makes the check-then-insert atomic: two concurrent submissions of one
+ * URL create one article.
+ */
+export async function insertSubmission(db: Db, input: SubmissionInput) {
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${'submission:' + input.normalizedUrl}, 0))`.execute(trx);
+    // The duplicate check also draws the new article's id and reads the transaction's now() (the
+    // created_at default), so news.submitted can be built before the INSERT and recorded by the
+    // INSERT statement itself: three statements, as before the event log. The duplicate is a scalar
+    // subquery (a LEFT JOIN LATERAL cost ~50 µs more to plan, at every call), and a duplicate
+    // wastes the id drawn (ids may have gaps).
+    const pre = await sql<{ dup: [number, string, string, string] | null; new_id: number; now: Date }>`
+      SELECT nextval('articles_id_seq')::int AS new_id, now() AS now,
+             (SELECT json_build_array(id, status, headline, created_at) FROM articles
+              WHERE normalized_url = ${input.normalizedUrl}
+                AND created_at > now() - make_interval(days => ${DUPLICATE_WINDOW_DAYS}::int)
+              ORDER BY created_at DESC
+              LIMIT 1) AS dup`.execute(trx);
+    const p = pre.rows[0];
+    if (p.dup !== null) {
+      const [id, status, headline, createdAt] = p.dup;
+      return { duplicate: { id, status, headline, created_at: new Date(createdAt) } as DuplicateInfo } as const;
+    }
+    const row = {
+      id: p.new_id,
+      slug: slugify(input.headline),
+      status: 'submitted',
+      headline: input.headline,
+      origin: 'manual',
+      created_at: p.now,
+      published_at: null,
+      sponsored: null,
+    };
+    // A submission's article has no tags or tokens yet (editors add them). INSERT ... SELECT FROM the
+    // recording function: the event and the article in one statement.
+    const created = await trx
+      .insertInto('articles')
+      .columns(['id', 'slug', 'headline', 'headline_source', 'url', 'normalized_url', 'source', 'status', 'origin', 'submitted_by'])
+      .expression(
+        trx
+          .selectFrom(recordedWith([newsEvent(articleEvent('news.submitted', row))], { tags: [], token_addresses: [], token_symbols: [] }))
+          .select([
+            sql<number>`${row.id}::int`.as('id'),
+            sql<string>`${row.slug}::text`.as('slug'),
+            sql<string>`${input.headline}::text`.as('headline'),
+            sql<string>`${input.headlineSource}::text`.as('headline_source'),
+            sql<string>`${input.url}::text`.as('url'),
+            sql<string>`${input.normalizedUrl}::text`.as('normalized_url'),
+            sql<string>`${input.source}::text`.as('source'),
+            sql<string>`'submitted'`.as('status'),
+            sql<string>`'manual'`.as('origin'),
+            sql<number>`${input.userId}::int`.as('submitted_by'),
+          ]),
+      )
+      .returning([...eventColumns])
+      .executeTakeFirstOrThrow();
+    return { created } as const;
+  });
+}
+
+/**
+ * Fill in the page title of a submission that still has its provisional headline (never overwrites
+ * an editor's or submitter's); the internal article.edited event retires the feed cache.
+ */
+export async function applyPageTitle(db: Db, id: number, headline: string) {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('articles')
+      .set({
+        headline,
+        headline_source: 'page_title',
+        page_title_failure: null,
+        slug: sql`CASE WHEN published_at IS NULL THEN ${slugify(headline)} ELSE slug END`,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', id)
+      .where('headline_source', '=', 'provisional')
+      .returning([...eventColumns])
+      .executeTakeFirst();
+    if (row) await recordEvents(trx, [internalEvent('article.edited', id, { reason: 'page_title' })]);
+    return row;
+  });
+}
+
+/** The page cannot give a title (a reason no retry fixes): the page-title sweep leaves the article alone. */
+export async function recordPageTitleFailure(db: Db, id: number, reason: string): Promise<void> {
+  await db
+    .updateTable('articles')
+    .set({ page_title_failure: reason.slice(0, 200) })
+    .where('id', '=', id)
+    .where('headline_source', '=', 'provisional')
+    .execute();
+}
+
+/**
+ * Submissions still on their provisional headline whose page-title job was lost or failed after its
+ * retries: created between 24 hours and 2 minutes ago (beyond the job's own retry schedule), no
+ * permanent failure recorded, and fewer than `maxSweeps` sweeps so far, the n-th sweep waiting until
+ * the article is 2^(n+1) minutes old (2, 4, 8 minutes for three sweeps). Each returned article has
+ * its sweep counted in the same statement (so two sweeps running at once do not both take it).
+ */
+export async function claimPageTitleSweep(db: Db, opts: { maxSweeps: number; limit: number }) {
+  const r = await sql<{ id: number; page_title_sweeps: number }>`
+    UPDATE articles a SET page_title_sweeps = a.page_title_sweeps + 1
+    FROM (
+      SELECT id FROM articles
+      WHERE headline_source = 'provisional'
+        AND page_title_failure IS NULL
+        AND page_title_sweeps < ${opts.maxSweeps}
+        AND created_at > now() - interval '24 hours'
+        AND created_at < now() - make_interval(mins => 2 * power(2, page_title_sweeps)::int)
+      ORDER BY created_at
+      LIMIT ${opts.limit}
+      FOR UPDATE SKIP LOCKED
+    ) due
+    WHERE a.id = due.id
+    RETURNING a.id, a.page_title_sweeps`.execute(db);
+  return r.rows;
+}
+
+export async function getArticleForEvent(db: Db, id: number) {
+  return db
+    .selectFrom('articles')
+    .select([...eventColumns, 'url', 'headline_source'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+interface UrlCheckRow {
+  id: number;
+  status: string;
+  headline: string;
+  created_at: Date;
+  submitter_id: number | null;
+  submitter_username: string | null;
+  submitter_address: string | null;
+}
+
+/** Exact match on the URL as submitted (spec: different query strings or trailing slashes are different URLs); the newest wins. */
+export async function findByExactUrl(db: Db, url: string): Promise<UrlCheckRow | undefined> {
+  return db
+    .selectFrom('articles as a')
+    .leftJoin('users as s', 's.id', 'a.submitted_by')
+    .select(['a.id', 'a.status', 'a.headline', 'a.created_at', 's.id as submitter_id', 's.username as submitter_username', 's.wallet_address as submitter_address'])
+    .where('a.url', '=', url)
+    .orderBy('a.created_at', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clicks
+
+/** Count one click on an approved article; returns false when the article is not approved. */
+export async function addClick(db: Db, id: number): Promise<boolean> {
+  const r = await db
+    .updateTable('articles')
+    .set({ clicks: sql`clicks + 1` })
+    .where('id', '=', id)
+    .where('status', '=', 'approved')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+export async function articleUrl(db: Db, id: number) {
+  return db.selectFrom('articles').select(['id', 'url', 'status']).where('id', '=', id).executeTakeFirst();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Editorial workflow
+
+type TransitionOutcome =
+  | {
+      ok: true;
+      article: ArticleEventSource & { scheduled_for: Date | null };
+      previousStatus: string;
+      changes: Changes;
+    }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'illegal'; currentStatus: string }
+  | { ok: false; reason: 'duplicate_of_not_found' }
+  | { ok: false; reason: 'sponsored' };
+
+/** Why an article is killed or retracted (src/articles/moderation.ts). */
+export interface DecisionInput {
+  reason?: DecisionReason;
+  note?: string | null;
+  duplicateOf?: number | null;
+}
+
+/**
+ * Move an article along the state machine (src/articles/state.ts) under a row lock (approve and
+ * schedule refuse a paid ad: reason 'sponsored'), record the
+ * change in article_edits, (approve) compute its hot score at once so it enters the hot feed
+ * ranked, and record the transition's event, all in one transaction.
+ */
+export async function transitionArticle(
+  db: Db,
+  input: { id: number; action: EditorialAction; editorId: number; scheduledFor?: Date; decision?: DecisionInput },
+): Promise<TransitionOutcome> {
+  const t = TRANSITIONS[input.action];
+  return db.transaction().execute(async (trx) => {
+    const cur = await trx.selectFrom('articles').select(['id', 'status', 'origin', 'scheduled_for', 'published_at']).where('id', '=', input.id).forNoKeyUpdate().executeTakeFirst();
+    if (!cur) return { ok: false, reason: 'not_found' } as const;
+    // Paid ads are reviewed through decideAd (src/sponsored/queries.ts), which checks the payment; read under the row lock.
+    if ((input.action === 'approve' || input.action === 'schedule') && cur.origin === 'x402_ad') return { ok: false, reason: 'sponsored' } as const;
+    if (!canTransition(input.action, cur.status)) return { ok: false, reason: 'illegal', currentStatus: cur.status } as const;
+    const scheduledFor = input.action === 'schedule' ? input.scheduledFor! : null;
+    // Kill and retract record why; approve and schedule (reversing a kill) clear it.
+    const decides = input.action === 'kill' || input.action === 'retract';
+    const reason = decides ? (input.decision?.reason ?? DEFAULT_DECISION_REASON) : null;
+    const note = decides ? (input.decision?.note ?? null) : null;
+    const duplicateOf = decides && reason === 'duplicate' ? (input.decision?.duplicateOf ?? null) : null;
+    if (duplicateOf !== null) {
+      const target = await trx.selectFrom('articles').select('id').where('id', '=', duplicateOf).executeTakeFirst();
+      if (!target) return { ok: false, reason: 'duplicate_of_not_found' } as const;
+    }
+    const article = await trx
+      .updateTable('articles')
+      .set({
+        status: t.to,
+        reviewed_by: input.editorId,
+        reviewed_at: sql`now()`,
+        updated_at: sql`now()`,
+        scheduled_for: scheduledFor,
+        decision_reason: reason,
+        decision_note: note,
+        duplicate_of: duplicateOf,
+        ...(input.action === 'approve' ? { published_at: sql`now()` } : {}),
+      })
+      .where('id', '=', input.id)
+      .returning([...eventColumns, 'scheduled_for'])
+      .executeTakeFirstOrThrow();
+    const changes: Changes = {};
+    if (cur.status !== t.to) changes.status = { from: cur.status, to: t.to };
+    const fromTime = cur.scheduled_for ? cur.scheduled_for.toISOString() : null;
+    const toTime = scheduledFor ? scheduledFor.toISOString() : null;
+    if (fromTime !== toTime) changes.scheduled_for = { from: fromTime, to: toTime };
+    await trx
+      .insertInto('article_edits')
+      .values({
+        article_id: input.id,
+        editor_id: input.editorId,
+        changes: JSON.stringify(changes),
+        action: input.action,
+        status_at: cur.status,
+        reason,
+        note,
+        duplicate_of: duplicateOf,
+      })
+      .execute();
+    if (input.action === 'approve') await recomputeHotScores(trx as unknown as Db, { articleIds: [input.id], windowHours: 1, all: true });
+    await recordEvents(trx, [newsEvent(articleEvent(t.event, article, cur.status))]);
+    return { ok: true, article, previousStatus: cur.status, changes } as const;
+  });
+}
+
+/**
+ * Publish a scheduled article whose time has come (scheduled -> approved), rank it, and record
+ * news.approved (previous_status scheduled), in one transaction. False when it is not scheduled or
+ * not yet due (a retry, a re-scheduled article, a second job): nothing changes, nothing is recorded.
+ */
+export async function publishIfDue(db: Db, id: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('articles')
+      .set({ status: 'approved', published_at: sql`now()`, updated_at: sql`now()`, scheduled_for: null })
+      .where('id', '=', id)
+      .where('status', '=', 'scheduled')
+      .where('scheduled_for', '<=', sql<Date>`now() + interval '1 second'`)
+      .returning([...eventColumns])
+      .executeTakeFirst();
+    if (!row) return false;
+    await recomputeHotScores(trx as unknown as Db, { articleIds: [row.id], windowHours: 1, all: true });
+    await recordEvents(trx, [newsEvent(articleEvent('news.approved', row, 'scheduled'))]);
+    return true;
+  });
+}
+
+/** Scheduled articles due by now (publish-due's sweep), at most `limit`. */
+export async function dueScheduledIds(db: Db, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('articles').select('id').where('status', '=', 'scheduled').where('scheduled_for', '<=', new Date()).limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Of the given articles, those still scheduled, with their time (the relay enqueues their delayed publish). */
+export async function stillScheduled(db: Db, ids: number[]): Promise<{ id: number; scheduled_for: Date }[]> {
+  const rows = await db.selectFrom('articles').select(['id', 'scheduled_for']).where('id', 'in', ids).where('status', '=', 'scheduled').execute();
+  return rows.flatMap((r) => (r.scheduled_for ? [{ id: r.id, scheduled_for: r.scheduled_for }] : []));
+}
+
+type EditOutcome = { ok: true; changes: Changes } | { ok: false; reason: 'not_found' };
+
+/** Apply an editor's edit; only changed fields are written and recorded (one article_edits row per edit that changes anything). */
+export async function editArticle(db: Db, input: { id: number; editorId: number; patch: Partial<EditableFields> }): Promise<EditOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const cur = await trx
+      .selectFrom('articles')
+      .select(['id', 'status', 'published_at', 'headline', 'tags', 'token_addresses', 'token_symbols', 'issuer_name', 'issuer_website', 'content_type'])
+      .where('id', '=', input.id)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
+    if (!cur) return { ok: false, reason: 'not_found' } as const;
+    const changes = diffEdit(cur, input.patch);
+    if (Object.keys(changes).length === 0) return { ok: true, changes } as const;
+    const set: Record<string, unknown> = { updated_at: sql`now()` };
+    for (const [k, c] of Object.entries(changes)) set[k] = c.to;
+    if (changes.headline) {
+      set.headline_source = 'editor';
+      if (slugFollowsHeadline(cur.status, cur.published_at)) set.slug = slugify(changes.headline.to as string);
+    }
+    await trx
+      .updateTable('articles')
+      .set(set as never)
+      .where('id', '=', input.id)
+      .execute();
+    await trx
+      .insertInto('article_edits')
+      .values({ article_id: input.id, editor_id: input.editorId, changes: JSON.stringify(changes), action: 'edit', status_at: cur.status })
+      .execute();
+    await recordEvents(trx, [internalEvent('article.edited', input.id, { reason: 'edit', fields: Object.keys(changes) })]);
+    return { ok: true, changes } as const;
+  });
+}
+
+/** An article's edit history, oldest first (GET /news/{id}/edits and the provenance record). */
+export async function listEdits(db: Db, articleId: number) {
+  return db
+    .selectFrom('article_edits as e')
+    .leftJoin('users as u', 'u.id', 'e.editor_id')
+    .select(['e.id', 'e.editor_id', 'u.username as editor_username', 'e.changes', 'e.created_at'])
+    .where('e.article_id', '=', articleId)
+    .orderBy('e.created_at')
+    .orderBy('e.id')
+    .execute();
+}

@@ -1,0 +1,70 @@
+/**
+ * Pieces shared by the articles, yaps and editorial routes: error codes, who may see an article,
+ * DRF-style page links, the full-record mapping, and the debounced hot-score enqueue.
+ */
+import type { Context } from 'koa';
+import { debouncedHotScoreJob } from '../../jobs/hot-scores.js';
+import type { AppDeps } from '../platform/deps.js';
+import { PUBLIC_STATUSES } from './state.js';
+import { DomainError } from '../platform/errors/index.js';
+import { API_PREFIX } from '../platform/http/openapi.js';
+import { articleStatus } from './queries.js';
+
+export function articleNotFound(id: number): DomainError {
+  return new DomainError('article_not_found', `article ${id} not found`);
+}
+
+export function isSignedIn(ctx: Context): boolean {
+  return Boolean(ctx.state.user || ctx.state.apiKey);
+}
+
+/** Published (approved) and retracted articles are public; the others need a signed-in caller, else 404. */
+export function canSee(ctx: Context, status: string): boolean {
+  return PUBLIC_STATUSES.includes(status) || isSignedIn(ctx);
+}
+
+/** The article's status when the caller may see it; 404 article_not_found otherwise. */
+export async function visibleStatus(deps: AppDeps, ctx: Context, id: number): Promise<string> {
+  const status = await articleStatus(deps.db, id);
+  if (!status || !canSee(ctx, status)) throw articleNotFound(id);
+  return status;
+}
+
+export function requireSignedIn(ctx: Context, what: string): void {
+  if (isSignedIn(ctx)) return;
+  const p = ctx.state.authProblem;
+  throw new DomainError(p?.code ?? 'auth_required', p?.message ?? `${what} needs credentials: send the access_token cookie or an Authorization: Bearer header`);
+}
+
+/**
+ * DRF-style next/previous: absolute URLs on PUBLIC_BASE_URL with the request's own query
+ * parameters, `page` replaced (and dropped for page 1, as DRF does).
+ */
+export function pageLinks(ctx: Context, publicBaseUrl: string, page: number, perPage: number, count: number) {
+  const base = `${publicBaseUrl.replace(/\/+$/, '')}${API_PREFIX}${ctx.path.slice(API_PREFIX.length)}`;
+  const link = (p: number) => {
+    const qs = new URLSearchParams(ctx.querystring);
+    qs.delete('page');
+    if (p > 1) qs.set('page', String(p));
+    const s = qs.toString();
+    return s ? `${base}?${s}` : base;
+  };
+  const lastPage = Math.max(1, Math.ceil(count / perPage));
+  return {
+    next: page < lastPage ? link(page + 1) : null,
+    previous: page > 1 ? link(Math.min(page - 1, lastPage)) : null,
+  };
+}
+
+/**
+ * Debounced hot-score recompute of one article (jobs/hot-scores.ts). A failure to enqueue is
+ * logged, not raised: the vote or yap is already stored and the scheduled recompute catches up.
+ */
+export async function scheduleHotScore(deps: AppDeps, articleId: number): Promise<void> {
+  const { payload, delayMs } = debouncedHotScoreJob(articleId, Date.now(), deps.config.HOT_SCORE_DEBOUNCE_MS);
+  try {
+    await deps.queue.enqueue('hot-scores', payload, { delayMs });
+  } catch (err) {
+    deps.log.warn({ articleId, err: (err as Error).message }, 'could not enqueue hot-score recompute');
+  }
+}

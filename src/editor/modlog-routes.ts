@@ -1,0 +1,116 @@
+/**
+ * GET /api/v1/modlog/: the public moderation log (issue 18). Editors appear by username, or by a
+ * stable pseudonym when they have none (src/editor/modlog-queries.ts); notes only for editors and staff
+ * (roles read from the database).
+ */
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { AppDeps } from '../platform/deps.js';
+import { DECISION_REASON_LABELS, MODLOG_ACTIONS } from '../articles/moderation.js';
+import { errorSchema } from '../platform/http/openapi.js';
+import { defineRoute, queryInt, validationError, type RouteDef } from '../platform/http/route.js';
+import { editorPseudonym, modlogPage, resolveModlogEditor, type ModlogRow } from './modlog-queries.js';
+import { userRoles } from '../identity/users-queries.js';
+import { pageLinks } from '../articles/route-helpers.js';
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A date (YYYY-MM-DD, UTC) or an ISO 8601 timestamp with offset. `endOfDay`: a date means the end of that day. */
+const when = (endOfDay: boolean) =>
+  z
+    .string()
+    .trim()
+    .refine(
+      (v) => (DATE_ONLY.test(v) || z.iso.datetime({ offset: true }).safeParse(v).success) && !Number.isNaN(Date.parse(v)),
+      'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with a time zone',
+    )
+    .transform((v) => (DATE_ONLY.test(v) ? new Date(Date.parse(`${v}T00:00:00Z`) + (endOfDay ? 86_400_000 : 0)) : new Date(v)))
+    .optional();
+
+const entrySchema = z.object({
+  id: z.number().int(),
+  action: z.enum(MODLOG_ACTIONS),
+  created_at: z.string().meta({ description: 'When the action was taken (ISO 8601 UTC)' }),
+  article: z.object({
+    id: z.number().int(),
+    headline: z.string().meta({ description: 'The headline now' }),
+    slug: z.string(),
+    status: z.string().meta({ description: 'The status now' }),
+  }),
+  reason: z.string().nullable().meta({ description: 'kill and retract: the reason (see the kill endpoint); null otherwise' }),
+  reason_label: z.string().nullable(),
+  duplicate_of: z.number().int().nullable(),
+  changes: z
+    .record(z.string(), z.object({ from: z.unknown(), to: z.unknown() }))
+    .meta({ description: 'edit: the fields changed, from and to; schedule: scheduled_for; transitions: status' }),
+  editor: z
+    .object({ name: z.string().nullable(), pseudonymous: z.boolean() })
+    .meta({ description: 'The username, or when the editor has none a stable pseudonym "editor-<10 hex>" (pseudonymous: true); name null when the account is gone' }),
+  note: z.string().nullable().optional().meta({ description: "The editor's note: present for editors and staff only" }),
+});
+
+export function modlogRoutes(deps: AppDeps): RouteDef[] {
+  const toEntry = (r: ModlogRow, staff: boolean) => ({
+    id: r.id,
+    action: r.action,
+    created_at: r.created_at.toISOString(),
+    article: { id: r.article_id, headline: r.headline, slug: r.slug, status: r.article_status },
+    reason: r.reason,
+    reason_label: r.reason ? (DECISION_REASON_LABELS[r.reason as keyof typeof DECISION_REASON_LABELS] ?? r.reason) : null,
+    duplicate_of: r.duplicate_of,
+    changes: r.changes,
+    editor:
+      r.editor_id === null
+        ? { name: null, pseudonymous: false }
+        : r.editor_username
+          ? { name: r.editor_username, pseudonymous: false }
+          : { name: editorPseudonym(deps.config.JWT_SECRET, r.editor_id), pseudonymous: true },
+    ...(staff ? { note: r.note } : {}),
+  });
+
+  async function isStaff(ctx: Context): Promise<boolean> {
+    if (!ctx.state.user) return false;
+    const roles = await userRoles(deps.db, ctx.state.user.id);
+    return Boolean(roles?.includes('editor') || roles?.includes('staff'));
+  }
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/modlog/',
+      operationId: 'listModlog',
+      summary: 'The public moderation log: approvals, kills, schedules, retractions and edits of published articles, newest first',
+      description:
+        "Every editorial transition, and every edit made while the article was published. Filters: action; editor (a username, case-insensitive, or a pseudonym as shown here; an unknown name gives an empty list); since (inclusive) and until (exclusive; a bare date means the end of that day), each a date YYYY-MM-DD (UTC) or an ISO 8601 timestamp with offset. Editors without a username appear as a stable pseudonym derived from their account with a server key. The editor's note is included only for editors and staff. Automatic publication of a scheduled article is not an editor's action and is not listed.",
+      tags: ['editorial'],
+      query: z.strictObject({
+        action: z.enum(MODLOG_ACTIONS).optional(),
+        editor: z.string().trim().min(1).max(64).optional(),
+        since: when(false),
+        until: when(true),
+        page: queryInt({ min: 1, max: 100_000, default: 1 }),
+        per_page: queryInt({ min: 1, max: 100, default: 50 }),
+      }),
+      responses: {
+        200: {
+          description: 'One page of the log',
+          schema: z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(entrySchema) }).meta({ id: 'ModlogPage' }),
+        },
+        400: { description: 'validation_failed', schema: errorSchema },
+      },
+      async handler(ctx, { query }) {
+        if (query.since && query.until && query.since >= query.until) {
+          throw validationError([{ path: 'query.until', code: 'custom', message: 'must be after since' }]);
+        }
+        const page = query.page;
+        const perPage = query.per_page;
+        const editorId = query.editor === undefined ? undefined : await resolveModlogEditor(deps.db, deps.config.JWT_SECRET, query.editor);
+        const [{ rows, count }, staff] = await Promise.all([
+          modlogPage(deps.db, { action: query.action, editorId, since: query.since, until: query.until }, page, perPage),
+          isStaff(ctx),
+        ]);
+        ctx.body = { count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count), results: rows.map((r) => toEntry(r, staff)) };
+      },
+    }),
+  ];
+}
