@@ -11,7 +11,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   // The editors' console's browser script is plain JavaScript without a TypeScript project (checked by
   // the console's browser test and its Content-Security-Policy test).
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'test-output/**', 'eslint.config.js', 'src/editor/assets/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'test-output/**', 'eslint.config.js', '.dependency-cruiser.cjs', 'src/editor/assets/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,6 +1,6 @@
 /**
  * agent-moderation: checks one room message from a registered agent against the published posting
- * rules (src/agent-chat/trust.ts POSTING_RULES) and records a violation for each breach:
+ * rules (src/agent-chat/rules/trust.ts POSTING_RULES) and records a violation for each breach:
  *  - posting_rate: more messages in the rolling posting window than the agent's level allows; at
  *    most one per agent per posting window (a burst is one violation, not dozens; a breach that goes
  *    on for minutes is one per window);
@@ -9,9 +9,9 @@
  * restriction follows through telegram-apply-trust. Idempotent: violations carry source keys.
  */
 import { z } from 'zod';
-import { POSTING_RULES, postingLimit } from '../src/agent-chat/trust.js';
-import { agentByTelegramUser, countRecentMessages, getMessage } from '../src/agent-chat/queries.js';
-import { hasPostingRateViolationSince, recordViolation, type ViolationOutcome } from '../src/agent-chat/trust-queries.js';
+import { POSTING_RULES, postingLimit } from '../src/agent-chat/index.js';
+import { agentByTelegramUser, countRecentMessages, getMessage } from '../src/agent-chat/index.js';
+import { hasPostingRateViolationSince, recordViolation, type ViolationOutcome } from '../src/agent-chat/index.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
 const payload = z.object({

@@ -4,7 +4,7 @@
  * than a minute past their deadline are expired (a safety net for expiry jobs lost with Redis).
  */
 import { z } from 'zod';
-import { expireOverdueChallenges, reviewSandboxed } from '../src/agent-chat/trust-queries.js';
+import { expireOverdueChallenges, reviewSandboxed } from '../src/agent-chat/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({}).default({});

@@ -5,7 +5,7 @@
  * skew between processes) re-enqueues itself for the remainder.
  */
 import { z } from 'zod';
-import { expireChallenge } from '../src/agent-chat/trust-queries.js';
+import { expireChallenge } from '../src/agent-chat/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({

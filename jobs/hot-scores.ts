@@ -1,5 +1,5 @@
 /**
- * hot-scores: recompute stored hot scores (src/articles/hot-score.ts) in one set-based UPDATE.
+ * hot-scores: recompute stored hot scores (src/articles/rules/hot-score.ts) in one set-based UPDATE.
  *  - Scheduled (jobs/schedules.ts): every approved or submitted article of the last
  *    HOT_SCORE_WINDOW_HOURS, so age decay keeps moving the feed.
  *  - Debounced: votes, yaps and clicks enqueue `{article_ids: [id]}` under debouncedHotScoreJob(),
@@ -9,7 +9,7 @@
  * Idempotent: running it twice computes the same values (up to the passing of time).
  */
 import { z } from 'zod';
-import { recomputeAndRecord } from '../src/articles/hot-score-queries.js';
+import { recomputeAndRecord } from '../src/articles/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 export const payload = z
@@ -20,13 +20,6 @@ export const payload = z
     window: z.number().int().nonnegative().optional(),
   })
   .default({ all: false });
-
-/** Payload and delay of the debounced recompute for an article (pure). */
-export function debouncedHotScoreJob(articleId: number, nowMs: number, windowMs: number): { payload: z.input<typeof payload>; delayMs: number } {
-  if (windowMs <= 0) return { payload: { article_ids: [articleId], all: false }, delayMs: 0 };
-  const window = Math.floor(nowMs / windowMs);
-  return { payload: { article_ids: [articleId], all: false, window }, delayMs: (window + 1) * windowMs - nowMs };
-}
 
 /** The job's id scheme: a debounced recompute is one job per article and window; others are numbered by BullMQ. */
 export function hotScoresJobId(p: z.output<typeof payload>): string | undefined {

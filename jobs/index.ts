@@ -65,7 +65,7 @@ export const jobs = {
   'payments-prune': paymentsPrune,
 } as const;
 
-type Jobs = typeof jobs;
+export type Jobs = typeof jobs;
 export type JobName = keyof Jobs;
 export type JobPayload<N extends JobName> = z.input<Jobs[N]['payload']>;
 export type JobResult<N extends JobName> = Awaited<ReturnType<Jobs[N]['run']>>;

@@ -7,9 +7,9 @@
  * Idempotent: recomputing overwrites the cache.
  */
 import { z } from 'zod';
-import { DEFAULT_HOURS, HOURS_RANGE, MAX_TOPIC_LENGTH, MAX_TOPICS, REPORT_TOP_N, TOPIC_PATTERN, type ReportParams } from '../src/intel/rules.js';
-import { IntelCache, intelJobId } from '../src/intel/cache.js';
-import { computeReport, type IntelReport } from '../src/intel/compute.js';
+import { DEFAULT_HOURS, HOURS_RANGE, MAX_TOPIC_LENGTH, MAX_TOPICS, REPORT_TOP_N, TOPIC_PATTERN, type ReportParams } from '../src/intel/index.js';
+import { IntelCache, intelJobId } from '../src/intel/index.js';
+import { computeReport, type IntelReport } from '../src/intel/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const params = z.object({

@@ -7,9 +7,9 @@
  * Idempotent: recomputing overwrites the cache with the same figures (up to the passing of time).
  */
 import { z } from 'zod';
-import { DEFAULT_HOURS, HOURS_RANGE, TRENDING_TOP_N, type TrendingParams } from '../src/intel/rules.js';
-import { IntelCache, intelJobId } from '../src/intel/cache.js';
-import { computeTrending, type TrendingResult } from '../src/intel/compute.js';
+import { DEFAULT_HOURS, HOURS_RANGE, TRENDING_TOP_N, type TrendingParams } from '../src/intel/index.js';
+import { IntelCache, intelJobId } from '../src/intel/index.js';
+import { computeTrending, type TrendingResult } from '../src/intel/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z

@@ -9,8 +9,8 @@
  * under the month's advisory lock, so concurrent runs (and the distribution) serialise per month.
  */
 import { z } from 'zod';
-import { addMonths, MONTH_PATTERN, monthOf } from '../src/rewards/rules.js';
-import { computeMonth, firstActivityAt, snapshotStates, type ComputeResult } from '../src/rewards/leaderboard-queries.js';
+import { addMonths, MONTH_PATTERN, monthOf } from '../src/rewards/index.js';
+import { computeMonth, firstActivityAt, snapshotStates, type ComputeResult } from '../src/rewards/index.js';
 import type { Db } from '../src/platform/db.js';
 import { defaultJobOptions, defineJob } from './define.js';
 

@@ -6,8 +6,8 @@
  * so a retry, a second clock or a hand run (`npm run cli -- rewards:distribute`) changes nothing.
  */
 import { z } from 'zod';
-import { addMonths, MONTH_PATTERN, monthOf } from '../src/rewards/rules.js';
-import { distributeMonth } from '../src/rewards/queries.js';
+import { addMonths, MONTH_PATTERN, monthOf } from '../src/rewards/index.js';
+import { distributeMonth } from '../src/rewards/index.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
 const payload = z.object({ month: z.string().regex(MONTH_PATTERN).optional() }).default({});

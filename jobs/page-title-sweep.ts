@@ -8,7 +8,7 @@
  * provisional headline), so the copy changes nothing.
  */
 import { z } from 'zod';
-import { claimPageTitleSweep } from '../src/articles/queries.js';
+import { claimPageTitleSweep } from '../src/articles/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({}).default({});

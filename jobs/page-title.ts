@@ -1,6 +1,6 @@
 /**
  * page-title: fetch a submission's page and replace its provisional headline with the page title
- * (src/articles/page-title.ts). The web process waits for this job a bounded time (JOB_WAIT_MS); when
+ * (src/articles/rules/page-title.ts). The web process waits for this job a bounded time (JOB_WAIT_MS); when
  * the wait runs out the job still finishes and fills the headline in later.
  *
  * The fetch goes through safeFetch: http(s) only, every host resolved and refused when private,
@@ -13,9 +13,9 @@
  * with backoff; after the last attempt the provisional headline stays until an editor edits it.
  */
 import { z } from 'zod';
-import { extractPageTitle } from '../src/articles/page-title.js';
+import { extractPageTitle } from '../src/articles/index.js';
 import { safeFetch, SafeFetchError, type SafeFetchOptions } from '../src/platform/safe-fetch.js';
-import { applyPageTitle, getArticleForEvent, recordPageTitleFailure } from '../src/articles/queries.js';
+import { applyPageTitle, getArticleForEvent, recordPageTitleFailure } from '../src/articles/index.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
 const payload = z.object({

@@ -4,7 +4,7 @@
  * RETENTION_BATCH; each leaves the sha256 of its replay key, so it can never be replayed. Payments
  * still verified or settling are never deleted.
  */
-import { prunePayments } from '../src/ops/retention-queries.js';
+import { prunePayments } from '../src/ops/index.js';
 import { retentionJob } from './retention-job.js';
 
 export const job = retentionJob('payments-prune', (c) => c.PAYMENT_RETENTION_DAYS, prunePayments);

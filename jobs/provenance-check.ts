@@ -6,13 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { provenanceSettings } from '../src/provenance/settings.js';
+import { MAX_CHECK_TEXT_LENGTH, MAX_CHECK_URL_LENGTH, provenanceSettings } from '../src/provenance/index.js';
 import { normalizeUrl } from '../src/platform/url/normalize.js';
-import { checkProvenance } from '../src/provenance/queries.js';
+import { checkProvenance } from '../src/provenance/index.js';
 import { defineJob } from './define.js';
-
-export const MAX_CHECK_URL_LENGTH = 8192;
-export const MAX_CHECK_TEXT_LENGTH = 500;
 
 const payload = z
   .object({

@@ -13,8 +13,8 @@
  * go with it.
  */
 import { z } from 'zod';
-import { LOOKBACK_MS } from '../src/provenance/verdict.js';
-import { pruneHeadlineIndex, refreshCommonWords } from '../src/provenance/queries.js';
+import { LOOKBACK_MS } from '../src/provenance/index.js';
+import { pruneHeadlineIndex, refreshCommonWords } from '../src/provenance/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 /** Rows are kept this long: the lookback window plus a day, so a check never misses a row being pruned. */

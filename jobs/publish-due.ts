@@ -5,7 +5,7 @@
  * transition with its event in one transaction), so the job and the sweep never publish twice.
  */
 import { z } from 'zod';
-import { dueScheduledIds, publishIfDue } from '../src/articles/queries.js';
+import { dueScheduledIds, publishIfDue } from '../src/articles/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({}).default({});

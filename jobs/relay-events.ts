@@ -11,7 +11,7 @@
  * SKIP LOCKED claim shares the work and keeps each article's events in order.
  */
 import { z } from 'zod';
-import { relayUntilEmpty } from '../src/relay/relay.js';
+import { relayUntilEmpty } from '../src/relay/index.js';
 import { defineJob, type Enqueue } from './define.js';
 
 const payload = z.object({}).default({});

@@ -16,10 +16,10 @@
 import { HTTPFacilitatorClient } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { z } from 'zod';
-import { ReplayGuard } from '../src/payments/replay.js';
-import { previousSettleError, settleOnce, transientNote } from '../src/payments/settle.js';
-import { beginSettlement, markFailed, markSettled, orphanedPayments, recordSettleError, type PaymentRow } from '../src/payments/queries.js';
-import { failAdPayment, markAdPaid } from '../src/sponsored/queries.js';
+import { ReplayGuard } from '../src/payments/index.js';
+import { previousSettleError, settleOnce, transientNote } from '../src/payments/index.js';
+import { beginSettlement, markFailed, markSettled, orphanedPayments, recordSettleError, type PaymentRow } from '../src/payments/index.js';
+import { failAdPayment, markAdPaid } from '../src/sponsored/index.js';
 import { defaultJobOptions, defineJob, PermanentJobError, type JobDeps } from './define.js';
 
 const payload = z
@@ -34,7 +34,7 @@ const payload = z
 const ATTEMPTS = 6;
 const SWEEP_AFTER_S = 60;
 
-export { classifySettle } from '../src/payments/settle.js';
+export { classifySettle } from '../src/payments/index.js';
 
 async function finishFailed(deps: JobDeps, row: PaymentRow, reason: string, suspendPayer: boolean) {
   // The payment's failure and the ad's kill (with its news.killed event) commit together.

@@ -5,9 +5,9 @@
  * call), so a burst of changes converges on the latest one. Telegram's 429 and network failures retry; 400/403 are permanent.
  */
 import { z } from 'zod';
-import { telegramPermissions, type TrustLevel } from '../src/agent-chat/trust.js';
-import { getAgentAccount } from '../src/agent-chat/trust-queries.js';
-import { botApiFromConfig, TelegramError } from '../src/agent-chat/telegram-bot-api.js';
+import { telegramPermissions, type TrustLevel } from '../src/agent-chat/index.js';
+import { getAgentAccount } from '../src/agent-chat/index.js';
+import { botApiFromConfig, TelegramError } from '../src/agent-chat/index.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
 const payload = z.object({

@@ -4,7 +4,7 @@
  * a 400/403 (message thread gone, bot removed) is permanent.
  */
 import { z } from 'zod';
-import { botApiFromConfig, TelegramError } from '../src/agent-chat/telegram-bot-api.js';
+import { botApiFromConfig, TelegramError } from '../src/agent-chat/index.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
 const payload = z.object({

@@ -10,7 +10,7 @@
  * its deliveries stay due and the sweep wakes a fresh run within a second.
  */
 import { z } from 'zod';
-import { deliverEndpoint } from '../src/webhooks/deliver.js';
+import { deliverEndpoint } from '../src/webhooks/index.js';
 import { defineJob } from './define.js';
 
 const payload = z.object({ endpoint_id: z.number().int().positive() });

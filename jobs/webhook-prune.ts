@@ -3,7 +3,7 @@
  * they carry (EVENT_LOG_RETENTION_DAYS): older ones are deleted in batches, each its own statement.
  */
 import { z } from 'zod';
-import { pruneDeliveries } from '../src/webhooks/queries.js';
+import { pruneDeliveries } from '../src/webhooks/index.js';
 import { pruneOlderThan } from '../src/platform/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 

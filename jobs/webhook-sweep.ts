@@ -6,8 +6,8 @@
  * active or waiting costs one Redis call and changes nothing.
  */
 import { z } from 'zod';
-import { dueEndpoints } from '../src/webhooks/queries.js';
-import { wakeEndpoint } from '../src/webhooks/deliver.js';
+import { dueEndpoints } from '../src/webhooks/index.js';
+import { wakeEndpoint } from '../src/webhooks/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({}).default({});

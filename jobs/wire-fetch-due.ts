@@ -5,7 +5,7 @@
  * running, a second fan-out does not add it again.
  */
 import { z } from 'zod';
-import { dueSources } from '../src/wire/queries.js';
+import { dueSources } from '../src/wire/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({}).default({});

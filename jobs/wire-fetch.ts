@@ -4,7 +4,7 @@
  * - Conditional GET with the stored ETag / Last-Modified; a 304 changes nothing but the schedule.
  * - The fetch goes through safeFetch (private addresses refused unless OUTBOUND_ALLOW_PRIVATE),
  *   with WIRE_FETCH_TIMEOUT_MS and WIRE_FETCH_MAX_BYTES.
- * - RSS 2.0 / RSS 1.0 / Atom / JSON Feed (src/wire/feed-parse.ts); items are keyed by normalised
+ * - RSS 2.0 / RSS 1.0 / Atom / JSON Feed (src/wire/rules/feed-parse.ts); items are keyed by normalised
  *   URL, so a re-run or a concurrent run of the same or another source never stores an item twice.
  * - Each item created by this run gets a `news.tsunami` event, recorded in the transaction that stores it. Its `id`
  *   is the wire item id (their own id space, not an article id), `status` is `ingested`,
@@ -16,11 +16,11 @@
  *   source's failure never affects another source: each has its own job.
  */
 import { z } from 'zod';
-import { provenanceSettings } from '../src/provenance/settings.js';
+import { provenanceSettings } from '../src/provenance/index.js';
 import { normalizeUrl } from '../src/platform/url/normalize.js';
-import { FeedParseError, parseFeed } from '../src/wire/feed-parse.js';
+import { FeedParseError, parseFeed } from '../src/wire/index.js';
 import { safeFetch, SafeFetchError } from '../src/platform/safe-fetch.js';
-import { findSource, ingestItems, recordFetchFailure, recordFetchNotModified, recordFetchSuccess, type IncomingItem } from '../src/wire/queries.js';
+import { findSource, ingestItems, recordFetchFailure, recordFetchNotModified, recordFetchSuccess, type IncomingItem } from '../src/wire/index.js';
 import { defineJob, PermanentJobError } from './define.js';
 
 const payload = z.object({

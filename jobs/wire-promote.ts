@@ -13,12 +13,12 @@
  * that tell the same story are promoted once.
  */
 import { z } from 'zod';
-import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../src/provenance/headline-similarity.js';
-import { provenanceSettings } from '../src/provenance/settings.js';
-import { LOOKBACK_MS } from '../src/provenance/verdict.js';
+import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../src/provenance/index.js';
+import { provenanceSettings } from '../src/provenance/index.js';
+import { LOOKBACK_MS } from '../src/provenance/index.js';
 import type { Db } from '../src/platform/db.js';
-import { articlesByUrl, headlineCandidates } from '../src/provenance/queries.js';
-import { claimUnscored, promoteWireItem, promotionCandidates, setScore } from '../src/wire/queries.js';
+import { articlesByUrl, headlineCandidates } from '../src/provenance/index.js';
+import { claimUnscored, promoteWireItem, promotionCandidates, setScore } from '../src/wire/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({ batch: z.number().int().min(1).max(5000).default(500) }).default({ batch: 500 });

@@ -5,7 +5,7 @@
  * not bring it back (src/platform/prune.ts). Tombstones older than WIRE_TOMBSTONE_RETENTION_DAYS go too.
  */
 import { z } from 'zod';
-import { pruneWireItems, pruneWireTombstones } from '../src/ops/retention-queries.js';
+import { pruneWireItems, pruneWireTombstones } from '../src/ops/index.js';
 import { inBatches } from '../src/platform/prune.js';
 import { defaultJobOptions, defineJob } from './define.js';
 

@@ -8,8 +8,8 @@ import { koaBody } from 'koa-body';
 import type { AppDeps } from './platform/deps.js';
 import { errorMiddleware } from './platform/errors/index.js';
 import { API_PREFIX } from './platform/http/openapi.js';
-import { adminQueues, adminQueuesCsp } from './ops/admin-queues.js';
-import { authenticate, authenticateFromCache, csrfGuard, requireAuth } from './identity/auth-middleware.js';
+import { adminQueues, adminQueuesCsp } from './ops/index.js';
+import { authenticate, authenticateFromCache, csrfGuard, requireAuth } from './identity/index.js';
 import { Limits } from './platform/http/rate-limit.js';
 import { finalSecurityHeaders, securityHeaders } from './platform/http/security-headers.js';
 import { memoryLane } from './platform/http/lane.js';
@@ -17,10 +17,10 @@ import { mountRoutes, staticRouteFastPath, type RouteDef } from './platform/http
 import { eventStreamKey } from './platform/events/events.js';
 import { WebMetrics } from './platform/metrics/web-metrics.js';
 import { outboxDepth } from './platform/events/log.js';
-import { docsCsp } from './api-docs/routes.js';
+import { docsCsp } from './api-docs/index.js';
 import { allRoutes } from './routes.js';
-import { editorCsp as editorConsoleCsp } from './editor/console-routes.js';
-import { mcpEndpoint } from './mcp/server.js';
+import { editorCsp as editorConsoleCsp } from './editor/index.js';
+import { mcpEndpoint } from './mcp/index.js';
 import { redisHung } from './platform/redis.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -3,29 +3,30 @@
  */
 import type { AppDeps } from './platform/deps.js';
 import type { RouteDef } from './platform/http/route.js';
-import { agentChatRoutes } from './agent-chat/routes.js';
-import { apiKeyRoutes } from './identity/api-key-routes.js';
-import { docsRoutes } from './api-docs/routes.js';
-import { editorialRoutes } from './editor/editorial-routes.js';
-import { eventRoutes } from './stream/events-routes.js';
-import { healthRoutes } from './ops/health-routes.js';
-import { leaderboardRoutes } from './rewards/leaderboard-routes.js';
-import { metaRoutes } from './api-docs/openapi-routes.js';
-import { newsRoutes } from './articles/routes.js';
-import { profileRoutes } from './profile/routes.js';
-import { rewardRoutes } from './rewards/routes.js';
-import { telegramWebhookRoutes } from './agent-chat/telegram-routes.js';
-import { walletAuthRoutes } from './identity/wallet-routes.js';
-import { yapRoutes } from './articles/yap-routes.js';
-import { provenanceRoutes } from './provenance/routes.js';
-import { wireRoutes } from './wire/routes.js';
-import { intelRoutes } from './intel/routes.js';
-import { paymentRoutes } from './payments/routes.js';
-import { sponsoredRoutes } from './sponsored/routes.js';
-import { webhookRoutes } from './webhooks/routes.js';
-import { modlogRoutes } from './editor/modlog-routes.js';
-import { editorRoutes } from './editor/console-routes.js';
-import { discoveryRoutes } from './mcp/discovery-routes.js';
+import { agentChatRoutes } from './agent-chat/index.js';
+import { apiKeyRoutes } from './identity/index.js';
+import { docsRoutes } from './api-docs/index.js';
+import { editorialRoutes } from './editor/index.js';
+import { eventRoutes } from './stream/index.js';
+import { healthRoutes } from './ops/index.js';
+import { leaderboardRoutes } from './rewards/index.js';
+import { metaRoutes } from './api-docs/index.js';
+import { newsRoutes } from './articles/index.js';
+import { feedRoutes } from './feed/index.js';
+import { profileRoutes } from './profile/index.js';
+import { rewardRoutes } from './rewards/index.js';
+import { telegramWebhookRoutes } from './agent-chat/index.js';
+import { walletAuthRoutes } from './identity/index.js';
+import { yapRoutes } from './articles/index.js';
+import { provenanceRoutes } from './provenance/index.js';
+import { wireRoutes } from './wire/index.js';
+import { intelRoutes } from './intel/index.js';
+import { paymentRoutes } from './payments/index.js';
+import { sponsoredRoutes } from './sponsored/index.js';
+import { webhookRoutes } from './webhooks/index.js';
+import { modlogRoutes } from './editor/index.js';
+import { editorRoutes } from './editor/index.js';
+import { discoveryRoutes } from './mcp/index.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -36,7 +37,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...rewardRoutes(deps),
     ...apiKeyRoutes(deps),
     // Articles: /news/check is registered before /news/:id/ (which would otherwise match it).
-    ...newsRoutes(deps),
+    ...newsRoutes(deps, feedRoutes(deps)),
     ...yapRoutes(deps),
     ...editorialRoutes(deps),
     ...eventRoutes(deps),

@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
  * in the GIN index over the wide `articles.headline`.
  *
  * provenance_normalize_headline(text) is a SQL port of normalizeHeadline in
- * src/provenance/headline-similarity.ts (case, accents, amounts, number words, synonyms, stop words,
+ * src/provenance/rules/headline-similarity.ts (case, accents, amounts, number words, synonyms, stop words,
  * plural "s", distinct words sorted); a test checks that both agree. provenance_headline_key(text)
  * cuts each normalised word to its first 4 characters (a crude stem: "launches", "launched" and
  * "launch" meet; typos after the 4th character are forgiven) and keeps each once. Shorter keys

@@ -57,7 +57,7 @@ import { createApp } from '../../src/app.js';
 import { signAccessToken } from '../../src/identity/tokens.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
-import { articleEvent } from '../../src/articles/article-event.js';
+import { articleEvent } from '../../src/articles/rules/article-event.js';
 import { normalizeUrl } from '../../src/platform/url/normalize.js';
 import { EventPublisher, eventStreamKey } from '../../src/platform/events/events.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -96,6 +96,7 @@ import {
 import { baselineSubmitRoute, insertSubmissionWithoutOutbox } from './lib/submission-baseline.js';
 import { listenLocal } from './lib/bench-stack.js';
 import type { ClientReport, ConnectCmd } from './lib/ws-clients.js';
+import { jobs } from '../../jobs/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -213,7 +214,7 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
   const procs: ServiceProcess[] = [];
   const helpers: ChildProcess[] = [];
   const redis = createRedis(c.redisUrl, 'command', 'bench');
-  const queue = new QueueClient(redis, c.redisUrl, prefix);
+  const queue = new QueueClient(jobs, redis, c.redisUrl, prefix);
   try {
     log('latency: starting worker, ws, web' + (O.clock ? ', clock' : ''));
     const worker = startService('worker', env);
@@ -661,7 +662,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
   // As src/bin/web.ts builds them; one pool and one Redis connection shared by both apps.
   const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX, applicationName: 'bench-web' });
   const redis = createRedis(config.REDIS_URL, 'command', 'bench-web', { autoPipelining: true });
-  const queue = new QueueClient(redis, config.REDIS_URL, prefix);
+  const queue = new QueueClient(jobs, redis, config.REDIS_URL, prefix);
   const deps = {
     config,
     log: createLogger('bench-web', config.LOG_LEVEL),

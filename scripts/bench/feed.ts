@@ -39,7 +39,7 @@ import { createDb } from '../../src/platform/db.js';
 import { defineRoute } from '../../src/platform/http/route.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { recomputeHotScores } from '../../src/articles/hot-score-queries.js';
-import { newsRoutes } from '../../src/articles/routes.js';
+import { feedRoutes } from '../../src/feed/routes.js';
 import { allRoutes } from '../../src/routes.js';
 import { createRedis } from '../../src/platform/redis.js';
 import type { RunningService } from '../lib/services.js';
@@ -165,7 +165,7 @@ try {
   const full = createApp(deps, [...allRoutes(deps), ping]);
   // The same app with the feed cache off: every request queries Postgres for the page and the count.
   const uncachedRoutes = allRoutes(deps).map((r) =>
-    r.operationId === 'listArticles' ? newsRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r,
+    r.operationId === 'listArticles' ? feedRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r,
   );
   const uncached = createApp(deps, uncachedRoutes);
   // The same app without the static-route fast path (issue 19: its benefit, measured).

@@ -32,12 +32,12 @@ import { createApp } from '../../src/app.js';
 import { childEnv, loadConfig, type Config } from '../../src/platform/config.js';
 import { createDb } from '../../src/platform/db.js';
 import type { AppDeps } from '../../src/platform/deps.js';
-import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/provenance/headline-similarity.js';
-import { provenanceSettings } from '../../src/provenance/settings.js';
+import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/provenance/rules/headline-similarity.js';
+import { provenanceSettings } from '../../src/provenance/rules/settings.js';
 import { EventPublisher, eventStreamKey } from '../../src/platform/events/events.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
-import { LOOKBACK_MS } from '../../src/provenance/verdict.js';
+import { LOOKBACK_MS } from '../../src/provenance/rules/verdict.js';
 import { checkProvenance, refreshCommonWords } from '../../src/provenance/queries.js';
 import { addSource } from '../../src/wire/queries.js';
 import { QueueClient } from '../../src/platform/queue.js';
@@ -45,6 +45,7 @@ import { createRedis } from '../../src/platform/redis.js';
 import { backingServices } from '../lib/backing-services.js';
 import type { RunningService } from '../lib/services.js';
 import { koaListener } from '../../src/platform/http/listener.js';
+import { jobs } from '../../jobs/index.js';
 
 const arg = (name: string, def: number) => {
   const m = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -208,7 +209,7 @@ try {
 
   worker = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], { env: childEnv(childVars), stdio: ['ignore', 'inherit', 'inherit'] });
   const redis = createRedis(redisUrl, 'command', 'bench', { autoPipelining: true }); // as src/bin/web.ts
-  const queue = new QueueClient(redis, redisUrl, prefix);
+  const queue = new QueueClient(jobs, redis, redisUrl, prefix);
   const events = new EventPublisher(redis, eventStreamKey(prefix), config.EVENT_STREAM_MAXLEN);
   const deps: AppDeps = { config, log: createLogger('bench', 'silent'), db, redis, queue, events };
   const server = http.createServer(koaListener(createApp(deps)));

@@ -13,6 +13,7 @@ import { QueueClient } from '../../src/platform/queue.js';
 import { createRedis } from '../../src/platform/redis.js';
 import { backingServices } from '../lib/backing-services.js';
 import type { RunningService } from '../lib/services.js';
+import { jobs } from '../../jobs/index.js';
 
 const N = Number(process.argv[2] ?? 1000);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-'));
@@ -31,7 +32,7 @@ try {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const redis = createRedis(redisUrl, 'command', 'bench');
-  const queue = new QueueClient(redis, redisUrl, prefix);
+  const queue = new QueueClient(jobs, redis, redisUrl, prefix);
   // Warm-up: wait until the worker answers.
   for (;;) {
     const r = await queue.enqueueAndWait('ping', { token: 'warm' }, 2000);

@@ -16,7 +16,7 @@ import os from 'node:os';
 import { sql } from 'kysely';
 import { job as wirePrune } from '../../jobs/wire-prune.js';
 import { createApp } from '../../src/app.js';
-import { newsRoutes } from '../../src/articles/routes.js';
+import { feedRoutes } from '../../src/feed/routes.js';
 import { allRoutes } from '../../src/routes.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { benchStack, listenLocal, median } from './lib/bench-stack.js';
@@ -54,7 +54,7 @@ try {
   console.log(`seed: ${ARTICLES} articles, ${EXPIRED} expired + 50000 recent wire items, one receipt each, in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   const uncachedRoutes = allRoutes(deps).map((r) =>
-    r.operationId === 'listArticles' ? newsRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r,
+    r.operationId === 'listArticles' ? feedRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r,
   );
   const app = createApp(deps, uncachedRoutes);
   const url = `${(await listenLocal(app, { keepAliveTimeoutMs: 30_000 })).origin}/api/v1/news/`;

@@ -26,7 +26,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { endpointMatches, type EndpointFilters } from '../../src/webhooks/match.js';
+import { endpointMatches, type EndpointFilters } from '../../src/webhooks/rules/match.js';
 import { recordEventsCommitted } from '../../src/platform/events/log.js';
 import { dueDeliveries, insertEndpoint } from '../../src/webhooks/queries.js';
 import { QueueClient } from '../../src/platform/queue.js';
@@ -37,6 +37,7 @@ import { JWT_SECRET, sleep, Stack, type Proc } from '../drills/lib/stack.js';
 import { childEnv } from '../../src/platform/config.js';
 import { repoRoot } from '../lib/procfile.js';
 import { publishApproved, startSink, type Delivery } from '../lib/webhook-sink.js';
+import { jobs } from '../../jobs/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -262,7 +263,7 @@ async function main() {
     const hangSet = new Set(endpoints.filter((_, i) => i % Math.round(100 / HANG_PCT) === 1).map((e) => e.path));
     const compared = endpoints.filter((e) => !hangSet.has(e.path));
 
-    const queue = new QueueClient(stack.redis, stack.env.REDIS_URL, stack.prefix);
+    const queue = new QueueClient(jobs, stack.redis, stack.env.REDIS_URL, stack.prefix);
     /** One line per second: where the work is (outbox, pending deliveries, queued and active delivery runs). */
     async function progress(name: string, i: number, total: number, delivered: number) {
       const [outbox, pending, counts] = await Promise.all([

@@ -80,7 +80,7 @@ import { parseArgs } from 'node:util';
 import WebSocket, { WebSocketServer } from 'ws';
 import { childEnv } from '../../src/platform/config.js';
 import { matchesEventFilter, normalizeAttrs } from '../../src/platform/events/filter.js';
-import { parseStreamFilter } from '../../src/stream/filter.js';
+import { parseStreamFilter } from '../../src/stream/rules/filter.js';
 import { EventPublisher, type EventType, type NewsEvent } from '../../src/platform/events/events.js';
 import { createRedis } from '../../src/platform/redis.js';
 import { buildDist } from '../lib/build.js';

@@ -10,12 +10,13 @@
 import { DomainError } from '../../src/platform/errors/domain-error.js';
 import { loadConfig } from '../../src/platform/config.js';
 import type { Db } from '../../src/platform/db.js';
-import { isTrustLevel, TRUST_LEVELS, type TrustLevel } from '../../src/agent-chat/trust.js';
+import { isTrustLevel, TRUST_LEVELS, type TrustLevel } from '../../src/agent-chat/rules/trust.js';
 import { findAgentByUsername, getAgentAccount, listAgents, listTrustEvents, listViolations, recordViolation, setTrustLevel } from '../../src/agent-chat/trust-queries.js';
 import { QueueClient } from '../../src/platform/queue.js';
 import { createRedis } from '../../src/platform/redis.js';
 import { ALLOWED_UPDATES, botApiFromConfig, registerWebhook, TelegramError, webhookUrl } from '../../src/agent-chat/telegram-bot-api.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup, cliTime } from './command.js';
+import { jobs } from '../../jobs/index.js';
 
 async function resolveAgent(db: Db, target: string): Promise<number> {
   if (/^\d{1,10}$/.test(target)) {
@@ -40,7 +41,7 @@ async function enqueueApplyTrust(userId: number, eventId: number): Promise<strin
   const config = loadConfig();
   if (!config.TELEGRAM_BOT_TOKEN || !config.TELEGRAM_CHAT_ID) return 'Telegram is not configured: no room restriction to update';
   const redis = createRedis(config.REDIS_URL, 'command', 'cli');
-  const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
+  const queue = new QueueClient(jobs, redis, config.REDIS_URL, config.QUEUE_PREFIX);
   try {
     await queue.enqueue('telegram-apply-trust', { user_id: userId, event_id: eventId });
     return 'the worker will update the room restriction';

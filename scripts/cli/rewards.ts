@@ -4,7 +4,7 @@
  * 00:05 UTC on the 1st; running it again is harmless).
  */
 import { runLeaderboards } from '../../jobs/leaderboards.js';
-import { CATEGORIES, formatTokens, MONTH_PATTERN, percentToBp, validateAllocation, type AllocationBp, type Category } from '../../src/rewards/rules.js';
+import { CATEGORIES, formatTokens, MONTH_PATTERN, percentToBp, validateAllocation, type AllocationBp, type Category } from '../../src/rewards/rules/rewards.js';
 import { allocationFor, distributeMonth, getDistribution, listAllocations, setAllocation, type DistributionSummary } from '../../src/rewards/queries.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
 

@@ -8,6 +8,7 @@ import { findDeliveryById, findEndpointById, listAllEndpoints, listDeliveries, r
 import { createRedis } from '../../src/platform/redis.js';
 import { messageId, wakeEndpoint } from '../../src/webhooks/deliver.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup, cliTime } from './command.js';
+import { jobs } from '../../jobs/index.js';
 
 const STATES = ['pending', 'succeeded', 'failed', 'cancelled'];
 
@@ -118,7 +119,7 @@ export const webhookCommands: CommandGroup = {
         const config = ctx.config();
         const redis = createRedis(config.REDIS_URL, 'command', 'cli');
         redis.on('error', () => undefined);
-        const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
+        const queue = new QueueClient(jobs, redis, config.REDIS_URL, config.QUEUE_PREFIX);
         let woke = true;
         try {
           await Promise.race([wakeEndpoint(queue.enqueuer, d.endpoint_id), new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer')), 5000))]);

@@ -13,6 +13,7 @@ import { addSource, fetchSourceSoon, findSource, listSources, removeSource, setS
 import { QueueClient } from '../../src/platform/queue.js';
 import { createRedis } from '../../src/platform/redis.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup, cliTime } from './command.js';
+import { jobs } from '../../jobs/index.js';
 
 function parseFlags(args: string[]): { positional: string[]; flags: Map<string, string> } {
   const positional: string[] = [];
@@ -156,7 +157,7 @@ export const wireCommands: CommandGroup = {
         const config = loadConfig();
         const redis = createRedis(config.REDIS_URL, 'command', 'cli');
         const events = new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), config.EVENT_STREAM_MAXLEN);
-        const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
+        const queue = new QueueClient(jobs, redis, config.REDIS_URL, config.QUEUE_PREFIX);
         try {
           let result: unknown;
           if (flags.has('inline')) {

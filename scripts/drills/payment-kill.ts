@@ -18,6 +18,7 @@ import { startFacilitator } from '../../test/support/facilitator-server.js';
 import { signedHeader } from '../../test/support/x402.js';
 import { sleep, Stack, type StackOptions } from './lib/stack.js';
 import { asyncListener } from '../../src/platform/http/listener.js';
+import { jobs } from '../../jobs/index.js';
 
 export interface PaymentKillReport {
   payments: number;
@@ -83,7 +84,7 @@ export async function runPaymentKillDrill(opts: { payments?: number; stack?: Sta
     },
     log,
   });
-  const queue = new QueueClient(stack.redis, stack.env.REDIS_URL, stack.prefix);
+  const queue = new QueueClient(jobs, stack.redis, stack.env.REDIS_URL, stack.prefix);
   const lost: string[] = [];
   try {
     await Promise.all([stack.spawn('web'), stack.spawn('worker')]);

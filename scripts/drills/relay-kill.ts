@@ -29,7 +29,7 @@
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { articleEvent } from '../../src/articles/article-event.js';
+import { articleEvent } from '../../src/articles/rules/article-event.js';
 import { clientEvent, eventStreamKey, type NewsEvent } from '../../src/platform/events/events.js';
 import { newsEvent, recordEvents } from '../../src/platform/events/log.js';
 import { createUser, lastStreamId } from './lib/actors.js';

@@ -14,7 +14,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { endpointMatches, type EndpointFilters } from '../../src/webhooks/match.js';
+import { endpointMatches, type EndpointFilters } from '../../src/webhooks/rules/match.js';
 import { insertEndpoint } from '../../src/webhooks/queries.js';
 import { encryptSecret, generateSecret, webhookKey } from '../../src/webhooks/secrets.js';
 import { startSink, publishApproved, type Delivery } from '../lib/webhook-sink.js';

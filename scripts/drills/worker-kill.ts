@@ -12,11 +12,12 @@
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { addMonths, monthOf } from '../../src/rewards/rules.js';
+import { addMonths, monthOf } from '../../src/rewards/rules/rewards.js';
 import { lockMonth } from '../../src/rewards/leaderboard-queries.js';
 import { QueueClient } from '../../src/platform/queue.js';
 import { Api, createUser, startPageSite } from './lib/actors.js';
 import { JWT_SECRET, sleep, Stack, type StackOptions } from './lib/stack.js';
+import { jobs } from '../../jobs/index.js';
 
 export interface WorkerKillReport {
   pageTitle: {
@@ -65,7 +66,7 @@ export async function runWorkerKillDrill(
   const lockMs = 2000;
   const stack = await Stack.start({ ...opts.stack, env: { JOB_LOCK_MS: String(lockMs), JOB_WAIT_MS: '200', ...opts.stack?.env }, log });
   const site = await startPageSite(1500);
-  const queue = new QueueClient(stack.redis, stack.env.REDIS_URL, stack.prefix);
+  const queue = new QueueClient(jobs, stack.redis, stack.env.REDIS_URL, stack.prefix);
   const lost: string[] = [];
   let addr = 0;
   const api = new Api(stack.webUrl, { localAddress: () => `127.0.0.${2 + (addr++ % 250)}` });

@@ -15,7 +15,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { jobNames } from '../../jobs/index.js';
+import { jobNames, jobs } from '../../jobs/index.js';
 import { QueueClient } from '../../src/platform/queue.js';
 import { Api, createUser, percentile, startPageSite, StreamClient, type User } from '../drills/lib/actors.js';
 import { JWT_SECRET, sleep, Stack } from '../drills/lib/stack.js';
@@ -49,7 +49,7 @@ const site = await startPageSite(30);
 const clients: StreamClient[] = [];
 let addr = 0;
 const api = new Api(stack.webUrl, { timeoutMs: 30_000, localAddress: () => `127.0.${5 + (addr % 4)}.${2 + (addr++ % 250)}` });
-const queue = new QueueClient(stack.redis, stack.env.REDIS_URL, stack.prefix);
+const queue = new QueueClient(jobs, stack.redis, stack.env.REDIS_URL, stack.prefix);
 
 try {
   const procs = await Promise.all([stack.spawn('web'), stack.spawn('worker'), stack.spawn('ws'), stack.spawn('clock')]);

@@ -1,7 +1,7 @@
 /** Agent chat: API mappers of rows and the middlewares its routes share (routes in agent-chat.ts). */
 import type { Context, Middleware } from 'koa';
 import type { AppDeps } from '../platform/deps.js';
-import { type TrustLevel } from './trust.js';
+import { type TrustLevel } from './rules/trust.js';
 import { DomainError } from '../platform/errors/index.js';
 import { type MessageRow } from './queries.js';
 import { accountTypeOf, type AccountRow } from './trust-queries.js';

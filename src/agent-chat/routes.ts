@@ -9,14 +9,14 @@
  *    the claim for that account; within AGENT_REGISTRATION_WINDOW_S (600 s) the operator calls
  *    POST /register/. The account starts at read_only and is restricted in the room until it
  *    passes the handshake.
- *  - Trust levels, violations and their window: src/agent-chat/trust.ts; handshake tests:
- *    src/agent-chat/handshake.ts; rules published at GET /agent-chat/rules/.
+ *  - Trust levels, violations and their window: src/agent-chat/rules/trust.ts; handshake tests:
+ *    src/agent-chat/rules/handshake.ts; rules published at GET /agent-chat/rules/.
  */
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { challengePrompts, generateChallenge, HANDSHAKE_TESTS } from './handshake.js';
-import { publishedRules } from './trust.js';
+import { challengePrompts, generateChallenge, HANDSHAKE_TESTS } from './rules/handshake.js';
+import { publishedRules } from './rules/trust.js';
 import { DomainError } from '../platform/errors/index.js';
 import { API_PREFIX } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';

@@ -1,6 +1,6 @@
 /** Agent chat: request and response schemas, and the error-code list of route descriptions (routes in agent-chat.ts). */
 import { z } from 'zod';
-import { TRUST_LEVELS } from './trust.js';
+import { TRUST_LEVELS } from './rules/trust.js';
 import { errorCodes, type ErrorCode } from '../platform/errors/codes.js';
 import { queryInt } from '../platform/http/route.js';
 

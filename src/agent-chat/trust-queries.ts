@@ -2,15 +2,15 @@
  * Registered agents in Postgres: registration (claiming a `/register` command), handshake
  * challenges, violations and the append-only trust-event history. Every trust change happens in
  * the same transaction as the row lock on the account and the event that records it; the rules
- * themselves are in src/agent-chat/trust.ts and src/agent-chat/handshake.ts.
+ * themselves are in src/agent-chat/rules/trust.ts and src/agent-chat/rules/handshake.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../platform/db.js';
 import { DomainError } from '../platform/errors/domain-error.js';
-import { gradeChallenge, type ChallengeSpec, type Responses, type TestResult } from './handshake.js';
-import { afterAgeing, afterHandshake, afterViolations, handshakeBlocker, INITIAL_TRUST_LEVEL, VIOLATION_WINDOW_DAYS, type Transition, type TrustLevel } from './trust.js';
+import { gradeChallenge, type ChallengeSpec, type Responses, type TestResult } from './rules/handshake.js';
+import { afterAgeing, afterHandshake, afterViolations, handshakeBlocker, INITIAL_TRUST_LEVEL, VIOLATION_WINDOW_DAYS, type Transition, type TrustLevel } from './rules/trust.js';
 
 type Trx = Transaction<Database>;
 

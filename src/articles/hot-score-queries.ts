@@ -1,5 +1,5 @@
 /**
- * The SQL twin of src/articles/hot-score.ts: one set-based UPDATE recomputes the stored hot score and
+ * The SQL twin of src/articles/rules/hot-score.ts: one set-based UPDATE recomputes the stored hot score and
  * its terms for a set of articles. test/unit/hot-score.test.ts and the integration tests check that
  * the two agree term by term.
  *
@@ -13,7 +13,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
-import { HOT, type HotTerms } from './hot-score.js';
+import { HOT, type HotTerms } from './rules/hot-score.js';
 import { internalEvent, recordEvents } from '../platform/events/log.js';
 
 /** Routine runs leave a row alone when its score moved by less than this fraction (and nothing else changed). */

@@ -3,8 +3,8 @@
  * and the full record (GET /news/{id}/, editorial responses), which extends the item.
  */
 import { getAddress } from 'viem';
-import { explainHotTerms, type HotTerms } from './hot-score.js';
-import { DECISION_REASON_LABELS } from './moderation.js';
+import { explainHotTerms, type HotTerms } from './rules/hot-score.js';
+import { DECISION_REASON_LABELS } from './rules/moderation.js';
 import { isoTime, isoTimeOrNull } from '../platform/iso-time.js';
 import type { ArticleItemRow, ArticleRecordRow } from './queries.js';
 

@@ -4,10 +4,10 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../platform/db.js';
-import { diffEdit, slugFollowsHeadline, type Changes, type EditableFields } from './article-edit.js';
-import { articleEvent, type ArticleEventSource } from './article-event.js';
-import { canTransition, TRANSITIONS, type EditorialAction } from './state.js';
-import { DEFAULT_DECISION_REASON, type DecisionReason } from './moderation.js';
+import { diffEdit, slugFollowsHeadline, type Changes, type EditableFields } from './rules/article-edit.js';
+import { articleEvent, type ArticleEventSource } from './rules/article-event.js';
+import { canTransition, TRANSITIONS, type EditorialAction } from './rules/state.js';
+import { DEFAULT_DECISION_REASON, type DecisionReason } from './rules/moderation.js';
 import { slugify } from '../platform/url/slug.js';
 import { internalEvent, newsEvent, recordEvents, recordedWith } from '../platform/events/log.js';
 import { hotTermsJson, recomputeHotScores } from './hot-score-queries.js';
@@ -552,7 +552,7 @@ type TransitionOutcome =
   | { ok: false; reason: 'duplicate_of_not_found' }
   | { ok: false; reason: 'sponsored' };
 
-/** Why an article is killed or retracted (src/articles/moderation.ts). */
+/** Why an article is killed or retracted (src/articles/rules/moderation.ts). */
 export interface DecisionInput {
   reason?: DecisionReason;
   note?: string | null;
@@ -560,7 +560,7 @@ export interface DecisionInput {
 }
 
 /**
- * Move an article along the state machine (src/articles/state.ts) under a row lock (approve and
+ * Move an article along the state machine (src/articles/rules/state.ts) under a row lock (approve and
  * schedule refuse a paid ad: reason 'sponsored'), record the
  * change in article_edits, (approve) compute its hot score at once so it enters the hot feed
  * ranked, and record the transition's event, all in one transaction.

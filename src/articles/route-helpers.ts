@@ -3,9 +3,9 @@
  * DRF-style page links, the full-record mapping, and the debounced hot-score enqueue.
  */
 import type { Context } from 'koa';
-import { debouncedHotScoreJob } from '../../jobs/hot-scores.js';
+import { debouncedHotScoreJob } from './rules/hot-score.js';
 import type { AppDeps } from '../platform/deps.js';
-import { PUBLIC_STATUSES } from './state.js';
+import { PUBLIC_STATUSES } from './rules/state.js';
 import { DomainError } from '../platform/errors/index.js';
 import { API_PREFIX } from '../platform/http/openapi.js';
 import { articleStatus } from './queries.js';

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { provisionalHeadline } from './page-title.js';
+import { provisionalHeadline } from './rules/page-title.js';
 import { normalizeUrl } from '../platform/url/normalize.js';
 import { DomainError } from '../platform/errors/index.js';
 import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../platform/http/conditional.js';
@@ -14,8 +14,6 @@ import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
 import { JobFailedError } from '../platform/queue.js';
 import { addClick, articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl, getArticleForEvent, getArticleRecord, insertSubmission } from './queries.js';
-import { FEED_CACHE_TTL_MS, FEED_GEN_CHECK_MS, FeedCache } from '../feed/cache.js';
-import { feedRoutes } from '../feed/routes.js';
 import { castArticleVote, myArticleVote } from './vote-queries.js';
 import { articleNotFound, canSee, isSignedIn, scheduleHotScore } from './route-helpers.js';
 import { toArticleRecord, toSubmitter } from './mappers.js';
@@ -34,9 +32,11 @@ function sourceOf(url: string): string {
   }
 }
 
-/** feedCacheTtlMs / feedGenCheckMs: the feed cache's FEED_CACHE_TTL_MS and FEED_GEN_CHECK_MS (tests and benches vary them). */
-export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number; feedGenCheckMs?: number } = {}): RouteDef[] {
-  const cache = new FeedCache(deps.redis, deps.config.QUEUE_PREFIX, opts.feedCacheTtlMs ?? FEED_CACHE_TTL_MS, opts.feedGenCheckMs ?? FEED_GEN_CHECK_MS);
+/**
+ * The article routes. `listings` (GET /news/ and the syndication feeds, src/feed/) are registered
+ * between the parameterless routes and /news/:id/, which would otherwise match /news/feed.rss.
+ */
+export function newsRoutes(deps: AppDeps, listings: RouteDef[] = []): RouteDef[] {
   return [
     defineRoute({
       method: 'post',
@@ -140,7 +140,7 @@ export function newsRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number; feedG
     }),
 
     // GET /news/ and the syndication feeds (before /news/:id/, which would match /news/feed.rss).
-    ...feedRoutes(deps, cache),
+    ...listings,
 
     defineRoute({
       method: 'get',

@@ -3,11 +3,11 @@
  * OpenAPI components come from the same definitions).
  */
 import { z } from 'zod';
-import { DECISION_REASONS, DEFAULT_DECISION_REASON, STORED_DECISION_REASONS } from './moderation.js';
+import { DECISION_REASONS, DEFAULT_DECISION_REASON, STORED_DECISION_REASONS } from './rules/moderation.js';
 import { TOKEN_ADDRESS_PATTERNS } from '../platform/events/filter.js';
 import { normalizeUrl } from '../platform/url/normalize.js';
-import { MAX_HEADLINE_LENGTH } from './page-title.js';
-import { MAX_YAP_TAG_LENGTH, MAX_YAP_TAGS, YAP_TAG_PATTERN } from './yap-rules.js';
+import { MAX_HEADLINE_LENGTH } from './rules/page-title.js';
+import { MAX_YAP_TAG_LENGTH, MAX_YAP_TAGS, YAP_TAG_PATTERN } from './rules/yap.js';
 import { isoTimestamp } from '../platform/http/schemas.js';
 
 export const MAX_SUBMIT_URL_LENGTH = 2048;
@@ -149,7 +149,7 @@ const hotTermsSchema = z
     computed_at: isoTimestamp().nullable(),
     explanation: z.string(),
   })
-  .meta({ id: 'HotTerms', description: 'The terms of the stored hot score (see src/articles/hot-score.ts): score = 100 x max(0, 1 + engagement) / (age_hours + 2)^1.8' });
+  .meta({ id: 'HotTerms', description: 'The terms of the stored hot score (see src/articles/rules/hot-score.ts): score = 100 x max(0, 1 + engagement) / (age_hours + 2)^1.8' });
 
 export const decisionSchema = z
   .object({

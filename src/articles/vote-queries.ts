@@ -6,7 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
-import { OPEN_STATUSES } from './state.js';
+import { OPEN_STATUSES } from './rules/state.js';
 import { internalEvent, recordEvents } from '../platform/events/log.js';
 
 type VoteOutcome =

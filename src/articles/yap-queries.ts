@@ -4,8 +4,8 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
-import { OPEN_STATUSES } from './state.js';
-import { baseScoreFor } from './yap-rules.js';
+import { OPEN_STATUSES } from './rules/state.js';
+import { baseScoreFor } from './rules/yap.js';
 import { internalEvent, recordEvents } from '../platform/events/log.js';
 
 type YapSort = 'top' | 'new' | 'old';

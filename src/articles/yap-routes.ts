@@ -5,7 +5,7 @@
 import { getAddress } from 'viem';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { COMMON_YAP_TAGS, MAX_YAP_LENGTH } from './yap-rules.js';
+import { COMMON_YAP_TAGS, MAX_YAP_LENGTH } from './rules/yap.js';
 import { DomainError } from '../platform/errors/index.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';

@@ -2,12 +2,13 @@ import { upsertSchedules } from './schedules.js';
 import { QueueClient } from '../platform/queue.js';
 import { createRedis } from '../platform/redis.js';
 import { boot, onShutdown } from './boot.js';
+import { jobs } from '../../jobs/index.js';
 
 // The clock does no work itself: it upserts BullMQ job schedulers, then idles so that a
 // Heroku-style platform does not restart it in a loop. Re-upserting hourly heals a flushed Redis.
 const { config, log } = boot('clock');
 const redis = createRedis(config.REDIS_URL, 'command', 'clock', { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
-const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX, { readyTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
+const queue = new QueueClient(jobs, redis, config.REDIS_URL, config.QUEUE_PREFIX, { readyTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
 
 async function sync() {
   try {

@@ -12,7 +12,7 @@ export async function upsertSchedules(queue: QueueClient): Promise<{ upserted: s
   const wanted = new Set(schedules.map((s) => `${s.job}:${s.id}`));
   for (const s of schedules) {
     const payload = jobs[s.job].payload.parse(s.payload);
-    const { jobId: _ignored, delay: _d, ...opts } = jobOptionsFor(s.job, payload);
+    const { jobId: _ignored, delay: _d, ...opts } = jobOptionsFor(jobs, s.job, payload);
     await queue.queue(s.job).upsertJobScheduler(s.id, s.pattern ? { pattern: s.pattern, tz: 'UTC' } : { every: s.everyMs! }, { name: s.job, data: payload, opts });
     upserted.push(s.id);
   }

@@ -2,18 +2,19 @@ import { createDb } from '../platform/db.js';
 import { EventPublisher, eventStreamKey } from '../platform/events/events.js';
 import { QueueClient } from '../platform/queue.js';
 import { createRedis } from '../platform/redis.js';
-import { RelayWaker } from '../relay/waker.js';
+import { RelayWaker } from '../relay/index.js';
 import { startWorkers } from './worker-runtime.js';
-import { webhookKeyWarning } from '../webhooks/secrets.js';
+import { webhookKeyWarning } from '../webhooks/index.js';
 import { wakeRelay } from '../../jobs/relay-events.js';
 import { boot, onShutdown } from './boot.js';
+import { jobs } from '../../jobs/index.js';
 
 const { config, log } = boot('worker');
 const webhookWarning = webhookKeyWarning(config);
 if (webhookWarning) log.warn(webhookWarning);
 const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX, applicationName: 'worker' });
 const redis = createRedis(config.REDIS_URL, 'command', 'worker', { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
-const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX, { readyTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
+const queue = new QueueClient(jobs, redis, config.REDIS_URL, config.QUEUE_PREFIX, { readyTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
 const events = new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), config.EVENT_STREAM_MAXLEN);
 
 const workers = startWorkers(

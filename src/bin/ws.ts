@@ -1,6 +1,6 @@
-import { broadcasterOptionsFromConfig, createBroadcaster } from '../stream/server.js';
+import { broadcasterOptionsFromConfig, createBroadcaster } from '../stream/index.js';
 import { eventStreamKey } from '../platform/events/events.js';
-import { WsMetrics } from '../stream/metrics.js';
+import { WsMetrics } from '../stream/index.js';
 import { createRedis } from '../platform/redis.js';
 import { boot, onShutdown } from './boot.js';
 

@@ -19,7 +19,7 @@ import { DomainError } from '../platform/errors/index.js';
 import { errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
 import { queueIds, queueItem, queueItemsByIds } from './queue-queries.js';
-import { getUserById } from '../identity/users-queries.js';
+import { getUserById } from '../identity/index.js';
 import { EditorProvenance, type CachedProvenance } from './provenance-cache.js';
 import { editorsOnlyPage, itemPage, modlogPage, notFoundPage, provenanceHtml, queuePageOf, queueRow, shell, signInPage } from './render.js';
 

@@ -1,23 +1,23 @@
 /**
  * Editorial workflow (editor role): approve, kill, schedule, retract, edit, and the edit history.
- * Transitions follow src/articles/state.ts; every transition and edit is recorded in
+ * Transitions follow src/articles/rules/state.ts; every transition and edit is recorded in
  * article_edits ({field: {from, to}}) and each transition records its event in the same transaction
  * (src/platform/events/log.ts); the relay publishes it.
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import type { EditableFields } from '../articles/article-edit.js';
-import { TRANSITIONS, type EditorialAction } from '../articles/state.js';
+import type { EditableFields } from '../articles/index.js';
+import { TRANSITIONS, type EditorialAction } from '../articles/index.js';
 import { TOKEN_SYMBOL_PATTERN } from '../platform/events/filter.js';
 import { DomainError } from '../platform/errors/index.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, validationError, type RouteDef } from '../platform/http/route.js';
-import { editArticle, getArticleRecord, listEdits, transitionArticle, type DecisionInput } from '../articles/queries.js';
-import { DECISION_REASONS, DEFAULT_DECISION_REASON, MAX_DECISION_NOTE } from '../articles/moderation.js';
-import { articleNotFound } from '../articles/route-helpers.js';
-import { toArticleRecord } from '../articles/mappers.js';
-import { articleTags, editHistorySchema, editorialResult, headlineInput, idParam, tokenAddress } from '../articles/schemas.js';
+import { editArticle, getArticleRecord, listEdits, transitionArticle, type DecisionInput } from '../articles/index.js';
+import { DECISION_REASONS, DEFAULT_DECISION_REASON, MAX_DECISION_NOTE } from '../articles/index.js';
+import { articleNotFound } from '../articles/index.js';
+import { toArticleRecord } from '../articles/index.js';
+import { articleTags, editHistorySchema, editorialResult, headlineInput, idParam, tokenAddress } from '../articles/index.js';
 
 const editorErrors = errorResponses({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found', 409: 'illegal_transition' });
 

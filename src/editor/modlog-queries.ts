@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../platform/db.js';
-import type { ModlogAction } from '../articles/moderation.js';
+import type { ModlogAction } from '../articles/index.js';
 
 interface ModlogFilter {
   action?: ModlogAction;

@@ -6,12 +6,12 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { DECISION_REASON_LABELS, MODLOG_ACTIONS } from '../articles/moderation.js';
+import { DECISION_REASON_LABELS, MODLOG_ACTIONS } from '../articles/index.js';
 import { errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, validationError, type RouteDef } from '../platform/http/route.js';
 import { editorPseudonym, modlogPage, resolveModlogEditor, type ModlogRow } from './modlog-queries.js';
-import { userRoles } from '../identity/users-queries.js';
-import { pageLinks } from '../articles/route-helpers.js';
+import { userRoles } from '../identity/index.js';
+import { pageLinks } from '../articles/index.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -9,9 +9,9 @@
  * fragment claim and compute, waiting at most EDITOR_PROVENANCE_WAIT_MS for the answer.
  */
 import type { AppDeps } from '../platform/deps.js';
-import type { ProvenanceCheckResult } from '../provenance/check.js';
-import { provenanceSettings } from '../provenance/settings.js';
-import { checkProvenance } from '../provenance/queries.js';
+import type { ProvenanceCheckResult } from '../provenance/index.js';
+import { provenanceSettings } from '../provenance/index.js';
+import { checkProvenance } from '../provenance/index.js';
 import { editorProvenanceKey } from '../platform/redis-keys.js';
 
 export const PROVENANCE_CACHE_TTL_S = 3600;

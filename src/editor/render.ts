@@ -4,7 +4,7 @@
  * /editor/assets/editor.css, so the pages run under a CSP with script-src 'self' and style-src 'self'.
  */
 import { getAddress } from 'viem';
-import { DECISION_REASON_LABELS, DECISION_REASONS } from '../articles/moderation.js';
+import { DECISION_REASON_LABELS, DECISION_REASONS } from '../articles/index.js';
 import { esc, HTML_HEAD_START } from '../platform/http/html.js';
 import type { QueueItem } from './queue-queries.js';
 import type { CachedProvenance } from './provenance-cache.js';

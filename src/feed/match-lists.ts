@@ -21,7 +21,7 @@
  * rendered items are kept, the oldest dropped first.
  */
 import type { Db } from '../platform/db.js';
-import { feedItemsByIds, feedMatches, type ArticleItemRow, type FeedQuery } from '../articles/queries.js';
+import { feedItemsByIds, feedMatches, type ArticleItemRow, type FeedQuery } from '../articles/index.js';
 import { singleFlight } from '../platform/single-flight.js';
 
 const MATCH_LIST_MAX = 50_000;

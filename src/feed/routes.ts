@@ -22,18 +22,18 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { renderAtom, renderJsonFeed, renderRss, type SyndicationMeta } from './syndication.js';
+import { renderAtom, renderJsonFeed, renderRss, type SyndicationMeta } from './rules/syndication.js';
 import { DomainError } from '../platform/errors/index.js';
 import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../platform/http/conditional.js';
 import { API_PREFIX, errorResponses as errors } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
-import { feedPage, feedPageWithCount, type FeedFilter, type FeedSort, type FeedStatus } from '../articles/queries.js';
-import { FEED_CACHE_TTL_MS, type FeedCache } from './cache.js';
+import { feedPage, feedPageWithCount, type FeedFilter, type FeedSort, type FeedStatus } from '../articles/index.js';
+import { FEED_CACHE_TTL_MS, FEED_GEN_CHECK_MS, FeedCache } from './cache.js';
 import { FeedMatchLists, type ListedPage } from './match-lists.js';
-import { toArticleItem } from '../articles/mappers.js';
-import { myVotesOn } from '../articles/vote-queries.js';
-import { isSignedIn, pageLinks, requireSignedIn } from '../articles/route-helpers.js';
-import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from '../articles/schemas.js';
+import { toArticleItem } from '../articles/index.js';
+import { myVotesOn } from '../articles/index.js';
+import { isSignedIn, pageLinks, requireSignedIn } from '../articles/index.js';
+import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from '../articles/index.js';
 import { feedLastModifiedKey } from '../platform/redis-keys.js';
 import { singleFlight } from '../platform/single-flight.js';
 
@@ -226,7 +226,9 @@ function answer(ctx: Context, type: string, etag: string, body: Buffer, lastModi
 // ---------------------------------------------------------------------------------------------
 // Routes
 
-export function feedRoutes(deps: AppDeps, cache: FeedCache): RouteDef[] {
+/** feedCacheTtlMs / feedGenCheckMs: the feed cache's FEED_CACHE_TTL_MS and FEED_GEN_CHECK_MS (tests and benches vary them). */
+export function feedRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number; feedGenCheckMs?: number } = {}): RouteDef[] {
+  const cache = new FeedCache(deps.redis, deps.config.QUEUE_PREFIX, opts.feedCacheTtlMs ?? FEED_CACHE_TTL_MS, opts.feedGenCheckMs ?? FEED_GEN_CHECK_MS);
   const personal = new PersonalPages(deps);
   // One Date per generation seen, not one per page: its HTTP-date string is then kept (httpDate).
   let generationSeen = { at: NaN, date: new Date(0) };

@@ -5,12 +5,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
-const API_KEY_PREFIX = 'squid_';
-export const tiers = ['free', 'builder', 'enterprise'] as const;
-export type Tier = (typeof tiers)[number];
+export { tierDailyQuota, tiers, type Tier } from '../platform/http/quota-tiers.js';
 
-/** Requests per UTC day; null = unlimited. */
-export const tierDailyQuota: Record<Tier, number | null> = { free: 1000, builder: 50_000, enterprise: null };
+const API_KEY_PREFIX = 'squid_';
 
 export function generateApiKey(): { raw: string; hash: string; first4: string; last4: string } {
   const secret = randomBytes(32).toString('base64url');

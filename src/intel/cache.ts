@@ -3,7 +3,7 @@
  * Values are the JSON the web process serves as-is. Parameter sets that clients asked for are
  * remembered for REQUESTED_WINDOW_S in a sorted set, so the scheduled jobs keep them warm.
  */
-import { reportParamsId, trendingParamsId, type HourBucket, type ReportParams, type TrendingParams } from './rules.js';
+import { reportParamsId, trendingParamsId, type HourBucket, type ReportParams, type TrendingParams } from './rules/report.js';
 import type { Redis } from '../platform/redis.js';
 import { intelPostingBasisKey, intelRequestedKey, intelResultKey } from '../platform/redis-keys.js';
 

@@ -1,7 +1,7 @@
 /**
  * Compute the trending result and the full report (run by the worker jobs intel-trending and
  * intel-report; the web process only reads their cached output). Field meanings are documented in
- * the OpenAPI schemas of src/intel/routes.ts and in src/intel/rules.ts.
+ * the OpenAPI schemas of src/intel/routes.ts and in src/intel/rules/report.ts.
  */
 import type { Db } from '../platform/db.js';
 import {
@@ -14,7 +14,7 @@ import {
   type HourBucket,
   type ReportParams,
   type TrendingParams,
-} from './rules.js';
+} from './rules/report.js';
 import { clicksByPublishHour, contentPerformance, platformFigures, pulseCounts, tagStats, type TagRow } from './queries.js';
 import { isoTime } from '../platform/iso-time.js';
 

@@ -2,7 +2,7 @@
  * Aggregates behind the intel endpoints. Article set everywhere: status approved, not sponsored,
  * published in the window (status, published_at) via articles_feed_window_idx; hot scores joined
  * from article_hot_scores by primary key. The math on top (velocity, posting signal) is in
- * src/intel/rules.ts.
+ * src/intel/rules/report.ts.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../platform/db.js';

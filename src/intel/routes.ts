@@ -12,16 +12,16 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { DEFAULT_HOURS, HOURS_RANGE, parseTopics, REPORT_TOP_N, TRENDING_TOP_N, type ReportParams, type TrendingParams } from './rules.js';
+import { DEFAULT_HOURS, HOURS_RANGE, parseTopics, REPORT_TOP_N, TRENDING_TOP_N, type ReportParams, type TrendingParams } from './rules/report.js';
 import { DomainError } from '../platform/errors/index.js';
 import { errorResponses as errors, errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { IntelCache } from './cache.js';
 import { codesOfArea } from '../platform/errors/codes.js';
-import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC, SETTLEMENT_PENDING_DOC } from '../payments/docs.js';
-import { bazaarHttp, type BazaarExtension } from '../payments/discovery.js';
-import { Paywall, type Grant } from '../payments/paywall.js';
-import type { Offer } from '../payments/requirements.js';
+import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC, SETTLEMENT_PENDING_DOC } from '../payments/index.js';
+import { bazaarHttp, type BazaarExtension } from '../payments/index.js';
+import { Paywall, type Grant } from '../payments/index.js';
+import type { Offer } from '../payments/index.js';
 import { JobFailedError, type WaitOutcome } from '../platform/queue.js';
 import { reportSchema, trendingSchema } from './schemas.js';
 

@@ -3,7 +3,7 @@
  * document, and the tests parse real responses with them).
  */
 import { z } from 'zod';
-import { POSTING_SIGNAL_LOOKBACK_DAYS, POSTING_SIGNAL_PRIOR, POSTING_SIGNAL_SETTLE_HOURS } from './rules.js';
+import { POSTING_SIGNAL_LOOKBACK_DAYS, POSTING_SIGNAL_PRIOR, POSTING_SIGNAL_SETTLE_HOURS } from './rules/report.js';
 import { isoTimestamp } from '../platform/http/schemas.js';
 
 const d = (description: string) => ({ description });

@@ -12,11 +12,11 @@ import type { AppDeps } from '../platform/deps.js';
 import { API_PREFIX, errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
 import { MCP_PATH, mcpReportOffer, REPORT_TOOL } from './offer.js';
-import { PaymentRejection } from '../payments/errors.js';
-import { Paywall } from '../payments/paywall.js';
-import { formatUnits6, type Offer } from '../payments/requirements.js';
-import { reportOffer } from '../intel/routes.js';
-import { sponsoredOffer } from '../sponsored/routes.js';
+import { PaymentRejection } from '../payments/index.js';
+import { Paywall } from '../payments/index.js';
+import { formatUnits6, type Offer } from '../payments/index.js';
+import { reportOffer } from '../intel/index.js';
+import { sponsoredOffer } from '../sponsored/index.js';
 
 const DISCOVERY_PATH = '/.well-known/x402';
 const LLMS_PATH = '/llms.txt';

@@ -4,10 +4,10 @@
  * input.type "mcp" (the x402 MCP transport and the bazaar extension).
  */
 import type { AppDeps } from '../platform/deps.js';
-import { bazaarMcp, jsonSchemaOf, type BazaarExtension } from '../payments/discovery.js';
-import type { Offer } from '../payments/requirements.js';
-import { reportOffer, reportQuery } from '../intel/routes.js';
-import { reportSchema } from '../intel/schemas.js';
+import { bazaarMcp, jsonSchemaOf, type BazaarExtension } from '../payments/index.js';
+import type { Offer } from '../payments/index.js';
+import { reportOffer, reportQuery } from '../intel/index.js';
+import { reportSchema } from '../intel/index.js';
 
 export const MCP_PATH = '/mcp';
 export const REPORT_TOOL = 'intel_report';

@@ -27,7 +27,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { API_PREFIX } from '../platform/http/openapi.js';
 import type { RouteDef } from '../platform/http/route.js';
-import { compactBazaar } from '../payments/discovery.js';
+import { compactBazaar } from '../payments/index.js';
 import { MCP_PATH, mcpReportOffer, REPORT_TOOL } from './offer.js';
 
 type Dispatch = (req: IncomingMessage, res: ServerResponse) => void;

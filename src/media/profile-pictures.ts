@@ -14,15 +14,11 @@ import { createReadStream, type ReadStream } from 'node:fs';
 import { mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
+import { PICTURE_TYPES, type PictureExt } from './rules/media-name.js';
 
 export const PROFILE_PICTURE_MAX_BYTES = 5 * 1024 * 1024;
 
-export const PICTURE_TYPES = {
-  jpg: 'image/jpeg',
-  png: 'image/png',
-  gif: 'image/gif',
-} as const;
-export type PictureExt = keyof typeof PICTURE_TYPES;
+export { PICTURE_TYPES, type PictureExt } from './rules/media-name.js';
 
 /** Stored file names: 32 hex characters and an allowed extension (nothing else is ever served). */
 const PICTURE_FILE_PATTERN = /^[0-9a-f]{32}\.(jpg|png|gif)$/;

@@ -5,7 +5,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../platform/db.js';
-import { mediaName, parseMediaName, type NewMedia } from './store.js';
+import { mediaName, parseMediaName, type NewMedia } from './rules/media-name.js';
 
 type Tx = Transaction<Database>;
 

@@ -16,31 +16,9 @@
  */
 import type { Db } from '../platform/db.js';
 import { mediaBytes, mediaExists, mediaOfAlias } from './queries.js';
-import { PICTURE_TYPES, type PictureExt } from './profile-pictures.js';
+import { LEGACY_NAME_PATTERN, mediaName, parseMediaName } from './rules/media-name.js';
 
-const MEDIA_NAME_PATTERN = /^([0-9a-f]{64})\.(jpg|png|gif)$/;
-/** Names of the disk era (random 128-bit ids): redirected to their content-addressed name. */
-export const LEGACY_NAME_PATTERN = /^[0-9a-f]{32}\.(jpg|png|gif)$/;
-
-const EXT_OF: Record<string, PictureExt> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/gif': 'gif' };
-
-export function mediaName(sha256: Buffer, type: string): string {
-  return `${sha256.toString('hex')}.${EXT_OF[type]}`;
-}
-
-export function parseMediaName(name: string): { sha256: Buffer; type: string } | null {
-  const m = MEDIA_NAME_PATTERN.exec(name);
-  if (!m) return null;
-  return { sha256: Buffer.from(m[1], 'hex'), type: PICTURE_TYPES[m[2] as PictureExt] };
-}
-
-export interface NewMedia {
-  sha256: Buffer;
-  bytes: Buffer;
-  type: string;
-  width?: number | null;
-  height?: number | null;
-}
+export { LEGACY_NAME_PATTERN, mediaName, parseMediaName, type NewMedia } from './rules/media-name.js';
 
 interface MediaFile {
   bytes: Buffer;

@@ -14,13 +14,12 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { KoaAdapter } from '@bull-board/koa';
 import type { Context, Middleware } from 'koa';
-import { jobNames } from '../../jobs/index.js';
 import type { Db } from '../platform/db.js';
 import { DomainError, errorBody } from '../platform/errors/index.js';
 import { isBackendUnavailable, type BackendProbe } from '../platform/errors/backend.js';
 import type { Logger } from '../platform/logger.js';
 import type { QueueClient } from '../platform/queue.js';
-import { requireAuth } from '../identity/auth-middleware.js';
+import { requireAuth } from '../identity/index.js';
 
 const ADMIN_QUEUES_PATH = '/admin/queues';
 
@@ -39,7 +38,7 @@ export function adminQueues(deps: { db: Db; queue: QueueClient; log: Logger; pro
   const serverAdapter = new KoaAdapter();
   serverAdapter.setBasePath(ADMIN_QUEUES_PATH);
   createBullBoard({
-    queues: jobNames.map((name) => new BullMQAdapter(deps.queue.queue(name))),
+    queues: deps.queue.names.map((name) => new BullMQAdapter(deps.queue.queue(name))),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Squid queues' } },
   });

@@ -28,7 +28,7 @@ import type { Context } from 'koa';
 import type { Transaction } from 'kysely';
 import { getAddress, type Address } from 'viem';
 import type { Database } from '../../db/schema.js';
-import type { Tier } from '../identity/api-keys.js';
+import type { Tier } from '../identity/index.js';
 import type { AppDeps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors/index.js';
 import { API_PREFIX } from '../platform/http/openapi.js';

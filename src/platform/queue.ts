@@ -5,7 +5,7 @@
  */
 import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { EnqueueOptions } from '../../jobs/define.js';
-import { jobs, type JobName, type JobPayload, type JobResult } from '../../jobs/index.js';
+import type { JobName, JobPayload, JobResult, Jobs } from '../../jobs/index.js';
 import { BackendUnavailableError } from './errors/backend.js';
 import type { Redis } from './redis.js';
 
@@ -30,7 +30,7 @@ export class JobFailedError extends Error {
   }
 }
 
-export function jobOptionsFor(name: JobName, payload: unknown, extra: EnqueueOptions = {}): JobsOptions {
+export function jobOptionsFor(jobs: Jobs, name: JobName, payload: unknown, extra: EnqueueOptions = {}): JobsOptions {
   const def = jobs[name];
   const jobId = (def.options.jobId as ((p: unknown) => string | undefined) | undefined)?.(payload);
   return {
@@ -55,6 +55,8 @@ export class QueueClient {
   private ownConnection: Redis | null = null;
 
   constructor(
+    /** The job registry (jobs/index.ts), given by the process that builds the client: payload schemas and options by name. */
+    private readonly jobs: Jobs,
     private readonly connection: Redis,
     private readonly redisUrl: string,
     readonly prefix: string,
@@ -76,6 +78,11 @@ export class QueueClient {
     return this.ownConnection;
   }
 
+  /** Every job name of the registry (one BullMQ queue each). */
+  get names(): JobName[] {
+    return Object.keys(this.jobs) as JobName[];
+  }
+
   queue(name: JobName): Queue {
     let q = this.queues.get(name);
     if (!q) {
@@ -88,8 +95,8 @@ export class QueueClient {
 
   /** Enqueue a job; returns its id. A deterministic job id (the job's own scheme) makes a repeat add a no-op. */
   async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, opts: EnqueueOptions = {}): Promise<string> {
-    const parsed = jobs[name].payload.parse(payload);
-    const job = await this.queue(name).add(name, parsed, jobOptionsFor(name, parsed, opts));
+    const parsed = this.jobs[name].payload.parse(payload);
+    const job = await this.queue(name).add(name, parsed, jobOptionsFor(this.jobs, name, parsed, opts));
     return job.id!;
   }
 
@@ -113,8 +120,8 @@ export class QueueClient {
   async enqueueAndWait<N extends JobName>(name: N, payload: JobPayload<N>, timeoutMs: number): Promise<WaitOutcome<JobResult<N>>> {
     const qe = this.queueEvents(name);
     await this.eventsReady(qe);
-    const parsed = jobs[name].payload.parse(payload);
-    const job = await this.queue(name).add(name, parsed, jobOptionsFor(name, parsed));
+    const parsed = this.jobs[name].payload.parse(payload);
+    const job = await this.queue(name).add(name, parsed, jobOptionsFor(this.jobs, name, parsed));
     if (timeoutMs <= 0) return { state: 'pending', jobId: job.id! };
     // Our own timer decides "pending"; BullMQ's ttl (later) only removes its listeners if the job
     // never finishes, and its late rejection is ignored.

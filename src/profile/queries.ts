@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
-import { parseMediaName, type NewMedia } from '../media/store.js';
-import { deleteMediaIfUnreferenced, lockMedia, putMedia } from '../media/queries.js';
+import { parseMediaName, type NewMedia } from '../media/index.js';
+import { deleteMediaIfUnreferenced, lockMedia, putMedia } from '../media/index.js';
 
 export interface ProfilePatch {
   display_name?: string | null;

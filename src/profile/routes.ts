@@ -15,22 +15,22 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { looksLikeAddress, usernameProblem, USERNAME_PATTERN } from '../identity/username.js';
+import { looksLikeAddress, usernameProblem, USERNAME_PATTERN } from '../identity/index.js';
 import { DomainError, type FieldIssue } from '../platform/errors/index.js';
 import { defineRoute, queryInt, validationError, type RouteDef } from '../platform/http/route.js';
-import { PictureRejected, reencodePicture } from '../media/process.js';
-import { sniffPicture } from '../media/profile-pictures.js';
-import { MediaReader, mediaName, type NewMedia } from '../media/store.js';
-import { profileBodyParser } from '../media/profile-upload.js';
+import { PictureRejected, reencodePicture } from '../media/index.js';
+import { sniffPicture } from '../media/index.js';
+import { MediaReader, mediaName, type NewMedia } from '../media/index.js';
+import { profileBodyParser } from '../media/index.js';
 import { errorCodes, type ErrorCode } from '../platform/errors/codes.js';
 import { findUserByUsername, listOwnSubmissions, setUsername, submissionStats, updateProfile, type ProfilePatch } from './queries.js';
-import { earningsEstimate, EARNINGS_CACHE_TTL_S } from '../rewards/earnings.js';
-import { recentDropsOf } from '../rewards/queries.js';
-import { getUserByAddress, getUserById, toProfile, type UserRow } from '../identity/users-queries.js';
-import { formatTokens, monthOf } from '../rewards/rules.js';
+import { earningsEstimate, EARNINGS_CACHE_TTL_S } from '../rewards/index.js';
+import { recentDropsOf } from '../rewards/index.js';
+import { getUserByAddress, getUserById, toProfile, type UserRow } from '../identity/index.js';
+import { formatTokens, monthOf } from '../rewards/index.js';
 import { profileSchema } from '../platform/http/schemas.js';
-import { toDecision } from '../articles/mappers.js';
-import { decisionSchema } from '../articles/schemas.js';
+import { toDecision } from '../articles/index.js';
+import { decisionSchema } from '../articles/index.js';
 
 /** Trimmed text; '' and null clear the field. */
 const clearable = (max: number) =>

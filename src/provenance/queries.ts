@@ -1,12 +1,12 @@
 /**
  * Provenance reads: URL and headline matching against curated articles, wire receipts, search and
- * the receipts page. "Curated" = status approved and not sponsored (see src/provenance/check.ts).
+ * the receipts page. "Curated" = status approved and not sponsored (see src/provenance/rules/check.ts).
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
-import { headlineSimilarity, HEADLINE_MATCH_THRESHOLD } from './headline-similarity.js';
-import { buildCheckResult, type MatchInput, type ProvenanceCheckResult, type ReceiptInput } from './check.js';
-import { LOOKBACK_MS } from './verdict.js';
+import { headlineSimilarity, HEADLINE_MATCH_THRESHOLD } from './rules/headline-similarity.js';
+import { buildCheckResult, type MatchInput, type ProvenanceCheckResult, type ReceiptInput } from './rules/check.js';
+import { LOOKBACK_MS } from './rules/verdict.js';
 import { normalizeUrl } from '../platform/url/normalize.js';
 
 /** Statuses that count as curated coverage for provenance checks and search. */

@@ -5,17 +5,17 @@
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { MAX_CHECK_TEXT_LENGTH, MAX_CHECK_URL_LENGTH } from '../../jobs/provenance-check.js';
+import { MAX_CHECK_TEXT_LENGTH, MAX_CHECK_URL_LENGTH } from './rules/settings.js';
 import type { AppDeps } from '../platform/deps.js';
-import { HEADLINE_MATCH_THRESHOLD } from './headline-similarity.js';
-import type { ProvenanceCheckResult } from './check.js';
+import { HEADLINE_MATCH_THRESHOLD } from './rules/headline-similarity.js';
+import type { ProvenanceCheckResult } from './rules/check.js';
 import { normalizeUrl } from '../platform/url/normalize.js';
 import { DomainError } from '../platform/errors/index.js';
 import { API_PREFIX } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { JobFailedError } from '../platform/queue.js';
 import { isoTime } from '../platform/iso-time.js';
-import { listEdits } from '../articles/queries.js';
+import { listEdits } from '../articles/index.js';
 import { ingestReceipt, receiptArticle, searchCurated, topTldr, topYaps } from './queries.js';
 import { isoTimestamp } from '../platform/http/schemas.js';
 

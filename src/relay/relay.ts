@@ -20,17 +20,17 @@
  *    each endpoint that got one is woken (a lost wake-up is found by the webhook-sweep job).
  */
 import type { Enqueue } from '../../jobs/define.js';
-import { debouncedHotScoreJob } from '../../jobs/hot-scores.js';
+import { debouncedHotScoreJob } from '../articles/index.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import type { EventPublisher } from '../platform/events/events.js';
 import type { Logger } from '../platform/logger.js';
-import { stillScheduled } from '../articles/queries.js';
+import { stillScheduled } from '../articles/index.js';
 import { claimOutbox, eventHorizon, markRelayed, waitingAbove, type OutboxRow } from '../platform/events/log.js';
-import { invalidateFeedCache } from '../feed/cache.js';
+import { invalidateFeedCache } from '../feed/index.js';
 import type { Redis } from '../platform/redis.js';
-import { wakeEndpoint } from '../webhooks/deliver.js';
-import { fanOutWebhooks } from '../webhooks/fanout.js';
+import { wakeEndpoint } from '../webhooks/index.js';
+import { fanOutWebhooks } from '../webhooks/index.js';
 
 export interface RelayDeps {
   config: Pick<Config, 'QUEUE_PREFIX' | 'HOT_SCORE_DEBOUNCE_MS'>;

@@ -5,7 +5,7 @@
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import type { Redis } from '../platform/redis.js';
-import { allocationTokens, CATEGORIES, estimateEarnings, type Category } from './rules.js';
+import { allocationTokens, CATEGORIES, estimateEarnings, type Category } from './rules/rewards.js';
 import { getSnapshot, userEntries } from './leaderboard-queries.js';
 import { allocationFor, describeAllocation } from './queries.js';
 import { earningsKey } from '../platform/redis-keys.js';

@@ -24,7 +24,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
-import { BOARDS, monthIndex, monthRange, type Board } from './rules.js';
+import { BOARDS, monthIndex, monthRange, type Board } from './rules/rewards.js';
 
 /** First key of the per-month advisory lock (the second is the month index). */
 const MONTH_LOCK_NS = 7_000_001;

@@ -5,7 +5,7 @@
 import { getAddress } from 'viem';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { BOARDS, MONTH_PATTERN, monthOf, type Board } from './rules.js';
+import { BOARDS, MONTH_PATTERN, monthOf, type Board } from './rules/rewards.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { getSnapshot, topEntries, type BoardTotals } from './leaderboard-queries.js';
 

@@ -5,8 +5,8 @@
 import { sql } from 'kysely';
 import { getAddress } from 'viem';
 import type { Db } from '../platform/db.js';
-import { buildDropTree } from './reward-tree.js';
-import { CATEGORIES, DEFAULT_ALLOCATION_BP, POOL_UNITS, addMonths, allocationTokens, computeDrops, type AllocationBp, type Category, type Participant } from './rules.js';
+import { buildDropTree } from './rules/reward-tree.js';
+import { CATEGORIES, DEFAULT_ALLOCATION_BP, POOL_UNITS, addMonths, allocationTokens, computeDrops, type AllocationBp, type Category, type Participant } from './rules/rewards.js';
 import { categoryEntries, computeMonthIn, lockMonth } from './leaderboard-queries.js';
 
 interface AllocationInEffect {
@@ -117,7 +117,7 @@ export async function listDistributions(db: Db, limit: number): Promise<Distribu
 
 /**
  * Close `month`: under the month's advisory lock, recompute and freeze its leaderboard snapshot,
- * split each category's allocation exactly (src/rewards/rules.ts), build the Merkle tree of
+ * split each category's allocation exactly (src/rewards/rules/rewards.ts), build the Merkle tree of
  * (address, total amount) and store the distribution, every drop and its proof, all in one
  * transaction. Idempotent: a month that already has a distribution is returned unchanged; two runs at
  * once queue on the lock and the second finds the first's result. `now` only decides whether the

@@ -6,13 +6,13 @@
 import { isAddress } from 'viem';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { allocationTokens, CATEGORIES, MONTH_PATTERN, monthOf, POOL_UNITS, TOKEN_DECIMALS } from './rules.js';
-import { LEAF_ENCODING } from './reward-tree.js';
+import { allocationTokens, CATEGORIES, MONTH_PATTERN, monthOf, POOL_UNITS, TOKEN_DECIMALS } from './rules/rewards.js';
+import { LEAF_ENCODING } from './rules/reward-tree.js';
 import { DomainError } from '../platform/errors/index.js';
 import { errorCodes } from '../platform/errors/codes.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { allocationFor, dropOf, dropsOfMonth, getDistribution, listDistributions, type DistributionRow } from './queries.js';
-import { dropSchema, toDrop } from '../profile/routes.js';
+import { dropSchema, toDrop } from '../profile/index.js';
 
 const perCategory = <T extends z.ZodType>(t: T) => z.object(Object.fromEntries(CATEGORIES.map((k) => [k, t])) as Record<(typeof CATEGORIES)[number], T>);
 const month = z.string().regex(MONTH_PATTERN, 'must be YYYY-MM');

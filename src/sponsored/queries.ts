@@ -9,10 +9,10 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../platform/db.js';
-import { articleEvent } from '../articles/article-event.js';
+import { articleEvent } from '../articles/index.js';
 import { slugify } from '../platform/url/slug.js';
 import { newsEvent, recordEvents } from '../platform/events/log.js';
-import { recomputeHotScores } from '../articles/hot-score-queries.js';
+import { recomputeHotScores } from '../articles/index.js';
 
 export const AD_STATUSES = ['sponsored_pending', 'sponsored_approved', 'sponsored_rejected', 'sponsored_payment_failed'] as const;
 type AdStatus = (typeof AD_STATUSES)[number];

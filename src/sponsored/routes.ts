@@ -15,10 +15,10 @@ import { hostOf, normalizeUrl } from '../platform/url/normalize.js';
 import { DomainError } from '../platform/errors/index.js';
 import { errorResponses, errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
-import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC, SETTLEMENT_PENDING_DOC } from '../payments/docs.js';
-import { bazaarHttp, type BazaarExtension } from '../payments/discovery.js';
-import { Paywall } from '../payments/paywall.js';
-import type { Offer } from '../payments/requirements.js';
+import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC, SETTLEMENT_PENDING_DOC } from '../payments/index.js';
+import { bazaarHttp, type BazaarExtension } from '../payments/index.js';
+import { Paywall } from '../payments/index.js';
+import type { Offer } from '../payments/index.js';
 import { AD_STATUSES, AD_TIERS, decideAd, getAd, insertSponsoredArticle, listAds, type AdRow } from './queries.js';
 import { isoTimeOrNull } from '../platform/iso-time.js';
 

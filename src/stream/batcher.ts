@@ -13,9 +13,9 @@
  *   A filtered group also `advance`s over the events it does not want, so that its cursors keep up
  *   with the stream even when few events match.
  */
-import { MAX_CURSOR_ALSO, type Cursor } from './cursor.js';
-import { unixSeconds, type StreamItem } from './frames.js';
-import { previousId, type StreamId } from './stream-id.js';
+import { MAX_CURSOR_ALSO, type Cursor } from './rules/cursor.js';
+import { unixSeconds, type StreamItem } from './rules/frames.js';
+import { previousId, type StreamId } from './rules/stream-id.js';
 
 export interface BatcherOptions {
   batchMs: number;

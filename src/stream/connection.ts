@@ -11,10 +11,10 @@
  * history while live frames for it wait in the same bounded queue. When the history is done, the
  * waiting frames are released without the events the history already covered (see `admit`).
  */
-import type { Cursor } from './cursor.js';
-import { filterMatches, type StreamFilter } from './filter.js';
-import { batchFrame, heartbeatFrame, reconcileFrame, type BatchFrame, type OutFrame, type ReconcileReason, type StreamItem } from './frames.js';
-import { compareIds, maxId, type StreamId } from './stream-id.js';
+import type { Cursor } from './rules/cursor.js';
+import { filterMatches, type StreamFilter } from './rules/filter.js';
+import { batchFrame, heartbeatFrame, reconcileFrame, type BatchFrame, type OutFrame, type ReconcileReason, type StreamItem } from './rules/frames.js';
+import { compareIds, maxId, type StreamId } from './rules/stream-id.js';
 
 /** What a Connection needs of a socket (a ws WebSocket, or an SSE response, behind a thin adapter). */
 export interface ConnectionSocket {

@@ -11,7 +11,7 @@ import { eventTypes, isEventType, isStaffOnly, publicEventTypes, staffEventTypes
 import { errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { listEvents, oldestEventId } from '../platform/events/log.js';
-import { userRoles } from '../identity/users-queries.js';
+import { userRoles } from '../identity/index.js';
 
 const MAX_EVENTS_LIMIT = 500;
 const DEFAULT_EVENTS_LIMIT = 100;

@@ -25,8 +25,8 @@
 import { Batcher, type BatcherOptions } from './batcher.js';
 import type { Connection } from './connection.js';
 import type { AttributeKind } from '../platform/events/filter.js';
-import { filterMatches, type StreamFilter } from './filter.js';
-import { batchFrame, unixSeconds, type StreamItem } from './frames.js';
+import { filterMatches, type StreamFilter } from './rules/filter.js';
+import { batchFrame, unixSeconds, type StreamItem } from './rules/frames.js';
 
 class Group {
   readonly members = new Set<Connection>();

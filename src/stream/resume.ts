@@ -18,10 +18,10 @@
  */
 import type { Redis } from '../platform/redis.js';
 import type { Connection } from './connection.js';
-import { cursorHolds, type Cursor } from './cursor.js';
-import { batchFrame, itemFromEntry, unixSeconds, type StreamItem } from './frames.js';
-import { historyReaches, streamInfoFrom } from './reconcile.js';
-import { compareIds, maxId, type StreamId } from './stream-id.js';
+import { cursorHolds, type Cursor } from './rules/cursor.js';
+import { batchFrame, itemFromEntry, unixSeconds, type StreamItem } from './rules/frames.js';
+import { historyReaches, streamInfoFrom } from './rules/reconcile.js';
+import { compareIds, maxId, type StreamId } from './rules/stream-id.js';
 
 interface ResumeOptions {
   redis: Redis;

@@ -22,8 +22,8 @@
 import type http from 'node:http';
 import type { ConnectionCaps } from './caps.js';
 import type { Connection, ConnectionSocket } from './connection.js';
-import { filterRejection, parseStreamFilter, type StreamFilter } from './filter.js';
-import { sseOf } from './frames.js';
+import { filterRejection, parseStreamFilter, type StreamFilter } from './rules/filter.js';
+import { sseOf } from './rules/frames.js';
 import { clientIp, originAllowed, type UpgradeTarget } from './handshake.js';
 import { anonymous, type Viewer } from './viewer.js';
 

@@ -18,10 +18,10 @@
  */
 import type { Logger } from '../platform/logger.js';
 import type { Redis } from '../platform/redis.js';
-import { itemFromEntry, type StreamItem } from './frames.js';
+import { itemFromEntry, type StreamItem } from './rules/frames.js';
 import type { RangeConnection } from './range-connection.js';
-import { judgeRead, needsInfo, streamInfoFrom, type ReaderPosition, type StreamInfo } from './reconcile.js';
-import { compareIds, ZERO_ID, type StreamId } from './stream-id.js';
+import { judgeRead, needsInfo, streamInfoFrom, type ReaderPosition, type StreamInfo } from './rules/reconcile.js';
+import { compareIds, ZERO_ID, type StreamId } from './rules/stream-id.js';
 
 interface StreamReaderOptions {
   /** A dedicated connection (it spends its time blocked in XREAD). */

@@ -10,7 +10,7 @@
  * a fresh cookie (its cursor carries it over without loss).
  */
 import type http from 'node:http';
-import { accessTokenFromCookieHeader, verifyAccessToken } from '../identity/tokens.js';
+import { accessTokenFromCookieHeader, verifyAccessToken } from '../identity/index.js';
 
 export interface Viewer {
   staff: boolean;

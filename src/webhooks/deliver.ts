@@ -14,13 +14,13 @@
  *   failure); WEBHOOK_TIMEOUT_MS bounds the whole attempt; only EXCERPT_BYTES of the response body
  *   are read and kept.
  * - 2xx: succeeded. 410: the endpoint is disabled at once. Anything else (status, timeout,
- *   connection error): retried on the schedule of src/webhooks/retry.ts; an endpoint whose
+ *   connection error): retried on the schedule of src/webhooks/rules/retry.ts; an endpoint whose
  *   failures started longer than the retry horizon ago is disabled, with the reason on its record.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { JobDeps } from '../../jobs/define.js';
-import { nextRetryDelayMs, parseRetryAfter, retryHorizonMs, verdictOf } from './retry.js';
+import { nextRetryDelayMs, parseRetryAfter, retryHorizonMs, verdictOf } from './rules/retry.js';
 import { safeFetch, SafeFetchError } from '../platform/safe-fetch.js';
 import { clearEndpointFailing, dueDeliveries, disableEndpoint, hasDueDeliveries, markEndpointFailing, type DeliveryTarget, type DueDelivery } from './queries.js';
 import { outcomeWriter } from './outcome-writer.js';

@@ -3,7 +3,7 @@
  * are matched against the active endpoints and one delivery row per (endpoint, event) is inserted,
  * so deliveries commit with the relay's claim of the events or not at all.
  *
- * Matching uses an in-memory EndpointIndex (src/webhooks/match.ts) per database pool, rebuilt
+ * Matching uses an in-memory EndpointIndex (src/webhooks/rules/match.ts) per database pool, rebuilt
  * only when webhook_endpoint_state.version moved (a trigger bumps it on every change that affects
  * matching). The version is read first, in the relay's transaction, then the endpoints: a change
  * committed in between makes the next batch reload. Cost per batch: one tiny read, the matching in
@@ -11,7 +11,7 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { EndpointIndex, type EventAttrs } from './match.js';
+import { EndpointIndex, type EventAttrs } from './rules/match.js';
 import type { OutboxRow } from '../platform/events/log.js';
 import { activeEndpointsForMatching, endpointsVersion, insertDeliveries } from './queries.js';
 

@@ -13,9 +13,9 @@
  */
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Tier } from '../identity/api-keys.js';
+import type { Tier } from '../identity/index.js';
 import type { Db } from '../platform/db.js';
-import type { MatchableEndpoint } from './match.js';
+import type { MatchableEndpoint } from './rules/match.js';
 
 export type Owner = { kind: 'user'; userId: number } | { kind: 'api_key'; apiKeyId: string };
 type Conn = Kysely<Database> | Transaction<Database>;

@@ -1,10 +1,10 @@
 /**
  * Wire ("tsunami") sources, items, receipts and promotion into the editors' queue.
  */
-import type { FeedFormat } from './feed-parse.js';
+import type { FeedFormat } from './rules/feed-parse.js';
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
-import { articleEvent, tsunamiEvent, type ArticleEventSource } from '../articles/article-event.js';
+import { articleEvent, tsunamiEvent, type ArticleEventSource } from '../articles/index.js';
 import { slugify } from '../platform/url/slug.js';
 import { newsEvent, recordEvents } from '../platform/events/log.js';
 

@@ -1,6 +1,6 @@
 /**
  * Labelled headline pairs for choosing and testing the headline-similarity threshold
- * (src/provenance/headline-similarity.ts). `same: true` = the same story told in other words (as two
+ * (src/provenance/rules/headline-similarity.ts). `same: true` = the same story told in other words (as two
  * outlets or a wire and an editor would write it); `same: false` = different stories, most of them
  * deliberately close (same project, same verb, same template) because those are the pairs a
  * threshold gets wrong. The headlines are written for this set in the style of crypto news

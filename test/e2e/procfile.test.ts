@@ -13,6 +13,7 @@ import { QueueClient } from '../../src/platform/queue.js';
 import { createRedis, type Redis } from '../../src/platform/redis.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { killAll, startProcfileType, waitForHttp, type Proc } from '../support/procs.js';
+import { jobs } from '../../jobs/index.js';
 
 let env: TestEnv;
 let db: Db;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   env = await createTestEnv({ PORT: String(port), WS_PORT: String(wsPort), TRUSTED_ORIGIN: web, LOG_LEVEL: 'info' });
   db = createDb(env.databaseUrl, { max: 2 });
   redis = createRedis(env.redisUrl, 'command', 'e2e');
-  queue = new QueueClient(redis, env.redisUrl, env.prefix);
+  queue = new QueueClient(jobs, redis, env.redisUrl, env.prefix);
   // Exactly what the Procfile lists (release aside), each its own OS process.
   procs = Object.fromEntries(serviceTypes().map((t) => [t.name, startProcfileType(t.name, env.env)]));
   // Started now so its boot overlaps the others'; its test only reads how it ended.

@@ -1,7 +1,7 @@
 /** The agent-chat CLI groups (`telegram`, `agent`) against the local Bot API server and this file's database. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured } from '../support/cli.js';
-import { telegramPermissions } from '../../src/agent-chat/trust.js';
+import { telegramPermissions } from '../../src/agent-chat/rules/trust.js';
 import { solveChallenge, startRig, WEBHOOK_SECRET, type Rig } from '../support/agent-chat.js';
 import { sessionFor } from '../support/auth.js';
 import { tgBot } from '../support/telegram-server.js';

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { telegramPermissions } from '../../src/agent-chat/trust.js';
+import { telegramPermissions } from '../../src/agent-chat/rules/trust.js';
 import { solveChallenge, startRig, type Rig } from '../support/agent-chat.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import request from '../support/request.js';

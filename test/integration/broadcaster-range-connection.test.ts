@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { encodeCommand, parseValue, RangeConnection, RangeReplyError } from '../../src/stream/range-connection.js';
 import { StreamReader } from '../../src/stream/stream-reader.js';
-import type { StreamItem } from '../../src/stream/frames.js';
+import type { StreamItem } from '../../src/stream/rules/frames.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { createRedis, type Redis } from '../../src/platform/redis.js';
 import { makeEvent, waitUntil } from '../support/broadcaster-harness.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../src/identity/tokens.js';
 import { EventPublisher, type EventType } from '../../src/platform/events/events.js';
-import { cursorHolds, decodeCursor } from '../../src/stream/cursor.js';
+import { cursorHolds, decodeCursor } from '../../src/stream/rules/cursor.js';
 import { BroadcasterHarness, connectOpen, makeEvent, sleep, waitUntil, type RunningBroadcaster } from '../support/broadcaster-harness.js';
 import { quietFor } from '../support/wait.js';
 

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { POOL_UNITS, TOKEN_UNIT } from '../../src/rewards/rules.js';
+import { POOL_UNITS, TOKEN_UNIT } from '../../src/rewards/rules/rewards.js';
 import { distributeMonth, setAllocation } from '../../src/rewards/queries.js';
 import { runLeaderboards } from '../../jobs/leaderboards.js';
 import { startWorkers } from '../../src/bin/worker-runtime.js';

@@ -2,7 +2,7 @@ import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLeaderboards } from '../../jobs/leaderboards.js';
 import { createApp } from '../../src/app.js';
-import { addMonths, monthOf, monthRange } from '../../src/rewards/rules.js';
+import { addMonths, monthOf, monthRange } from '../../src/rewards/rules/rewards.js';
 import { distributeMonth, setAllocation } from '../../src/rewards/queries.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDeps } from '../../jobs/define.js';
 import { job as publishScheduled } from '../../jobs/publish-scheduled.js';
 import { createApp } from '../../src/app.js';
-import { articleEvent } from '../../src/articles/article-event.js';
+import { articleEvent } from '../../src/articles/rules/article-event.js';
 import { internalEvent, recordEvents, recordEventsCommitted } from '../../src/platform/events/log.js';
 import { insertPayment, markFailed, newPaymentId } from '../../src/payments/queries.js';
 import { decideAd, failAdPayment, insertSponsoredArticle } from '../../src/sponsored/queries.js';

@@ -9,7 +9,7 @@ import addFormatsModule from 'ajv-formats';
 import FeedParser from 'feedparser';
 import Parser from 'rss-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleStatus } from '../../src/articles/state.js';
+import type { ArticleStatus } from '../../src/articles/rules/state.js';
 import { createApp } from '../../src/app.js';
 import { slugify } from '../../src/platform/url/slug.js';
 import { sessionFor, type Session } from '../support/auth.js';

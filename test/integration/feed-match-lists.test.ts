@@ -16,7 +16,7 @@ import { invalidateFeedCache } from '../../src/feed/cache.js';
 import { FeedMatchLists } from '../../src/feed/match-lists.js';
 import { feedPageWithCount, type FeedQuery } from '../../src/articles/queries.js';
 import { allRoutes } from '../../src/routes.js';
-import { newsRoutes } from '../../src/articles/routes.js';
+import { feedRoutes } from '../../src/feed/routes.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
@@ -73,10 +73,10 @@ beforeAll(async () => {
     // The page query joins article_hot_scores: an article without a row is left out of pages (not of counts).
     if (i === 12) await deps.db.deleteFrom('article_hot_scores').where('article_id', '=', row.id).execute();
   }
-  const withFeed = (opts: Parameters<typeof newsRoutes>[1]) =>
+  const withFeed = (opts: Parameters<typeof feedRoutes>[1]) =>
     createApp(
       deps,
-      allRoutes(deps).map((r) => (r.operationId === 'listArticles' ? newsRoutes(deps, opts).find((x) => x.operationId === 'listArticles')! : r)),
+      allRoutes(deps).map((r) => (r.operationId === 'listArticles' ? feedRoutes(deps, opts).find((x) => x.operationId === 'listArticles')! : r)),
     ) as Koa;
   // The generation read from Redis is trusted for a minute (an invalidation in this process withdraws it) or never.
   fast = request(withFeed({ feedGenCheckMs: 60_000 }));

@@ -1,8 +1,8 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleStatus } from '../../src/articles/state.js';
+import type { ArticleStatus } from '../../src/articles/rules/state.js';
 import { createApp } from '../../src/app.js';
-import { hotScore, type HotTerms } from '../../src/articles/hot-score.js';
+import { hotScore, type HotTerms } from '../../src/articles/rules/hot-score.js';
 import { invalidateFeedCache } from '../../src/feed/cache.js';
 import { hotTermsJson, recomputeHotScores } from '../../src/articles/hot-score-queries.js';
 import { startWorkers } from '../../src/bin/worker-runtime.js';
@@ -69,7 +69,7 @@ async function stored(id: number) {
 }
 
 describe('set-based recompute', () => {
-  it('the SQL twin agrees with src/articles/hot-score.ts term by term', async () => {
+  it('the SQL twin agrees with src/articles/rules/hot-score.ts term by term', async () => {
     const others = await Promise.all(Array.from({ length: 3 }, () => sessionFor(deps.db, deps.config.JWT_SECRET)));
     const a = await article({ votes: 7, clicks: 1000, publishedHoursAgo: 5 });
     await yap(a, others[0].userId, 5); // capped at 3

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleStatus } from '../../src/articles/state.js';
+import type { ArticleStatus } from '../../src/articles/rules/state.js';
 import { createApp } from '../../src/app.js';
 import { slugify } from '../../src/platform/url/slug.js';
 import { invalidateFeedCache } from '../../src/feed/cache.js';

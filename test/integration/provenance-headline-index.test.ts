@@ -6,11 +6,11 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleStatus } from '../../src/articles/state.js';
+import type { ArticleStatus } from '../../src/articles/rules/state.js';
 import { job as maintain } from '../../jobs/provenance-headlines-maintain.js';
 import { COVERED_STATUSES } from '../../jobs/wire-promote.js';
-import { normalizeHeadline } from '../../src/provenance/headline-similarity.js';
-import { provenanceSettings } from '../../src/provenance/settings.js';
+import { normalizeHeadline } from '../../src/provenance/rules/headline-similarity.js';
+import { provenanceSettings } from '../../src/provenance/rules/settings.js';
 import { slugify } from '../../src/platform/url/slug.js';
 import { checkProvenance, headlineCandidates } from '../../src/provenance/queries.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';

@@ -5,9 +5,9 @@
  * pair that string-similarity accepts must also be a trigram candidate.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/provenance/headline-similarity.js';
+import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/provenance/rules/headline-similarity.js';
 import { slugify } from '../../src/platform/url/slug.js';
-import { provenanceSettings } from '../../src/provenance/settings.js';
+import { provenanceSettings } from '../../src/provenance/rules/settings.js';
 import { checkProvenance } from '../../src/provenance/queries.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { headlinePairs, heldOutHeadlinePairs } from '../data/provenance-headline-pairs.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArticleStatus } from '../../src/articles/state.js';
+import type { ArticleStatus } from '../../src/articles/rules/state.js';
 import { createApp } from '../../src/app.js';
 import { slugify } from '../../src/platform/url/slug.js';
 import { hostOf, normalizeUrl } from '../../src/platform/url/normalize.js';

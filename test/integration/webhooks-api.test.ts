@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, generateKeyId, type Tier } from '../../src/identity/api-keys.js';
 import { createApp } from '../../src/app.js';
-import { WEBHOOK_ENDPOINT_CAPS } from '../../src/webhooks/caps.js';
+import { WEBHOOK_ENDPOINT_CAPS } from '../../src/webhooks/rules/caps.js';
 import { publicEventTypes } from '../../src/platform/events/events.js';
 import { insertApiKey, revokeApiKey } from '../../src/identity/api-key-queries.js';
 import { decryptSecret, DEV_WEBHOOK_KEY } from '../../src/webhooks/secrets.js';

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, generateKeyId } from '../../src/identity/api-keys.js';
 import { createApp } from '../../src/app.js';
-import { retryHorizonMs } from '../../src/webhooks/retry.js';
+import { retryHorizonMs } from '../../src/webhooks/rules/retry.js';
 import { insertApiKey } from '../../src/identity/api-key-queries.js';
 import { recordEvents, recordEventsCommitted } from '../../src/platform/events/log.js';
 import { insertEndpoint, insertTestDelivery } from '../../src/webhooks/queries.js';

@@ -12,6 +12,7 @@ import { EventPublisher, eventStreamKey } from '../../src/platform/events/events
 import { createLogger } from '../../src/platform/logger.js';
 import { QueueClient } from '../../src/platform/queue.js';
 import { createRedis, type Redis } from '../../src/platform/redis.js';
+import { jobs } from '../../jobs/index.js';
 
 export interface TestEnv {
   databaseUrl: string;
@@ -96,7 +97,7 @@ export async function createTestDeps(overrides: Record<string, string> = {}): Pr
   const log = createLogger('test', config.LOG_LEVEL);
   const db: Db = createDb(config.DATABASE_URL, { max: 5 });
   const redis: Redis = createRedis(config.REDIS_URL, 'command', 'test', { autoPipelining: true, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
-  const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX, { readyTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
+  const queue = new QueueClient(jobs, redis, config.REDIS_URL, config.QUEUE_PREFIX, { readyTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
   const events = new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), config.EVENT_STREAM_MAXLEN);
   return {
     config,

@@ -16,6 +16,7 @@ import { createRedis } from '../../src/platform/redis.js';
 import { startWorkers } from '../../src/bin/worker-runtime.js';
 import type { JobName } from '../../jobs/index.js';
 import type { TestDeps } from './context.js';
+import { jobs } from '../../jobs/index.js';
 
 let seq = 0;
 
@@ -84,7 +85,7 @@ export function siblingDeps(deps: TestDeps, overrides: Partial<Config> = {}): Ap
   const config = { ...deps.config, ...overrides } as Config;
   const db = createDb(config.DATABASE_URL, { max: 5 });
   const redis = createRedis(config.REDIS_URL, 'command', 'sibling');
-  const queue = new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX);
+  const queue = new QueueClient(jobs, redis, config.REDIS_URL, config.QUEUE_PREFIX);
   const events = new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), config.EVENT_STREAM_MAXLEN);
   return {
     config,

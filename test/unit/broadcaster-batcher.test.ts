@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Batcher } from '../../src/stream/batcher.js';
-import type { Cursor } from '../../src/stream/cursor.js';
-import type { StreamItem } from '../../src/stream/frames.js';
+import type { Cursor } from '../../src/stream/rules/cursor.js';
+import type { StreamItem } from '../../src/stream/rules/frames.js';
 
 const item = (n: number, sponsored = false): StreamItem => ({
   id: `100-${n}`,

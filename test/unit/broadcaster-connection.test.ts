@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Connection, type ConnectionSocket } from '../../src/stream/connection.js';
-import { batchFrame, reconcileFrame, type OutFrame, type StreamItem } from '../../src/stream/frames.js';
+import { batchFrame, reconcileFrame, type OutFrame, type StreamItem } from '../../src/stream/rules/frames.js';
 
 class FakeSocket implements ConnectionSocket {
   bufferedAmount = 0;

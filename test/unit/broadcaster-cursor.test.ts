@@ -1,7 +1,7 @@
 import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
-import { cursorHolds, decodeCursor, encodeCursor, MAX_CURSOR_ALSO } from '../../src/stream/cursor.js';
-import { compareIds, parseStreamId, previousId } from '../../src/stream/stream-id.js';
+import { cursorHolds, decodeCursor, encodeCursor, MAX_CURSOR_ALSO } from '../../src/stream/rules/cursor.js';
+import { compareIds, parseStreamId, previousId } from '../../src/stream/rules/stream-id.js';
 
 const id = fc.tuple(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), fc.bigInt({ min: 0n, max: (1n << 64n) - 1n })).map(([a, b]) => `${a}-${b}`);
 const cmpBig = (a: string, b: string) => {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Connection, type ConnectionSocket } from '../../src/stream/connection.js';
 import { FanOut } from '../../src/stream/fan-out.js';
-import { parseStreamFilter } from '../../src/stream/filter.js';
-import type { OutFrame, StreamItem } from '../../src/stream/frames.js';
+import { parseStreamFilter } from '../../src/stream/rules/filter.js';
+import type { OutFrame, StreamItem } from '../../src/stream/rules/frames.js';
 
 /** A socket that records when each batch frame reached it (fake clock) and which events it held. */
 class Sock implements ConnectionSocket {

@@ -2,10 +2,10 @@ import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { Batcher } from '../../src/stream/batcher.js';
 import { Connection, type ConnectionSocket } from '../../src/stream/connection.js';
-import type { Cursor } from '../../src/stream/cursor.js';
+import type { Cursor } from '../../src/stream/rules/cursor.js';
 import { FanOut } from '../../src/stream/fan-out.js';
-import { MAX_FILTER_VALUES, parseStreamFilter, type StreamFilter } from '../../src/stream/filter.js';
-import { batchFrame, heartbeatFrame, itemFromEntry, reconcileFrame, sseOf, type OutFrame, type StreamItem } from '../../src/stream/frames.js';
+import { MAX_FILTER_VALUES, parseStreamFilter, type StreamFilter } from '../../src/stream/rules/filter.js';
+import { batchFrame, heartbeatFrame, itemFromEntry, reconcileFrame, sseOf, type OutFrame, type StreamItem } from '../../src/stream/rules/frames.js';
 import { matchesEventFilter, normalizeAttrs, type EventAttrs, type EventFilter } from '../../src/platform/events/filter.js';
 
 const ADDR = '0x' + 'ab'.repeat(20);

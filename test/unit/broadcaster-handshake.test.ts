@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as wsModule from 'ws';
 import { ConnectionCaps } from '../../src/stream/caps.js';
 import { backoffDelay } from '../../src/stream/client.js';
-import { batchFrame, heartbeatFrame, itemFromEntry, wireOf } from '../../src/stream/frames.js';
+import { batchFrame, heartbeatFrame, itemFromEntry, wireOf } from '../../src/stream/rules/frames.js';
 import { clientIp, originAllowed, parseUpgradeUrl } from '../../src/stream/handshake.js';
 
 const req = (remote: string, xff?: string) =>

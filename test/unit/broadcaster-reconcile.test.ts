@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { historyReaches, judgeRead, parseStreamInfo, streamInfoFrom, type StreamInfo } from '../../src/stream/reconcile.js';
+import { historyReaches, judgeRead, parseStreamInfo, streamInfoFrom, type StreamInfo } from '../../src/stream/rules/reconcile.js';
 
 const info = (o: Partial<StreamInfo> = {}): StreamInfo => ({
   lastGeneratedId: '100-0',

@@ -4,9 +4,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseStreamFilter } from '../../src/stream/filter.js';
+import { parseStreamFilter } from '../../src/stream/rules/filter.js';
 import { foldFilterValue, matchesAttributes, matchesEventFilter, normalizeAttrs, type AttributeFilter } from '../../src/platform/events/filter.js';
-import { compileFilters, EndpointIndex, endpointMatches, type EndpointFilters } from '../../src/webhooks/match.js';
+import { compileFilters, EndpointIndex, endpointMatches, type EndpointFilters } from '../../src/webhooks/rules/match.js';
 
 const set = (...v: string[]) => new Set(v);
 const none: AttributeFilter = { tags: null, token_addresses: null, token_symbols: null };

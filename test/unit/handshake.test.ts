@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
-import { challengePrompts, exampleAnswers, generateChallenge, gradeChallenge, type ChallengeSpec, type Responses } from '../../src/agent-chat/handshake.js';
-import { publishedRules } from '../../src/agent-chat/trust.js';
+import { challengePrompts, exampleAnswers, generateChallenge, gradeChallenge, type ChallengeSpec, type Responses } from '../../src/agent-chat/rules/handshake.js';
+import { publishedRules } from '../../src/agent-chat/rules/trust.js';
 
 const TG = 5_550_001;
 const here = { boundTelegramUserId: TG, presence: 'member' as const };

@@ -1,7 +1,8 @@
 import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
-import { debouncedHotScoreJob, hotScoresJobId, payload } from '../../jobs/hot-scores.js';
-import { explainHotTerms, HOT, hotScore, yapQuality } from '../../src/articles/hot-score.js';
+import { debouncedHotScoreJob } from '../../src/articles/rules/hot-score.js';
+import { hotScoresJobId, payload } from '../../jobs/hot-scores.js';
+import { explainHotTerms, HOT, hotScore, yapQuality } from '../../src/articles/rules/hot-score.js';
 
 const base = { votes: 0, yapAuthorBestScores: [] as number[], clicks: 0, ageHours: 0 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median, parseTopics, postingSignal, reportParamsId, velocity, windowOf } from '../../src/intel/rules.js';
+import { median, parseTopics, postingSignal, reportParamsId, velocity, windowOf } from '../../src/intel/rules/report.js';
 import { classifySettle } from '../../jobs/settle-payment.js';
 import { FacilitatorTimeoutError } from '@x402/core/http';
 import { SettleError } from '@x402/core/types';

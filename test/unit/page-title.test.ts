@@ -1,6 +1,6 @@
 import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
-import { cleanHeadline, extractPageTitle, MAX_HEADLINE_LENGTH, provisionalHeadline } from '../../src/articles/page-title.js';
+import { cleanHeadline, extractPageTitle, MAX_HEADLINE_LENGTH, provisionalHeadline } from '../../src/articles/rules/page-title.js';
 
 describe('extractPageTitle', () => {
   it('prefers og:title, then twitter:title, then <title>', () => {

@@ -1,6 +1,6 @@
 import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
-import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity, isSameStory, normalizeHeadline } from '../../src/provenance/headline-similarity.js';
+import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity, isSameStory, normalizeHeadline } from '../../src/provenance/rules/headline-similarity.js';
 import { headlinePairs, heldOutHeadlinePairs, type HeadlinePair } from '../data/provenance-headline-pairs.js';
 
 function confusion(pairs: HeadlinePair[], threshold: number) {

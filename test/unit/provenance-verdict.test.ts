@@ -1,6 +1,6 @@
 import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
-import { DUPLICATE_WINDOW_MS, STALE_AFTER_MS, provenanceVerdict } from '../../src/provenance/verdict.js';
+import { DUPLICATE_WINDOW_MS, STALE_AFTER_MS, provenanceVerdict } from '../../src/provenance/rules/verdict.js';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const H = 3600 * 1000;

@@ -2,7 +2,7 @@ import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import fc from '../support/property.js';
 import { bytesToHex, encodeAbiParameters, getAddress, keccak256 } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { buildDropTree, leafHash, verifyDrop } from '../../src/rewards/reward-tree.js';
+import { buildDropTree, leafHash, verifyDrop } from '../../src/rewards/rules/reward-tree.js';
 
 const addr = (i: number) => getAddress(`0x${(i * 2654435761 + 17).toString(16).padStart(40, 'c').slice(-40)}`);
 

@@ -14,7 +14,7 @@ import {
   splitExact,
   TOKEN_UNIT,
   validateAllocation,
-} from '../../src/rewards/rules.js';
+} from '../../src/rewards/rules/rewards.js';
 
 describe('allocation', () => {
   it('the default split gives 250,000 tokens to each category and the units add up to the pool', () => {

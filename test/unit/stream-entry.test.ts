@@ -3,7 +3,7 @@
  * send, and the ws process reads ready entries and older ones alike into the same item.
  */
 import { describe, expect, it } from 'vitest';
-import { itemFromEntry } from '../../src/stream/frames.js';
+import { itemFromEntry } from '../../src/stream/rules/frames.js';
 import { clientEvent, entryFields } from '../../src/platform/events/events.js';
 
 const ADDR = '0x' + 'ab'.repeat(20);

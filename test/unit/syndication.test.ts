@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newestTime, renderRss, xmlEscape } from '../../src/feed/syndication.js';
+import { newestTime, renderRss, xmlEscape } from '../../src/feed/rules/syndication.js';
 import { normalizeSource, parseIsoInstant } from '../../src/articles/schemas.js';
 
 describe('xmlEscape', () => {

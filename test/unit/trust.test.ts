@@ -8,7 +8,7 @@ import {
   postingLimit,
   telegramPermissions,
   TRUST_LEVELS,
-} from '../../src/agent-chat/trust.js';
+} from '../../src/agent-chat/rules/trust.js';
 
 describe('trust transitions', () => {
   it('starts at read_only; the handshake moves read_only (only) to full_write', () => {

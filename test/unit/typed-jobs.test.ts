@@ -33,7 +33,7 @@ describe('typed jobs', () => {
   });
 
   it('each job has one id scheme, derived from its payload', () => {
-    const id = (name: keyof typeof jobs, p: unknown) => jobOptionsFor(name, jobs[name].payload.parse(p)).jobId;
+    const id = (name: keyof typeof jobs, p: unknown) => jobOptionsFor(jobs, name, jobs[name].payload.parse(p)).jobId;
     expect(id('publish-scheduled', { article_id: 5, publish_at: 1000 })).toBe('publish-scheduled-5-1000');
     expect(id('publish-scheduled', { article_id: 5 })).toBe(id('publish-scheduled', { article_id: 5 }));
     expect(id('page-title', { article_id: 5 })).toBe('page-title-5');

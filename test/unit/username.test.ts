@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { looksLikeAddress, usernameProblem } from '../../src/identity/username.js';
+import { looksLikeAddress, usernameProblem } from '../../src/identity/rules/username.js';
 
 describe('username rules', () => {
   it('accepts 3-30 letters, digits and _ starting with a letter', () => {

@@ -6,9 +6,9 @@
 import fc from '../support/property.js';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { endpointCap } from '../../src/webhooks/caps.js';
-import { EndpointIndex, endpointMatches, type MatchableEndpoint } from '../../src/webhooks/match.js';
-import { MAX_ATTEMPTS, nextRetryDelayMs, parseRetryAfter, retryHorizonMs, verdictOf } from '../../src/webhooks/retry.js';
+import { endpointCap } from '../../src/webhooks/rules/caps.js';
+import { EndpointIndex, endpointMatches, type MatchableEndpoint } from '../../src/webhooks/rules/match.js';
+import { MAX_ATTEMPTS, nextRetryDelayMs, parseRetryAfter, retryHorizonMs, verdictOf } from '../../src/webhooks/rules/retry.js';
 import { decryptSecret, DEV_WEBHOOK_KEY, encryptSecret, generateSecret, signatureHeader, webhookKey } from '../../src/webhooks/secrets.js';
 import { deliveryBody } from '../../src/webhooks/deliver.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FeedParseError, parseFeed } from '../../src/wire/feed-parse.js';
+import { FeedParseError, parseFeed } from '../../src/wire/rules/feed-parse.js';
 
 const base = 'https://news.example/feeds/main.xml';
 

@@ -22,6 +22,7 @@ import { QueueClient } from '../../../src/platform/queue.js';
 import { createRedis, type Redis } from '../../../src/platform/redis.js';
 import { backingServices } from '../../lib/backing-services.js';
 import type { RunningService } from '../../lib/services.js';
+import { jobs } from '../../../jobs/index.js';
 
 interface BenchStack {
   deps: AppDeps;
@@ -55,7 +56,7 @@ export function benchDeps(config: Config, db: Db, redis: Redis, logLevel: string
     log: createLogger('bench', logLevel),
     db,
     redis,
-    queue: new QueueClient(redis, config.REDIS_URL, config.QUEUE_PREFIX),
+    queue: new QueueClient(jobs, redis, config.REDIS_URL, config.QUEUE_PREFIX),
     events: new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), 1000),
   };
 }

@@ -17,13 +17,14 @@ import { QueueClient } from '../../../src/platform/queue.js';
 import { createRedis } from '../../../src/platform/redis.js';
 import { relayUntilEmpty } from '../../../src/relay/relay.js';
 import { onMessage } from './child.js';
+import { jobs } from '../../../jobs/index.js';
 
 if (process.send) {
   const [databaseUrl, redisUrl, prefix, maxLen] = process.argv.slice(2);
   const config = loadConfig({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, JWT_SECRET: 'x'.repeat(32), LOG_LEVEL: 'warn' });
   const db = createDb(databaseUrl, { max: 2, applicationName: 'relay-bench' });
   const redis = createRedis(redisUrl, 'command', 'relay-bench');
-  const queue = new QueueClient(redis, redisUrl, prefix);
+  const queue = new QueueClient(jobs, redis, redisUrl, prefix);
   const deps = {
     config,
     db,

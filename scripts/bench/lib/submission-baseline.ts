@@ -11,8 +11,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../src/platform/db.js';
 import type { AppDeps } from '../../../src/platform/deps.js';
-import { articleEvent } from '../../../src/articles/article-event.js';
-import { provisionalHeadline } from '../../../src/articles/page-title.js';
+import { articleEvent } from '../../../src/articles/rules/article-event.js';
+import { provisionalHeadline } from '../../../src/articles/rules/page-title.js';
 import { slugify } from '../../../src/platform/url/slug.js';
 import { normalizeUrl } from '../../../src/platform/url/normalize.js';
 import { DomainError } from '../../../src/platform/errors/index.js';

@@ -101,7 +101,7 @@ export class EventPublisher {
 
 /*
  * Stream entries: what the relay writes to the lifecycle-event stream (`<QUEUE_PREFIX>:events:news`)
- * (EventPublisher, above) and what the ws process reads back (src/stream/frames.ts).
+ * (EventPublisher, above) and what the ws process reads back (src/stream/rules/frames.ts).
  *
  * An entry's fields, as the relay writes them:
  *  - `e`: the event as clients receive it: the spec's event object plus `event_id`, as JSON, with

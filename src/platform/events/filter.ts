@@ -1,7 +1,7 @@
 /**
  * Subscription filters over lifecycle events (issue 16: filtered streams, webhook filters). Pure.
- * The one matching rule of both: stream filters (src/stream/filter.ts parses them from a query
- * string) and webhook endpoint filters (src/webhooks/match.ts compiles them from the stored
+ * The one matching rule of both: stream filters (src/stream/rules/filter.ts parses them from a query
+ * string) and webhook endpoint filters (src/webhooks/rules/match.ts compiles them from the stored
  * endpoint) both end in `matchesAttributes`; each caller keeps its own input parsing and errors.
  *
  * An event matches a filter when its type is one of `types` (when given) and, for each attribute
@@ -14,7 +14,9 @@
  * lower-case, token symbols upper-case (symbols are stored as the editor typed them, so `eth`
  * matches an article tagged `ETH`).
  */
-import { MAX_YAP_TAG_LENGTH, YAP_TAG_PATTERN } from '../../articles/yap-rules.js';
+/** A tag (of an article or a yap): a slug of lower-case letters, digits and single hyphens. */
+export const YAP_TAG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const MAX_YAP_TAG_LENGTH = 32;
 
 /** An EVM address (0x + 40 hex digits) or a base58 (Solana-style) address, as articles accept them. */
 export const TOKEN_ADDRESS_PATTERNS = [/^0x[0-9a-fA-F]{40}$/, /^[1-9A-HJ-NP-Za-km-z]{32,44}$/] as const;

@@ -15,7 +15,7 @@
  */
 import type { Context, Middleware } from 'koa';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { tierDailyQuota, type Tier } from '../../identity/api-keys.js';
+import { tierDailyQuota, type Tier } from './quota-tiers.js';
 import type { Config } from '../config.js';
 import { DomainError } from '../errors/index.js';
 import type { Redis } from '../redis.js';

@@ -10,7 +10,6 @@
  */
 import type { Context, Middleware } from 'koa';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { jobNames } from '../../../jobs/index.js';
 import { DomainError } from '../errors/index.js';
 import type { Logger } from '../logger.js';
 import type { QueueClient } from '../queue.js';
@@ -150,7 +149,10 @@ export class WebMetrics {
   /** Cluster-wide figures from Redis; when Redis does not answer, only squid_metrics_redis_up 0. */
   async sharedMetrics(): Promise<MetricObject[]> {
     try {
-      const out = await withTimeout(Promise.all([readJobMetrics(this.deps.redis, this.deps.prefix, jobNames), this.queueDepths(), this.streamMetrics()]), SCRAPE_REDIS_TIMEOUT_MS);
+      const out = await withTimeout(
+        Promise.all([readJobMetrics(this.deps.redis, this.deps.prefix, this.deps.queue.names), this.queueDepths(), this.streamMetrics()]),
+        SCRAPE_REDIS_TIMEOUT_MS,
+      );
       return [gauge('squid_metrics_redis_up', 'Whether Redis answered the metrics read (1) or not (0).', [{ value: 1 }]), ...out.flat()];
     } catch (err) {
       this.deps.log.warn({ err: (err as Error).message }, 'metrics: Redis read failed');
@@ -175,8 +177,8 @@ export class WebMetrics {
 
   private async queueDepths(): Promise<MetricObject[]> {
     const depth = gauge('squid_queue_jobs', 'Jobs in each BullMQ queue by state (completed/failed are bounded by removeOnComplete/removeOnFail).', []);
-    const counts = await Promise.all(jobNames.map((name) => this.deps.queue.queue(name).getJobCounts(...QUEUE_STATES)));
-    jobNames.forEach((queue, i) => {
+    const counts = await Promise.all(this.deps.queue.names.map((name) => this.deps.queue.queue(name).getJobCounts(...QUEUE_STATES)));
+    this.deps.queue.names.forEach((queue, i) => {
       for (const state of QUEUE_STATES) depth.values.push({ labels: { queue, state }, value: counts[i][state] ?? 0 });
     });
     return [depth];

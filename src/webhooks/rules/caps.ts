@@ -6,7 +6,7 @@
  * of its own cap and the caps of the tiers of its active API keys; an unlinked key, its tier's cap.
  * Disabled endpoints count (they can be re-enabled); delete one to make room.
  */
-import type { Tier } from '../identity/api-keys.js';
+import type { Tier } from '../../identity/index.js';
 
 export const WEBHOOK_ENDPOINT_CAPS = { account: 10, free: 5, builder: 50, enterprise: 1000 } as const;
 

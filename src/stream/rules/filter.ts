@@ -9,8 +9,8 @@
  * except the plural names of the webhook filter object (`tags`, `token_addresses`,
  * `token_symbols`) and `type`, which are refused so that a typo does not silently mean "everything".
  */
-import { eventFilterKey, filterValueRules, isEmptyFilter, matchesEventFilter, normalizeFilterValue, type AttributeKind, type EventFilter } from '../platform/events/filter.js';
-import { eventTypes, isEventType, type EventType } from '../platform/events/events.js';
+import { eventFilterKey, filterValueRules, isEmptyFilter, matchesEventFilter, normalizeFilterValue, type AttributeKind, type EventFilter } from '../../platform/events/filter.js';
+import { eventTypes, isEventType, type EventType } from '../../platform/events/events.js';
 import type { StreamItem } from './frames.js';
 
 /** Values one kind may list. */

@@ -82,3 +82,21 @@ export function explainHotTerms(t: HotTerms): string {
     `${HOT.SCALE} x max(0, ${HOT.SUBMISSION_POINT} + ${f(t.engagement)}) / (${f(t.age_hours)} h + ${HOT.AGE_OFFSET_HOURS})^${HOT.GRAVITY} = ${f(t.score)}`
   );
 }
+
+/** The hot-scores job's payload for a debounced one-article recompute. */
+interface DebouncedRecompute {
+  article_ids: number[];
+  all: boolean;
+  /** Debounce window number: one job per article and window. */
+  window?: number;
+}
+
+/**
+ * Payload and delay of the debounced recompute for an article: one job per article per window,
+ * delayed to the window's end, so a burst of votes costs one recompute that includes the last vote.
+ */
+export function debouncedHotScoreJob(articleId: number, nowMs: number, windowMs: number): { payload: DebouncedRecompute; delayMs: number } {
+  if (windowMs <= 0) return { payload: { article_ids: [articleId], all: false }, delayMs: 0 };
+  const window = Math.floor(nowMs / windowMs);
+  return { payload: { article_ids: [articleId], all: false, window }, delayMs: (window + 1) * windowMs - nowMs };
+}

@@ -7,8 +7,8 @@
  * per-client framing work. `sseOf` is the same frame as Server-Sent Events messages, also built
  * once per frame.
  */
-import type { EventAttrs } from '../platform/events/filter.js';
-import { clientEvent, isEventType, isStaffOnly, parseAttrs, readFields, type EventType } from '../platform/events/events.js';
+import type { EventAttrs } from '../../platform/events/filter.js';
+import { clientEvent, isEventType, isStaffOnly, parseAttrs, readFields, type EventType } from '../../platform/events/events.js';
 import { encodeCursor, type Cursor } from './cursor.js';
 import type { StreamId } from './stream-id.js';
 

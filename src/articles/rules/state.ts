@@ -12,7 +12,7 @@
  * A kill can be reversed (approve or schedule a killed article: a mistaken kill would otherwise lock
  * the URL out for the 30-day duplicate window). A retraction is final: it is a public statement.
  */
-import type { EventType } from '../platform/events/events.js';
+import type { EventType } from '../../platform/events/events.js';
 
 export type ArticleStatus = 'submitted' | 'approved' | 'killed' | 'scheduled' | 'retracted';
 

@@ -4,9 +4,10 @@
  *  - Tags: the common ones are tldr, analysis, question, correction; others are accepted when they
  *    are slugs. Tags are lower-cased and de-duplicated, order kept.
  */
+// The tag syntax is the event vocabulary's: stream and webhook filters match the same tags.
+export { MAX_YAP_TAG_LENGTH, YAP_TAG_PATTERN } from '../../platform/events/filter.js';
+
 export const COMMON_YAP_TAGS = ['tldr', 'analysis', 'question', 'correction'] as const;
-export const YAP_TAG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const MAX_YAP_TAG_LENGTH = 32;
 export const MAX_YAP_TAGS = 5;
 export const MAX_YAP_LENGTH = 2000;
 

@@ -44,3 +44,7 @@ export function provenanceSettings(config: object): ProvenanceSettings {
     wirePromoteMaxPerRun: get('WIRE_PROMOTE_MAX_PER_RUN'),
   };
 }
+
+/** Longest URL and headline text a provenance check takes (the route's and the job's payload limits). */
+export const MAX_CHECK_URL_LENGTH = 8192;
+export const MAX_CHECK_TEXT_LENGTH = 500;

@@ -19,7 +19,7 @@ import {
   type AttributeFilter,
   type AttributeKind,
   type EventAttrs as NormalizedAttrs,
-} from '../platform/events/filter.js';
+} from '../../platform/events/filter.js';
 
 type FilterKind = AttributeKind;
 

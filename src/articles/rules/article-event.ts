@@ -1,5 +1,5 @@
-import type { EventType, NewsEvent, SponsoredInfo } from '../platform/events/events.js';
-import { slugify } from '../platform/url/slug.js';
+import type { EventType, NewsEvent, SponsoredInfo } from '../../platform/events/events.js';
+import { slugify } from '../../platform/url/slug.js';
 
 export interface ArticleEventSource {
   id: number;

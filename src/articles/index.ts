@@ -1,0 +1,53 @@
+/** The articles feature's public surface: other features, jobs and the app import only this file. */
+export { recomputeAndRecord, recomputeHotScores } from './hot-score-queries.js';
+export { toArticleItem, toArticleRecord, toDecision } from './mappers.js';
+export {
+  applyPageTitle,
+  type ArticleItemRow,
+  claimPageTitleSweep,
+  type DecisionInput,
+  dueScheduledIds,
+  editArticle,
+  type FeedFilter,
+  feedItemsByIds,
+  feedMatches,
+  feedPage,
+  feedPageWithCount,
+  type FeedQuery,
+  type FeedSort,
+  type FeedStatus,
+  getArticleForEvent,
+  getArticleRecord,
+  listEdits,
+  publishIfDue,
+  recordPageTitleFailure,
+  stillScheduled,
+  transitionArticle,
+} from './queries.js';
+export { articleNotFound, isSignedIn, pageLinks, requireSignedIn } from './route-helpers.js';
+export { newsRoutes } from './routes.js';
+export { type EditableFields } from './rules/article-edit.js';
+export { articleEvent, type ArticleEventSource, tsunamiEvent } from './rules/article-event.js';
+export { debouncedHotScoreJob } from './rules/hot-score.js';
+export { DECISION_REASON_LABELS, DECISION_REASONS, DEFAULT_DECISION_REASON, MAX_DECISION_NOTE, MODLOG_ACTIONS, type ModlogAction } from './rules/moderation.js';
+export { extractPageTitle } from './rules/page-title.js';
+export { type EditorialAction, TRANSITIONS } from './rules/state.js';
+export { MAX_YAP_TAG_LENGTH, YAP_TAG_PATTERN } from './rules/yap.js';
+export {
+  articlePageSchema,
+  articleTags,
+  decisionSchema,
+  DEFAULT_PER_PAGE,
+  editHistorySchema,
+  editorialResult,
+  feedFilterParams,
+  headlineInput,
+  idParam,
+  MAX_FILTER_VALUES,
+  MAX_PAGE,
+  MAX_PER_PAGE,
+  tokenAddress,
+  topWindowParam,
+} from './schemas.js';
+export { myVotesOn } from './vote-queries.js';
+export { yapRoutes } from './yap-routes.js';
