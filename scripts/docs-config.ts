@@ -1,7 +1,9 @@
-/** Rewrite README.md's generated tables (configuration, error codes).   npm run docs:config */
+/** Rewrite the generated tables: docs/configuration.md (environment variables) and docs/errors.md (error codes).   npm run docs:config */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { withConfigTable, withErrorTable } from './lib/config-table.js';
 
-const file = new URL('../README.md', import.meta.url);
-writeFileSync(file, await withErrorTable(withConfigTable(readFileSync(file, 'utf8'))));
-console.log('README.md configuration and error-code tables updated');
+const configPage = new URL('../docs/configuration.md', import.meta.url);
+const errorsPage = new URL('../docs/errors.md', import.meta.url);
+writeFileSync(configPage, withConfigTable(readFileSync(configPage, 'utf8')));
+writeFileSync(errorsPage, await withErrorTable(readFileSync(errorsPage, 'utf8')));
+console.log('docs/configuration.md and docs/errors.md tables updated');
