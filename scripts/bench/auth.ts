@@ -1,5 +1,5 @@
 /**
- * Identity benchmarks (issue 3):
+ * Identity benchmarks:
  *  1. Sign-ins per second: GET nonce -> personal_sign -> POST verify, from a client process with
  *     32 concurrent loops against the real app (client-side signing included in the figure).
  *  2. Per-request cost of the auth + quota + rate-limit middleware: the same tiny route served by the

@@ -1,5 +1,5 @@
 /**
- * Editors' console benchmark (issue 18): GET /editor/ with 500 waiting items, rendered server-side,
+ * Editors' console benchmark: GET /editor/ with 500 waiting items, rendered server-side,
  * goal p99 < 100 ms. Data: 5,000 approved articles (what provenance matches against), 500
  * submissions waiting (tags, token symbols, submitters of every account type, a fifth of them
  * promoted wire items), one editor. Every waiting item's provenance verdict is in the cache (the

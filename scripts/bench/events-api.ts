@@ -1,10 +1,9 @@
 /**
- * GET /api/v1/events/ under polling load (issue 15's pull endpoint): today's handler against the
- * previous one in the same run. Today's reads the horizon through sharedEventHorizon (at most one
+ * GET /api/v1/events/ under polling load: the service's handler against a baseline handler in the
+ * same run. The service's handler reads the horizon through sharedEventHorizon (at most one
  * pg_locks read in flight per process; requests arriving meanwhile share the next one) and
- * pruned_through in the page's own statement; the previous one read the horizon, the page and
- * pruned_through in three round trips per request (the handler of 9e5e520, kept below as the
- * baseline).
+ * pruned_through in the page's own statement; the baseline (below) reads the horizon, the page and
+ * pruned_through in three round trips per request.
  *
  * Two polls, each at --connections keep-alive connections from a separate load process, runs
  * alternated, medians of --runs: `empty` (after = the newest event: the "nothing new" poll most
@@ -41,7 +40,7 @@ const CONNECTIONS = Number(a.connections);
 const SECONDS = Number(a.seconds);
 const RUNS = Number(a.runs);
 
-/** The handler before sharedEventHorizon: horizon, page and pruned_through, one round trip each. */
+/** The baseline handler: horizon, page and pruned_through, one round trip each (no shared horizon read). */
 function previousListEvents(today: RouteDef, db: Db): RouteDef {
   return {
     ...today,

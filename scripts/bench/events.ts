@@ -19,8 +19,8 @@
  *     500), then drained by one and by two relay processes (scripts/bench/lib/relay-drain.ts:
  *     relayUntilEmpty, each with its own pool), alternated; events/s against the goal >= 5,000/s
  *     with two.
- *  3. What the outbox adds to a submission (POST /api/v1/news/post, headline supplied): today's
- *     handler (A) against the handler of ed0441b~1 (B, scripts/bench/lib/submission-baseline.ts:
+ *  3. What the outbox adds to a submission (POST /api/v1/news/post, headline supplied): the
+ *     service's handler (A) against a baseline handler (B, scripts/bench/lib/submission-baseline.ts:
  *     the same transaction without recordEvents, then INCR + XADD after commit), both the real
  *     createApp() in this process, a worker process relaying A's events, runs alternated A B A B ...
  *     in two modes: closed loop at --submit-concurrency connections (latency under the same

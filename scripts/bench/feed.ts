@@ -1,5 +1,5 @@
 /**
- * Feed benchmark (issue 4), on 100,000 seeded approved articles (scripts/bench/seed-feed.ts):
+ * Feed benchmark, on 100,000 seeded approved articles (scripts/bench/seed-feed.ts):
  *  1. Full hot-score recompute of every article (the set-based UPDATE of article_hot_scores run by
  *     jobs/hot-scores.ts, src/articles/hot-score-queries.ts): wall time.
  *     Also a routine scheduled run 5 minutes later (rows whose score barely moved are skipped).
@@ -9,14 +9,14 @@
  *     served (anonymous pages from the 2 s Redis feed cache) and with the cache off (every request
  *     queries Postgres: page + count). Also the server's CPU time per request (this process's
  *     CPU during a run / requests), a ratio that holds even when the load generator is the bottleneck.
- *  3. Issue 17, in the same alternated runs: the hot page for an API-key client (enterprise key
+ *  3. In the same alternated runs: the hot page for an API-key client (enterprise key
  *     linked to an account: the shared page plus its my_vote overlay) and a signed-in reader (JWT),
  *     a conditional request answered 304 (If-None-Match), and cold pages whose filter combination
  *     no cache has seen (every request a new `since` instant): a selective one (token_symbol=UNI
  *     + since, 1 % of the articles) and a broad one (tag=defi + since, 20 %), at 50 connections and
  *     at 1 connection (the query's own latency). Before the load, EXPLAIN ANALYZE of the filtered
  *     page and count queries (plan root and execution time).
- *  4. Issue 19: the anonymous hot page from the same app without the static-route fast path
+ *  4. The anonymous hot page from the same app without the static-route fast path
  *     (createApp's staticFastPath: false), to show what the fast path is worth; and the anonymous
  *     hot page and its 304 without the memory lane (memoryLane: false, src/platform/http/lane.ts).
  *   SKIP_RECOMPUTE=1 skips part 1 (useful at 1,000,000 articles).
@@ -114,7 +114,7 @@ try {
   await sql`VACUUM ANALYZE articles`.execute(db);
   await sql`VACUUM ANALYZE article_hot_scores`.execute(db);
 
-  // Query plans of filtered pages and counts (issue 17), as the feed runs them.
+  // Query plans of filtered pages and counts, as the feed runs them.
   {
     const { feedCount, feedPage } = await import('../../src/articles/queries.js');
     const since = new Date(Date.now() - 3 * 86_400_000);
@@ -168,7 +168,7 @@ try {
     r.operationId === 'listArticles' ? feedRoutes(deps, { feedCacheTtlMs: 0 }).find((x) => x.operationId === 'listArticles')! : r,
   );
   const uncached = createApp(deps, uncachedRoutes);
-  // The same app without the static-route fast path (issue 19: its benefit, measured).
+  // The same app without the static-route fast path: what the fast path is worth.
   const noFastPath = createApp(deps, [...allRoutes(deps), ping], { staticFastPath: false });
   // The same app without the memory lane (src/platform/http/lane.ts): anonymous pages through the middleware chain.
   const noLane = createApp(deps, [...allRoutes(deps), ping], { memoryLane: false });
@@ -207,7 +207,7 @@ try {
     `hot page: count ${sample.count}, ${sample.results.length} items, ${sample.results.filter((a: { top_tldr: unknown }) => a.top_tldr).length} with top_tldr; token filter: count ${sampleToken.count}`,
   );
 
-  // Issue 17: signed-in readers and API-key clients are served the shared cached page plus their
+  // Signed-in readers and API-key clients are served the shared cached page plus their
   // my_vote overlay (one primary-key lookup per user and page version, kept in the process). The
   // reader has votes on the hot page, so the overlay is not empty.
   const reader = await db
@@ -289,7 +289,7 @@ try {
   console.log(line('  token, feed cache off', 'tokenNoCache'));
   if (!only)
     console.log(
-      `issue 17 goals: hot anonymous / API key / signed in >= 0.5x bare: ${(['hot', 'hotApiKey', 'hotSignedIn'] as const).map((k) => (rps(k) / rps('bare')).toFixed(2) + 'x').join(' / ')}; 304 >= 0.7x: ${(rps('hot304') / rps('bare')).toFixed(2)}x; cold p99 <= 20 ms: ${p99('coldSelective').toFixed(1)} / ${p99('coldBroad').toFixed(1)} ms at ${CONNECTIONS} connections, ${p99('coldSelective1').toFixed(1)} / ${p99('coldBroad1').toFixed(1)} ms at 1`,
+      `goals: hot anonymous / API key / signed in >= 0.5x bare: ${(['hot', 'hotApiKey', 'hotSignedIn'] as const).map((k) => (rps(k) / rps('bare')).toFixed(2) + 'x').join(' / ')}; 304 >= 0.7x: ${(rps('hot304') / rps('bare')).toFixed(2)}x; cold p99 <= 20 ms: ${p99('coldSelective').toFixed(1)} / ${p99('coldBroad').toFixed(1)} ms at ${CONNECTIONS} connections, ${p99('coldSelective1').toFixed(1)} / ${p99('coldBroad1').toFixed(1)} ms at 1`,
     );
 
   await deps.queue.close();

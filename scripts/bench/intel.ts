@@ -1,5 +1,5 @@
 /**
- * Intel benchmarks (issue 9), on 100,000 articles carrying 2,000,000 clicks (generate_series):
+ * Intel benchmarks, on 100,000 articles carrying 2,000,000 clicks (generate_series):
  *  1. Worker compute time of the report (computeReport, what the intel-report job runs) for three
  *     parameter sets, median and max of 5 runs each; with the hourly posting-signal basis cached (as
  *     in the worker) and recomputed (the first report of each UTC hour).

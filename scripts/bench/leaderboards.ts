@@ -1,5 +1,5 @@
 /**
- * Leaderboard benchmark (issue 7): one month with 1,000,000 article votes, 200,000 yaps,
+ * Leaderboard benchmark: one month with 1,000,000 article votes, 200,000 yaps,
  * 50,000 submissions (with their editorial reviews) and 20,000 users, generated with generate_series.
  * Measures:
  *  1. wall time of the leaderboard computation of that month (the `leaderboards` job's work for one

@@ -1,8 +1,8 @@
 /**
- * Picture serving benchmark (issue 21): the same picture served by the real app
+ * Picture serving benchmark: the same picture served by the real app
  *  - from PostgreSQL (GET /media/profile-pictures/<sha256>.jpg, as deployed: MEDIA_CACHE_BYTES default),
  *  - from PostgreSQL with the per-process cache off (MEDIA_CACHE_BYTES=0: every request reads the row),
- *  - from the local disk (the disk-era handler: stat + file stream, same headers, plus a stat ETag),
+ *  - from the local disk (a baseline handler: stat + file stream, same headers, plus a stat ETag),
  * each as a full 200 and as a conditional request answered 304 (If-None-Match with its ETag).
  * All three are routes of the same createApp() (same middleware: quota in Redis, metrics, headers).
  * Load: keep-alive connections from a separate load-generator process, runs alternated, medians of 3.

@@ -1,11 +1,11 @@
 /**
- * Resident memory and time-to-ready of each Procfile process, before and after the build step
- * (issue 21, point 6). For every process type (web, worker, ws, clock), three variants, started one
+ * Resident memory and time-to-ready of each Procfile process, run from the build and from source.
+ * For every process type (web, worker, ws, clock), three variants, started one
  * at a time against the same migrated database, interleaved round by round (medians of 3):
  *
- *   tsx          the old Procfile line, `tsx src/bin/<name>.ts` (tsx's CLI plus the node it spawns)
+ *   tsx          `tsx src/bin/<name>.ts` (tsx's CLI plus the node it spawns)
  *   node+tsx     what `npm start` and the tests run: `node --import tsx src/bin/<name>.ts`
- *   node dist    the Procfile now: `node dist/src/bin/<name>.js` (after `npm run build`)
+ *   node dist    the Procfile: `node dist/src/bin/<name>.js` (after `npm run build`)
  *
  * Time-to-ready: spawn until web answers /readyz 200, ws answers /healthz 200, the worker logs
  * "workers started", the clock logs "job schedulers upserted". RSS: VmRSS summed over the process

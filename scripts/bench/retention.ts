@@ -1,5 +1,5 @@
 /**
- * Retention benchmark (issue 21): the wire-prune job deletes 1,000,000 expired wire items (each
+ * Retention benchmark: the wire-prune job deletes 1,000,000 expired wire items (each
  * with a receipt, so 2,000,000 rows go, and 1,000,000 tombstones are written) while the feed is
  * under load, compared with the same load without the job, in the same run.
  *

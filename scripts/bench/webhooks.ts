@@ -1,5 +1,5 @@
 /**
- * Webhook delivery benchmark (issue 16): N endpoints with assorted filters on local receivers,
+ * Webhook delivery benchmark: N endpoints with assorted filters on local receivers,
  * events at R per second for S seconds, through the real path: an editor's approval commits
  * news.approved -> the relay (worker process, woken by its outbox probe) matches endpoints and inserts the
  * deliveries in its transaction -> webhook-deliver runs POST them -> receivers on 127.0.0.1.

@@ -1,5 +1,5 @@
 /**
- * Fan-out benchmark of the ws process (issue 5): N concurrent connections to ONE ws process
+ * Fan-out benchmark of the ws process: N concurrent connections to ONE ws process
  * (src/bin/ws.ts, caps raised), events published to the Redis stream at R per second, and the
  * event-to-client latency and memory per connection it achieves. In the same run, the same
  * clients measure a bare `ws` broadcast loop (one frame per event, written to every client as it
@@ -12,13 +12,12 @@
  *       [--server-cpu-prof DIR]
  *
  * The ws process runs as the Procfile runs it (`--server dist`, the default: `npm run build`, then
- * `node dist/src/bin/ws.js`). `--server tsx` runs `node --import tsx src/bin/ws.ts` as the figures
- * before issue 16's fan-out work did: tsx's module loader keeps the main thread waking about every
+ * `node dist/src/bin/ws.js`). `--server tsx` runs `node --import tsx src/bin/ws.ts`: tsx's module loader keeps the main thread waking about every
  * 10 ms even when idle (about 100-200 epoll wake-ups a second, measured with strace), a fixed cost
  * that production does not pay and that weighs most on the phase with the fewest deliveries.
  * `--build no` runs the dist/ already built.
  *
- * `--filters mixed` (issue 16) compares, in one run, the unfiltered broadcast (`ws`) with the same
+ * `--filters mixed` compares, in one run, the unfiltered broadcast (`ws`) with the same
  * number of connections each holding one of MIXED_FILTERS (`ws-filtered`: token symbols, tags,
  * types, an address, combinations; 20 distinct filters, so 25 connections share each at 500), on
  * the same events (each with tags and tokens in field `a`, as the relay writes them). The figure
@@ -30,24 +29,23 @@
  * marginal CPU per delivered event of each phase. `--control allmatch` runs `ws-allmatch` in its
  * place: 20 filters that each match every event, so 20 groups of 25 connections with the
  * broadcast's deliveries and frame spacing; its CPU over the broadcast's is what grouping itself
- * costs (1.10x at 500 events/s, 2026-11-25), apart from each filtered socket getting fewer frames.
+ * costs, apart from each filtered socket getting fewer frames.
  *
  * Two ways to run the three phases (`--mode`):
  * - `paired` (the default with `--filters mixed`): the three ws processes run at the same time,
  *   each with its own N clients, all reading the same events from one stream, and their CPU is
  *   sampled at the same instants every `--window` seconds of events after the warm-up (from
  *   /proc/<pid>/task/<tid>/schedstat, in ns). The ratio is taken window by window, so a stall of
- *   the machine weighs on every phase alike: on the 2-core VM 12 windows of 5 s spread over
- *   1.63-1.83x at 500 events/s, where phases run one after the other differed by +-25% between
- *   runs. The phases share the cores (the unfiltered one takes ~20% of one at 500 events/s);
+ *   the machine weighs on every phase alike (phases run one after the other can differ by +-25%
+ *   between runs on the 2-core VM). The phases share the cores (the unfiltered one takes ~20% of one at 500 events/s);
  *   their processes are still measured apart.
  * - `alternate`: one phase after the other, each with a fresh process; `--rounds` repeats the
  *   sequence and reports medians. The only mode for `--filters none` (ws against the bare loop).
  * - `ab`: two ws processes of the same phase (`ws`, or `ws-filtered` with `--filters mixed`)
  *   side by side, B with `--ab-env NAME=VALUE[,...]` and/or from `--ab-root DIR` (another
  *   checkout, built, with node_modules linked: e.g. a `git worktree` of the commit to compare);
- *   prints B's CPU over A's per window. It settled the Redis-side read pause: 3-9% more CPU in
- *   every window, where alternated runs could not tell +-25% apart.
+ *   prints B's CPU over A's per window, which tells apart differences of a few per cent that
+ *   alternated runs cannot.
  *
  * How it measures
  * - Each event's headline carries its sequence number and its *planned* publish time (the
@@ -56,8 +54,8 @@
  * - CPU is counted after `--warmup` seconds of events (default 30): a long-running ws process is
  *   measured in its steady state. In the first seconds V8 is still compiling the hot paths and
  *   collecting what start-up left behind, a cost that does not recur and that weighs most on the
- *   phase with the fewest deliveries (at 1,000 events/s the no-delivery phase read 0.59-0.77 s of
- *   CPU per 10 s after a 3 s warm-up, 0.31-0.33 s after 30 s).
+ *   phase with the fewest deliveries (at 1,000 events/s a 3 s warm-up roughly doubles the
+ *   no-delivery phase's CPU against 30 s).
  * - Clients run in `--workers` child processes, bound round-robin to 127.0.0.2.. (`--addresses`
  *   of them) so 10,000 connections do not exhaust one address's ephemeral ports. Every
  *   `--measure-every`-th connection is a real `ws` client that parses every frame and records

@@ -1,5 +1,5 @@
 /**
- * x402 settlement on the request path (issue 20): paid GET /api/v1/intel/report/ (cached report) with
+ * x402 settlement on the request path: paid GET /api/v1/intel/report/ (cached report) with
  * a fresh x402 payment per request, against a local v2 facilitator (test/support/facilitator-server)
  * whose /settle answers after 50 ms and after 2 s, in X402_SETTLEMENT_MODE=sync (the default: settle,
  * then answer). Baselines in the same command and process: the same requests in deferred mode

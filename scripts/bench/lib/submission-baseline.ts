@@ -1,10 +1,9 @@
 /**
- * The submission path as it was before the durable event log (commit ed0441b~1), kept here as the
- * benchmark's baseline: the route handler of POST /api/v1/news/post and insertSubmission of that
- * commit, line for line, with the two things the event log removed from the request path:
- *  - insertSubmission's transaction has no recordEvents (no event_log / event_outbox rows, no NOTIFY);
- *  - after the commit the handler retired the feed cache (invalidateFeedCache: INCR) and published
- *    news.submitted itself (EventPublisher.publish: XADD).
+ * The baseline of bench:events' submission figure: a POST /api/v1/news/post handler and
+ * insertSubmission without the durable event log, so the benchmark can show what the log adds:
+ *  - insertSubmission's transaction has no recordEvents (no event_log / event_outbox rows);
+ *  - after the commit the handler retires the feed cache itself (INCR) and publishes
+ *    news.submitted itself (XADD).
  * `baselineSubmitRoute(deps)` is today's route definition (same path, validation, auth) with that
  * handler, for createApp(deps, routes).
  */
@@ -32,7 +31,7 @@ function sourceOf(url: string): string {
   }
 }
 
-/** insertSubmission of ed0441b~1: the same transaction without recordEvents. */
+/** insertSubmission without recordEvents: the same transaction, no event rows. */
 export async function insertSubmissionWithoutOutbox(db: Db, input: SubmissionInput) {
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${'submission:' + input.normalizedUrl}, 0))`.execute(trx);
