@@ -26,10 +26,9 @@ export const wakeRelay = (enqueue: Enqueue) => () => enqueue('relay-events', {},
  * A run waits this long before its first pass, so that the commits of the next few milliseconds
  * ride along: at 200 events/s a pass then carries about 9 events instead of one or two, and the
  * relay's fixed cost per pass (a BullMQ job, one transaction, the feed-cache retirement) is shared.
- * 40 ms rather than 15: the relay's CPU per submission fell from about 200 to 130 µs in the submit
- * benchmark (it shares the machine with the writers), for about 11 ms more on the way to the
- * stream (commit -> XADD p50 23 ms, p99 49 ms at 200 events/s; stream clients p99 116 ms, against
- * the 300 ms goal). Small against the stream's 200 ms batch window.
+ * A longer linger costs less relay CPU per event (the relay shares the machine with the writers)
+ * and adds its length to an event's way to the stream: 40 ms is small against the stream's 200 ms
+ * batch window (bench:events: commit -> XADD p99 49 ms at 200 events/s).
  */
 const RELAY_LINGER_MS = 40;
 

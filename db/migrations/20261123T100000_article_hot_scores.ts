@@ -2,14 +2,13 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Hot scores move from the wide `articles` table to a narrow side table, article_hot_scores (issue 4:
- * full recompute of 100,000 articles in under 2 s). On articles, hot_score was indexed
- * (articles_status_hot_idx), so every recompute rewrote the whole wide row and wrote an entry into
- * each of its 13 indexes. Here a rewrite is a row of ~110 bytes with two index entries (the primary
- * key and the feed's (status, hot_score DESC, article_id DESC)).
+ * Hot scores live in a narrow side table, article_hot_scores, not in the wide `articles` table, so
+ * that a full recompute stays fast: rewriting a score on articles would rewrite the whole wide row
+ * and write an entry into each of its indexes. Here a rewrite is a row of ~110 bytes with two index
+ * entries (the primary key and the feed's (status, hot_score DESC, article_id DESC)).
  *
- * The terms of the score (formerly the hot_terms jsonb) are plain columns: building and storing a
- * jsonb of eight numbers per row made the recompute ~1.7x slower and the rows ~2.7x wider. The
+ * The terms of the score are plain columns: a jsonb of eight numbers per row would make the
+ * recompute slower and the rows much wider. The
  * API's hot_terms object is built from them when a full record is read. They are NULL until the
  * first recompute, like hot_computed_at.
  *
@@ -19,7 +18,7 @@ import { sql, type Kysely } from 'kysely';
  * key. Every article has exactly one row.
  *
  * fillfactor 50: a rewritten row usually finds room on its own page, so a full recompute dirties
- * each page once instead of appending to the end of the table (measured ~15 % faster than 100).
+ * each page once instead of appending to the end of the table.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`

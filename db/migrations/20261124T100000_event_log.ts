@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The durable event log (transactional outbox), issue 15.
+ * The durable event log (transactional outbox).
  *
  * event_log: append-only. One row per lifecycle event, inserted in the same transaction as the
  * change it reports (src/platform/events/log.ts recordEvents, the only writer). `payload` is the event

@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * event_log.attrs: what subscriptions filter on (issue 16: webhooks and filtered streams), captured
+ * event_log.attrs: what subscriptions filter on (webhooks and filtered streams), captured
  * when the event is recorded, in its transaction: the article's tags, token_addresses and
  * token_symbols as they were at that commit, `{tags: [...], token_addresses: [...], token_symbols: [...]}`.
  * NULL for events that are not about an article (news.tsunami: a wire item) and for internal events.

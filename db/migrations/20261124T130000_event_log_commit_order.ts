@@ -2,13 +2,10 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Event ids drawn at commit (issue 15, measured with bench:events).
+ * Event ids drawn at commit, so that the event-order lock is never held across a round trip to the
+ * application (the writer's COMMIT), which would let only one writer at a time make progress.
  *
- * Before: recordEvents took the event-order advisory lock and drew ids in the middle of the writer's
- * transaction, so the lock was held across a round trip to the application (the writer's COMMIT):
- * under load one writer at a time, about 136 event-writing commits/s on two busy cores.
- *
- * Now: recordEvents stages the events in event_log_staged (UNLOGGED: its rows never outlive their
+ * recordEvents stages the events in event_log_staged (UNLOGGED: its rows never outlive their
  * transaction). A deferred constraint trigger runs at COMMIT, inside PostgreSQL: it takes the
  * event-order lock, draws the ids in staging order, writes event_log (payload with event_id, attrs
  * as the articles are at that moment) and event_outbox (whose trigger NOTIFYs the relay), and

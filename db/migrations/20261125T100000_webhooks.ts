@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Signed outbound webhooks (issue 16).
+ * Signed outbound webhooks.
  *
  * webhook_endpoints: one receiver URL, owned either by an account (user_id) or by an API key not
  * linked to an account (api_key_id). event_types and the three filter lists (NULL = that kind does

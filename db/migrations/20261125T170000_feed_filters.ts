@@ -2,9 +2,9 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Feed filters and the authentication cache (issue 17).
+ * Feed filters and the authentication cache.
  *
- * Indexes for the feed's new filters (GET /news/ and the syndication feeds):
+ * Indexes for the feed's filters (GET /news/ and the syndication feeds):
  *  - tag (any of): GIN on articles.tags;
  *  - token_symbol (any of, case-insensitive): GIN on feed_upper_symbols(token_symbols), an
  *    immutable SQL function the query repeats verbatim so the planner matches the expression;

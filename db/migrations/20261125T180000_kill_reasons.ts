@@ -2,10 +2,10 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Kill and retract reasons (issue 18) and the public moderation log.
+ * Kill and retract reasons and the public moderation log.
  *  - articles.decision_reason / decision_note / duplicate_of: why the article is killed or retracted
  *    (set by kill and retract, cleared when a kill is reversed by approve or schedule). Existing
- *    killed and retracted articles get 'unspecified' (no reason was asked for then).
+ *    killed and retracted articles get 'unspecified' (they were decided without a reason).
  *  - article_edits.action / reason / note / duplicate_of / status_at: each row of the edit history is
  *    one editorial action (approve, kill, schedule, retract, edit) with the article's status when it
  *    happened; GET /api/v1/modlog/ reads them. Existing rows are classified from their changes.

@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Durable media and bounded growth (issue 21).
+ * Durable media and bounded growth.
  *
  * media: uploaded files in PostgreSQL, content-addressed (sha256 of the stored, re-encoded bytes is
  * the key and the public name), with their size and the type detected from the bytes. Every web

@@ -2,19 +2,19 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * A cheaper commit for event-writing transactions (issue 15: the outbox's cost on a submission,
- * measured with scripts/bench/events.ts and the per-transaction PostgreSQL CPU; figures in README).
+ * A cheaper commit for event-writing transactions (what the outbox costs a submission is measured by
+ * scripts/bench/events.ts).
  *
  *  - event_outbox's foreign key to event_log goes. Its check ran a locking lookup of the log row
  *    (SELECT ... FOR KEY SHARE, which also rewrites the row's lock bits) for every event at every
- *    commit, and was the largest single cost of recording an event. The invariant it guarded holds
+ *    commit, the largest single cost of recording an event. The invariant it guarded holds
  *    by construction: outbox rows are written only by event_log_commit(), from the log rows the same
  *    statement inserts, and retention (pruneEvents) never deletes an event still in the outbox.
  *  - event_log_article_idx goes: no query reads the log by article (the relay orders by event_id
  *    and orders per article through event_outbox_article_idx), and every event paid for it.
  *  - The relay's wake-up (pg_notify) moves from a statement trigger on event_outbox into
  *    event_log_commit() itself: one trigger invocation less per commit, and still sent only when
- *    the commit recorded events. Delivered, as before, only if and when the transaction commits.
+ *    the commit recorded events. Delivered only if and when the transaction commits.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`ALTER TABLE event_outbox DROP CONSTRAINT IF EXISTS event_outbox_event_id_fkey`.execute(db);

@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Covering indexes for cold feed pages and their counts (issue 17): a filtered page or `count`
+ * Covering indexes for cold feed pages and their counts: a filtered page or `count`
  * the cache has not seen becomes an index-only scan of one index instead of a walk that checks each
  * candidate row on the heap. Each replaces the index with the same key (same orders, so every plan
  * that used the old one can use the new one) and carries the columns the feed filters on:
@@ -12,8 +12,6 @@ import { sql, type Kysely } from 'kysely';
  *    the window (published_at, or created_at for submitted) and filters without the heap;
  *  - (lower(source), published_at DESC, id DESC): a source's articles; `source` itself is included
  *    because PostgreSQL offers an index-only scan only when the plain column is in the index.
- * Measured at 100,000 articles (README, bench:feed): count of tag+since 25-54 -> 5-15 ms, count of
- * tag+source 16-65 -> 3-4 ms, top t=week+tag 5-13 -> 0.7 ms, on a machine at load 15-18.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX articles_feed_window_idx ON articles (status, published_at DESC, id DESC) INCLUDE (vote_count, tags, token_symbols, token_addresses, source)`.execute(db);

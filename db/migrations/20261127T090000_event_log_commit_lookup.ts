@@ -2,16 +2,14 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The commit trigger reads each event's article by its key, never by scanning the table (issue 15:
- * a submission's server time with the outbox, `npm run bench:events`).
+ * The commit trigger reads each event's article by its key, never by scanning the table.
  *
- * event_log_commit() took the article's tags and tokens (the event's attrs) with a LEFT JOIN of the
- * staged events to articles. PL/pgSQL plans that statement once per connection and keeps the plan
- * until the table's statistics change, and with the few staged rows it expects, a plan made while
- * articles was small (a fresh database, or before autovacuum's next ANALYZE) is a hash join over a
- * sequential scan of the whole table. auto_explain caught it in the bench: 3.1 of a 3.3 ms commit
- * spent scanning 900 articles, inside the event-order lock, so every event-writing commit waited
- * for it and the wait grew with the table. A scalar subquery by primary key cannot be turned into a
+ * event_log_commit() reads the article's tags and tokens (the event's attrs). Written as a LEFT JOIN
+ * of the staged events to articles, PL/pgSQL plans that statement once per connection and keeps the
+ * plan until the table's statistics change, and a plan made while articles was small (a fresh
+ * database, or before autovacuum's next ANALYZE) is a hash join over a sequential scan of the whole
+ * table, run inside the event-order lock, so every event-writing commit would wait for it and the
+ * wait would grow with the table. A scalar subquery by primary key cannot be turned into a
  * scan of the table: each event costs one index probe whatever the statistics say.
  */
 export async function up(db: Kysely<any>): Promise<void> {

@@ -4,17 +4,12 @@ import { up as commitOrderUp } from './20261124T130000_event_log_commit_order.js
 import { up as commitLookupUp } from './20261127T090000_event_log_commit_lookup.js';
 
 /**
- * Event ids drawn when the event is written, not at COMMIT (issue 15: the outbox's cost on a
- * submission under concurrency, `npm run bench:events`).
+ * Event ids drawn when the event is written, not at COMMIT, so that event-writing commits do not
+ * serialise: drawing ids at commit under one advisory lock makes every event-writing commit wait for
+ * the one before, and the staging row, the trigger and its second pass over the rows cost more than
+ * the event rows themselves.
  *
- * Before: recordEvents staged the events and a deferred trigger wrote them at COMMIT, drawing their
- * ids under one advisory lock held to the end of the commit, so that ids became visible in
- * increasing order. Every event-writing commit was serialised, and the staging row, the trigger and
- * its second pass over the rows cost more than the event rows themselves (pgbench on the submission
- * transaction, 8 clients on 2 cores: 0.74-0.84 of the throughput without an event, against
- * 0.86-0.95 for writing the rows directly).
- *
- * Now: the writer inserts event_log and event_outbox rows itself, in its own statement, with ids
+ * The writer inserts event_log and event_outbox rows itself, in its own statement, with ids
  * from event_log_draw(). Ids can then commit out of order, so readers (the relay's claim and
  * GET /api/v1/events/) read only up to the **horizon**: the highest id below which every drawn id
  * is final (committed or rolled back). event_log_draw() makes the writers that can still commit an
@@ -74,8 +69,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     END
     $fn$`.execute(db);
   // Several events: one event_log_write1() each, in the order given, so ids follow that order and
-  // the row is written in one place. (A set-based INSERT over the unnested arrays cost about 60 µs
-  // more per call for the one-event case, measured with pgbench on the submission.)
+  // the row is written in one place. (A set-based INSERT over the unnested arrays costs more per call
+  // in the one-event case.)
   await sql`
     CREATE FUNCTION event_log_write(types text[], article_ids int[], visibilities text[], payloads text[], given_attrs json)
     RETURNS TABLE (event_id bigint, article_id int) LANGUAGE plpgsql VOLATILE AS $fn$

@@ -5,17 +5,14 @@ import { sql, type Kysely } from 'kysely';
  * event_log_draw() announces its transaction once, at the transaction's first event, instead of at
  * every event.
  *
- * Before: each id drawn took a shared advisory lock of its own (EVENT_ID_LOCK_BASE + id), held to
- * the end of the transaction, and sent the NOTIFY again. The horizon needs only the smallest id a
- * transaction still holds (every later id of that transaction is above it), so the other locks
- * were dead weight in PostgreSQL's shared lock table: a transaction recording N events took N
- * slots of a table sized max_locks_per_transaction x max_connections (12,800 with the embedded
- * server's settings, 6,400 with PostgreSQL's defaults). A wire ingest of 1,000 new items (one
- * transaction, 1,000 news.tsunami events) took 1,000 of them; a transaction of 50,000 events
- * failed with "out of shared memory" (max_connections 100), and while the table is full so does
- * any other transaction that needs a lock.
+ * The horizon needs only the smallest id a transaction still holds (every later id of that
+ * transaction is above it). A lock per id drawn would be dead weight in PostgreSQL's shared lock
+ * table: a transaction recording N events would take N slots of a table sized
+ * max_locks_per_transaction x max_connections (6,400 with PostgreSQL's defaults), so a large wire
+ * ingest could fill it ("out of shared memory"), and while it is full so does any other transaction
+ * that needs a lock.
  *
- * Now the first draw of a transaction takes the "writer in flight" lock, draws, takes the lock on
+ * The first draw of a transaction takes the "writer in flight" lock, draws, takes the lock on
  * its id and sends the NOTIFY, and marks the transaction (a transaction-local setting,
  * event_log.announced); later draws of the same transaction only draw. A savepoint rolled back
  * undoes the mark together with the locks and the notification taken under it, so the next draw

@@ -2,19 +2,14 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * event_log_record1() / event_log_record(): one call writes an event's log row and its outbox row
- * (issue 15: the outbox's cost on a submission).
+ * event_log_record1() / event_log_record(): one call writes an event's log row and its outbox row.
  *
- * Before, callers inserted the outbox rows themselves from what event_log_write1() returned:
- * `INSERT INTO event_outbox SELECT ... FROM event_log_write1(...)`, on the submission path as a
- * data-modifying common table expression of the article's INSERT. PostgreSQL planned that INSERT
- * (the outbox table, its indexes, the set-returning function) at every call; inside PL/pgSQL the
- * plan is kept per connection. pgbench on the submission transaction (8 clients on 2 cores,
- * alternated 8 s runs): 2,300-2,400 transactions/s before, 2,530-2,590 with the outbox row written
- * by the function and the article inserted `... SELECT ... FROM event_log_record1(...)`; 2,810-3,120
- * with no event at all.
+ * Inside PL/pgSQL the plan of the outbox INSERT is kept per connection; written by the caller (a
+ * data-modifying common table expression of the article's INSERT over what event_log_write1()
+ * returns), PostgreSQL would plan it at every call. The submission path inserts its article
+ * `... SELECT ... FROM event_log_record1(...)`.
  *
- * The new functions return the ids drawn (one bigint; the count for the several-event form).
+ * The functions return the ids drawn (one bigint; the count for the several-event form).
  * event_log_write1() and event_log_write() stay unchanged for the release before this one, whose
  * processes keep running until the new ones replace them; a later migration drops them.
  */

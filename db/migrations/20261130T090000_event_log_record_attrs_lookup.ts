@@ -4,14 +4,11 @@ import { sql, type Kysely } from 'kysely';
 /**
  * event_log_record1() reads the article's attrs (tags and tokens) only when the caller gave none.
  *
- * Before, the lookup was a subquery inside the INSERT's CASE expression. PostgreSQL initialises a
- * subquery's plan (opening the articles table and its primary key index) every time the INSERT
- * runs, whether or not the CASE reaches it, and the submission path always gives its attrs: one
- * submission on one connection spent about 30 µs of its backend's CPU on a lookup it never made
- * (the backend's CPU over alternated blocks of 1,500 submissions: 813-840 µs per submission
- * before, 793 after; the event row itself, without the subquery, costs about 20 µs). The lookup
- * is now its own statement, run only when it is needed. Same signature and results: the previous
- * release's processes call it unchanged during a deploy.
+ * The lookup is its own statement, run only when it is needed: as a subquery inside the INSERT's
+ * CASE expression, PostgreSQL would initialise its plan (opening the articles table and its primary
+ * key index) every time the INSERT runs, whether or not the CASE reaches it, and the submission path
+ * always gives its attrs. Same signature and results, so processes of the release being replaced
+ * call it unchanged during a deploy.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`

@@ -2,16 +2,14 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * event_log_draw() no longer sends pg_notify('event_outbox'): the relay's waker polls the outbox
- * instead (src/relay/waker.ts).
+ * event_log_draw() sends no pg_notify('event_outbox'): the relay's waker polls the outbox
+ * (src/relay/waker.ts).
  *
  * PostgreSQL serialises the commits of all transactions that sent a notification: PreCommit_Notify
  * takes one database-wide lock and holds it until the transaction has committed, commit record
- * flushed, so that notifications enter the queue in commit order. Every event-writing transaction
- * therefore queued behind every other one at COMMIT. pgbench, the submission transaction, fsync on,
- * alternated 5 s runs: at 32 clients 1,277-1,282 transactions/s with the NOTIFY, 1,643-1,762
- * without; at 8 clients 1,611-1,748 against 1,814-1,941, and 40-70 µs less PostgreSQL CPU per
- * transaction.
+ * flushed, so that notifications enter the queue in commit order: every notifying transaction
+ * queues behind every other one at COMMIT, a large share of the submission path's throughput under
+ * concurrency.
  *
  * During a deploy the previous release's workers, which LISTEN, get no more notifications: until
  * the new workers replace them their events wait for the clock's 2 s sweep. The announcement's
