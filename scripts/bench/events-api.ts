@@ -41,7 +41,7 @@ const SECONDS = Number(a.seconds);
 const RUNS = Number(a.runs);
 
 /** The baseline handler: horizon, page and pruned_through, one round trip each (no shared horizon read). */
-function previousListEvents(today: RouteDef, db: Db): RouteDef {
+function baselineListEvents(today: RouteDef, db: Db): RouteDef {
   return {
     ...today,
     async handler(ctx, { query }: { query: { after: number; limit: number; types?: string[] } }) {
@@ -91,7 +91,7 @@ async function main() {
       today: createApp(deps, routes),
       previous: createApp(
         deps,
-        routes.map((r) => (r === today ? previousListEvents(today, db) : r)),
+        routes.map((r) => (r === today ? baselineListEvents(today, db) : r)),
       ),
     };
     const origins: Record<string, string> = {};
@@ -135,7 +135,7 @@ async function main() {
       }
       const ratio = m(`today ${poll}`, (x) => x.rps) / m(`previous ${poll}`, (x) => x.rps);
       const cost = m(`today ${poll}`, (x) => x.cpuUs + x.pgUs) / m(`previous ${poll}`, (x) => x.cpuUs + x.pgUs);
-      console.log(`${poll}: today ${f(ratio, 2)}x the previous handler's req/s, ${f(cost, 2)}x its server CPU per request`);
+      console.log(`${poll}: today ${f(ratio, 2)}x the baseline handler's req/s, ${f(cost, 2)}x its server CPU per request`);
     }
   } finally {
     await admin.end();

@@ -857,7 +857,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
   out(`   A outbox (today): insertSubmission = advisory lock on the URL, duplicate check, INSERT article with its event_log + event_outbox`);
   out(`     rows (INSERT ... SELECT FROM event_log_record1: id drawn, shared writer locks) in one transaction; nothing after it.`);
   out(`     The worker relays the events.`);
-  out(`   B previous path (ed0441b~1, scripts/bench/lib/submission-baseline.ts): the same transaction without recordEvents, then`);
+  out(`   B baseline path (scripts/bench/lib/submission-baseline.ts): the same transaction without recordEvents, then`);
   out(`     INCR (feed cache) + XADD (news.submitted) after the commit, in the request.`);
   out(`   Both: the real createApp() in this process (auth, quota, validation), one pool (${config.DB_POOL_MAX}) and one auto-pipelined Redis connection,`);
   out(`   a worker process running; load from a separate process; ${O.submitRuns} alternated runs (A B A B ...) of ${O.submitSeconds} s per mode, medians.`);

@@ -32,7 +32,7 @@ function generalHelp(): string[] {
   for (const [synopsis, summary] of rows) lines.push(`  ${synopsis.padEnd(width)}  ${summary}`);
   lines.push(
     '',
-    'The CLI uses the same DATABASE_URL and REDIS_URL as the service (see README, Configuration); when they are',
+    'The CLI uses the same DATABASE_URL and REDIS_URL as the service (see docs/configuration.md); when they are',
     'unset it uses the servers of the `npm start` running from this directory (DATA_DIR/stack.json).',
   );
   return lines;
