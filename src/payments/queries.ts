@@ -101,6 +101,11 @@ export async function markDelivered(db: Db | Transaction<Database>, id: string):
   return Boolean(r);
 }
 
+/** Link a payment to the article it bought. */
+export async function setPaymentArticle(trx: Transaction<Database>, id: string, articleId: number): Promise<void> {
+  await trx.updateTable('payments').set({ article_id: articleId }).where('id', '=', id).execute();
+}
+
 export async function getPayment(db: Db, id: string) {
   return db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
 }

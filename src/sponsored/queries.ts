@@ -9,21 +9,32 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../platform/db.js';
-import { articleEvent } from '../articles/index.js';
 import { slugify } from '../platform/url/slug.js';
-import { newsEvent, recordEvents } from '../platform/events/log.js';
-import { recomputeHotScores } from '../articles/index.js';
 
 export const AD_STATUSES = ['sponsored_pending', 'sponsored_approved', 'sponsored_rejected', 'sponsored_payment_failed'] as const;
 type AdStatus = (typeof AD_STATUSES)[number];
 export const AD_TIERS = ['express'] as const;
-type AdTier = (typeof AD_TIERS)[number];
+export type AdTier = (typeof AD_TIERS)[number];
 const AD_ORIGIN = 'x402_ad';
 
-interface SponsoredInfo {
+export interface SponsoredInfo {
   tier: AdTier;
   ad_status: AdStatus;
   is_paid: boolean;
+}
+
+const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'] as const;
+
+/** The columns an article event is built from. */
+export interface AdEventRow {
+  id: number;
+  slug: string;
+  status: string;
+  headline: string;
+  origin: string;
+  created_at: Date;
+  published_at: Date | null;
+  sponsored: unknown;
 }
 
 const adColumns = [
@@ -46,12 +57,13 @@ const adColumns = [
   'p.method as payment_method',
 ] as const;
 
-export async function insertSponsoredArticle(
+/** Insert the ad's article: submitted, origin x402_ad, ad_status sponsored_pending. */
+export async function insertAdArticle(
   trx: Transaction<Database>,
   a: { url: string; normalizedUrl: string; headline: string; source: string; tags: string[]; tier: AdTier; isPaid: boolean; submittedBy: number | null },
-): Promise<number> {
+): Promise<AdEventRow> {
   const sponsored: SponsoredInfo = { tier: a.tier, ad_status: 'sponsored_pending', is_paid: a.isPaid };
-  const row = await trx
+  return trx
     .insertInto('articles')
     .values({
       slug: slugify(a.headline),
@@ -68,9 +80,6 @@ export async function insertSponsoredArticle(
     })
     .returning(eventColumns)
     .executeTakeFirstOrThrow();
-  // A new submission in the editors' queue, like any other: staff get news.submitted, committed with the purchase.
-  await recordEvents(trx, [newsEvent(articleEvent('news.submitted', row))]);
-  return row.id;
 }
 
 export async function getAd(db: Db, id: number) {
@@ -104,14 +113,9 @@ export async function markAdPaid(db: Db | Transaction<Database>, articleId: numb
     .execute();
 }
 
-const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'] as const;
-
-/**
- * The settlement failed for good: a pending ad is killed and marked sponsored_payment_failed, and its
- * news.killed event is recorded in the caller's transaction (the one that marks the payment failed).
- */
-export async function failAdPayment(trx: Transaction<Database>, articleId: number) {
-  const killed = await trx
+/** The settlement failed for good: a pending ad is killed and marked sponsored_payment_failed; undefined when it was not pending. */
+export async function killUnpaidAd(trx: Transaction<Database>, articleId: number): Promise<AdEventRow | undefined> {
+  return trx
     .updateTable('articles')
     .set({
       status: 'killed',
@@ -122,46 +126,30 @@ export async function failAdPayment(trx: Transaction<Database>, articleId: numbe
     .where(sql`sponsored ->> 'ad_status'`, '=', 'sponsored_pending')
     .returning(eventColumns)
     .executeTakeFirst();
-  if (killed) await recordEvents(trx, [newsEvent(articleEvent('news.killed', killed, 'submitted'))]);
-  return killed;
 }
 
-type AdDecision =
-  | { ok: true; article: { id: number; slug: string; status: string; headline: string; origin: string; created_at: Date; published_at: Date | null; sponsored: unknown } }
-  | { ok: false; reason: 'not_found' }
-  | { ok: false; reason: 'not_pending'; adStatus: string }
-  | { ok: false; reason: 'unpaid' };
+/** The ad's sponsored object, its row locked for a decision; undefined when there is no such ad. */
+export async function lockAd(trx: Transaction<Database>, id: number): Promise<SponsoredInfo | undefined> {
+  const cur = await trx.selectFrom('articles').select(['id', 'sponsored']).where('id', '=', id).forUpdate().executeTakeFirst();
+  return (cur?.sponsored ?? undefined) as SponsoredInfo | undefined;
+}
 
 /**
- * An editor's decision under a row lock. approve: sponsored_pending and paid -> article approved
- * (published now, ranked in the hot feed at once), ad_status sponsored_approved, event
- * news.sponsored. reject: sponsored_pending -> article killed, ad_status sponsored_rejected, event
- * news.killed. The event is recorded in the same transaction.
+ * An editor's decision on a locked pending ad. approve: the article is approved and published now;
+ * reject: it is killed. `next` is the ad's new sponsored object.
  */
-export async function decideAd(db: Db, input: { id: number; editorId: number; action: 'approve' | 'reject'; hotScoreWindowHours: number }): Promise<AdDecision> {
-  return db.transaction().execute(async (trx) => {
-    const cur = await trx.selectFrom('articles').select(['id', 'sponsored']).where('id', '=', input.id).forUpdate().executeTakeFirst();
-    const info = (cur?.sponsored ?? null) as SponsoredInfo | null;
-    if (!cur || !info) return { ok: false, reason: 'not_found' } as const;
-    if (info.ad_status !== 'sponsored_pending') return { ok: false, reason: 'not_pending', adStatus: info.ad_status } as const;
-    if (input.action === 'approve' && !info.is_paid) return { ok: false, reason: 'unpaid' } as const;
-    const approve = input.action === 'approve';
-    const next: SponsoredInfo = { ...info, ad_status: approve ? 'sponsored_approved' : 'sponsored_rejected' };
-    const article = await trx
-      .updateTable('articles')
-      .set({
-        status: approve ? 'approved' : 'killed',
-        sponsored: JSON.stringify(next),
-        published_at: approve ? sql`now()` : sql`published_at`,
-        reviewed_by: input.editorId,
-        reviewed_at: sql`now()`,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', input.id)
-      .returning(eventColumns)
-      .executeTakeFirstOrThrow();
-    if (approve) await recomputeHotScores(trx as unknown as Db, { articleIds: [input.id], windowHours: input.hotScoreWindowHours });
-    await recordEvents(trx, [newsEvent(articleEvent(approve ? 'news.sponsored' : 'news.killed', article, 'submitted'))]);
-    return { ok: true, article } as const;
-  });
+export async function writeAdDecision(trx: Transaction<Database>, d: { id: number; editorId: number; approve: boolean; next: SponsoredInfo }): Promise<AdEventRow> {
+  return trx
+    .updateTable('articles')
+    .set({
+      status: d.approve ? 'approved' : 'killed',
+      sponsored: JSON.stringify(d.next),
+      published_at: d.approve ? sql`now()` : sql`published_at`,
+      reviewed_by: d.editorId,
+      reviewed_at: sql`now()`,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', d.id)
+    .returning(eventColumns)
+    .executeTakeFirstOrThrow();
 }

@@ -15,7 +15,7 @@ import { createApp } from '../../src/app.js';
 import { articleEvent } from '../../src/articles/rules/article-event.js';
 import { internalEvent, recordEvents, recordEventsCommitted } from '../../src/platform/events/log.js';
 import { insertPayment, markFailed, newPaymentId } from '../../src/payments/queries.js';
-import { decideAd, failAdPayment, insertSponsoredArticle } from '../../src/sponsored/queries.js';
+import { decideAd, failAdPayment, insertSponsoredArticle } from '../../src/sponsored/service.js';
 import { addSource, ingestItems, promoteWireItem } from '../../src/wire/queries.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
