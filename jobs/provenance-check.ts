@@ -6,9 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { MAX_CHECK_TEXT_LENGTH, MAX_CHECK_URL_LENGTH, provenanceSettings } from '../src/provenance/index.js';
+import { MAX_CHECK_TEXT_LENGTH, MAX_CHECK_URL_LENGTH, runCheck } from '../src/provenance/index.js';
 import { normalizeUrl } from '../src/platform/url/normalize.js';
-import { checkProvenance } from '../src/provenance/index.js';
 import { defineJob } from './define.js';
 
 const payload = z
@@ -24,7 +23,5 @@ export const job = defineJob({
   payload,
   // A random id: it is the poll URL's token (GET /provenance/check/<job_id>/), so it must not be guessable.
   options: { attempts: 2, backoffMs: 200, concurrency: 16, jobId: () => randomUUID() },
-  async run(p, deps) {
-    return checkProvenance(deps.db, p, { now: new Date(), trgmThreshold: provenanceSettings(deps.config).trgmThreshold });
-  },
+  run: (p, deps) => runCheck(deps, p),
 });

@@ -13,12 +13,8 @@
  * go with it.
  */
 import { z } from 'zod';
-import { LOOKBACK_MS } from '../src/provenance/index.js';
-import { pruneHeadlineIndex, refreshCommonWords } from '../src/provenance/index.js';
+import { maintainHeadlineIndex } from '../src/provenance/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
-
-/** Rows are kept this long: the lookback window plus a day, so a check never misses a row being pruned. */
-const HEADLINE_INDEX_RETENTION_MS = LOOKBACK_MS + 24 * 3600 * 1000;
 
 const payload = z.object({}).default({});
 
@@ -27,9 +23,7 @@ export const job = defineJob({
   payload,
   options: { ...defaultJobOptions, concurrency: 1 },
   async run(_p, deps) {
-    const now = Date.now();
-    const deleted = await pruneHeadlineIndex(deps.db, new Date(now - HEADLINE_INDEX_RETENTION_MS));
-    const commonWords = await refreshCommonWords(deps.db, new Date(now - LOOKBACK_MS));
+    const { deleted, commonWords } = await maintainHeadlineIndex(deps.db, Date.now());
     deps.log.info({ job: 'provenance-headlines-maintain', deleted, commonWords }, 'provenance headline index maintained');
     return { deleted, commonWords };
   },

@@ -1,7 +1,5 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
-import { parseMediaName, type NewMedia } from '../media/index.js';
-import { deleteMediaIfUnreferenced, lockMedia, putMedia } from '../media/index.js';
 
 export interface ProfilePatch {
   display_name?: string | null;
@@ -14,29 +12,19 @@ export interface ProfilePatch {
   profile_picture?: string | null;
 }
 
-/**
- * Apply the patch; returns the updated row and the picture name it replaced. With `picture`, its
- * media row is stored in the same transaction; a replaced picture no profile references any more
- * is deleted there too (both under the media advisory locks, see src/media/store.ts).
- */
-export async function updateProfile(db: Db, userId: number, patch: ProfilePatch, picture?: NewMedia) {
-  return db.transaction().execute(async (trx) => {
-    const before = await trx.selectFrom('users').select('profile_picture').where('id', '=', userId).forUpdate().executeTakeFirst();
-    if (!before) return null;
-    const changesPicture = 'profile_picture' in patch && before.profile_picture !== patch.profile_picture;
-    const old = changesPicture ? parseMediaName(before.profile_picture ?? '') : null;
-    await lockMedia(trx, [picture?.sha256, old?.sha256]);
-    if (picture) await putMedia(trx, picture);
-    const row = await trx
-      .updateTable('users')
-      .set({ ...patch, updated_at: sql`now()` })
-      .where('id', '=', userId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const replaced = changesPicture ? before.profile_picture : null;
-    if (replaced) await deleteMediaIfUnreferenced(trx, replaced);
-    return { row, replaced };
-  });
+/** The user's stored picture name, the row locked for update; undefined when the account is gone. */
+export async function lockProfilePicture(trx: Db, userId: number) {
+  return trx.selectFrom('users').select('profile_picture').where('id', '=', userId).forUpdate().executeTakeFirst();
+}
+
+/** Apply the patch; returns the updated row. */
+export async function applyProfilePatch(trx: Db, userId: number, patch: ProfilePatch) {
+  return trx
+    .updateTable('users')
+    .set({ ...patch, updated_at: sql`now()` })
+    .where('id', '=', userId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Set the username; `taken` when another account holds it in any letter case. */

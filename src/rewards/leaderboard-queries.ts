@@ -50,22 +50,11 @@ export interface ComputeResult {
 }
 
 /**
- * Recompute a month inside `trx` (which must be a transaction: the lock is transaction-scoped).
- * A frozen month is left alone unless `freeze` is the caller's own final pass.
+ * Per-board activity of every user in [start, end) (see the header): the CTEs up to `cat`, whose
+ * rows are (board, user_id, activity, contributions).
  */
-export async function computeMonthIn(trx: Executor, month: string, opts: { freeze?: boolean } = {}): Promise<ComputeResult> {
-  const t0 = performance.now();
-  await lockMonth(trx, month);
-  const snap = await trx.selectFrom('leaderboard_snapshots').select(['frozen_at']).where('month', '=', month).executeTakeFirst();
-  if (snap?.frozen_at) return { month, computed: false, frozen: true, entries: 0, ms: 0, totals: null };
-  const { start, end } = monthRange(month);
-
-  await sql`
-    INSERT INTO leaderboard_snapshots (month, computed_at, totals) VALUES (${month}, now(), '{}')
-    ON CONFLICT (month) DO NOTHING`.execute(trx);
-  await trx.deleteFrom('leaderboard_entries').where('month', '=', month).execute();
-  const inserted = await sql<{ n: number }>`
-    WITH
+function boardActivity(start: Date, end: Date) {
+  return sql`
     posters AS (
       SELECT submitted_by AS user_id, count(*)::bigint AS activity, count(*)::bigint AS contributions
       FROM articles
@@ -111,7 +100,16 @@ export async function computeMonthIn(trx: Executor, month: string, opts: { freez
       UNION ALL SELECT 'top_yappers', * FROM yappers
       UNION ALL SELECT 'top_voters', * FROM voters
       UNION ALL SELECT 'top_editors', * FROM editors
-    ),
+    )`;
+}
+
+/** Replaces the month's entries with freshly ranked ones; returns how many were inserted. */
+async function insertEntries(trx: Executor, month: string): Promise<number> {
+  const { start, end } = monthRange(month);
+  await trx.deleteFrom('leaderboard_entries').where('month', '=', month).execute();
+  const inserted = await sql<{ n: number }>`
+    WITH
+    ${boardActivity(start, end)},
     scored AS (
       SELECT board, user_id, activity, activity::float8 AS score,
              activity * 100.0 / sum(activity) OVER (PARTITION BY board) AS share
@@ -134,19 +132,41 @@ export async function computeMonthIn(trx: Executor, month: string, opts: { freez
       RETURNING 1
     )
     SELECT count(*)::int AS n FROM ins`.execute(trx);
+  return inserted.rows[0]?.n ?? 0;
+}
 
-  // Fresh statistics with the new rows: right after a month's first computation the planner would
-  // otherwise still believe the table empty and scan it for every board read (measured: p50 40 ms
-  // instead of 2 ms on the benchmark month until autovacuum caught up).
-  await sql`ANALYZE leaderboard_entries`.execute(trx);
-  const totalsRows = await trx
+/** Score total and participants of every board of the month. */
+async function boardTotals(trx: Executor, month: string): Promise<Record<Board, BoardTotals>> {
+  const rows = await trx
     .selectFrom('leaderboard_entries')
     .select(['board', sql<number>`sum(score)::float8`.as('total'), sql<number>`count(*)::int`.as('participants')])
     .where('month', '=', month)
     .groupBy('board')
     .execute();
   const totals = Object.fromEntries(BOARDS.map((b) => [b, { total: 0, participants: 0 }])) as Record<Board, BoardTotals>;
-  for (const r of totalsRows) totals[r.board as Board] = { total: Number(r.total), participants: Number(r.participants) };
+  for (const r of rows) totals[r.board as Board] = { total: Number(r.total), participants: Number(r.participants) };
+  return totals;
+}
+
+/**
+ * Recompute a month inside `trx` (which must be a transaction: the lock is transaction-scoped).
+ * A frozen month is left alone unless `freeze` is the caller's own final pass.
+ */
+export async function computeMonthIn(trx: Executor, month: string, opts: { freeze?: boolean } = {}): Promise<ComputeResult> {
+  const t0 = performance.now();
+  await lockMonth(trx, month);
+  const snap = await trx.selectFrom('leaderboard_snapshots').select(['frozen_at']).where('month', '=', month).executeTakeFirst();
+  if (snap?.frozen_at) return { month, computed: false, frozen: true, entries: 0, ms: 0, totals: null };
+
+  await sql`
+    INSERT INTO leaderboard_snapshots (month, computed_at, totals) VALUES (${month}, now(), '{}')
+    ON CONFLICT (month) DO NOTHING`.execute(trx);
+  const entries = await insertEntries(trx, month);
+  // Fresh statistics with the new rows: right after a month's first computation the planner would
+  // otherwise still believe the table empty and scan it for every board read (p50 40 ms instead of
+  // 2 ms on the benchmark month until autovacuum caught up).
+  await sql`ANALYZE leaderboard_entries`.execute(trx);
+  const totals = await boardTotals(trx, month);
   const ms = Math.round(performance.now() - t0);
   await trx
     .updateTable('leaderboard_snapshots')
@@ -158,7 +178,7 @@ export async function computeMonthIn(trx: Executor, month: string, opts: { freez
     })
     .where('month', '=', month)
     .execute();
-  return { month, computed: true, frozen: !!opts.freeze, entries: inserted.rows[0]?.n ?? 0, ms, totals };
+  return { month, computed: true, frozen: !!opts.freeze, entries, ms, totals };
 }
 
 /** Recompute one month in its own transaction. */

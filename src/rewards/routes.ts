@@ -56,91 +56,102 @@ function summaryBody(d: DistributionRow) {
   };
 }
 
+function allocationRoute(deps: AppDeps): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/rewards/allocation/',
+    operationId: 'getRewardAllocation',
+    summary: 'How the 1,000,000-token pool of a month is split among the four categories',
+    description:
+      'The split set for the month (decided by the DAO vote of the month before, recorded with the admin CLI); when none was set, the last earlier one stays in force (source carried); when none was ever set, 25% each (source default).',
+    tags: ['rewards'],
+    query: z.strictObject({ month: month.optional().meta({ description: 'YYYY-MM, default the current UTC month' }) }),
+    responses: {
+      200: {
+        description: 'allocation',
+        schema: z.object({
+          month: z.string(),
+          source: z.enum(['set', 'carried', 'default']),
+          from_month: z.string().nullable(),
+          pool_tokens: z.number(),
+          allocation: perCategory(z.object({ percent: z.number(), tokens: z.number() })),
+        }),
+      },
+    },
+    async handler(ctx, { query }) {
+      const a = await allocationFor(deps.db, query.month ?? monthOf(new Date()));
+      const tokens = allocationTokens(a.bp);
+      ctx.body = {
+        month: a.month,
+        source: a.source,
+        from_month: a.from_month,
+        pool_tokens: Number(POOL_UNITS / 10n ** BigInt(TOKEN_DECIMALS)),
+        allocation: Object.fromEntries(CATEGORIES.map((c) => [c, { percent: a.bp[c] / 100, tokens: tokens[c] }])),
+      };
+    },
+  });
+}
+
+function distributionsRoute(deps: AppDeps): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/rewards/distributions/',
+    operationId: 'listRewardDistributions',
+    summary: 'Distributed months, newest first (root and totals)',
+    tags: ['rewards'],
+    query: z.strictObject({ limit: queryInt({ min: 1, max: 120, default: 24 }) }),
+    responses: { 200: { description: 'distributions', schema: z.object({ results: z.array(summarySchema) }) } },
+    async handler(ctx, { query }) {
+      const rows = await listDistributions(deps.db, query.limit);
+      ctx.body = { results: rows.map(summaryBody) };
+    },
+  });
+}
+
+function distributionRoute(deps: AppDeps): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/rewards/distributions/:month/',
+    operationId: 'getRewardDistribution',
+    summary: "A month's distribution: Merkle root, totals and every drop (address, amount)",
+    description: `Rebuild the tree with StandardMerkleTree.of(drops.map(d => [d.address, d.amount]), ['address', 'uint256']) and compare roots. \`distribution_not_found\`: ${errorCodes.distribution_not_found.description}`,
+    tags: ['rewards'],
+    params: z.object({ month }),
+    responses: { 200: { description: 'distribution', schema: distributionSchema }, 404: { description: 'distribution_not_found' } },
+    async handler(ctx, { params }) {
+      const d = await getDistribution(deps.db, params.month);
+      if (!d) throw new DomainError('distribution_not_found', `no distribution for ${params.month}`);
+      const drops = await dropsOfMonth(deps.db, params.month);
+      ctx.body = {
+        ...summaryBody(d),
+        drops: drops.map((r) => ({
+          address: r.address,
+          amount: r.amount,
+          breakdown: { top_posters: r.top_posters, top_yappers: r.top_yappers, top_voters: r.top_voters, top_editors: r.top_editors },
+        })),
+      };
+    },
+  });
+}
+
+function dropRoute(deps: AppDeps): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/rewards/distributions/:month/:address/',
+    operationId: 'getRewardDrop',
+    summary: "One address's drop of a month with its Merkle proof",
+    description: `\`drop_not_found\`: ${errorCodes.drop_not_found.description}`,
+    tags: ['rewards'],
+    params: z.object({ month, address: z.string().refine((v) => isAddress(v, { strict: false }), 'must be an Ethereum address') }),
+    responses: { 200: { description: 'drop', schema: dropSchema }, 404: { description: 'drop_not_found' } },
+    async handler(ctx, { params }) {
+      const d = await dropOf(deps.db, params.month, params.address);
+      if (!d) throw new DomainError('drop_not_found', `no drop for ${params.address} in ${params.month}`);
+      ctx.body = toDrop(d);
+    },
+  });
+}
+
 export function rewardRoutes(deps: AppDeps): RouteDef[] {
-  return [
-    defineRoute({
-      method: 'get',
-      path: '/rewards/allocation/',
-      operationId: 'getRewardAllocation',
-      summary: 'How the 1,000,000-token pool of a month is split among the four categories',
-      description:
-        'The split set for the month (decided by the DAO vote of the month before, recorded with the admin CLI); when none was set, the last earlier one stays in force (source carried); when none was ever set, 25% each (source default).',
-      tags: ['rewards'],
-      query: z.strictObject({ month: month.optional().meta({ description: 'YYYY-MM, default the current UTC month' }) }),
-      responses: {
-        200: {
-          description: 'allocation',
-          schema: z.object({
-            month: z.string(),
-            source: z.enum(['set', 'carried', 'default']),
-            from_month: z.string().nullable(),
-            pool_tokens: z.number(),
-            allocation: perCategory(z.object({ percent: z.number(), tokens: z.number() })),
-          }),
-        },
-      },
-      async handler(ctx, { query }) {
-        const a = await allocationFor(deps.db, query.month ?? monthOf(new Date()));
-        const tokens = allocationTokens(a.bp);
-        ctx.body = {
-          month: a.month,
-          source: a.source,
-          from_month: a.from_month,
-          pool_tokens: Number(POOL_UNITS / 10n ** BigInt(TOKEN_DECIMALS)),
-          allocation: Object.fromEntries(CATEGORIES.map((c) => [c, { percent: a.bp[c] / 100, tokens: tokens[c] }])),
-        };
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/rewards/distributions/',
-      operationId: 'listRewardDistributions',
-      summary: 'Distributed months, newest first (root and totals)',
-      tags: ['rewards'],
-      query: z.strictObject({ limit: queryInt({ min: 1, max: 120, default: 24 }) }),
-      responses: { 200: { description: 'distributions', schema: z.object({ results: z.array(summarySchema) }) } },
-      async handler(ctx, { query }) {
-        const rows = await listDistributions(deps.db, query.limit);
-        ctx.body = { results: rows.map(summaryBody) };
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/rewards/distributions/:month/',
-      operationId: 'getRewardDistribution',
-      summary: "A month's distribution: Merkle root, totals and every drop (address, amount)",
-      description: `Rebuild the tree with StandardMerkleTree.of(drops.map(d => [d.address, d.amount]), ['address', 'uint256']) and compare roots. \`distribution_not_found\`: ${errorCodes.distribution_not_found.description}`,
-      tags: ['rewards'],
-      params: z.object({ month }),
-      responses: { 200: { description: 'distribution', schema: distributionSchema }, 404: { description: 'distribution_not_found' } },
-      async handler(ctx, { params }) {
-        const d = await getDistribution(deps.db, params.month);
-        if (!d) throw new DomainError('distribution_not_found', `no distribution for ${params.month}`);
-        const drops = await dropsOfMonth(deps.db, params.month);
-        ctx.body = {
-          ...summaryBody(d),
-          drops: drops.map((r) => ({
-            address: r.address,
-            amount: r.amount,
-            breakdown: { top_posters: r.top_posters, top_yappers: r.top_yappers, top_voters: r.top_voters, top_editors: r.top_editors },
-          })),
-        };
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/rewards/distributions/:month/:address/',
-      operationId: 'getRewardDrop',
-      summary: "One address's drop of a month with its Merkle proof",
-      description: `\`drop_not_found\`: ${errorCodes.drop_not_found.description}`,
-      tags: ['rewards'],
-      params: z.object({ month, address: z.string().refine((v) => isAddress(v, { strict: false }), 'must be an Ethereum address') }),
-      responses: { 200: { description: 'drop', schema: dropSchema }, 404: { description: 'drop_not_found' } },
-      async handler(ctx, { params }) {
-        const d = await dropOf(deps.db, params.month, params.address);
-        if (!d) throw new DomainError('drop_not_found', `no drop for ${params.address} in ${params.month}`);
-        ctx.body = toDrop(d);
-      },
-    }),
-  ];
+  return [allocationRoute(deps), distributionsRoute(deps), distributionRoute(deps), dropRoute(deps)];
 }
