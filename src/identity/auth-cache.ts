@@ -1,6 +1,6 @@
 /**
  * A short-lived, per-process cache of the authentication lookups every request would otherwise
- * make against PostgreSQL (issue 17):
+ * make against PostgreSQL:
  *  - API key -> key (id, tier, revoked) and its linked user (id, address, roles), by key hash;
  *  - user id -> roles (the auth-level check of editor/staff/user routes);
  *  - verified access tokens -> their claims, until the token's own expiry (verification is a pure

@@ -8,7 +8,7 @@
  * The default metrics are collected only when the endpoint is enabled, and their event-loop lag
  * histogram samples every 100 ms instead of prom-client's 10 ms: its libuv timer wakes the process
  * on every tick, busy or idle. At 10 ms that was 100 wake-ups a second, about a third of what the ws
- * process spent per second at 100 events/s with no client wanting them (bench:ws, issue 16), a
+ * process spent per second at 100 events/s with no client wanting them (bench:ws), a
  * fixed cost that weighs most on filtered connections, which share each event among fewer clients.
  */
 import type http from 'node:http';

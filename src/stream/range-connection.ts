@@ -7,7 +7,7 @@
  * or not any of its clients wants the events, and on the benchmark VM ioredis spent about 36% of
  * that fixed cost on this one command (sending it, and its RESP decoder, which keeps its parse
  * state in WeakMaps: ~0.9 µs per value, 11 values per stream entry). That cost is shared by every
- * delivery, so it weighs most on processes whose clients hold filters (issue 16). The reply's shape
+ * delivery, so it weighs most on processes whose clients hold filters. The reply's shape
  * is known here (an array of [id, [field, value, ...]]), so decoding it is a short loop.
  *
  * What it does and does not do, so that the reader can rely on it:

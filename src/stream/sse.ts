@@ -1,5 +1,5 @@
 /**
- * Server-Sent Events at /sse/news/ (issue 16), on the ws process beside the WebSocket: the same
+ * Server-Sent Events at /sse/news/ on the ws process beside the WebSocket: the same
  * events, filters (filter.ts), Origin rule, connection caps (one pool with WebSocket connections),
  * staff cookie, batching, backlog and reconcile rules. What differs is only the framing (frames.ts
  * sseOf) and how a client resumes:

@@ -1,6 +1,6 @@
 /**
  * Who is on a connection: staff (role `staff` or `editor` in a valid access-token cookie: editors work
- * the review queue from the stream, issue 18) or anonymous. The ws
+ * the review queue from the stream) or anonymous. The ws
  * process never opens Postgres; the roles are the ones copied into the token when it was issued.
  *
  * An invalid or expired cookie is anonymous. A staff token that expires while its connection is

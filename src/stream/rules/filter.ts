@@ -1,5 +1,5 @@
 /**
- * Stream filters from the query string of /ws/news/ and /sse/news/ (issue 16): `types` (a comma
+ * Stream filters from the query string of /ws/news/ and /sse/news/: `types` (a comma
  * list, given once), `token_address`, `token_symbol`, `tag` (each repeatable, and each value may
  * itself be a comma list). Matching is the rule of src/platform/events/filter.ts. Without any of them
  * a connection is unfiltered and takes the broadcast path (one frame for its whole class).
