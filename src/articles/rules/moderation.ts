@@ -11,8 +11,9 @@ export type DecisionReason = (typeof DECISION_REASONS)[number];
 /** Recorded when no reason was given. */
 export const DEFAULT_DECISION_REASON = 'unspecified';
 export const STORED_DECISION_REASONS = [...DECISION_REASONS, DEFAULT_DECISION_REASON] as const;
+export type StoredDecisionReason = (typeof STORED_DECISION_REASONS)[number];
 
-export const DECISION_REASON_LABELS: Record<(typeof STORED_DECISION_REASONS)[number], string> = {
+export const DECISION_REASON_LABELS: Record<StoredDecisionReason, string> = {
   duplicate: 'Duplicate of another article',
   off_topic: 'Off topic',
   low_quality: 'Low quality',
