@@ -5,7 +5,7 @@
  * transition with its event in one transaction), so the job and the sweep never publish twice.
  */
 import { z } from 'zod';
-import { dueScheduledIds, publishIfDue } from '../src/articles/index.js';
+import { publishDueArticles } from '../src/editor/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({}).default({});
@@ -15,9 +15,6 @@ export const job = defineJob({
   payload,
   options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
   async run(_p, deps) {
-    const due = await dueScheduledIds(deps.db, 1000);
-    let published = 0;
-    for (const id of due) if (await publishIfDue(deps.db, id)) published++;
-    return { due: due.length, published };
+    return publishDueArticles(deps.db, 1000);
   },
 });

@@ -8,7 +8,7 @@
  * publishes the event and retires the feed cache.
  */
 import { z } from 'zod';
-import { publishIfDue } from '../src/articles/index.js';
+import { publishIfDue } from '../src/editor/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({

@@ -8,7 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Db } from '../../src/platform/db.js';
-import { transitionArticle } from '../../src/articles/queries.js';
+import { transitionArticle } from '../../src/editor/service.js';
 
 export interface Delivery {
   path: string;

@@ -3,11 +3,10 @@ export { recomputeAndRecord, recomputeHotScores } from './hot-score-queries.js';
 export { toArticleItem, toArticleRecord, toDecision } from './mappers.js';
 export {
   applyPageTitle,
+  articleExists,
   type ArticleItemRow,
   claimPageTitleSweep,
-  type DecisionInput,
   dueScheduledIds,
-  editArticle,
   type FeedFilter,
   feedItemsByIds,
   feedMatches,
@@ -18,20 +17,33 @@ export {
   type FeedStatus,
   getArticleForEvent,
   getArticleRecord,
+  insertArticleEdit,
   listEdits,
-  publishIfDue,
+  lockForEdit,
+  lockForReview,
+  publishScheduledRow,
   recordPageTitleFailure,
   stillScheduled,
-  transitionArticle,
+  writeEdit,
+  writeReview,
 } from './queries.js';
 export { articleNotFound, isSignedIn, pageLinks, requireSignedIn } from './route-helpers.js';
 export { newsRoutes } from './routes.js';
-export { type EditableFields } from './rules/article-edit.js';
+export { type Changes, diffEdit, type EditableFields, editColumns } from './rules/article-edit.js';
 export { articleEvent, type ArticleEventSource, tsunamiEvent } from './rules/article-event.js';
 export { debouncedHotScoreJob } from './rules/hot-score.js';
-export { DECISION_REASON_LABELS, DECISION_REASONS, DEFAULT_DECISION_REASON, MAX_DECISION_NOTE, MODLOG_ACTIONS, type ModlogAction } from './rules/moderation.js';
+export {
+  DECISION_REASON_LABELS,
+  type DecisionReason,
+  DECISION_REASONS,
+  DEFAULT_DECISION_REASON,
+  MAX_DECISION_NOTE,
+  MODLOG_ACTIONS,
+  type ModlogAction,
+  type StoredDecisionReason,
+} from './rules/moderation.js';
 export { extractPageTitle } from './rules/page-title.js';
-export { type EditorialAction, TRANSITIONS } from './rules/state.js';
+export { canTransition, type EditorialAction, TRANSITIONS } from './rules/state.js';
 export { MAX_YAP_TAG_LENGTH, YAP_TAG_PATTERN } from './rules/yap.js';
 export {
   articlePageSchema,

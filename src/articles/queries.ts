@@ -4,13 +4,13 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../platform/db.js';
-import { diffEdit, slugFollowsHeadline, type Changes, type EditableFields } from './rules/article-edit.js';
-import { articleEvent, type ArticleEventSource } from './rules/article-event.js';
-import { canTransition, TRANSITIONS, type EditorialAction } from './rules/state.js';
-import { DEFAULT_DECISION_REASON, type DecisionReason } from './rules/moderation.js';
+import type { Changes } from './rules/article-edit.js';
+import { articleEvent } from './rules/article-event.js';
+import type { ArticleStatus } from './rules/state.js';
+import type { StoredDecisionReason } from './rules/moderation.js';
 import { slugify } from '../platform/url/slug.js';
 import { internalEvent, newsEvent, recordEvents, recordedWith } from '../platform/events/log.js';
-import { hotTermsJson, recomputeHotScores } from './hot-score-queries.js';
+import { hotTermsJson } from './hot-score-queries.js';
 
 /** A normalised URL submitted within this many days is a duplicate (any status). */
 export const DUPLICATE_WINDOW_DAYS = 30;
@@ -538,114 +538,88 @@ export async function articleUrl(db: Db, id: number) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Editorial workflow
+// Editorial workflow (the use cases, with their transaction and policy, are in src/editor/service.ts)
 
-type TransitionOutcome =
-  | {
-      ok: true;
-      article: ArticleEventSource & { scheduled_for: Date | null };
-      previousStatus: string;
-      changes: Changes;
-    }
-  | { ok: false; reason: 'not_found' }
-  | { ok: false; reason: 'illegal'; currentStatus: string }
-  | { ok: false; reason: 'duplicate_of_not_found' }
-  | { ok: false; reason: 'sponsored' };
+/** The columns a transition reads under the article's row lock (FOR NO KEY UPDATE). */
+export async function lockForReview(db: Db, id: number) {
+  return db.selectFrom('articles').select(['id', 'status', 'origin', 'scheduled_for', 'published_at']).where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+}
 
-/** Why an article is killed or retracted (src/articles/rules/moderation.ts). */
-export interface DecisionInput {
-  reason?: DecisionReason;
+export async function articleExists(db: Db, id: number): Promise<boolean> {
+  const r = await db.selectFrom('articles').select('id').where('id', '=', id).executeTakeFirst();
+  return r !== undefined;
+}
+
+/** What a transition writes on the article: its new status, the reviewer, and the decision (null clears it). */
+interface ReviewWrite {
+  id: number;
+  to: ArticleStatus;
+  editorId: number;
+  scheduledFor: Date | null;
+  reason: StoredDecisionReason | null;
+  note: string | null;
+  duplicateOf: number | null;
+  /** Approve: published_at = now(). */
+  publish: boolean;
+}
+
+export async function writeReview(db: Db, w: ReviewWrite) {
+  return db
+    .updateTable('articles')
+    .set({
+      status: w.to,
+      reviewed_by: w.editorId,
+      reviewed_at: sql`now()`,
+      updated_at: sql`now()`,
+      scheduled_for: w.scheduledFor,
+      decision_reason: w.reason,
+      decision_note: w.note,
+      duplicate_of: w.duplicateOf,
+      ...(w.publish ? { published_at: sql`now()` } : {}),
+    })
+    .where('id', '=', w.id)
+    .returning([...eventColumns, 'scheduled_for'])
+    .executeTakeFirstOrThrow();
+}
+
+/** One row of the edit history (and of the moderation log). */
+interface ArticleEditRow {
+  articleId: number;
+  editorId: number;
+  changes: Changes;
+  action: string;
+  statusAt: string;
+  reason?: StoredDecisionReason | null;
   note?: string | null;
   duplicateOf?: number | null;
 }
 
-/**
- * Move an article along the state machine (src/articles/rules/state.ts) under a row lock (approve and
- * schedule refuse a paid ad: reason 'sponsored'), record the
- * change in article_edits, (approve) compute its hot score at once so it enters the hot feed
- * ranked, and record the transition's event, all in one transaction.
- */
-export async function transitionArticle(
-  db: Db,
-  input: { id: number; action: EditorialAction; editorId: number; scheduledFor?: Date; decision?: DecisionInput },
-): Promise<TransitionOutcome> {
-  const t = TRANSITIONS[input.action];
-  return db.transaction().execute(async (trx) => {
-    const cur = await trx.selectFrom('articles').select(['id', 'status', 'origin', 'scheduled_for', 'published_at']).where('id', '=', input.id).forNoKeyUpdate().executeTakeFirst();
-    if (!cur) return { ok: false, reason: 'not_found' } as const;
-    // Paid ads are reviewed through decideAd (src/sponsored/queries.ts), which checks the payment; read under the row lock.
-    if ((input.action === 'approve' || input.action === 'schedule') && cur.origin === 'x402_ad') return { ok: false, reason: 'sponsored' } as const;
-    if (!canTransition(input.action, cur.status)) return { ok: false, reason: 'illegal', currentStatus: cur.status } as const;
-    const scheduledFor = input.action === 'schedule' ? input.scheduledFor! : null;
-    // Kill and retract record why; approve and schedule (reversing a kill) clear it.
-    const decides = input.action === 'kill' || input.action === 'retract';
-    const reason = decides ? (input.decision?.reason ?? DEFAULT_DECISION_REASON) : null;
-    const note = decides ? (input.decision?.note ?? null) : null;
-    const duplicateOf = decides && reason === 'duplicate' ? (input.decision?.duplicateOf ?? null) : null;
-    if (duplicateOf !== null) {
-      const target = await trx.selectFrom('articles').select('id').where('id', '=', duplicateOf).executeTakeFirst();
-      if (!target) return { ok: false, reason: 'duplicate_of_not_found' } as const;
-    }
-    const article = await trx
-      .updateTable('articles')
-      .set({
-        status: t.to,
-        reviewed_by: input.editorId,
-        reviewed_at: sql`now()`,
-        updated_at: sql`now()`,
-        scheduled_for: scheduledFor,
-        decision_reason: reason,
-        decision_note: note,
-        duplicate_of: duplicateOf,
-        ...(input.action === 'approve' ? { published_at: sql`now()` } : {}),
-      })
-      .where('id', '=', input.id)
-      .returning([...eventColumns, 'scheduled_for'])
-      .executeTakeFirstOrThrow();
-    const changes: Changes = {};
-    if (cur.status !== t.to) changes.status = { from: cur.status, to: t.to };
-    const fromTime = cur.scheduled_for ? cur.scheduled_for.toISOString() : null;
-    const toTime = scheduledFor ? scheduledFor.toISOString() : null;
-    if (fromTime !== toTime) changes.scheduled_for = { from: fromTime, to: toTime };
-    await trx
-      .insertInto('article_edits')
-      .values({
-        article_id: input.id,
-        editor_id: input.editorId,
-        changes: JSON.stringify(changes),
-        action: input.action,
-        status_at: cur.status,
-        reason,
-        note,
-        duplicate_of: duplicateOf,
-      })
-      .execute();
-    if (input.action === 'approve') await recomputeHotScores(trx as unknown as Db, { articleIds: [input.id], windowHours: 1, all: true });
-    await recordEvents(trx, [newsEvent(articleEvent(t.event, article, cur.status))]);
-    return { ok: true, article, previousStatus: cur.status, changes } as const;
-  });
+export async function insertArticleEdit(db: Db, e: ArticleEditRow): Promise<void> {
+  await db
+    .insertInto('article_edits')
+    .values({
+      article_id: e.articleId,
+      editor_id: e.editorId,
+      changes: JSON.stringify(e.changes),
+      action: e.action,
+      status_at: e.statusAt,
+      ...(e.reason !== undefined ? { reason: e.reason } : {}),
+      ...(e.note !== undefined ? { note: e.note } : {}),
+      ...(e.duplicateOf !== undefined ? { duplicate_of: e.duplicateOf } : {}),
+    })
+    .execute();
 }
 
-/**
- * Publish a scheduled article whose time has come (scheduled -> approved), rank it, and record
- * news.approved (previous_status scheduled), in one transaction. False when it is not scheduled or
- * not yet due (a retry, a re-scheduled article, a second job): nothing changes, nothing is recorded.
- */
-export async function publishIfDue(db: Db, id: number): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .updateTable('articles')
-      .set({ status: 'approved', published_at: sql`now()`, updated_at: sql`now()`, scheduled_for: null })
-      .where('id', '=', id)
-      .where('status', '=', 'scheduled')
-      .where('scheduled_for', '<=', sql<Date>`now() + interval '1 second'`)
-      .returning([...eventColumns])
-      .executeTakeFirst();
-    if (!row) return false;
-    await recomputeHotScores(trx as unknown as Db, { articleIds: [row.id], windowHours: 1, all: true });
-    await recordEvents(trx, [newsEvent(articleEvent('news.approved', row, 'scheduled'))]);
-    return true;
-  });
+/** scheduled -> approved when the article is still scheduled and due (within a second); undefined otherwise. */
+export async function publishScheduledRow(db: Db, id: number) {
+  return db
+    .updateTable('articles')
+    .set({ status: 'approved', published_at: sql`now()`, updated_at: sql`now()`, scheduled_for: null })
+    .where('id', '=', id)
+    .where('status', '=', 'scheduled')
+    .where('scheduled_for', '<=', sql<Date>`now() + interval '1 second'`)
+    .returning([...eventColumns])
+    .executeTakeFirst();
 }
 
 /** Scheduled articles due by now (publish-due's sweep), at most `limit`. */
@@ -660,38 +634,24 @@ export async function stillScheduled(db: Db, ids: number[]): Promise<{ id: numbe
   return rows.flatMap((r) => (r.scheduled_for ? [{ id: r.id, scheduled_for: r.scheduled_for }] : []));
 }
 
-type EditOutcome = { ok: true; changes: Changes } | { ok: false; reason: 'not_found' };
+/** The editable fields of an article, read under its row lock. */
+export async function lockForEdit(db: Db, id: number) {
+  return db
+    .selectFrom('articles')
+    .select(['id', 'status', 'published_at', 'headline', 'tags', 'token_addresses', 'token_symbols', 'issuer_name', 'issuer_website', 'content_type'])
+    .where('id', '=', id)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+}
 
-/** Apply an editor's edit; only changed fields are written and recorded (one article_edits row per edit that changes anything). */
-export async function editArticle(db: Db, input: { id: number; editorId: number; patch: Partial<EditableFields> }): Promise<EditOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const cur = await trx
-      .selectFrom('articles')
-      .select(['id', 'status', 'published_at', 'headline', 'tags', 'token_addresses', 'token_symbols', 'issuer_name', 'issuer_website', 'content_type'])
-      .where('id', '=', input.id)
-      .forNoKeyUpdate()
-      .executeTakeFirst();
-    if (!cur) return { ok: false, reason: 'not_found' } as const;
-    const changes = diffEdit(cur, input.patch);
-    if (Object.keys(changes).length === 0) return { ok: true, changes } as const;
-    const set: Record<string, unknown> = { updated_at: sql`now()` };
-    for (const [k, c] of Object.entries(changes)) set[k] = c.to;
-    if (changes.headline) {
-      set.headline_source = 'editor';
-      if (slugFollowsHeadline(cur.status, cur.published_at)) set.slug = slugify(changes.headline.to as string);
-    }
-    await trx
-      .updateTable('articles')
-      .set(set as never)
-      .where('id', '=', input.id)
-      .execute();
-    await trx
-      .insertInto('article_edits')
-      .values({ article_id: input.id, editor_id: input.editorId, changes: JSON.stringify(changes), action: 'edit', status_at: cur.status })
-      .execute();
-    await recordEvents(trx, [internalEvent('article.edited', input.id, { reason: 'edit', fields: Object.keys(changes) })]);
-    return { ok: true, changes } as const;
-  });
+/** Write an edit's columns (the keys of diffEdit over EditableFields, plus headline_source and slug). */
+export async function writeEdit(db: Db, id: number, patch: Record<string, unknown>): Promise<void> {
+  const set = { ...patch, updated_at: sql`now()` };
+  await db
+    .updateTable('articles')
+    .set(set as never)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** An article's edit history, oldest first (GET /news/{id}/edits and the provenance record). */

@@ -1,5 +1,5 @@
 /**
- * The editors' console (issue 18): server-rendered pages under /editor/ on the web process.
+ * The editors' console: server-rendered pages under /editor/ on the web process.
  *  - GET /editor/                     the queue (editors), the sign-in page (signed out), or "Editors only" (403)
  *  - GET /editor/items/:id            one item: facts, provenance (waits EDITOR_PROVENANCE_WAIT_MS at most), decide, edit
  *  - GET /editor/items/:id/row        the queue row of one item (HTML fragment; live updates insert it)

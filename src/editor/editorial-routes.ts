@@ -1,23 +1,22 @@
 /**
- * Editorial workflow (editor role): approve, kill, schedule, retract, edit, and the edit history.
- * Transitions follow src/articles/rules/state.ts; every transition and edit is recorded in
- * article_edits ({field: {from, to}}) and each transition records its event in the same transaction
- * (src/platform/events/log.ts); the relay publishes it.
+ * Editorial workflow routes (editor role): approve, kill, schedule, retract, edit, and the edit
+ * history. Each validates, calls the use case of ./service.ts and answers with the full record and
+ * the changes recorded in article_edits ({field: {from, to}}).
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import type { EditableFields } from '../articles/index.js';
-import { TRANSITIONS, type EditorialAction } from '../articles/index.js';
+import { TRANSITIONS } from '../articles/index.js';
 import { TOKEN_SYMBOL_PATTERN } from '../platform/events/filter.js';
-import { DomainError } from '../platform/errors/index.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, validationError, type RouteDef } from '../platform/http/route.js';
-import { editArticle, getArticleRecord, listEdits, transitionArticle, type DecisionInput } from '../articles/index.js';
+import { getArticleRecord, listEdits } from '../articles/index.js';
 import { DECISION_REASONS, DEFAULT_DECISION_REASON, MAX_DECISION_NOTE } from '../articles/index.js';
 import { articleNotFound } from '../articles/index.js';
 import { toArticleRecord } from '../articles/index.js';
 import { articleTags, editHistorySchema, editorialResult, headlineInput, idParam, tokenAddress } from '../articles/index.js';
+import { approveArticle, editArticle, killArticle, retractArticle, scheduleArticle, type DecisionInput } from './service.js';
 
 const editorErrors = errorResponses({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found', 409: 'illegal_transition' });
 
@@ -72,155 +71,159 @@ const editBody = z
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'give at least one field to change' });
 
+type EditBody = z.output<typeof editBody>;
+
+/** The editable fields of an edit body (issuer splits into issuer_name and issuer_website). */
+function editPatch(body: EditBody): Partial<EditableFields> {
+  const patch: Partial<EditableFields> = {};
+  if (body.headline !== undefined) patch.headline = body.headline;
+  if (body.tags !== undefined) patch.tags = body.tags;
+  if (body.token_addresses !== undefined) patch.token_addresses = body.token_addresses;
+  if (body.token_symbols !== undefined) patch.token_symbols = body.token_symbols;
+  if (body.issuer !== undefined) {
+    patch.issuer_name = body.issuer?.name ?? null;
+    patch.issuer_website = body.issuer?.website ?? null;
+  }
+  if (body.content_type !== undefined) patch.content_type = body.content_type;
+  return patch;
+}
+
 async function respondWithRecord(deps: AppDeps, ctx: Context, id: number, changes: Record<string, unknown>) {
   const row = await getArticleRecord(deps.db, id);
   if (!row) throw articleNotFound(id);
   ctx.body = { article: toArticleRecord(row, { signedIn: true, staff: true }), changes };
 }
 
+const allowedFrom = (action: keyof typeof TRANSITIONS) =>
+  `Allowed from: ${TRANSITIONS[action].from.join(', ')}; otherwise 409 illegal_transition with details.current_status. Response {article: <full record>, changes}.`;
+
+function approveRoute(deps: AppDeps): RouteDef {
+  return defineRoute({
+    method: 'post',
+    path: '/news/:id/approve',
+    operationId: 'approveArticle',
+    summary: 'Approve (publish) an article',
+    description: `Publishes now (published_at = now), computes its hot score and publishes news.approved with previous_status. Approving a scheduled article publishes it at once; approving a killed one reverses the kill (and clears its reason). ${allowedFrom('approve')}`,
+    tags: ['editorial'],
+    auth: 'editor',
+    params: idParam,
+    responses: { 200: { description: 'done', schema: editorialResult }, ...editorErrors },
+    async handler(ctx, { params }) {
+      const changes = await approveArticle(deps.db, params.id, ctx.state.user!.id);
+      await respondWithRecord(deps, ctx, params.id, changes);
+    },
+  });
+}
+
+/** Kill and retract: a decision body {reason, note, duplicate_of}. */
+function decisionRoute(deps: AppDeps, action: 'kill' | 'retract', summary: string, description: string): RouteDef {
+  const decide = action === 'kill' ? killArticle : retractArticle;
+  return defineRoute({
+    method: 'post',
+    path: `/news/:id/${action}`,
+    operationId: `${action}Article`,
+    summary,
+    description: `${description} ${REASON_DOC} ${allowedFrom(action)}`,
+    tags: ['editorial'],
+    auth: 'editor',
+    params: idParam,
+    body: decisionBody,
+    responses: {
+      200: { description: 'done', schema: editorialResult },
+      ...errorResponses({
+        400: 'validation_failed',
+        401: 'not signed in',
+        403: 'editor_required',
+        404: 'article_not_found or duplicate_of_not_found',
+        409: 'illegal_transition',
+      }),
+    },
+    async handler(ctx, { params, body }) {
+      if (body.duplicate_of === params.id) throw validationError([{ path: 'body.duplicate_of', code: 'custom', message: 'must be another article than this one' }]);
+      const decision: DecisionInput = { reason: body.reason, note: body.note ?? null, duplicateOf: body.duplicate_of ?? null };
+      const changes = await decide(deps.db, params.id, ctx.state.user!.id, decision);
+      await respondWithRecord(deps, ctx, params.id, changes);
+    },
+  });
+}
+
+function scheduleRoute(deps: AppDeps): RouteDef {
+  return defineRoute({
+    method: 'post',
+    path: '/news/:id/schedule',
+    operationId: 'scheduleArticle',
+    summary: 'Schedule an article for publication at a future time',
+    description: `\`publish_at\`: ISO 8601 timestamp with offset, in the future and at most ${MAX_SCHEDULE_AHEAD_DAYS} days ahead. A delayed job publishes it then (news.approved with previous_status scheduled). Re-scheduling a scheduled article moves the time. Allowed from: ${TRANSITIONS.schedule.from.join(', ')}. Publishes the staff-only news.scheduled.`,
+    tags: ['editorial'],
+    auth: 'editor',
+    params: idParam,
+    body: z.strictObject({
+      publish_at: z.iso
+        .datetime({ offset: true, error: 'must be an ISO 8601 timestamp with a time zone, e.g. 2030-01-01T09:00:00Z' })
+        .transform((v) => new Date(v))
+        .refine((d) => d.getTime() > Date.now(), 'must be in the future')
+        .refine((d) => d.getTime() <= Date.now() + MAX_SCHEDULE_AHEAD_DAYS * 86_400_000, `must be at most ${MAX_SCHEDULE_AHEAD_DAYS} days ahead`),
+    }),
+    responses: { 200: { description: 'scheduled', schema: editorialResult }, ...editorErrors },
+    async handler(ctx, { params, body }) {
+      const changes = await scheduleArticle(deps.db, params.id, ctx.state.user!.id, body.publish_at);
+      await respondWithRecord(deps, ctx, params.id, changes);
+    },
+  });
+}
+
+function editRoute(deps: AppDeps): RouteDef {
+  return defineRoute({
+    method: 'patch',
+    path: '/news/:id/',
+    operationId: 'editArticle',
+    summary: "Edit an article's headline, tags, tokens, issuer or content type",
+    description:
+      'Any subset of the fields; null clears issuer or content_type. Token addresses are stored lower-case; lists are de-duplicated. Only changed fields are written and recorded in the edit history (GET /news/{id}/edits); an edit that changes nothing records nothing and returns changes {}. A headline edit also moves the slug while the article has never been published. Allowed in every status.',
+    tags: ['editorial'],
+    auth: 'editor',
+    params: idParam,
+    body: editBody,
+    responses: { 200: { description: 'edited', schema: editorialResult }, ...errorResponses({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found' }) },
+    async handler(ctx, { params, body }) {
+      const changes = await editArticle(deps.db, { id: params.id, editorId: ctx.state.user!.id, patch: editPatch(body) });
+      await respondWithRecord(deps, ctx, params.id, changes);
+    },
+  });
+}
+
+function editHistoryRoute(deps: AppDeps): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/news/:id/edits',
+    operationId: 'listArticleEdits',
+    summary: 'Edit history of an article (transitions and field edits), oldest first',
+    tags: ['editorial'],
+    auth: 'editor',
+    params: idParam,
+    responses: { 200: { description: 'history', schema: editHistorySchema }, ...errorResponses({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found' }) },
+    async handler(ctx, { params }) {
+      const rows = await listEdits(deps.db, params.id);
+      if (rows.length === 0 && !(await getArticleRecord(deps.db, params.id))) throw articleNotFound(params.id);
+      ctx.body = {
+        results: rows.map((e) => ({ id: e.id, editor: { id: e.editor_id, username: e.editor_username }, changes: e.changes, created_at: e.created_at.toISOString() })),
+      };
+    },
+  });
+}
+
 export function editorialRoutes(deps: AppDeps): RouteDef[] {
-  async function transition(ctx: Context, id: number, action: EditorialAction, scheduledFor?: Date, decision?: DecisionInput) {
-    if (decision?.duplicateOf === id) throw validationError([{ path: 'body.duplicate_of', code: 'custom', message: 'must be another article than this one' }]);
-    const r = await transitionArticle(deps.db, { id, action, editorId: ctx.state.user!.id, scheduledFor, decision });
-    if (!r.ok && r.reason === 'not_found') throw articleNotFound(id);
-    if (!r.ok && r.reason === 'sponsored') {
-      // Paid ads are reviewed through /sponsored/<id>/approve, which checks payment and publishes news.sponsored.
-      throw new DomainError('sponsored_review_required', `article ${id} is a sponsored post: review it with POST /api/v1/sponsored/${id}/approve or /reject`);
-    }
-    if (!r.ok && r.reason === 'duplicate_of_not_found') throw new DomainError('duplicate_of_not_found', `duplicate_of: no article ${decision?.duplicateOf}`);
-    if (!r.ok) {
-      throw new DomainError('illegal_transition', `cannot ${action} an article that is ${r.currentStatus}`, {
-        current_status: r.currentStatus,
-        allowed_from: TRANSITIONS[action].from,
-      });
-    }
-    // The event was recorded with the transition; the relay publishes it, retires the feed cache and
-    // (schedule) enqueues the delayed publish-scheduled job.
-    await respondWithRecord(deps, ctx, id, r.changes);
-  }
-
-  const simple = (action: 'approve', summary: string, description: string) =>
-    defineRoute({
-      method: 'post',
-      path: `/news/:id/${action}`,
-      operationId: `${action}Article`,
-      summary,
-      description: `${description} Allowed from: ${TRANSITIONS[action].from.join(', ')}; otherwise 409 illegal_transition with details.current_status. Response {article: <full record>, changes}.`,
-      tags: ['editorial'],
-      auth: 'editor',
-      params: idParam,
-      responses: { 200: { description: 'done', schema: editorialResult }, ...editorErrors },
-      async handler(ctx, { params }) {
-        await transition(ctx, params.id, action);
-      },
-    });
-
-  const decided = (action: 'kill' | 'retract', summary: string, description: string) =>
-    defineRoute({
-      method: 'post',
-      path: `/news/:id/${action}`,
-      operationId: `${action}Article`,
-      summary,
-      description: `${description} ${REASON_DOC} Allowed from: ${TRANSITIONS[action].from.join(', ')}; otherwise 409 illegal_transition with details.current_status. Response {article: <full record>, changes}.`,
-      tags: ['editorial'],
-      auth: 'editor',
-      params: idParam,
-      body: decisionBody,
-      responses: {
-        200: { description: 'done', schema: editorialResult },
-        ...errorResponses({
-          400: 'validation_failed',
-          401: 'not signed in',
-          403: 'editor_required',
-          404: 'article_not_found or duplicate_of_not_found',
-          409: 'illegal_transition',
-        }),
-      },
-      async handler(ctx, { params, body }) {
-        await transition(ctx, params.id, action, undefined, { reason: body.reason, note: body.note ?? null, duplicateOf: body.duplicate_of ?? null });
-      },
-    });
-
   return [
-    simple(
-      'approve',
-      'Approve (publish) an article',
-      'Publishes now (published_at = now), computes its hot score and publishes news.approved with previous_status. Approving a scheduled article publishes it at once; approving a killed one reverses the kill (and clears its reason).',
-    ),
-    decided('kill', 'Kill (reject) a submission', 'Publishes the staff-only news.killed.'),
-    decided(
+    approveRoute(deps),
+    decisionRoute(deps, 'kill', 'Kill (reject) a submission', 'Publishes the staff-only news.killed.'),
+    decisionRoute(
+      deps,
       'retract',
       'Retract a published article',
       'The article leaves the feed but stays readable at GET /news/{id}/ with status retracted. Final. Publishes the staff-only news.retracted.',
     ),
-
-    defineRoute({
-      method: 'post',
-      path: '/news/:id/schedule',
-      operationId: 'scheduleArticle',
-      summary: 'Schedule an article for publication at a future time',
-      description: `\`publish_at\`: ISO 8601 timestamp with offset, in the future and at most ${MAX_SCHEDULE_AHEAD_DAYS} days ahead. A delayed job publishes it then (news.approved with previous_status scheduled). Re-scheduling a scheduled article moves the time. Allowed from: ${TRANSITIONS.schedule.from.join(', ')}. Publishes the staff-only news.scheduled.`,
-      tags: ['editorial'],
-      auth: 'editor',
-      params: idParam,
-      body: z.strictObject({
-        publish_at: z.iso
-          .datetime({ offset: true, error: 'must be an ISO 8601 timestamp with a time zone, e.g. 2030-01-01T09:00:00Z' })
-          .transform((v) => new Date(v))
-          .refine((d) => d.getTime() > Date.now(), 'must be in the future')
-          .refine((d) => d.getTime() <= Date.now() + MAX_SCHEDULE_AHEAD_DAYS * 86_400_000, `must be at most ${MAX_SCHEDULE_AHEAD_DAYS} days ahead`),
-      }),
-      responses: { 200: { description: 'scheduled', schema: editorialResult }, ...editorErrors },
-      async handler(ctx, { params, body }) {
-        await transition(ctx, params.id, 'schedule', body.publish_at);
-      },
-    }),
-
-    defineRoute({
-      method: 'patch',
-      path: '/news/:id/',
-      operationId: 'editArticle',
-      summary: "Edit an article's headline, tags, tokens, issuer or content type",
-      description:
-        'Any subset of the fields; null clears issuer or content_type. Token addresses are stored lower-case; lists are de-duplicated. Only changed fields are written and recorded in the edit history (GET /news/{id}/edits); an edit that changes nothing records nothing and returns changes {}. A headline edit also moves the slug while the article has never been published. Allowed in every status.',
-      tags: ['editorial'],
-      auth: 'editor',
-      params: idParam,
-      body: editBody,
-      responses: { 200: { description: 'edited', schema: editorialResult }, ...errorResponses({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found' }) },
-      async handler(ctx, { params, body }) {
-        const patch: Partial<EditableFields> = {};
-        if (body.headline !== undefined) patch.headline = body.headline;
-        if (body.tags !== undefined) patch.tags = body.tags;
-        if (body.token_addresses !== undefined) patch.token_addresses = body.token_addresses;
-        if (body.token_symbols !== undefined) patch.token_symbols = body.token_symbols;
-        if (body.issuer !== undefined) {
-          patch.issuer_name = body.issuer?.name ?? null;
-          patch.issuer_website = body.issuer?.website ?? null;
-        }
-        if (body.content_type !== undefined) patch.content_type = body.content_type;
-        const r = await editArticle(deps.db, { id: params.id, editorId: ctx.state.user!.id, patch });
-        if (!r.ok) throw articleNotFound(params.id);
-        await respondWithRecord(deps, ctx, params.id, r.changes);
-      },
-    }),
-
-    defineRoute({
-      method: 'get',
-      path: '/news/:id/edits',
-      operationId: 'listArticleEdits',
-      summary: 'Edit history of an article (transitions and field edits), oldest first',
-      tags: ['editorial'],
-      auth: 'editor',
-      params: idParam,
-      responses: { 200: { description: 'history', schema: editHistorySchema }, ...errorResponses({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found' }) },
-      async handler(ctx, { params }) {
-        const rows = await listEdits(deps.db, params.id);
-        if (rows.length === 0 && !(await getArticleRecord(deps.db, params.id))) throw articleNotFound(params.id);
-        ctx.body = {
-          results: rows.map((e) => ({ id: e.id, editor: { id: e.editor_id, username: e.editor_username }, changes: e.changes, created_at: e.created_at.toISOString() })),
-        };
-      },
-    }),
+    scheduleRoute(deps),
+    editRoute(deps),
+    editHistoryRoute(deps),
   ];
 }

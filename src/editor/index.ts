@@ -2,3 +2,4 @@
 export { editorCsp, editorRoutes } from './console-routes.js';
 export { editorialRoutes } from './editorial-routes.js';
 export { modlogRoutes } from './modlog-routes.js';
+export { publishDueArticles, publishIfDue } from './service.js';

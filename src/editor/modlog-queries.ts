@@ -1,5 +1,5 @@
 /**
- * The public moderation log (issue 18): rows of article_edits that are editorial transitions
+ * The public moderation log: rows of article_edits that are editorial transitions
  * (approve, kill, schedule, retract) or edits made while the article was published, newest first.
  * Served by the partial index article_edits_modlog_idx (and article_edits_editor_idx per editor).
  */

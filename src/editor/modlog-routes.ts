@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/modlog/: the public moderation log (issue 18). Editors appear by username, or by a
+ * GET /api/v1/modlog/: the public moderation log. Editors appear by username, or by a
  * stable pseudonym when they have none (src/editor/modlog-queries.ts); notes only for editors and staff
  * (roles read from the database).
  */

@@ -1,5 +1,5 @@
 /**
- * The editors' queue (issue 18): submissions and promoted wire items awaiting review (status
+ * The editors' queue: submissions and promoted wire items awaiting review (status
  * submitted), newest first, from articles_status_created_idx. Sponsored posts are reviewed through
  * /api/v1/sponsored/ and are not listed.
  */

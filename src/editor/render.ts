@@ -1,5 +1,5 @@
 /**
- * Server-rendered HTML of the editors' console (issue 18). Every interpolated value is escaped
+ * Server-rendered HTML of the editors' console. Every interpolated value is escaped
  * (esc); no inline scripts or styles: behaviour comes from /editor/assets/editor.js, looks from
  * /editor/assets/editor.css, so the pages run under a CSP with script-src 'self' and style-src 'self'.
  */

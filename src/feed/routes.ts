@@ -1,6 +1,6 @@
 /**
  * The article feed (GET /news/) and its syndication formats (GET /news/feed.rss, feed.atom,
- * feed.json), issue 17: filters, conditional requests, and one shared cached page for every caller.
+ * feed.json): filters, conditional requests, and one shared cached page for every caller.
  *
  * Every caller reads the same cached page of a query string (src/feed/cache.ts), whatever
  * its credentials: the page holds nothing personal. The relay retires the cache on every event that

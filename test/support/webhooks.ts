@@ -10,7 +10,7 @@ import type { Worker } from 'bullmq';
 import { wakeRelay } from '../../jobs/relay-events.js';
 import { job as sweepJob } from '../../jobs/webhook-sweep.js';
 import type { AppDeps } from '../../src/platform/deps.js';
-import { transitionArticle } from '../../src/articles/queries.js';
+import { transitionArticle } from '../../src/editor/service.js';
 import { RelayWaker } from '../../src/relay/waker.js';
 import { startWorkers } from '../../src/bin/worker-runtime.js';
 

@@ -2,6 +2,7 @@
  * Editorial edits: which fields an editor may change, and the change record kept in
  * article_edits.changes ({field: {from, to}}, only the fields whose value really changed). Pure.
  */
+import { slugify } from '../../platform/url/slug.js';
 
 export interface EditableFields {
   headline: string;
@@ -35,6 +36,20 @@ export function diffEdit(current: EditableFields, patch: Partial<EditableFields>
  * Slugs follow the headline until the article is first published; after that the slug stays, so
  * links and events already sent keep pointing at the same article.
  */
-export function slugFollowsHeadline(status: string, publishedAt: Date | null): boolean {
+function slugFollowsHeadline(status: string, publishedAt: Date | null): boolean {
   return publishedAt === null && (status === 'submitted' || status === 'scheduled' || status === 'killed');
+}
+
+/**
+ * The columns an edit writes: the changed fields; a changed headline becomes the editor's
+ * (headline_source 'editor') and moves the slug while slugFollowsHeadline.
+ */
+export function editColumns(current: { status: string; published_at: Date | null }, changes: Changes): Record<string, unknown> {
+  const set: Record<string, unknown> = {};
+  for (const [k, c] of Object.entries(changes)) set[k] = c.to;
+  if (changes.headline) {
+    set.headline_source = 'editor';
+    if (slugFollowsHeadline(current.status, current.published_at)) set.slug = slugify(changes.headline.to as string);
+  }
+  return set;
 }

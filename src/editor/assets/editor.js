@@ -1,5 +1,5 @@
 /*
- * The editors' console: progressive enhancement of the server-rendered pages (issue 18).
+ * The editors' console: progressive enhancement of the server-rendered pages.
  * Plain browser APIs only (fetch, EventSource, <dialog>, TextEncoder); no inline scripts anywhere,
  * so the pages run under script-src 'self'. Every action calls the REST API the way any client
  * does (same rules, same CSRF check: the browser sends this page's Origin) and shows its message.

@@ -1,5 +1,5 @@
 /**
- * Syndication formats of the approved feed (issue 17): RSS 2.0, Atom 1.0 (RFC 4287) and JSON Feed
+ * Syndication formats of the approved feed: RSS 2.0, Atom 1.0 (RFC 4287) and JSON Feed
  * 1.1. Pure renderers over feed items; the route (src/feed/routes.ts) picks the items
  * with the feed's own filters and caches the bytes.
  *
