@@ -1,5 +1,5 @@
 /**
- * The tools beside `npm start` find its servers (issue 21, point 4): a launcher with its own
+ * The tools beside `npm start` find its servers: a launcher with its own
  * embedded PostgreSQL and Redis runs in one process; the admin CLI and `npm run migrate`, run as
  * separate processes with no DATABASE_URL or REDIS_URL in their environment (as in a second
  * terminal), use its servers through DATA_DIR/stack.json. Without a launcher, or after it stopped

@@ -1,5 +1,5 @@
 /**
- * The editors' console in a real browser (issue 18, point 4): headless Chromium (playwright-core,
+ * The editors' console in a real browser: headless Chromium (playwright-core,
  * Debian's chromium) with an injected EIP-1193 provider backed by a viem local account. Two editors
  * sign in with their wallets; a fresh submission arrives live in both queues; one editor opens it,
  * sees its provenance matches, kills it as a duplicate of another article; the other editor's queue

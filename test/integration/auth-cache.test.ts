@@ -1,5 +1,5 @@
 /**
- * Issue 17: API-key lookups and roles are cached briefly in each web process, and a revocation,
+ * API-key lookups and roles are cached briefly in each web process, and a revocation,
  * rotation or role change made anywhere (here: straight in the database, as the CLI does) stops
  * working in every web process within one second. Two real web processes (the Procfile's `web`)
  * with the production check interval (AUTH_CACHE_CHECK_MS=200).

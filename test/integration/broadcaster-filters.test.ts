@@ -1,5 +1,5 @@
 /**
- * Filtered WebSocket streams (issue 16): `types`, `token_address`, `token_symbol`, `tag` on
+ * Filtered WebSocket streams: `types`, `token_address`, `token_symbol`, `tag` on
  * /ws/news/. Events are published as the relay publishes them (field `a` beside the event).
  */
 import http from 'node:http';

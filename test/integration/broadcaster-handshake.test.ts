@@ -50,7 +50,7 @@ describe('visibility', () => {
   it('sends public events to everyone and staff-only events only to staff and editor cookies', async () => {
     const anon = await connectOpen(srv.url);
     const staff = await connectOpen(srv.url, { cookie: await staffCookie() });
-    // Editors work the review queue from the stream (the console, issue 18): they see staff events too.
+    // Editors work the review queue from the stream (the console): they see staff events too.
     const editor = await connectOpen(srv.url, { cookie: await staffCookie(3600, ['editor']) });
     const types = [...staffEventTypes, ...publicEventTypes];
     const sent = types.map((t, i) => makeEvent(t, 100 + i, t === 'news.approved' ? { previous_status: 'submitted' } : {}));
@@ -74,7 +74,7 @@ describe('visibility', () => {
       'access_token=not-a-jwt',
       'access_token=%E0%A4%A',
       `access_token=${await signAccessToken('another-secret-another-secret-0123456789', { userId: 1, address: '0x1', roles: ['staff'] })}`,
-      // A signed-in user without the staff or editor role (editors do get staff events: issue 18).
+      // A signed-in user without the staff or editor role (editors do get staff events).
       await staffCookie(3600, []),
     ];
     const clients = await Promise.all(cookies.map((cookie) => connectOpen(srv.url, { cookie })));

@@ -1,5 +1,5 @@
 /**
- * Server-Sent Events at /sse/news/ (issue 16), driven by the `eventsource` npm client (a WHATWG
+ * Server-Sent Events at /sse/news/, driven by the `eventsource` npm client (a WHATWG
  * EventSource with its own reconnect and Last-Event-ID) and, where EventSource hides what matters
  * (comments, headers, a client that stops reading), by raw HTTP.
  */

@@ -1,5 +1,5 @@
 /**
- * The editors' console over HTTP (issue 18, point 3): who gets which page, the CSP, the fragments'
+ * The editors' console over HTTP: who gets which page, the CSP, the fragments'
  * failure paths, and provenance looked up at most once per item per hour.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 17: feed filters and their combination rules, the syndication formats (parsed by
+ * Feed filters and their combination rules, the syndication formats (parsed by
  * independent parsers: rss-parser, feedparser, and a JSON Schema of JSON Feed 1.1 with ajv),
  * conditional requests, and the shared page with the caller's my_vote on top.
  */

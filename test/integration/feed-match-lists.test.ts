@@ -1,5 +1,5 @@
 /**
- * Issue 17, cold pages: a GET /news/ page with since/until is picked from the filter's match list
+ * Cold pages: a GET /news/ page with since/until is picked from the filter's match list
  * kept in the web process (src/feed/match-lists.ts) instead of the page + count SQL statement. It
  * must be the same response byte for byte as the query gives (compared with an app whose feed
  * cache is off, which queries every time), across sorts, statuses, filters, bounds and pages, with

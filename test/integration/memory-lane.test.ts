@@ -1,5 +1,5 @@
 /**
- * Issue 17, the memory lane (src/platform/http/lane.ts): a GET without credentials or Origin for a feed
+ * The memory lane (src/platform/http/lane.ts): a GET without credentials or Origin for a feed
  * page or syndication feed this process holds is answered before the middleware chain. It must be
  * indistinguishable from the chain's answer: the same status, bytes and headers (validators, caching,
  * RateLimit, security headers, request id) as an app without the lane, 304s included; it must count

@@ -1,5 +1,5 @@
 /**
- * Kill and retract reasons (issue 18, point 1) and the public moderation log (point 2).
+ * Kill and retract reasons and the public moderation log.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -281,7 +281,7 @@ describe('feed cache', () => {
     await deps.db.updateTable('articles').set({ headline: 'Changed behind the API' }).where('id', '=', ids.a2).execute();
     const cached = await http.get(path);
     expect(cached.text).toBe(first.text);
-    // A signed-in reader is served the same shared page (issue 17), plus its own my_vote on each item.
+    // A signed-in reader is served the same shared page, plus its own my_vote on each item.
     const signedIn = await http.get(path, alice.bearer);
     expect(signedIn.body.results.map((r: { headline: string }) => r.headline)).toEqual(first.body.results.map((r: { headline: string }) => r.headline));
     expect(signedIn.body.results.every((r: { my_vote: number }) => r.my_vote === 0)).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * Retention jobs (issue 21): wire items with tombstones (a feed that keeps serving a 40-day-old item
+ * Retention jobs: wire items with tombstones (a feed that keeps serving a 40-day-old item
  * neither re-ingests nor re-announces it), Telegram update ids, payment records past the accounting
  * horizon (their replay keys stay refused); batches of RETENTION_BATCH.
  */

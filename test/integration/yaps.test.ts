@@ -147,7 +147,7 @@ describe('POST /news/:id/yaps/:yap_id/vote', () => {
     const y1 = (await yap(human, { text: 'human summary', tags: ['tldr'] }, a)).body.yap_id;
     const y2 = (await yap(cyborg, { text: 'cyborg summary', tags: ['tldr'] }, a)).body.yap_id;
     const voterless = await sessionFor(deps.db, deps.config.JWT_SECRET);
-    // Every caller shares the briefly cached page (issue 17): a yap vote retires it when the relay
+    // Every caller shares the briefly cached page: a yap vote retires it when the relay
     // relays its article.voted event (no relay runs in this file, so the page's expiry does).
     const feedTldr = async () => (await http.get('/api/v1/news/?sort_type=new&per_page=100', voterless.bearer)).body.results.find((x: { id: number }) => x.id === a).top_tldr;
     expect((await feedTldr()).yap_id).toBe(y1);

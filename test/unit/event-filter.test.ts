@@ -1,5 +1,5 @@
 /**
- * The one filter rule of issue 16 (src/platform/events/filter.ts matchesAttributes), used by filtered
+ * The one event filter rule (src/platform/events/filter.ts matchesAttributes), used by filtered
  * streams (matchesEventFilter) and webhook endpoints (webhook-match.ts endpointMatches and its index).
  */
 import fc from 'fast-check';
