@@ -18,6 +18,7 @@
  * process's edit) is seen within FEED_GEN_CHECK_MS. At most LOCAL_MAX_ENTRIES entries and
  * LOCAL_MAX_BYTES of pages are kept (the oldest go first), so random query strings cannot grow the heap.
  */
+import { systemClock, type Clock } from '../platform/clock.js';
 import type { Redis } from '../platform/redis.js';
 import { feedEntryKey, feedGenerationKey } from '../platform/redis-keys.js';
 import { singleFlight } from '../platform/single-flight.js';
@@ -87,6 +88,7 @@ export class FeedCache {
     private readonly prefix: string,
     private readonly ttlMs: number = FEED_CACHE_TTL_MS,
     private readonly genCheckMs: number = FEED_GEN_CHECK_MS,
+    private readonly clock: Clock = systemClock,
   ) {
     if (ttlMs > 0) {
       let set = instances.get(prefix);
@@ -106,7 +108,7 @@ export class FeedCache {
    * (undefined otherwise, and when the cache is off). An invalidation in this process withdraws it.
    */
   knownGeneration(): { gen: string; since: number } | undefined {
-    if (this.ttlMs <= 0 || this.genCheckedAt === 0 || Date.now() - this.genCheckedAt >= this.genCheckMs) return undefined;
+    if (this.ttlMs <= 0 || this.genCheckedAt === 0 || this.clock.now() - this.genCheckedAt >= this.genCheckMs) return undefined;
     return { gen: this.gen, since: this.genSince };
   }
 
@@ -118,7 +120,7 @@ export class FeedCache {
     if (this.ttlMs <= 0) return undefined;
     const near = this.local.get(key);
     if (!near) return undefined;
-    const now = Date.now();
+    const now = this.clock.now();
     const age = now - this.genCheckedAt;
     if (near.expiresAt > now && near.gen === this.gen && age < this.genCheckMs) {
       // Past half its trust: confirm the generation in the background, so that a steady stream of
@@ -139,7 +141,7 @@ export class FeedCache {
 
   /** The current generation read from Redis (for when knownGeneration() has none), and when this process first saw it. */
   async readGeneration(): Promise<{ gen: string; since: number }> {
-    const checkedAt = Date.now();
+    const checkedAt = this.clock.now();
     const epoch = this.epoch;
     const [raw] = await this.redis.mgetBuffer(genKey(this.prefix));
     const gen = this.learn(raw, checkedAt, epoch);
@@ -189,7 +191,7 @@ export class FeedCache {
       return compute({ gen: '', cached: cachedKeys.map(() => undefined), raw });
     }
     // One round trip: the current generation, the entry (which starts with "<generation> <expires-at-ms>\n") and the side keys.
-    const checkedAt = Date.now();
+    const checkedAt = this.clock.now();
     const epoch = this.epoch;
     const got = await this.redis.mgetBuffer(genKey(this.prefix), this.entryKey(key), ...cachedKeys.map((k) => this.entryKey(k)), ...rawKeys);
     const gen = this.learn(got[0], checkedAt, epoch);
@@ -198,7 +200,7 @@ export class FeedCache {
     return singleFlight(this.inflight, `${gen}:${key}`, async () => {
       const cached = cachedKeys.map((k, i) => {
         const l = this.local.get(k);
-        return l && l.gen === gen && l.expiresAt > Date.now() ? l.value : this.decode(k, gen, got[2 + i]);
+        return l && l.gen === gen && l.expiresAt > this.clock.now() ? l.value : this.decode(k, gen, got[2 + i]);
       });
       const raw = got.slice(2 + cachedKeys.length);
       const peek: Peek = { gen, cached, raw };
@@ -214,7 +216,7 @@ export class FeedCache {
    */
   put(key: string, gen: string, value: Buffer, until?: number): void {
     if (this.ttlMs <= 0) return;
-    const now = Date.now();
+    const now = this.clock.now();
     const expiresAt = Math.min(now + this.ttlMs, until ?? Infinity);
     if (expiresAt <= now) return;
     this.redis.set(this.entryKey(key), Buffer.concat([Buffer.from(`${gen} ${expiresAt}\n`), value]), 'PX', expiresAt - now).catch(() => undefined);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/services.js';
 import { createDb } from '../../src/platform/db.js';
-import { killAll, pidAlive, startProc, startShell, type Proc } from '../support/procs.js';
+import { killAll, pidAlive, startProc, startShell, type Proc } from '../../scripts/lib/harness.js';
 
 const dirs: string[] = [];
 const procs: Proc[] = [];

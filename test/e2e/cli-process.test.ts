@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { startProc } from '../support/procs.js';
+import { startProc } from '../../scripts/lib/harness.js';
 
 let env: TestEnv;
 

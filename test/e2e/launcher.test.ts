@@ -15,7 +15,7 @@ import { freePort } from '../../scripts/lib/services.js';
 import { serviceTypes } from '../../scripts/lib/procfile.js';
 import { createDb } from '../../src/platform/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { killAll, pidAlive, startProc, waitForPidsGone, type Proc } from '../support/procs.js';
+import { killAll, pidAlive, startProc, waitForPidsGone, type Proc } from '../../scripts/lib/harness.js';
 
 const launchers: Proc[] = [];
 const envs: TestEnv[] = [];

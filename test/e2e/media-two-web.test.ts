@@ -11,7 +11,7 @@ import { freePort } from '../../scripts/lib/services.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import { sessionFor } from '../support/auth.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { killAll, startProcfileType, waitForHttp, type Proc } from '../support/procs.js';
+import { killAll, startProcfileType, waitForHttp, type Proc } from '../../scripts/lib/harness.js';
 
 let env: TestEnv;
 let db: Db;

@@ -20,7 +20,7 @@ import { createDb, type Db } from '../../src/platform/db.js';
 import { sessionFor, signIn } from '../support/auth.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';
-import { killAll, startShell, waitForHttp, type Proc } from '../support/procs.js';
+import { killAll, startShell, waitForHttp, type Proc } from '../../scripts/lib/harness.js';
 import type { TestResponse } from '../support/request.js';
 
 let env: TestEnv;

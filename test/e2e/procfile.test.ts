@@ -12,8 +12,9 @@ import { createDb, type Db } from '../../src/platform/db.js';
 import { QueueClient } from '../../src/platform/queue.js';
 import { createRedis, type Redis } from '../../src/platform/redis.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { killAll, startProcfileType, waitForHttp, type Proc } from '../support/procs.js';
+import { killAll, startProcfileType, waitForHttp, type Proc } from '../../scripts/lib/harness.js';
 import { jobs } from '../../jobs/index.js';
+import { waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 let db: Db;
@@ -138,11 +139,8 @@ describe('a job event reaches a WebSocket client', () => {
       .executeTakeFirstOrThrow();
     await queue.enqueue('publish-scheduled', { article_id: article.id });
 
-    const until = Date.now() + 10_000;
-    let frame: any;
-    while (!(frame = frames.find((f) => f.events?.some((e: any) => e.id === article.id))) && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    const published = () => frames.find((f) => f.events?.some((e: any) => e.id === article.id));
+    const frame: any = await waitFor(published, { timeout: 10_000, interval: 25 }).catch(() => undefined);
     expect(frame, `frames received: ${JSON.stringify(frames)}`).toBeDefined();
     // The batch frame of the spec ({events, t}); later issues may add fields to it and to events.
     expect(frame).toMatchObject({

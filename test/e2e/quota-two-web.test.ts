@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/services.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
+import { waitFor } from '../support/wait.js';
 
 let deps: TestDeps;
 const ADDR = '0x' + 'ab'.repeat(20);
@@ -32,15 +33,9 @@ describe('daily quota across two web processes', () => {
     procs.push(child);
     const base = `http://127.0.0.1:${port}`;
     // Generous: tsx compiles on start, and a loaded 2-core machine can take a while.
-    for (let i = 0; i < 1200; i++) {
-      try {
-        if ((await fetch(`${base}/healthz`)).ok) return base;
-      } catch {
-        /* not up yet */
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('web did not start');
+    const up = async () => (await fetch(`${base}/healthz`)).ok; // a refused connection: not up yet
+    await waitFor(up, { timeout: 60_000, interval: 50, what: 'web to start' });
+    return base;
   }
 
   it('an anonymous IP gets ANON_DAILY_QUOTA requests in total, whichever process answers', async () => {

@@ -15,7 +15,7 @@ import { freePort } from '../../scripts/lib/services.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import { RELEASE_LOCK_KEY } from '../../src/platform/migrate.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { killAll, startProcfileType, waitForHttp, type Proc } from '../support/procs.js';
+import { killAll, startProcfileType, waitForHttp, type Proc } from '../../scripts/lib/harness.js';
 
 const BEFORE = '20261124T130000_event_log_commit_order';
 const names = Object.keys(migrations);

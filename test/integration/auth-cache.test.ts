@@ -13,7 +13,8 @@ import { createDb, type Db } from '../../src/platform/db.js';
 import { insertApiKey, revokeApiKey, rotateApiKey } from '../../src/identity/api-key-queries.js';
 import { freePort } from '../../scripts/lib/services.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { startProcfileType, waitForHttp, type Proc } from '../support/procs.js';
+import { startProcfileType, waitForHttp, type Proc } from '../../scripts/lib/harness.js';
+import { waitFor } from '../support/wait.js';
 
 let env: TestEnv;
 let db: Db;
@@ -55,13 +56,12 @@ async function status(url: string, headers: Record<string, string>): Promise<{ s
 async function timeUntil(path: string, headers: Record<string, string>, done: (r: { status: number; code?: string }) => boolean): Promise<number> {
   const t0 = performance.now();
   const times = await Promise.all(
-    bases.map(async (b) => {
-      for (;;) {
-        if (done(await status(`${b}${path}`, headers))) return performance.now() - t0;
-        if (performance.now() - t0 > 5000) return Infinity;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    }),
+    bases.map((b) =>
+      waitFor(async () => (done(await status(`${b}${path}`, headers)) ? { ms: performance.now() - t0 } : undefined), { timeout: 5000 }).then(
+        (r) => r.ms,
+        () => Infinity,
+      ),
+    ),
   );
   return Math.max(...times);
 }

@@ -263,6 +263,7 @@ describe('the reader with a lean connection', () => {
       const start = Number((await redis.xlen(k)) - 1);
       for (let i = 1; i <= 40; i++) {
         await redis.xadd(k, '*', 'e', JSON.stringify(makeEvent('news.approved', start + i)));
+        // A real wait on purpose: events arrive in groups spread over time, so reads happen while they flow.
         if (i % 4 === 0) await new Promise((r) => setTimeout(r, 15));
       }
       await waitUntil(() => got.length === 40, '40 events read');

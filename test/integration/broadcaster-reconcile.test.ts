@@ -8,7 +8,7 @@ import { createLogger } from '../../src/platform/logger.js';
 import { createRedis, type Redis } from '../../src/platform/redis.js';
 import { freePort, startRedis } from '../../scripts/lib/services.js';
 import { BroadcasterHarness, connectOpen, makeEvent, ORIGIN, sleep, waitUntil } from '../support/broadcaster-harness.js';
-import { quietFor } from '../support/wait.js';
+import { quietFor, waitFor } from '../support/wait.js';
 
 let h: BroadcasterHarness;
 
@@ -39,12 +39,13 @@ describe('backlog', () => {
     const headline = 'x'.repeat(4000);
     let sent = 0;
     // Publish until the slow client overflows (the kernel's socket buffers absorb the first MBs).
-    while (srv.b.stats().backlogs === 0 && sent < 20_000) {
+    const overflowed = async () => {
       const p = h.redis.pipeline();
       for (let i = 0; i < 200; i++) p.xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', ++sent, { headline })));
       await p.exec();
-      await sleep(10);
-    }
+      return srv.b.stats().backlogs > 0 || sent >= 20_000;
+    };
+    if (srv.b.stats().backlogs === 0) await waitFor(overflowed, { timeout: 60_000, what: 'the slow client to overflow' });
     expect(srv.b.stats().backlogs).toBeGreaterThan(0);
     await fast.waitForEvents(sent, 20_000);
     expect(fast.controls('reconcile')).toHaveLength(0);
@@ -114,7 +115,8 @@ describe('resubscribed', () => {
     const c = await connectOpen(srv.url);
     for (let i = 0; i < 6; i++) {
       await h.publishMany([makeEvent('news.approved', 30 + 2 * i), makeEvent('news.approved', 31 + 2 * i)]);
-      await sleep(70);
+      // The next pair goes out once this one is delivered: inside the read's pause, while events flow.
+      await c.waitForEvents(2 * (i + 1), 3000);
     }
     await c.waitForEvents(12, 3000);
     await quietFor(300);
@@ -177,16 +179,9 @@ describe('Redis restart', () => {
     const wsUrl = `ws://127.0.0.1:${(b.server.address() as { port: number }).port}`;
     const cmd = createRedis(url, 'command', 'test-publisher');
     const pub = new EventPublisher(cmd, 'events', 1000);
-    const publish = async (id: number) => {
-      for (let i = 0; ; i++) {
-        try {
-          return await pub.publish(makeEvent('news.approved', id));
-        } catch (err) {
-          if (i > 100) throw err;
-          await sleep(50);
-        }
-      }
-    };
+    // Published once Redis takes it (it may be restarting).
+    const publish = async (id: number) =>
+      (await waitFor(async () => ({ streamId: await pub.publish(makeEvent('news.approved', id)) }), { timeout: 10_000, interval: 50, what: `event ${id} published` })).streamId;
     return {
       b,
       wsUrl,

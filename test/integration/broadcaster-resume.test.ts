@@ -163,6 +163,7 @@ describe('resume by cursor', () => {
       for (let n = 10_000; !stop; n++) {
         const type: EventType = n % 13 === 0 ? 'news.sponsored' : n % 5 === 0 ? 'news.submitted' : 'news.approved';
         published.push({ streamId: await h.publish(makeEvent(type, n)), n, visible: type !== 'news.submitted' });
+        // A real wait on purpose: a steady stream of events over time, not one burst.
         if (n % 3 === 0) await sleep(1);
       }
     })();
@@ -174,7 +175,8 @@ describe('resume by cursor', () => {
     const seen: number[] = [];
     for (let round = 0; round < 8; round++) {
       const c = await connectOpen(round % 2 ? one.url : two.url, { cursor });
-      await sleep(40 + Math.random() * 60);
+      // Connections of different lengths, each ended while events keep coming.
+      await c.waitForEvents(3 + 4 * (round % 3));
       if (round % 3 === 2) c.ws.terminate();
       else c.ws.close();
       await c.closed;

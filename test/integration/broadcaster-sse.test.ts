@@ -9,7 +9,7 @@ import { signAccessToken } from '../../src/identity/tokens.js';
 import type { EventType, NewsEvent } from '../../src/platform/events/events.js';
 import { BroadcasterHarness, connect, connectOpen, makeEvent, ORIGIN, sleep, waitUntil, type ArticleAttrs, type RunningBroadcaster } from '../support/broadcaster-harness.js';
 import { rawSse, sseOpen, SseTestClient, sseUrl } from '../support/sse-client.js';
-import { quietFor } from '../support/wait.js';
+import { quietFor, waitFor } from '../support/wait.js';
 
 let h: BroadcasterHarness;
 let srv: RunningBroadcaster;
@@ -160,8 +160,10 @@ describe('SSE stream', () => {
       expect(ids(await r.waitForEvents(1))).toEqual([23]);
       r.close();
     }
-    // Pacing: the last frames land before the streams are closed.
-    await sleep(100);
+    // The last frames have landed before the streams are closed (event 23 three times: unfiltered
+    // streams only, c follows tag x).
+    await live.waitForEvents(6);
+    await h2.waitForEvents(4);
     for (const x of [c, h2, live]) x.close();
   });
 
@@ -190,12 +192,14 @@ describe('SSE stream', () => {
     await waitUntil(() => own.b.stats().sseConnections === 1, 'the stream');
     const headline = 'x'.repeat(4000);
     let sent = 0;
-    while (own.b.stats().backlogs === 0 && sent < 20_000) {
+    // Publish until the stream overflows (the kernel's socket buffers absorb the first MBs).
+    const overflowed = async () => {
       const p = h.redis.pipeline();
       for (let i = 0; i < 200; i++) p.xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', ++sent, { headline })));
       await p.exec();
-      await sleep(10);
-    }
+      return own.b.stats().backlogs > 0 || sent >= 20_000;
+    };
+    if (own.b.stats().backlogs === 0) await waitFor(overflowed, { timeout: 60_000, what: 'the stream to overflow' });
     expect(own.b.stats().backlogs).toBeGreaterThan(0);
     let text = '';
     sock.setEncoding('utf8');

@@ -6,6 +6,7 @@ import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
 import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
+import { waitFor } from '../support/wait.js';
 
 let relay: RunningRelay;
 
@@ -142,14 +143,16 @@ describe('editorial transitions', () => {
     expect(scheduledEvents[0]).toMatchObject({ status: 'scheduled', previous_status: 'submitted' });
     // Anonymous readers get the feed from a 2 s cache; keep a fresh entry cached until the job runs.
     const anonFeedIds = async () => (await http.get('/api/v1/news/?sort_type=hot&per_page=100')).body.results.map((a: { id: number }) => a.id);
-    const until = Date.now() + 8000;
-    for (;;) {
+    // The anonymous feeds read before the job had published it.
+    const before: number[][] = [];
+    const isPublished = async () => {
       const ids = await anonFeedIds();
-      if ((await http.get(`/api/v1/news/${id}/`)).body.status === 'approved') break;
-      expect(ids).not.toContain(id);
-      expect(Date.now()).toBeLessThan(until);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      if ((await http.get(`/api/v1/news/${id}/`)).body.status === 'approved') return true;
+      before.push(ids);
+      return false;
+    };
+    await waitFor(isPublished, { timeout: 8000, interval: 50, what: 'the scheduled article to be published' });
+    for (const ids of before) expect(ids).not.toContain(id);
     // Published: in the anonymous hot feed as soon as the relay has relayed news.approved (it retires
     // the cache), ranked by a score computed at publication.
     await relayed(deps);

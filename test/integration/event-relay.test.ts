@@ -17,6 +17,7 @@ import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
 import request from '../support/request.js';
+import { waitFor } from '../support/wait.js';
 
 let deps: TestDeps;
 
@@ -315,11 +316,13 @@ describe('the woken relay (outbox probe -> relay-events job)', () => {
       deps.db.transaction().execute(async (trx) => {
         await recordEvents(trx, [ev('news.approved', 8, 0), ev('news.killed', 9, 1)]);
         // Held open across several of the waker's probes: an uncommitted event is not waiting.
-        await new Promise((r) => setTimeout(r, 5 * RELAY_POLL_MS));
+        await waitFor(() => relay.waker.counters.probes >= probes + 5, { timeout: 50 * RELAY_POLL_MS, what: '5 probes' });
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
-    await new Promise((r) => setTimeout(r, 5 * RELAY_POLL_MS));
+    // Several more probes after the rollback: the rolled-back events are never found either.
+    const probesAtRollback = relay.waker.counters.probes;
+    await waitFor(() => relay.waker.counters.probes >= probesAtRollback + 5, { timeout: 50 * RELAY_POLL_MS, what: '5 probes' });
     expect(relay.waker.counters.probes).toBeGreaterThanOrEqual(probes + 5);
     expect(relay.waker.counters.found).toBe(found);
     const [after] = await recordEventsCommitted(deps.db, [ev('news.approved', 8, 2)]);

@@ -9,6 +9,7 @@ import { createApp } from '../../src/app.js';
 import { FEED_CACHE_TTL_MS, FEED_GEN_CHECK_MS, FeedCache, LOCAL_MAX_BYTES } from '../../src/feed/cache.js';
 import { sessionFor } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
+import { ManualClock } from '../support/manual-clock.js';
 import request from '../support/request.js';
 
 let deps: TestDeps;
@@ -75,23 +76,28 @@ describe('feed cache copies in the web process', () => {
   it('stay servable under a steady stream of hits: the generation is confirmed ahead, in the background', async () => {
     const prefix = `${deps.config.QUEUE_PREFIX}:ahead`;
     const TRUST = 1000;
-    const cache = new FeedCache(deps.redis, prefix, 60_000, TRUST);
+    const clock = new ManualClock();
+    const cache = new FeedCache(deps.redis, prefix, 60_000, TRUST, clock);
     await cache.getOrCompute('k', async () => Buffer.from('page'));
-    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    // A round trip on the cache's own connection: replies come in order, so the background
+    // confirmation started by the hit before it has been answered and learnt.
+    const confirmed = () => deps.redis.ping();
     // A hit past half the trust starts a confirmation; by the next hit the first read's trust is
     // over, the confirmed one's is not, so the copy is still served without a request of its own.
-    await sleep(0.6 * TRUST);
+    clock.advance(0.6 * TRUST);
     expect(cache.localHit('k')?.toString()).toBe('page');
-    await sleep(0.6 * TRUST);
+    await confirmed();
+    clock.advance(0.6 * TRUST);
     expect(cache.localHit('k')?.toString()).toBe('page');
+    await confirmed();
     // A bump seen by such a confirmation retires the copy.
     await deps.redis.incr(`${prefix}:feed:gen`);
-    await sleep(0.6 * TRUST);
+    clock.advance(0.6 * TRUST);
     cache.localHit('k');
     await expect.poll(() => cache.localHit('k')).toBeUndefined();
     // Without hits nothing is confirmed: the trust runs out.
     await cache.getOrCompute('k2', async () => Buffer.from('page 2'));
-    await sleep(1.1 * TRUST);
+    clock.advance(1.1 * TRUST);
     expect(cache.localHit('k2')).toBeUndefined();
   });
 

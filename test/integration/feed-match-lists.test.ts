@@ -193,6 +193,8 @@ describe('cold since/until pages from the match list', () => {
       expect(reads).not.toHaveBeenCalled();
 
       // A change (announced as the relay does) withdraws the trust: one read, then a new ETag and a later Last-Modified.
+      // A real wait: Last-Modified is an HTTP date (one-second resolution) from the wall clock, so a
+      // later one needs a later second.
       await new Promise((r) => setTimeout(r, 1100));
       const id = again.body.results[0].id as number;
       await deps.db.updateTable('articles').set({ headline: 'Changed again' }).where('id', '=', id).execute();

@@ -8,6 +8,7 @@ import { allRoutes } from '../../src/routes.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { sessionFor } from '../support/auth.js';
 import request from '../support/request.js';
+import { waitFor } from '../support/wait.js';
 
 let deps: TestDeps;
 
@@ -178,10 +179,7 @@ describe('daily quota counters', () => {
 
 /** Poll `check` every 10 ms until it holds (at most `tries` times). */
 async function until(check: () => Promise<boolean>, tries = 200): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitFor(check, { timeout: tries * 10 }).catch(() => undefined);
   expect(await check()).toBe(true);
 }
 

@@ -20,6 +20,7 @@ import { allRoutes } from '../../src/routes.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request, { type TestResponse } from '../support/request.js';
+import { waitFor } from '../support/wait.js';
 
 const METRICS_TOKEN = 'lane-metrics-token-0123456789';
 let deps: TestDeps;
@@ -233,9 +234,17 @@ describe('what the lane leaves to the chain', () => {
     await insertApiKey(deps.db, { id, ...key, name: 'lane', email: null, useCase: null, userId: null, tier: 'free' });
     expect((await fromLane('/api/v1/news/', { authorization: `Bearer ${key.raw}` })).status).toBe(200);
     await revokeApiKey(deps.db, id);
-    // The auth cache confirms its generation every 200 ms (src/identity/auth-cache.ts): no later than that, lane or chain.
-    await new Promise((r) => setTimeout(r, 250));
-    const revoked = await laned.get('/api/v1/news/', { authorization: `Bearer ${key.raw}` });
+    // The auth cache confirms its generation every 200 ms (src/identity/auth-cache.ts): no later than
+    // that, lane or chain (the poll's time-out adds one request's own time to those 200 ms).
+    const started = Date.now();
+    const revoked = await waitFor(
+      async () => {
+        const r = await laned.get('/api/v1/news/', { authorization: `Bearer ${key.raw}` });
+        return r.status === 401 ? r : undefined;
+      },
+      { timeout: 1000, what: 'the revoked key to be refused' },
+    );
+    expect(Date.now() - started).toBeLessThan(250 + 250);
     expect(revoked.status).toBe(401);
     expect(revoked.body.error.code).toBe('api_key_revoked');
   });

@@ -11,7 +11,7 @@ import { freePort } from '../../scripts/lib/services.js';
 import { EventPublisher, eventStreamKey } from '../../src/platform/events/events.js';
 import { createRedis, type Redis } from '../../src/platform/redis.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { startProcfileType, waitForHttp, type Proc } from '../support/procs.js';
+import { startProcfileType, waitForHttp, type Proc } from '../../scripts/lib/harness.js';
 import { quietFor, waitFor } from '../support/wait.js';
 
 const TOKEN = 'ws-metrics-token-0123456789abcdef';

@@ -8,7 +8,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/services.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
-import { startProcfileType, waitForHttp, type Proc } from '../support/procs.js';
+import { startProcfileType, waitForHttp, type Proc } from '../../scripts/lib/harness.js';
 
 let env: TestEnv;
 let web: Proc;

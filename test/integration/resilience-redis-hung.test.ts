@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { QUOTA_TRUST_MS } from '../../src/platform/http/rate-limit.js';
+import { flushDailyQuota, QUOTA_TRUST_MS } from '../../src/platform/http/rate-limit.js';
 import { freePort, startRedis, type RunningService } from '../../scripts/lib/services.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
@@ -89,7 +89,7 @@ describe('a hung Redis (SIGSTOP)', () => {
     // alice's count as Redis holds it once the process has sent what it counted.
     const quotaKey = `${deps.config.QUEUE_PREFIX}:quota:user:${alice.userId}:${new Date().toISOString().slice(0, 10)}`;
     const counted = async () => Number(await deps.redis.get(quotaKey));
-    await new Promise((r) => setTimeout(r, 50));
+    await flushDailyQuota(deps.redis);
     const before = await counted();
 
     stop();
@@ -106,6 +106,7 @@ describe('a hung Redis (SIGSTOP)', () => {
         if (name === 'submission' || name === "auth'd GET") admitted++;
       }
     }
+    // A real wait: the tally's trust is measured on the process's clock while the real Redis hangs.
     await new Promise((r) => setTimeout(r, QUOTA_TRUST_MS));
     // Past that, requests arriving while Redis hangs, all at once and then again: a later wave is not
     // queued behind the first one's time-out (each answers within one time-out, not one per wave).

@@ -14,6 +14,7 @@ import { DEV_WEBHOOK_KEY, encryptSecret, generateSecret } from '../../src/webhoo
 import { sessionFor } from '../support/auth.js';
 import { runCliCaptured } from '../support/cli.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
+import { waitFor as pollFor } from '../support/wait.js';
 
 let deps: TestDeps;
 let endpointId: number;
@@ -112,7 +113,7 @@ describe('example receiver (scripts/webhook-receiver.ts)', () => {
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     const waitFor = async (what: () => boolean, label: string) => {
-      for (let i = 0; i < 300 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
+      await pollFor(what, { timeout: 15_000, interval: 50 }).catch(() => undefined);
       if (!what()) throw new Error(`receiver: no ${label}; stdout ${out} stderr ${err}`);
     };
     try {

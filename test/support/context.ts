@@ -13,6 +13,7 @@ import { createLogger } from '../../src/platform/logger.js';
 import { QueueClient } from '../../src/platform/queue.js';
 import { createRedis, type Redis } from '../../src/platform/redis.js';
 import { jobs } from '../../jobs/index.js';
+import { waitFor } from './wait.js';
 
 export interface TestEnv {
   databaseUrl: string;
@@ -32,17 +33,18 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
   const dbName = `${template.replace('squid_tpl_', 'squid_t_')}_${suffix}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  // CREATE DATABASE ... TEMPLATE needs the template to have no other sessions; retry briefly.
-  for (let i = 0; ; i++) {
+  // CREATE DATABASE ... TEMPLATE needs the template to have no other sessions; retry briefly
+  // while it reports 55006 object_in_use (the template still has a session).
+  const created = async () => {
     try {
       await admin.query(`CREATE DATABASE ${dbName} TEMPLATE ${template}`);
-      break;
+      return { error: null };
     } catch (err) {
-      // 55006 object_in_use: the template still has a session.
-      if (i > 50 || (err as { code?: string }).code !== '55006') throw err;
-      await new Promise((r) => setTimeout(r, 100 + Math.random() * 100));
+      return (err as { code?: string }).code === '55006' ? undefined : { error: err };
     }
-  }
+  };
+  const { error } = await waitFor(created, { timeout: 10_000, interval: 100 + Math.random() * 100, what: `the template ${template} to be free` });
+  if (error) throw error;
   const u = new URL(adminUrl);
   u.pathname = `/${dbName}`;
   const databaseUrl = u.toString();

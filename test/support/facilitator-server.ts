@@ -94,6 +94,7 @@ export async function startFacilitator(opts: { network?: string; settleDelayMs?:
       }
       if (req.method === 'POST' && path === '/settle') {
         settles.push(body);
+        // The fake's configured settlement latency (real time: the service's own time-outs run against it).
         if (settleDelayMs > 0) await new Promise((r) => setTimeout(r, settleDelayMs));
         const failure = failures.shift();
         if (failure === 'http500') return send(500, { error: 'internal error' });

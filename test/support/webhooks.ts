@@ -13,6 +13,7 @@ import type { AppDeps } from '../../src/platform/deps.js';
 import { transitionArticle } from '../../src/editor/service.js';
 import { RelayWaker } from '../../src/relay/waker.js';
 import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { waitFor } from './wait.js';
 
 export interface ReceivedRequest {
   path: string;
@@ -154,11 +155,5 @@ export async function approveArticle(
 
 /** Poll until `fn` is truthy. */
 export async function until<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000, everyMs = 25): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+  return (await waitFor(fn, { timeout: timeoutMs, interval: everyMs, what })) as T;
 }

@@ -3,15 +3,18 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectionDrainer } from '../../src/platform/http/drain.js';
+import { waitFor } from '../support/wait.js';
 
 const servers: http.Server[] = [];
 afterEach(() => {
   for (const s of servers.splice(0)) s.closeAllConnections();
 });
 
-/** A server whose `/slow` answers after 150 ms; everything else at once. */
-async function start(): Promise<{ server: http.Server; port: number; drain: (graceMs: number, listenGraceMs?: number) => Promise<void> }> {
+/** A server whose `/slow` answers after 150 ms; everything else at once. `seen`: the paths it received. */
+async function start(): Promise<{ server: http.Server; port: number; seen: string[]; drain: (graceMs: number, listenGraceMs?: number) => Promise<void> }> {
+  const seen: string[] = [];
   const server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    seen.push(req.url ?? '');
     const answer = () => res.end(`ok ${req.url}`);
     if (req.url === '/slow') setTimeout(answer, 150);
     else answer();
@@ -19,7 +22,12 @@ async function start(): Promise<{ server: http.Server; port: number; drain: (gra
   servers.push(server);
   const drainer = connectionDrainer(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { server, port: (server.address() as AddressInfo).port, drain: (g, l) => drainer.drain(g, l) };
+  return { server, port: (server.address() as AddressInfo).port, seen, drain: (g, l) => drainer.drain(g, l) };
+}
+
+/** Resolves once the server has accepted `n` connections. */
+function accepted(server: http.Server, n: number): Promise<boolean> {
+  return waitFor(() => new Promise<boolean>((r) => server.getConnections((_e, count) => r(count === n))), { what: `${n} accepted connection(s)` });
 }
 
 /** A raw client socket: what it received, and whether the server reset or ended it. */
@@ -36,12 +44,12 @@ async function rawConnect(port: number) {
 
 describe('connectionDrainer (web SIGTERM)', () => {
   it('serves a connection accepted before the drain whose request arrives after it, with Connection: close', async () => {
-    const { port, drain } = await start();
+    const { server, port, drain } = await start();
     const c = await rawConnect(port);
-    // Let the server accept it, then drain before the request head is sent.
-    await new Promise((r) => setTimeout(r, 20));
+    // The server has accepted it; drain before the request head is sent. drain() starts at once
+    // (its first sweep runs before it returns), so the request below arrives while draining.
+    await accepted(server, 1);
     const drained = drain(1000);
-    await new Promise((r) => setTimeout(r, 50));
     c.send('/late');
     await c.closed;
     await drained;
@@ -70,21 +78,21 @@ describe('connectionDrainer (web SIGTERM)', () => {
   });
 
   it('lets a request in progress finish, closes idle keep-alive connections, refuses new ones', async () => {
-    const { port, drain } = await start();
+    const { server, port, seen, drain } = await start();
     const busy = await rawConnect(port);
     const idle = await rawConnect(port);
     idle.send('/first');
-    await new Promise((r) => setTimeout(r, 50)); // idle has had its answer and is kept alive
+    await waitFor(() => idle.state.data.includes('ok /first'), { what: 'the answer to /first' }); // and it is kept alive
     expect(idle.state.data).toContain('ok /first');
     busy.send('/slow');
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => seen.includes('/slow'), { what: 'the /slow request' });
     const t0 = Date.now();
     const drained = drain(1000, 0);
     await idle.closed;
     expect(Date.now() - t0).toBeLessThan(100); // closed at once, not after the grace
     expect(idle.state.error).toBeNull();
     // No new connection once draining: refused.
-    await new Promise((r) => setTimeout(r, 20)); // the listener closes after listenGraceMs (0 here)
+    await waitFor(() => !server.listening, { what: 'the listener to close' }); // after listenGraceMs (0 here)
     const refused = await new Promise<string>((resolve) => {
       const s = net.connect(port, '127.0.0.1');
       s.once('connect', () => resolve('connected'));
@@ -98,9 +106,9 @@ describe('connectionDrainer (web SIGTERM)', () => {
   });
 
   it('closes a connection that sends nothing once the grace is over', async () => {
-    const { port, drain } = await start();
+    const { server, port, drain } = await start();
     const silent = await rawConnect(port);
-    await new Promise((r) => setTimeout(r, 20));
+    await accepted(server, 1);
     const t0 = Date.now();
     await drain(300);
     await silent.closed;

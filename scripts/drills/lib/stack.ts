@@ -4,32 +4,25 @@
  * and the Procfile's process types as real OS processes that can be signalled one by one.
  * Or, for drills that do not restart the backing services, existing DATABASE_URL/REDIS_URL.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { childEnv } from '../../../src/platform/config.js';
 import { createDb, type Db } from '../../../src/platform/db.js';
 import { migrateToLatest } from '../../../src/platform/migrate.js';
 import { createRedis, type Redis } from '../../../src/platform/redis.js';
-import { nodeArgs, readProcfile, repoRoot } from '../../lib/procfile.js';
+import { readProcfile } from '../../lib/procfile.js';
+import { startProc, waitForHttp, type Proc as HarnessProc } from '../../lib/harness.js';
 import { backingServices, type ManagedServer } from '../../lib/backing-services.js';
 import { freePort } from '../../lib/services.js';
 
 type ProcType = 'web' | 'worker' | 'ws' | 'clock';
 
-export interface Proc {
-  name: string;
+/** A harness process with its Procfile type, as drills address it. */
+export interface Proc extends HarnessProc {
   type: ProcType;
-  pid: number;
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   running(): boolean;
   /** Resolves when the output matches; rejects when the process exits first or time runs out. */
   waitFor(re: RegExp, timeoutMs?: number): Promise<void>;
-  /** Send a signal and wait for the exit (SIGKILL after `timeoutMs`). */
-  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export interface StackOptions {
@@ -122,63 +115,20 @@ export class Stack {
     // Readiness of worker and clock is read from their info-level log lines; web logs every
     // request at info, so it stays at the stack's level.
     const env: Record<string, string> = { ...this.env, ...(type === 'web' ? {} : { LOG_LEVEL: 'info' }), ...extraEnv };
-    const child = spawn(process.execPath, nodeArgs(entry), { cwd: repoRoot, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    const listeners = new Set<() => void>();
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (out.length > 512 * 1024) out = out.slice(-256 * 1024);
-      for (const l of listeners) l();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.stdin!.on('error', () => undefined);
-    let running = true;
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('exit', (code, signal) => {
-        running = false;
-        for (const l of listeners) l();
-        resolve({ code, signal });
-      }),
-    );
     const name = `${type}#${this.procs.filter((p) => p.type === type).length + 1}`;
+    const base = startProc(name, entry, env);
     const proc: Proc = {
-      name,
+      ...base,
       type,
-      pid: child.pid!,
-      child,
-      output: () => out,
-      exited,
-      running: () => running,
-      waitFor(re, timeoutMs = 60_000) {
-        return new Promise((resolve, reject) => {
-          const check = () => {
-            if (re.test(out)) return done(resolve);
-            if (!running) done(() => reject(new Error(`${name} exited before printing ${re}:\n${out.slice(-3000)}`)));
-          };
-          const timer = setTimeout(() => done(() => reject(new Error(`${name} did not print ${re} in ${timeoutMs} ms:\n${out.slice(-3000)}`))), timeoutMs);
-          const done = (fn: () => void) => {
-            clearTimeout(timer);
-            listeners.delete(check);
-            fn();
-          };
-          listeners.add(check);
-          check();
-        });
-      },
-      async stop(signal = 'SIGTERM', timeoutMs = 15_000) {
-        if (!running) return exited;
-        child.kill(signal);
-        const t = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-        const r = await exited;
-        clearTimeout(t);
-        return r;
+      running: base.isRunning,
+      waitFor: async (re, timeoutMs = 60_000) => {
+        await base.waitForOutput(re, timeoutMs);
       },
     };
     this.procs.push(proc);
     if (type === 'web' || type === 'ws') {
       const port = type === 'web' ? Number(env.PORT) : Number(env.WS_PORT);
-      await waitForHttp(`http://127.0.0.1:${port}/healthz`, proc, readyTimeoutMs);
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`, [base], readyTimeoutMs);
     } else if (type === 'worker') {
       await proc.waitFor(/workers started/, readyTimeoutMs);
     } else {
@@ -214,21 +164,5 @@ export class Stack {
     await this.redisSvc?.stop().catch(() => undefined);
     await this.pgSvc?.stop().catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
-async function waitForHttp(url: string, proc: Proc | null, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (proc && !proc.running()) throw new Error(`${proc.name} exited while waiting for ${url}:\n${proc.output().slice(-3000)}`);
-    try {
-      const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      await r.body?.cancel();
-      if (r.ok) return;
-    } catch {
-      /* not yet */
-    }
-    if (Date.now() > until) throw new Error(`${url} not ready in ${timeoutMs} ms${proc ? `:\n${proc.output().slice(-3000)}` : ''}`);
-    await sleep(100);
   }
 }

@@ -1,12 +1,13 @@
 /**
- * Real OS processes for end-to-end tests: start a TypeScript entry (a Procfile process type, the
- * dev launcher) with node + tsx's loader, capture its output, wait for readiness, stop it with a
- * signal and report how it exited.
+ * Real OS processes for tests, drills and benchmarks: start a TypeScript entry (a Procfile process
+ * type, the dev launcher) with node + tsx's loader, capture its output, wait for readiness, stop it
+ * with a signal and report how it exited. The backing PostgreSQL and Redis come from
+ * backing-services.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { childEnv } from '../../src/platform/config.js';
-import { nodeArgs, readProcfile, repoRoot } from '../../scripts/lib/procfile.js';
+import { nodeArgs, readProcfile, repoRoot } from './procfile.js';
 
 interface Exit {
   code: number | null;
