@@ -40,30 +40,30 @@ const fullPath = (def: RouteDef) => ((def.mount ?? 'api') === 'api' ? `${API_PRE
 /** A route the memory lane may answer: public, no per-IP limit, no extra middleware (the lane counts only the daily quota). */
 const laneEligible = (def: RouteDef) => (def.auth ?? 'public') === 'public' && !def.rateLimit && !def.before;
 
-export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), opts: AppOptions = {}): Koa {
-  // Behind a proxy, the client IP is the last X-Forwarded-For hop (the one our proxy appended);
-  // earlier hops are client-supplied and never trusted. Without TRUST_PROXY the header is ignored.
-  const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
-  // Koa's own error event would print stacks to stderr; errorMiddleware logs what matters.
-  app.silent = true;
+type RequestLog = (ctx: Koa.Context, requestId: string, started: number) => void;
 
-  // The per-request log line is info; below that level only failures (5xx) are built and logged.
+function assignRequestId(ctx: Koa.Context): string {
+  const incoming = ctx.get('x-request-id');
+  const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  ctx.state.requestId = requestId;
+  ctx.set('X-Request-Id', requestId);
+  return requestId;
+}
+
+/** The per-request log line is info; below that level only failures (5xx) are built and logged. */
+function requestLogger(deps: AppDeps): RequestLog {
   const logEvery = deps.log.isLevelEnabled('info');
-  const assignRequestId = (ctx: Koa.Context): string => {
-    const incoming = ctx.get('x-request-id');
-    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    ctx.state.requestId = requestId;
-    ctx.set('X-Request-Id', requestId);
-    return requestId;
-  };
-  const logRequest = (ctx: Koa.Context, requestId: string, started: number): void => {
+  return (ctx, requestId, started) => {
     if (logEvery || ctx.status >= 500) {
       const ms = performance.now() - started;
       const level = ctx.status >= 500 ? 'error' : 'info';
       deps.log[level]({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
     }
   };
-  const metrics = new WebMetrics({
+}
+
+function webMetrics(deps: AppDeps): WebMetrics {
+  return new WebMetrics({
     redis: deps.redis,
     queue: deps.queue,
     prefix: deps.config.QUEUE_PREFIX,
@@ -72,52 +72,45 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), o
     log: deps.log,
     outbox: () => outboxDepth(deps.db),
   });
+}
+
+function securityOptions(deps: AppDeps) {
   const editorCsp = editorConsoleCsp(deps.config);
-  const security = {
+  return {
     trustedOrigin: deps.config.TRUSTED_ORIGIN,
     https: deps.config.PUBLIC_BASE_URL.startsWith('https:'),
     cspOverride: (ctx: Koa.Context) => adminQueuesCsp(ctx) ?? editorCsp(ctx) ?? docsCsp(ctx),
   };
-  const limits = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);
+}
 
-  // Answers from memory what the chain below would answer the same way (src/platform/http/lane.ts).
-  if (opts.memoryLane ?? true) {
-    const finalHeaders = finalSecurityHeaders(security);
-    app.use(
-      memoryLane({
-        routes: routes.flatMap((def) => (def.lane && def.method === 'get' && laneEligible(def) ? [{ path: fullPath(def), lane: def.lane, metered: metered(def) }] : [])),
-        authenticate: authenticateFromCache(deps.db),
-        countQuota: (ctx) => limits.dailyQuotaLocally(ctx),
-        begin: assignRequestId,
-        finish: (ctx, route, started) => {
-          finalHeaders(ctx);
-          metrics.recordRequest(ctx, route, started);
-          logRequest(ctx, ctx.state.requestId as string, started);
-        },
-      }),
-    );
-  }
-  app.use(async (ctx, next) => {
-    const requestId = assignRequestId(ctx);
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      logRequest(ctx, requestId, started);
-    }
-  });
-  app.use(metrics.observe());
-  app.use(securityHeaders(security));
-  // ioredis fails commands with plain Errors while its connection is down: the client's state at
-  // the time of the error (not connected, or connected to a Redis that stopped answering) tells a
-  // Redis outage (503) from a bug (500).
-  const probe = { redisDown: () => deps.redis.status !== 'ready' || redisHung(deps.redis) };
-  app.use(errorMiddleware(deps.log, probe));
-  // Before credential parsing: the scrape token is not a session token.
-  app.use(metrics.endpoint());
-  app.use(authenticate({ db: deps.db, secret: deps.config.JWT_SECRET, authCacheCheckMs: deps.config.AUTH_CACHE_CHECK_MS }));
-  app.use(csrfGuard(deps.config.TRUSTED_ORIGIN));
-  const bodyParser = koaBody({
+interface Chain {
+  metrics: WebMetrics;
+  security: ReturnType<typeof securityOptions>;
+  limits: Limits;
+  logRequest: RequestLog;
+}
+
+/** Answers from memory what the chain below would answer the same way (src/platform/http/lane.ts). */
+function useMemoryLane(app: Koa, deps: AppDeps, routes: RouteDef[], { metrics, security, limits, logRequest }: Chain): void {
+  const finalHeaders = finalSecurityHeaders(security);
+  app.use(
+    memoryLane({
+      routes: routes.flatMap((def) => (def.lane && def.method === 'get' && laneEligible(def) ? [{ path: fullPath(def), lane: def.lane, metered: metered(def) }] : [])),
+      authenticate: authenticateFromCache(deps.db),
+      countQuota: (ctx) => limits.dailyQuotaLocally(ctx),
+      begin: assignRequestId,
+      finish: (ctx, route, started) => {
+        finalHeaders(ctx);
+        metrics.recordRequest(ctx, route, started);
+        logRequest(ctx, ctx.state.requestId as string, started);
+      },
+    }),
+  );
+}
+
+/** koa-body for the methods that carry a body; it would check the content type of every GET too. */
+function bodyParser(deps: AppDeps): Koa.Middleware {
+  const parse = koaBody({
     json: true,
     urlencoded: true,
     text: false,
@@ -126,15 +119,11 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), o
     formLimit: deps.config.BODY_LIMIT_BYTES,
     parsedMethods: [...BODY_METHODS] as never,
   });
-  // koa-body would check the content type of every GET too; skip it where it parses nothing.
-  app.use((ctx, next) => (BODY_METHODS.has(ctx.method) ? bodyParser(ctx, next) : next()));
+  return (ctx, next) => (BODY_METHODS.has(ctx.method) ? parse(ctx, next) : next());
+}
 
-  // Staff only; after csrfGuard (its POST actions) and the body parser; not metered.
-  app.use(adminQueues({ db: deps.db, queue: deps.queue, log: deps.log, probe }));
-  // The MCP endpoint (/mcp): its tools dispatch REST requests into this app, which meters them.
-  let dispatch: ReturnType<Koa['callback']> | undefined;
-  app.use(mcpEndpoint(deps, routes, () => (dispatch ??= app.callback())));
-
+/** Mounts every RouteDef behind its guards, then 405/501 answers per router. */
+function mountAll(app: Koa, deps: AppDeps, routes: RouteDef[], limits: Limits, opts: AppOptions): void {
   const quota = limits.dailyQuota();
   const quotaFailOpen = limits.dailyQuota({ failOpen: true });
   // Order per route: daily quota (API routes), per-IP route limit, then auth level.
@@ -166,5 +155,49 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), o
     // Sets 405 + Allow (or 501); errorMiddleware renders the body.
     app.use(r.allowedMethods());
   }
+}
+
+export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), opts: AppOptions = {}): Koa {
+  // Behind a proxy, the client IP is the last X-Forwarded-For hop (the one our proxy appended);
+  // earlier hops are client-supplied and never trusted. Without TRUST_PROXY the header is ignored.
+  const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
+  // Koa's own error event would print stacks to stderr; errorMiddleware logs what matters.
+  app.silent = true;
+
+  const logRequest = requestLogger(deps);
+  const metrics = webMetrics(deps);
+  const security = securityOptions(deps);
+  const limits = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);
+
+  if (opts.memoryLane ?? true) useMemoryLane(app, deps, routes, { metrics, security, limits, logRequest });
+  app.use(async (ctx, next) => {
+    const requestId = assignRequestId(ctx);
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      logRequest(ctx, requestId, started);
+    }
+  });
+  app.use(metrics.observe());
+  app.use(securityHeaders(security));
+  // ioredis fails commands with plain Errors while its connection is down: the client's state at
+  // the time of the error (not connected, or connected to a Redis that stopped answering) tells a
+  // Redis outage (503) from a bug (500).
+  const probe = { redisDown: () => deps.redis.status !== 'ready' || redisHung(deps.redis) };
+  app.use(errorMiddleware(deps.log, probe));
+  // Before credential parsing: the scrape token is not a session token.
+  app.use(metrics.endpoint());
+  app.use(authenticate({ db: deps.db, secret: deps.config.JWT_SECRET, authCacheCheckMs: deps.config.AUTH_CACHE_CHECK_MS }));
+  app.use(csrfGuard(deps.config.TRUSTED_ORIGIN));
+  app.use(bodyParser(deps));
+
+  // Staff only; after csrfGuard (its POST actions) and the body parser; not metered.
+  app.use(adminQueues({ db: deps.db, queue: deps.queue, log: deps.log, probe }));
+  // The MCP endpoint (/mcp): its tools dispatch REST requests into this app, which meters them.
+  let dispatch: ReturnType<Koa['callback']> | undefined;
+  app.use(mcpEndpoint(deps, routes, () => (dispatch ??= app.callback())));
+
+  mountAll(app, deps, routes, limits, opts);
   return app;
 }

@@ -139,88 +139,99 @@ const LINK_LABELS: [keyof IndexLinks, string][] = [
   ['mcp', 'MCP endpoint (for agents)'],
 ];
 
-export function docsRoutes(deps: AppDeps): RouteDef[] {
+function docsPageRoute(): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/docs',
+    operationId: 'getApiReference',
+    summary: 'Interactive API reference (HTML) of this OpenAPI document',
+    description: 'Rendered in the browser by Redoc, served from this host (no CDN); works offline. Not metered.',
+    tags: ['meta'],
+    unmetered: true,
+    responses: { 200: { description: 'the reference page', contentType: 'text/html', schema: z.string() } },
+    handler(ctx) {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.body = docsPage();
+    },
+  });
+}
+
+function rendererRoute(): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/docs/redoc.js',
+    operationId: 'getApiReferenceBundle',
+    summary: "The reference page's renderer (Redoc's standalone browser bundle, from the npm package)",
+    tags: ['meta'],
+    unmetered: true,
+    responses: { 200: { description: 'JavaScript', contentType: 'text/javascript', schema: z.string() } },
+    handler(ctx) {
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.body = rendererBundle();
+    },
+  });
+}
+
+function initScriptRoute(): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/docs/init.js',
+    operationId: 'getApiReferenceInit',
+    summary: "The reference page's start-up script (points the renderer at the OpenAPI document)",
+    tags: ['meta'],
+    unmetered: true,
+    responses: { 200: { description: 'JavaScript', contentType: 'text/javascript', schema: z.string() } },
+    handler(ctx) {
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.body = INIT_SCRIPT;
+    },
+  });
+}
+
+function indexRoute(deps: AppDeps): RouteDef {
   const publicOrigin = new URL(deps.config.PUBLIC_BASE_URL).origin;
   // Links to this host are relative in the HTML page, so they work whatever address the browser used.
   const sameOrigin = (url: string) => (url.startsWith(`${publicOrigin}/`) ? url.slice(publicOrigin.length) : url);
-  return [
-    defineRoute({
-      method: 'get',
-      path: '/docs',
-      operationId: 'getApiReference',
-      summary: 'Interactive API reference (HTML) of this OpenAPI document',
-      description: 'Rendered in the browser by Redoc, served from this host (no CDN); works offline. Not metered.',
-      tags: ['meta'],
-      unmetered: true,
-      responses: { 200: { description: 'the reference page', contentType: 'text/html', schema: z.string() } },
-      handler(ctx) {
+  return defineRoute({
+    method: 'get',
+    path: '/',
+    mount: 'root',
+    operationId: 'getServiceIndex',
+    summary: 'Index of the service: links to the docs, the OpenAPI document, API-key signup, the stream, llms.txt and x402 discovery',
+    description: 'HTML when the client prefers text/html (a browser); JSON otherwise (Accept: application/json, */*, or none). Vary: Accept.',
+    tags: ['meta'],
+    responses: {
+      200: {
+        description: 'the index',
+        schema: indexSchema,
+        alternatives: { 'text/html': z.string() },
+        headers: { Vary: { description: 'Accept', schema: z.string() } },
+      },
+    },
+    handler(ctx) {
+      const links = indexLinks(deps);
+      ctx.vary('Accept');
+      const body = { name: 'Squid News API', api_version: API_VERSION, api_root: `${deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}${API_PREFIX}`, links };
+      if (ctx.accepts('json', 'html') === 'html') {
         ctx.type = 'text/html; charset=utf-8';
-        ctx.set('Cache-Control', 'no-cache');
-        ctx.body = docsPage();
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/docs/redoc.js',
-      operationId: 'getApiReferenceBundle',
-      summary: "The reference page's renderer (Redoc's standalone browser bundle, from the npm package)",
-      tags: ['meta'],
-      unmetered: true,
-      responses: { 200: { description: 'JavaScript', contentType: 'text/javascript', schema: z.string() } },
-      handler(ctx) {
-        ctx.type = 'text/javascript; charset=utf-8';
-        ctx.set('Cache-Control', 'public, max-age=3600');
-        ctx.body = rendererBundle();
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/docs/init.js',
-      operationId: 'getApiReferenceInit',
-      summary: "The reference page's start-up script (points the renderer at the OpenAPI document)",
-      tags: ['meta'],
-      unmetered: true,
-      responses: { 200: { description: 'JavaScript', contentType: 'text/javascript', schema: z.string() } },
-      handler(ctx) {
-        ctx.type = 'text/javascript; charset=utf-8';
-        ctx.set('Cache-Control', 'no-cache');
-        ctx.body = INIT_SCRIPT;
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/',
-      mount: 'root',
-      operationId: 'getServiceIndex',
-      summary: 'Index of the service: links to the docs, the OpenAPI document, API-key signup, the stream, llms.txt and x402 discovery',
-      description: 'HTML when the client prefers text/html (a browser); JSON otherwise (Accept: application/json, */*, or none). Vary: Accept.',
-      tags: ['meta'],
-      responses: {
-        200: {
-          description: 'the index',
-          schema: indexSchema,
-          alternatives: { 'text/html': z.string() },
-          headers: { Vary: { description: 'Accept', schema: z.string() } },
-        },
-      },
-      handler(ctx) {
-        const links = indexLinks(deps);
-        ctx.vary('Accept');
-        const body = { name: 'Squid News API', api_version: API_VERSION, api_root: `${deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}${API_PREFIX}`, links };
-        if (ctx.accepts('json', 'html') === 'html') {
-          ctx.type = 'text/html; charset=utf-8';
-          ctx.body = page(
-            'Squid News API',
-            `<h1>Squid News API</h1>
+        ctx.body = page(
+          'Squid News API',
+          `<h1>Squid News API</h1>
 <p>Crowdsourced crypto and DeFi news with community curation. API version ${esc(API_VERSION)}; REST root <code>${esc(body.api_root)}</code>.</p>
 <ul>
 ${LINK_LABELS.map(([k, label]) => `<li><a href="${esc(sameOrigin(links[k]))}">${esc(label)}</a> <code>${esc(links[k])}</code></li>`).join('\n')}
 </ul>`,
-          );
-          return;
-        }
-        ctx.body = body;
-      },
-    }),
-  ];
+        );
+        return;
+      }
+      ctx.body = body;
+    },
+  });
+}
+
+export function docsRoutes(deps: AppDeps): RouteDef[] {
+  return [docsPageRoute(), rendererRoute(), initScriptRoute(), indexRoute(deps)];
 }

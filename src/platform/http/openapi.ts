@@ -125,43 +125,49 @@ function renderParsedIntegers({ jsonSchema, zodSchema, io }: { jsonSchema: any; 
   jsonSchema.maximum = rendered.maximum ?? Number.MAX_SAFE_INTEGER;
 }
 
+/** The responses of an operation: its own, and the shared middleware's error statuses. */
+function operationResponses(def: RouteDef): Record<string, any> {
+  const responses: Record<string, any> = {};
+  for (const [status, r] of Object.entries(def.responses)) {
+    const error = Number(status) >= 400;
+    responses[status] = {
+      description: r.description,
+      // Header schemas go through zod-openapi as an object of zod schemas (rendered as JSON Schema);
+      // headers declared with a description only are strings.
+      headers: r.headers
+        ? z.object(
+            Object.fromEntries(
+              Object.entries(r.headers).map(([h, v]) => {
+                const schema = (v.schema ?? z.string()).meta({ description: v.description });
+                return [h, v.required ? schema : schema.optional()];
+              }),
+            ),
+          )
+        : undefined,
+      // An error status declared without a body schema has the common error body.
+      content: r.schema
+        ? {
+            [r.contentType ?? 'application/json']: { schema: r.schema },
+            ...Object.fromEntries(Object.entries(r.alternatives ?? {}).map(([t, schema]) => [t, { schema }])),
+          }
+        : error
+          ? errorContent
+          : undefined,
+    };
+  }
+  // A status both the route and the shared middleware can answer: one response, both descriptions.
+  for (const [status, r] of Object.entries(sharedErrorResponses(def))) {
+    const own = responses[status];
+    if (!own) responses[status] = r;
+    else if (!own.description.includes(r.description)) own.description = `${own.description}; or ${r.description}`;
+  }
+  return responses;
+}
+
 export function buildOpenApi(defs: RouteDef[], opts: { publicBaseUrl: string }) {
   const paths: ZodOpenApiPathsObject = {};
   for (const def of defs) {
-    const responses: Record<string, any> = {};
-    for (const [status, r] of Object.entries(def.responses)) {
-      const error = Number(status) >= 400;
-      responses[status] = {
-        description: r.description,
-        // Header schemas go through zod-openapi as an object of zod schemas (rendered as JSON Schema);
-        // headers declared with a description only are strings.
-        headers: r.headers
-          ? z.object(
-              Object.fromEntries(
-                Object.entries(r.headers).map(([h, v]) => {
-                  const schema = (v.schema ?? z.string()).meta({ description: v.description });
-                  return [h, v.required ? schema : schema.optional()];
-                }),
-              ),
-            )
-          : undefined,
-        // An error status declared without a body schema has the common error body.
-        content: r.schema
-          ? {
-              [r.contentType ?? 'application/json']: { schema: r.schema },
-              ...Object.fromEntries(Object.entries(r.alternatives ?? {}).map(([t, schema]) => [t, { schema }])),
-            }
-          : error
-            ? errorContent
-            : undefined,
-      };
-    }
-    // A status both the route and the shared middleware can answer: one response, both descriptions.
-    for (const [status, r] of Object.entries(sharedErrorResponses(def))) {
-      const own = responses[status];
-      if (!own) responses[status] = r;
-      else if (!own.description.includes(r.description)) own.description = `${own.description}; or ${r.description}`;
-    }
+    const responses = operationResponses(def);
     const op: ZodOpenApiOperationObject = {
       operationId: def.operationId,
       summary: def.summary,
