@@ -4,7 +4,7 @@
  * than a minute past their deadline are expired (a safety net for expiry jobs lost with Redis).
  */
 import { z } from 'zod';
-import { expireOverdueChallenges, reviewSandboxed } from '../src/agent-chat/index.js';
+import { reviewTrust } from '../src/agent-chat/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({}).default({});
@@ -14,9 +14,6 @@ export const job = defineJob({
   payload,
   options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
   async run(_p, deps) {
-    const expired = await expireOverdueChallenges(deps.db, 60);
-    const restored = await reviewSandboxed(deps.db);
-    for (const r of restored) await deps.enqueue('telegram-apply-trust', { user_id: r.userId, event_id: Number(r.event.id) });
-    return { expired_challenges: expired, restored: restored.map((r) => r.userId) };
+    return reviewTrust(deps);
   },
 });

@@ -5,7 +5,7 @@
  * skew between processes) re-enqueues itself for the remainder.
  */
 import { z } from 'zod';
-import { expireChallenge } from '../src/agent-chat/index.js';
+import { expireHandshake } from '../src/agent-chat/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({
@@ -25,12 +25,6 @@ export const job = defineJob({
     jobId: (p: { challenge_id: string; round?: number }) => `handshake-expire-${p.challenge_id}-${p.round ?? 0}`,
   },
   async run(p, deps) {
-    const r = await expireChallenge(deps.db, p.challenge_id);
-    if (typeof r === 'object') {
-      if (p.round >= 5) return { state: 'not_yet', remaining_ms: r.notYetMs };
-      await deps.enqueue('handshake-expire', { challenge_id: p.challenge_id, round: p.round + 1 }, { delayMs: r.notYetMs + 50 });
-      return { state: 'rescheduled', remaining_ms: r.notYetMs };
-    }
-    return { state: r };
+    return expireHandshake(deps, p.challenge_id, p.round);
   },
 });

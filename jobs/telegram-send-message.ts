@@ -4,7 +4,7 @@
  * a 400/403 (message thread gone, bot removed) is permanent.
  */
 import { z } from 'zod';
-import { botApiFromConfig, TelegramError } from '../src/agent-chat/index.js';
+import { AgentChatJobRejected, sendRoomMessage } from '../src/agent-chat/index.js';
 import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
 
 const payload = z.object({
@@ -23,15 +23,11 @@ export const job = defineJob({
   payload,
   options: { ...defaultJobOptions, attempts: 5, backoffMs: 2000, concurrency: 4, jobId: (p) => (p.once_key ? `telegram-send-message-${p.once_key}` : undefined) },
   async run(p, deps) {
-    const api = botApiFromConfig(deps.config);
-    const chatId = deps.config.TELEGRAM_CHAT_ID;
-    if (!api || !chatId) return { sent: false, reason: 'telegram_not_configured' };
-    try {
-      const m = await api.sendMessage({ chat_id: chatId, text: p.text, message_thread_id: p.message_thread_id, reply_to_message_id: p.reply_to_message_id });
-      return { sent: true, message_id: m.message_id };
-    } catch (err) {
-      if (err instanceof TelegramError && (err.errorCode === 400 || err.errorCode === 403)) throw new PermanentJobError(err.message);
-      throw err;
-    }
+    return sendRoomMessage(deps, p).catch(permanentIfRejected);
   },
 });
+
+/** Input that can never succeed fails the job for good (not retried). */
+function permanentIfRejected(err: unknown): never {
+  throw err instanceof AgentChatJobRejected ? new PermanentJobError(err.message) : err;
+}

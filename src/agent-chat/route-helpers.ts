@@ -1,10 +1,11 @@
-/** Agent chat: API mappers of rows and the middlewares its routes share (routes in agent-chat.ts). */
-import type { Context, Middleware } from 'koa';
+/** Agent chat: API mappers of rows and what its routes share (routes.ts, agent-routes.ts, staff-routes.ts). */
+import type { Middleware } from 'koa';
 import type { AppDeps } from '../platform/deps.js';
 import { type TrustLevel } from './rules/trust.js';
 import { DomainError } from '../platform/errors/index.js';
 import { type MessageRow } from './queries.js';
-import { accountTypeOf, type AccountRow } from './trust-queries.js';
+import type { AccountRow } from './trust-queries.js';
+import type { AgentChatDeps } from './service.js';
 
 export const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
@@ -81,12 +82,13 @@ export function needsTelegram(deps: AppDeps, keys: ('TELEGRAM_BOT_TOKEN' | 'TELE
   };
 }
 
-export async function requireAgentAccountType(deps: AppDeps, ctx: Context) {
-  const type = await accountTypeOf(deps.db, ctx.state.user!.id);
-  if (type === null) throw new DomainError('account_not_found', 'the account of this token no longer exists; sign in again');
-  if (type !== 'bot' && type !== 'cyborg') {
-    throw new DomainError('account_type_not_allowed', `agent chat is for accounts with account_type bot or cyborg; this account is ${type}`, { account_type: type });
-  }
-}
-
 export const errorResponse = (description: string) => ({ description });
+
+/** What every agent chat route shares. */
+export interface Kit {
+  deps: AppDeps;
+  /** The dependencies of the use cases in service.ts. */
+  svc: AgentChatDeps;
+  /** Where the published rules are (the handshake's rules_ack test points there). */
+  rulesUrl: string;
+}
