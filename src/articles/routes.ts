@@ -6,14 +6,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { provisionalHeadline } from './rules/page-title.js';
-import { normalizeUrl } from '../platform/url/normalize.js';
 import { DomainError } from '../platform/errors/index.js';
 import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../platform/http/conditional.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
-import { JobFailedError } from '../platform/queue.js';
-import { addClick, articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl, getArticleForEvent, getArticleRecord, insertSubmission } from './queries.js';
+import { addClick, articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl, getArticleRecord } from './queries.js';
+import { submissionBody, submitArticle } from './service.js';
 import { castArticleVote, myArticleVote } from './vote-queries.js';
 import { articleNotFound, canSee, isSignedIn, scheduleHotScore } from './route-helpers.js';
 import { toArticleRecord, toSubmitter } from './mappers.js';
@@ -23,14 +21,6 @@ import { articleClickKey } from '../platform/redis-keys.js';
 /** Link-preview fetchers, crawlers and scripted clients: their requests to /click are redirected but not counted. */
 const NON_HUMAN_AGENT =
   /bot|crawl|spider|slurp|preview|facebookexternalhit|embedly|whatsapp|telegram|discord|slack|skype|headless|lighthouse|curl|wget|python|httpclient|go-http-client|okhttp|node-fetch|undici|axios|java\//i;
-
-function sourceOf(url: string): string {
-  try {
-    return new URL(url).hostname.replace(/^www\./, '');
-  } catch {
-    return '';
-  }
-}
 
 /**
  * The article routes. `listings` (GET /news/ and the syndication feeds, src/feed/) are registered
@@ -57,57 +47,9 @@ export function newsRoutes(deps: AppDeps, listings: RouteDef[] = []): RouteDef[]
         ...errorResponses({ 401: 'not signed in', 409: 'duplicate_submission' }),
       },
       async handler(ctx, { body }) {
-        const supplied = body.headline;
-        const r = await insertSubmission(deps.db, {
-          url: body.url,
-          normalizedUrl: normalizeUrl(body.url)!,
-          headline: supplied ?? provisionalHeadline(body.url),
-          headlineSource: supplied ? 'supplied' : 'provisional',
-          source: sourceOf(body.url),
-          userId: ctx.state.user!.id,
-        });
-        if (r.duplicate) {
-          const d = r.duplicate;
-          throw new DomainError('duplicate_submission', `this URL was already submitted as article ${d.id}`, {
-            article_id: d.id,
-            status: d.status,
-            headline: d.headline,
-            submitted_at: d.created_at.toISOString(),
-          });
-        }
-        let article = r.created!;
-        const warnings: { code: string; message: string }[] = [];
-        if (!supplied) {
-          try {
-            const w = await deps.queue.enqueueAndWait('page-title', { article_id: article.id }, deps.config.JOB_WAIT_MS);
-            if (w.state === 'pending') {
-              warnings.push({
-                code: 'headline_pending',
-                message: 'the page title did not arrive in time; the headline is provisional and will be replaced by the page title shortly',
-              });
-            } else if (w.result.status === 'failed') {
-              warnings.push({
-                code: 'headline_unavailable',
-                message: `could not read a title from the page (${w.result.reason}); the headline is provisional until an editor sets one`,
-              });
-            }
-          } catch (err) {
-            if (!(err instanceof JobFailedError)) throw err;
-            warnings.push({ code: 'headline_unavailable', message: 'could not read a title from the page; the headline is provisional until an editor sets one' });
-          }
-          article = (await getArticleForEvent(deps.db, article.id)) ?? article;
-        }
-        const headlineSource = (article as { headline_source?: string }).headline_source ?? (supplied ? 'supplied' : 'provisional');
+        const r = await submitArticle(deps, { url: body.url, headline: body.headline, userId: ctx.state.user!.id });
         ctx.status = 201;
-        ctx.body = {
-          success: true,
-          article_id: article.id,
-          status: 'submitted',
-          headline: article.headline,
-          headline_source: headlineSource,
-          slug: article.slug,
-          warnings,
-        };
+        ctx.body = submissionBody(r);
       },
     }),
 

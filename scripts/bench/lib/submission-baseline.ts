@@ -1,37 +1,27 @@
 /**
- * The baseline of bench:events' submission figure: a POST /api/v1/news/post handler and
- * insertSubmission without the durable event log, so the benchmark can show what the log adds:
- *  - insertSubmission's transaction has no recordEvents (no event_log / event_outbox rows);
- *  - after the commit the handler retires the feed cache itself (INCR) and publishes
- *    news.submitted itself (XADD).
- * `baselineSubmitRoute(deps)` is today's route definition (same path, validation, auth) with that
- * handler, for createApp(deps, routes).
+ * The benchmark's baseline of POST /api/v1/news/post: the submission path without the durable
+ * event log. It runs the production use case (submitArticle, src/articles/service.ts) with two
+ * differences on the request path:
+ *  - the insert's transaction has no recordEvents (no event_log / event_outbox rows, no NOTIFY);
+ *  - after the commit the handler retires the feed cache (invalidateFeedCache: INCR) and publishes
+ *    news.submitted itself (EventPublisher.publish: XADD).
+ * `baselineSubmitRoute(deps)` is the production route definition (same path, validation, auth) with
+ * that handler, for createApp(deps, routes).
  */
 import { sql } from 'kysely';
 import type { Db } from '../../../src/platform/db.js';
 import type { AppDeps } from '../../../src/platform/deps.js';
 import { articleEvent } from '../../../src/articles/rules/article-event.js';
-import { provisionalHeadline } from '../../../src/articles/rules/page-title.js';
 import { slugify } from '../../../src/platform/url/slug.js';
-import { normalizeUrl } from '../../../src/platform/url/normalize.js';
-import { DomainError } from '../../../src/platform/errors/index.js';
 import type { RouteDef } from '../../../src/platform/http/route.js';
-import { DUPLICATE_WINDOW_DAYS, getArticleForEvent, type DuplicateInfo, type SubmissionInput } from '../../../src/articles/queries.js';
+import { DUPLICATE_WINDOW_DAYS, type DuplicateInfo, type SubmissionInput } from '../../../src/articles/queries.js';
+import { submissionBody, submitArticle } from '../../../src/articles/service.js';
 import { invalidateFeedCache } from '../../../src/feed/cache.js';
-import { JobFailedError } from '../../../src/platform/queue.js';
 import { newsRoutes } from '../../../src/articles/routes.js';
 
 const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'] as const;
 
-function sourceOf(url: string): string {
-  try {
-    return new URL(url).hostname.replace(/^www\./, '');
-  } catch {
-    return '';
-  }
-}
-
-/** insertSubmission without recordEvents: the same transaction, no event rows. */
+/** The submission insert without recordEvents: advisory lock, duplicate check, INSERT. */
 export async function insertSubmissionWithoutOutbox(db: Db, input: SubmissionInput) {
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${'submission:' + input.normalizedUrl}, 0))`.execute(trx);
@@ -69,60 +59,12 @@ export function baselineSubmitRoute(deps: AppDeps): RouteDef {
   return {
     ...today,
     async handler(ctx, { body }: { body: { url: string; headline?: string } }) {
-      const supplied = body.headline;
-      const r = await insertSubmissionWithoutOutbox(deps.db, {
-        url: body.url,
-        normalizedUrl: normalizeUrl(body.url)!,
-        headline: supplied ?? provisionalHeadline(body.url),
-        headlineSource: supplied ? 'supplied' : 'provisional',
-        source: sourceOf(body.url),
-        userId: ctx.state.user!.id,
-      });
-      if (r.duplicate) {
-        const d = r.duplicate;
-        throw new DomainError('duplicate_submission', `this URL was already submitted as article ${d.id}`, {
-          article_id: d.id,
-          status: d.status,
-          headline: d.headline,
-          submitted_at: d.created_at.toISOString(),
-        });
-      }
-      let article = r.created!;
-      const warnings: { code: string; message: string }[] = [];
-      if (!supplied) {
-        try {
-          const w = await deps.queue.enqueueAndWait('page-title', { article_id: article.id }, deps.config.JOB_WAIT_MS);
-          if (w.state === 'pending') {
-            warnings.push({
-              code: 'headline_pending',
-              message: 'the page title did not arrive in time; the headline is provisional and will be replaced by the page title shortly',
-            });
-          } else if (w.result.status === 'failed') {
-            warnings.push({
-              code: 'headline_unavailable',
-              message: `could not read a title from the page (${w.result.reason}); the headline is provisional until an editor sets one`,
-            });
-          }
-        } catch (err) {
-          if (!(err instanceof JobFailedError)) throw err;
-          warnings.push({ code: 'headline_unavailable', message: 'could not read a title from the page; the headline is provisional until an editor sets one' });
-        }
-        article = (await getArticleForEvent(deps.db, article.id)) ?? article;
-      }
+      const r = await submitArticle(deps, { url: body.url, headline: body.headline, userId: ctx.state.user!.id }, insertSubmissionWithoutOutbox);
       // The two calls the event log moved off the request path (into the relay).
       await invalidateFeedCache(deps.redis, deps.config.QUEUE_PREFIX);
-      await deps.events.publish(articleEvent('news.submitted', article));
-      const headlineSource = (article as { headline_source?: string }).headline_source ?? (supplied ? 'supplied' : 'provisional');
+      await deps.events.publish(articleEvent('news.submitted', r.article));
       ctx.status = 201;
-      ctx.body = {
-        success: true,
-        article_id: article.id,
-        status: 'submitted',
-        headline: article.headline,
-        headline_source: headlineSource,
-        slug: article.slug,
-        warnings,
-      };
+      ctx.body = submissionBody(r);
     },
   };
 }
