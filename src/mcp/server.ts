@@ -27,7 +27,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { API_PREFIX } from '../platform/http/openapi.js';
 import type { RouteDef } from '../platform/http/route.js';
-import { compactBazaar } from '../payments/index.js';
+import { compactBazaar, type Offer } from '../payments/index.js';
 import { MCP_PATH, mcpReportOffer, REPORT_TOOL } from './offer.js';
 
 type Dispatch = (req: IncomingMessage, res: ServerResponse) => void;
@@ -96,189 +96,214 @@ export function mcpEndpoint(deps: AppDeps, routes: RouteDef[], dispatch: () => D
   };
 }
 
-function toolsFor(deps: AppDeps, routes: RouteDef[], dispatch: () => Dispatch) {
-  const feedQuery = schemaOf(routes, 'listArticles', 'query');
+type Call = (method: 'GET' | 'POST', path: string, o?: { body?: unknown; headers?: Record<string, string> }) => Promise<Inner>;
+
+/** The tools' input schemas: the routes' own zod objects, by operationId. */
+function schemasFor(routes: RouteDef[]) {
   const articleParams = schemaOf(routes, 'getArticle', 'params');
   const yapsQuery = schemaOf(routes, 'listYaps', 'query');
-  const searchQuery = schemaOf(routes, 'provenanceSearch', 'query');
-  const checkBody = schemaOf(routes, 'provenanceCheck', 'body');
-  const trendingQuery = schemaOf(routes, 'getIntelTrending', 'query');
-  const reportQuery = schemaOf(routes, 'getIntelReport', 'query');
-  const submitBody = schemaOf(routes, 'submitArticle', 'body');
-  const articleInput = articleParams.extend(yapsQuery.shape);
-  const offer = mcpReportOffer(deps);
+  return {
+    feedQuery: schemaOf(routes, 'listArticles', 'query'),
+    articleInput: articleParams.extend(yapsQuery.shape),
+    searchQuery: schemaOf(routes, 'provenanceSearch', 'query'),
+    checkBody: schemaOf(routes, 'provenanceCheck', 'body'),
+    trendingQuery: schemaOf(routes, 'getIntelTrending', 'query'),
+    reportQuery: schemaOf(routes, 'getIntelReport', 'query'),
+    submitBody: schemaOf(routes, 'submitArticle', 'body'),
+  };
+}
+type ToolSchemas = ReturnType<typeof schemasFor>;
 
-  function serverFor(ctx: Context): McpServer {
-    const forwarded: Record<string, string> = {};
-    for (const h of FORWARDED) {
-      const v = ctx.get(h);
-      if (v) forwarded[h] = v;
+/** A REST request dispatched into the app with the MCP request's forwarded headers and client address. */
+function callerFor(ctx: Context, dispatch: () => Dispatch): Call {
+  const forwarded: Record<string, string> = {};
+  for (const h of FORWARDED) {
+    const v = ctx.get(h);
+    if (v) forwarded[h] = v;
+  }
+  const remoteAddress = ctx.req.socket.remoteAddress ?? '127.0.0.1';
+  return async (method, path, o = {}) => {
+    const res = await inject(dispatch() as never, {
+      method,
+      url: path,
+      remoteAddress,
+      headers: { ...forwarded, 'x-mcp-tool': '1', ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers },
+      ...(o.body !== undefined ? { payload: JSON.stringify(o.body) } : {}),
+    });
+    let body: unknown = res.payload;
+    try {
+      body = res.payload ? JSON.parse(res.payload) : null;
+    } catch {
+      /* not JSON */
     }
-    const remoteAddress = ctx.req.socket.remoteAddress ?? '127.0.0.1';
-    const call = async (method: 'GET' | 'POST', path: string, o: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Inner> => {
-      const res = await inject(dispatch() as never, {
-        method,
-        url: path,
-        remoteAddress,
-        headers: { ...forwarded, 'x-mcp-tool': '1', ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers },
-        ...(o.body !== undefined ? { payload: JSON.stringify(o.body) } : {}),
-      });
-      let body: unknown = res.payload;
-      try {
-        body = res.payload ? JSON.parse(res.payload) : null;
-      } catch {
-        /* not JSON */
-      }
-      return { status: res.statusCode, headers: res.headers as Inner['headers'], body };
-    };
+    return { status: res.statusCode, headers: res.headers as Inner['headers'], body };
+  };
+}
 
+function registerReadTools(server: McpServer, call: Call, s: ToolSchemas): void {
+  const ro = { readOnlyHint: true, openWorldHint: false };
+  server.registerTool(
+    'feed',
+    {
+      title: 'Article feed',
+      description:
+        'The curated article feed (GET /api/v1/news/): status, sort_type (hot, new, top), page, per_page or limit, token_address. Integers are given as decimal strings, exactly as in the REST query.',
+      inputSchema: s.feedQuery,
+      annotations: ro,
+    },
+    async (args) => result(await call('GET', `${API_PREFIX}/news/${toQuery(args)}`)),
+  );
+
+  server.registerTool(
+    'article',
+    {
+      title: 'Article with its top yaps',
+      description:
+        'One article (GET /api/v1/news/{id}/) and its yaps (GET /api/v1/news/{id}/list_yaps, sort top by default; page, per_page). Result: {article, yaps: {count, results}}.',
+      inputSchema: s.articleInput,
+      annotations: ro,
+    },
+    async (args) => {
+      const { id, ...q } = args as Record<string, unknown>;
+      const article = await call('GET', `${API_PREFIX}/news/${id}/`);
+      if (article.status !== 200) return result(article);
+      const yaps = await call('GET', `${API_PREFIX}/news/${id}/list_yaps${toQuery(q)}`);
+      if (yaps.status !== 200) return result(yaps);
+      return result({ status: 200, headers: {}, body: { article: article.body, yaps: { count: yaps.body.count, results: yaps.body.results } } });
+    },
+  );
+
+  server.registerTool(
+    'search',
+    {
+      title: 'Search curated articles',
+      description: 'Full-text and fuzzy search of curated articles of the last `days` days (GET /api/v1/provenance/search; 30 per minute per IP).',
+      inputSchema: s.searchQuery,
+      annotations: ro,
+    },
+    async (args) => result(await call('GET', `${API_PREFIX}/provenance/search${toQuery(args)}`)),
+  );
+}
+
+function registerCheckTools(server: McpServer, call: Call, s: ToolSchemas): void {
+  const ro = { readOnlyHint: true, openWorldHint: false };
+  server.registerTool(
+    'provenance_check',
+    {
+      title: 'Is this story new?',
+      description: `Provenance check of a URL and/or headline text (POST /api/v1/provenance/check; 30 per minute per IP): verdict new, known, duplicate or stale with the matches. Waits up to ${CHECK_WAIT_MS / 1000} s for a pending check, then returns the poll state.`,
+      inputSchema: s.checkBody,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (args) => {
+      let r = await call('POST', `${API_PREFIX}/provenance/check`, { body: args });
+      const until = Date.now() + CHECK_WAIT_MS;
+      while (r.status === 202 && r.body?.poll_url && Date.now() < until) {
+        await new Promise((res) => setTimeout(res, 500));
+        r = await call('GET', r.body.poll_url);
+      }
+      return result(r);
+    },
+  );
+
+  server.registerTool(
+    'intel_trending',
+    {
+      title: 'Trending tags',
+      description: 'Trending tags with counts and velocity, and the platform pulse (GET /api/v1/intel/trending/; 30 per minute per IP).',
+      inputSchema: s.trendingQuery,
+      annotations: ro,
+    },
+    async (args) => result(await call('GET', `${API_PREFIX}/intel/trending/${toQuery(args)}`)),
+  );
+}
+
+function registerReportTool(server: McpServer, call: Call, s: ToolSchemas, deps: AppDeps, offer: Offer): void {
+  const ro = { readOnlyHint: true, openWorldHint: false };
+  server.registerTool(
+    REPORT_TOOL,
+    {
+      title: 'Market intelligence report (paid)',
+      description: `The market intelligence report (GET /api/v1/intel/report/). Paid: ${deps.config.X402_PRICE_ATOMIC / 1e6} USD per call over x402 (send a PaymentPayload in params._meta["x402/payment"], x402 MCP transport), or free with a builder/enterprise API key in the Authorization header of the MCP HTTP request. Without either the result is isError with the x402 PaymentRequired (structuredContent) and how to pay.`,
+      inputSchema: s.reportQuery,
+      annotations: ro,
+      _meta: { 'x402/payment-required': true },
+    },
+    async (args, extra) => {
+      const payment = extra._meta?.['x402/payment'] as PaymentPayload | undefined;
+      const headers: Record<string, string> = {};
+      if (payment !== undefined) {
+        try {
+          headers['payment-signature'] = encodePaymentSignatureHeader(payment);
+        } catch {
+          headers['payment-signature'] = '!';
+        }
+      }
+      const r = await call('GET', `${API_PREFIX}/intel/report/${toQuery(args)}`, { headers });
+      const pres = header(r, 'payment-response');
+      const settlement = pres ? decodePaymentResponseHeader(pres) : undefined;
+      const preq = header(r, 'payment-required');
+      if (preq) return paymentRequiredResult(offer, decodePaymentRequiredHeader(preq), r, settlement);
+      const out = result(r);
+      return settlement ? { ...out, _meta: { 'x402/payment-response': settlement } } : out;
+    },
+  );
+}
+
+function registerSubmitTool(server: McpServer, call: Call, s: ToolSchemas): void {
+  server.registerTool(
+    'submit_article',
+    {
+      title: 'Submit an article',
+      description:
+        'Submit an article URL (optionally with a headline) to the curation queue (POST /api/v1/news/post). Needs an authenticated caller: Authorization: Bearer <API key linked to an account, or access token> on the MCP HTTP request.',
+      inputSchema: s.submitBody,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    async (args) => result(await call('POST', `${API_PREFIX}/news/post`, { body: args })),
+  );
+}
+
+/** The x402 MCP transport's "payment required" result: isError, structuredContent = PaymentRequired, content[0].text = its JSON. */
+function paymentRequiredResult(offer: Offer, pr: PaymentRequired, r: Inner, settlement: unknown): CallToolResult {
+  const mcpPr: PaymentRequired = {
+    ...pr,
+    resource: { url: offer.resourceUrl!, description: offer.description, mimeType: 'application/json' },
+    extensions: { bazaar: compactBazaar(offer.bazaar!) },
+  };
+  // (compact: a client echoes extensions into its PaymentPayload; the full output schema is in /.well-known/x402)
+  const err = r.body?.error ?? {};
+  const req = pr.accepts[0];
+  const howTo = [
+    `${err.code ?? 'payment_required'}: ${err.message ?? 'payment required'}`,
+    `How to pay: sign an x402 v2 "exact" payment (EIP-3009 transferWithAuthorization of ${req?.amount} atomic units of ${req?.asset} to ${req?.payTo} on ${req?.network}) for one of the requirements in "accepts" and call ${REPORT_TOOL} again with the PaymentPayload in params._meta["x402/payment"] (x402 MCP transport).`,
+    'Or send Authorization: Bearer <API key> of the builder or enterprise tier on the MCP HTTP request (the builder tier includes the report).',
+  ].join('\n');
+  return {
+    isError: true,
+    structuredContent: mcpPr as unknown as Record<string, unknown>,
+    content: [
+      { type: 'text', text: JSON.stringify(mcpPr) },
+      { type: 'text', text: howTo },
+    ],
+    ...(settlement ? { _meta: { 'x402/payment-response': settlement } } : {}),
+  };
+}
+
+function toolsFor(deps: AppDeps, routes: RouteDef[], dispatch: () => Dispatch) {
+  const schemas = schemasFor(routes);
+  const offer = mcpReportOffer(deps);
+  function serverFor(ctx: Context): McpServer {
+    const call = callerFor(ctx, dispatch);
     const server = new McpServer(
       { name: 'squid-news', version: '1.2.0' },
       { instructions: 'Squid News: crypto/DeFi news feed, provenance checks and market intelligence. See /llms.txt.' },
     );
-    const ro = { readOnlyHint: true, openWorldHint: false };
-
-    server.registerTool(
-      'feed',
-      {
-        title: 'Article feed',
-        description:
-          'The curated article feed (GET /api/v1/news/): status, sort_type (hot, new, top), page, per_page or limit, token_address. Integers are given as decimal strings, exactly as in the REST query.',
-        inputSchema: feedQuery,
-        annotations: ro,
-      },
-      async (args) => result(await call('GET', `${API_PREFIX}/news/${toQuery(args)}`)),
-    );
-
-    server.registerTool(
-      'article',
-      {
-        title: 'Article with its top yaps',
-        description:
-          'One article (GET /api/v1/news/{id}/) and its yaps (GET /api/v1/news/{id}/list_yaps, sort top by default; page, per_page). Result: {article, yaps: {count, results}}.',
-        inputSchema: articleInput,
-        annotations: ro,
-      },
-      async (args) => {
-        const { id, ...q } = args as Record<string, unknown>;
-        const article = await call('GET', `${API_PREFIX}/news/${id}/`);
-        if (article.status !== 200) return result(article);
-        const yaps = await call('GET', `${API_PREFIX}/news/${id}/list_yaps${toQuery(q)}`);
-        if (yaps.status !== 200) return result(yaps);
-        return result({ status: 200, headers: {}, body: { article: article.body, yaps: { count: yaps.body.count, results: yaps.body.results } } });
-      },
-    );
-
-    server.registerTool(
-      'search',
-      {
-        title: 'Search curated articles',
-        description: 'Full-text and fuzzy search of curated articles of the last `days` days (GET /api/v1/provenance/search; 30 per minute per IP).',
-        inputSchema: searchQuery,
-        annotations: ro,
-      },
-      async (args) => result(await call('GET', `${API_PREFIX}/provenance/search${toQuery(args)}`)),
-    );
-
-    server.registerTool(
-      'provenance_check',
-      {
-        title: 'Is this story new?',
-        description: `Provenance check of a URL and/or headline text (POST /api/v1/provenance/check; 30 per minute per IP): verdict new, known, duplicate or stale with the matches. Waits up to ${CHECK_WAIT_MS / 1000} s for a pending check, then returns the poll state.`,
-        inputSchema: checkBody,
-        annotations: { readOnlyHint: true, openWorldHint: false },
-      },
-      async (args) => {
-        let r = await call('POST', `${API_PREFIX}/provenance/check`, { body: args });
-        const until = Date.now() + CHECK_WAIT_MS;
-        while (r.status === 202 && r.body?.poll_url && Date.now() < until) {
-          await new Promise((res) => setTimeout(res, 500));
-          r = await call('GET', r.body.poll_url);
-        }
-        return result(r);
-      },
-    );
-
-    server.registerTool(
-      'intel_trending',
-      {
-        title: 'Trending tags',
-        description: 'Trending tags with counts and velocity, and the platform pulse (GET /api/v1/intel/trending/; 30 per minute per IP).',
-        inputSchema: trendingQuery,
-        annotations: ro,
-      },
-      async (args) => result(await call('GET', `${API_PREFIX}/intel/trending/${toQuery(args)}`)),
-    );
-
-    server.registerTool(
-      REPORT_TOOL,
-      {
-        title: 'Market intelligence report (paid)',
-        description: `The market intelligence report (GET /api/v1/intel/report/). Paid: ${deps.config.X402_PRICE_ATOMIC / 1e6} USD per call over x402 (send a PaymentPayload in params._meta["x402/payment"], x402 MCP transport), or free with a builder/enterprise API key in the Authorization header of the MCP HTTP request. Without either the result is isError with the x402 PaymentRequired (structuredContent) and how to pay.`,
-        inputSchema: reportQuery,
-        annotations: ro,
-        _meta: { 'x402/payment-required': true },
-      },
-      async (args, extra) => {
-        const payment = extra._meta?.['x402/payment'] as PaymentPayload | undefined;
-        const headers: Record<string, string> = {};
-        if (payment !== undefined) {
-          try {
-            headers['payment-signature'] = encodePaymentSignatureHeader(payment);
-          } catch {
-            headers['payment-signature'] = '!';
-          }
-        }
-        const r = await call('GET', `${API_PREFIX}/intel/report/${toQuery(args)}`, { headers });
-        const pres = header(r, 'payment-response');
-        const settlement = pres ? decodePaymentResponseHeader(pres) : undefined;
-        const preq = header(r, 'payment-required');
-        if (preq) return paymentRequiredResult(decodePaymentRequiredHeader(preq), r, settlement);
-        const out = result(r);
-        return settlement ? { ...out, _meta: { 'x402/payment-response': settlement } } : out;
-      },
-    );
-
-    server.registerTool(
-      'submit_article',
-      {
-        title: 'Submit an article',
-        description:
-          'Submit an article URL (optionally with a headline) to the curation queue (POST /api/v1/news/post). Needs an authenticated caller: Authorization: Bearer <API key linked to an account, or access token> on the MCP HTTP request.',
-        inputSchema: submitBody,
-        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-      },
-      async (args) => result(await call('POST', `${API_PREFIX}/news/post`, { body: args })),
-    );
-
+    registerReadTools(server, call, schemas);
+    registerCheckTools(server, call, schemas);
+    registerReportTool(server, call, schemas, deps, offer);
+    registerSubmitTool(server, call, schemas);
     return server;
   }
-
-  /** The x402 MCP transport's "payment required" result: isError, structuredContent = PaymentRequired, content[0].text = its JSON. */
-  function paymentRequiredResult(pr: PaymentRequired, r: Inner, settlement: unknown): CallToolResult {
-    const mcpPr: PaymentRequired = {
-      ...pr,
-      resource: { url: offer.resourceUrl!, description: offer.description, mimeType: 'application/json' },
-      extensions: { bazaar: compactBazaar(offer.bazaar!) },
-    };
-    // (compact: a client echoes extensions into its PaymentPayload; the full output schema is in /.well-known/x402)
-    const err = r.body?.error ?? {};
-    const req = pr.accepts[0];
-    const howTo = [
-      `${err.code ?? 'payment_required'}: ${err.message ?? 'payment required'}`,
-      `How to pay: sign an x402 v2 "exact" payment (EIP-3009 transferWithAuthorization of ${req?.amount} atomic units of ${req?.asset} to ${req?.payTo} on ${req?.network}) for one of the requirements in "accepts" and call ${REPORT_TOOL} again with the PaymentPayload in params._meta["x402/payment"] (x402 MCP transport).`,
-      'Or send Authorization: Bearer <API key> of the builder or enterprise tier on the MCP HTTP request (the builder tier includes the report).',
-    ].join('\n');
-    return {
-      isError: true,
-      structuredContent: mcpPr as unknown as Record<string, unknown>,
-      content: [
-        { type: 'text', text: JSON.stringify(mcpPr) },
-        { type: 'text', text: howTo },
-      ],
-      ...(settlement ? { _meta: { 'x402/payment-response': settlement } } : {}),
-    };
-  }
-
   return { serverFor };
 }
