@@ -11,7 +11,7 @@ import { applyProfilePatch, lockProfilePicture, setUsername, type ProfilePatch }
 import type { ProfileBody } from './schemas.js';
 
 /** A file part of a multipart profile edit. */
-export interface Upload {
+interface Upload {
   field: string;
   bytes: Uint8Array;
 }
