@@ -26,30 +26,25 @@ function sourceOf(url: string): string {
   }
 }
 
+/** An article warning (not an error code: the submission succeeded). */
+function warning(code: SubmissionWarning['code'], message: string): SubmissionWarning {
+  return { code, message };
+}
+
 /** Wait JOB_WAIT_MS at most for the page title; what the submitter should know about it. */
 async function awaitPageTitle(deps: AppDeps, articleId: number): Promise<SubmissionWarning[]> {
   try {
     const w = await deps.queue.enqueueAndWait('page-title', { article_id: articleId }, deps.config.JOB_WAIT_MS);
     if (w.state === 'pending') {
-      return [
-        {
-          code: 'headline_pending',
-          message: 'the page title did not arrive in time; the headline is provisional and will be replaced by the page title shortly',
-        },
-      ];
+      return [warning('headline_pending', 'the page title did not arrive in time; the headline is provisional and will be replaced by the page title shortly')];
     }
     if (w.result.status === 'failed') {
-      return [
-        {
-          code: 'headline_unavailable',
-          message: `could not read a title from the page (${w.result.reason}); the headline is provisional until an editor sets one`,
-        },
-      ];
+      return [warning('headline_unavailable', `could not read a title from the page (${w.result.reason}); the headline is provisional until an editor sets one`)];
     }
     return [];
   } catch (err) {
     if (!(err instanceof JobFailedError)) throw err;
-    return [{ code: 'headline_unavailable', message: 'could not read a title from the page; the headline is provisional until an editor sets one' }];
+    return [warning('headline_unavailable', 'could not read a title from the page; the headline is provisional until an editor sets one')];
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Subscription filters over lifecycle events (issue 16: filtered streams, webhook filters). Pure.
+ * Subscription filters over lifecycle events (filtered streams, webhook filters). Pure.
  * The one matching rule of both: stream filters (src/stream/rules/filter.ts parses them from a query
  * string) and webhook endpoint filters (src/webhooks/rules/match.ts compiles them from the stored
  * endpoint) both end in `matchesAttributes`; each caller keeps its own input parsing and errors.
