@@ -28,7 +28,8 @@ describe('job pipeline: a killed worker', () => {
   it('a job whose worker is SIGKILLed mid-run is picked up by another worker process and completes', async () => {
     const first = spawnWorker();
     const job = await deps.queue.queue('ping').add('ping', { token: 'survivor', sleep_ms: 4000, fail_first_attempts: 0 }, { attempts: 3 });
-    await expect.poll(async () => job.getState(), { timeout: 15_000, interval: 50 }).toBe('active');
+    // A worker process loads every job's feature through tsx before it takes a job: allow for a slow start.
+    await expect.poll(async () => job.getState(), { timeout: 30_000, interval: 50 }).toBe('active');
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
     const second = spawnWorker();
@@ -42,5 +43,5 @@ describe('job pipeline: a killed worker', () => {
       second.kill('SIGTERM');
       await new Promise((r) => second.once('exit', r));
     }
-  }, 45_000);
+  }, 75_000);
 });
