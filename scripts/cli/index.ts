@@ -1,19 +1,36 @@
 /**
  * The admin CLI's command registry and dispatcher: `<group> <command> [args...]`, `help`,
- * `help <group>`. Later issues add a group file (apikey.ts, wire.ts, rewards.ts) and list it here.
+ * `help <group>`. Each group is one file exporting a CommandGroup, listed here by name.
+ *
+ * A group's file is imported only when that group runs (or for the general help): some groups
+ * reach the job registry and with it every feature, which takes seconds to load, and a command
+ * such as `role list` should answer (or say that no stack is running) without paying for them.
  */
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
-import { agentCommands, telegramCommands } from './agent-chat.js';
-import { apiKeyCommands } from './apikey.js';
 import { CliError, UsageError, type CliContext, type CommandGroup } from './command.js';
-import { rewardCommands } from './rewards.js';
-import { roleCommands } from './role.js';
-import { webhookCommands } from './webhooks.js';
-import { wireCommands } from './wire.js';
 import { NoStackError, withDevStack } from '../lib/dev-stack.js';
 
-const commandGroups: CommandGroup[] = [roleCommands, apiKeyCommands, rewardCommands, agentCommands, telegramCommands, wireCommands, webhookCommands];
+/** The groups in help order: name -> its file, loaded on first use. */
+const groupLoaders: [string, () => Promise<CommandGroup>][] = [
+  ['role', async () => (await import('./role.js')).roleCommands],
+  ['apikey', async () => (await import('./apikey.js')).apiKeyCommands],
+  ['rewards', async () => (await import('./rewards.js')).rewardCommands],
+  ['agent', async () => (await import('./agent-chat.js')).agentCommands],
+  ['telegram', async () => (await import('./agent-chat.js')).telegramCommands],
+  ['wire', async () => (await import('./wire.js')).wireCommands],
+  ['webhooks', async () => (await import('./webhooks.js')).webhookCommands],
+];
+
+async function loadGroup(name: string): Promise<CommandGroup | undefined> {
+  const loader = groupLoaders.find(([n]) => n === name);
+  if (!loader) return undefined;
+  const group = await loader[1]();
+  if (group.name !== name) throw new Error(`scripts/cli/index.ts lists group "${name}" for a file whose group is "${group.name}"`);
+  return group;
+}
+
+const allGroups = async (): Promise<CommandGroup[]> => (await Promise.all(groupLoaders.map(([name]) => loadGroup(name)))).filter((g) => g !== undefined);
 
 const PROG = 'npm run cli --';
 
@@ -24,7 +41,7 @@ interface CliIo {
   err(line: string): void;
 }
 
-function generalHelp(): string[] {
+function generalHelp(commandGroups: CommandGroup[]): string[] {
   const lines = [`usage: ${PROG} <command> [arguments]`, '', 'commands:'];
   const rows = commandGroups.flatMap((g) => g.commands.map((c) => [`${g.name} ${c.name} ${c.args}`.trim(), c.summary]));
   rows.push(['help [group]', "this help, or a group's rules"]);
@@ -67,20 +84,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [groupName, commandName, ...args] = argv;
   try {
     if (groupName === undefined) {
-      generalHelp().forEach(io.err);
+      generalHelp(await allGroups()).forEach(io.err);
       return 2;
     }
     if (isHelp(groupName)) {
       if (commandName === undefined) {
-        generalHelp().forEach(io.out);
+        generalHelp(await allGroups()).forEach(io.out);
         return 0;
       }
-      const g = commandGroups.find((x) => x.name === commandName);
-      if (!g) throw new UsageError(`unknown command group "${commandName}"; groups: ${commandGroups.map((x) => x.name).join(', ')}`);
+      const g = await loadGroup(commandName);
+      if (!g) throw new UsageError(`unknown command group "${commandName}"; groups: ${groupLoaders.map(([n]) => n).join(', ')}`);
       groupHelp(g).forEach(io.out);
       return 0;
     }
-    const group = commandGroups.find((g) => g.name === groupName);
+    const group = await loadGroup(groupName);
     if (!group) throw new UsageError(`unknown command "${groupName}"; run \`${PROG} help\``);
     if (isHelp(commandName) || isHelp(args[0])) {
       groupHelp(group).forEach(io.out);
