@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors/index.js';
-import { eventTypes, isEventType, isStaffOnly, publicEventTypes, staffEventTypes, type EventType, type Visibility } from '../platform/events/events.js';
+import { eventTypes, isEventType, isStaffOnly, publicEventTypes, rolesSeeStaffEvents, staffEventTypes, type EventType, type Visibility } from '../platform/events/events.js';
 import { errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { listEvents, oldestEventId } from '../platform/events/log.js';
@@ -58,15 +58,14 @@ const eventPageSchema = z
   .meta({ id: 'EventPage' });
 
 /**
- * Staff-only events go to signed-in staff sessions (access-token cookie or Bearer JWT), as on the
- * WebSocket ("connections with a staff JWT cookie"). An API key never sees them, even one linked to
- * a staff account: keys are long-lived credentials handed to scripts and third parties. The role the
- * token claims is confirmed in the database (a revoked staff role stops at once).
+ * Staff-only events go to the sessions the stream gives them to (rolesSeeStaffEvents: editors and
+ * staff, by access-token cookie or Bearer JWT), never to an API key. The role the token claims is
+ * confirmed in the database (a revoked role stops at once).
  */
 async function seesStaffEvents(deps: AppDeps, ctx: Context): Promise<boolean> {
   const user = ctx.state.user;
-  if (!user || user.via === 'api_key' || !user.roles.includes('staff')) return false;
-  return (await userRoles(deps.db, user.id))?.includes('staff') ?? false;
+  if (!user || user.via === 'api_key' || !rolesSeeStaffEvents(user.roles)) return false;
+  return rolesSeeStaffEvents((await userRoles(deps.db, user.id)) ?? []);
 }
 
 export function eventRoutes(deps: AppDeps): RouteDef[] {
@@ -84,7 +83,7 @@ export function eventRoutes(deps: AppDeps): RouteDef[] {
         '**Polling:** start with `after=0` (everything retained) or with the last event_id you processed. Pass `next_after` as `after` on the next request. `has_more: true` means ask again at once; `next_after: null` (empty results) means nothing new yet: poll again later with the same `after`.',
         '**Delivery on the WebSocket is at-least-once:** after a reconnect or a relay retry an event may arrive twice, with the same `event_id`; drop duplicates by `event_id`. This endpoint and the stream carry the same ids, so a client can mix them (e.g. catch up here, then go live).',
         `**Retention:** events are kept ${retentionDays} days (EVENT_LOG_RETENTION_DAYS, default 30), then deleted. If events after your cursor were deleted (0 < after < pruned_through) the answer is 410 \`events_expired\` with details {oldest_event_id, pruned_through}: re-read the feed (GET /api/v1/news/) for the current state, then resume from the oldest retained event with after=0 (after=0 is never expired; any after >= pruned_through is accepted too).`,
-        `**Visibility:** anonymous callers and API keys get the public types (${publicEventTypes.join(', ')}); signed-in staff sessions (access_token cookie or Bearer JWT of an account with the staff role, confirmed in the database) also get the staff-only types (${staffEventTypes.join(', ')}). An API key never gets staff-only events, even one linked to a staff account. Staff-only types named in \`types\` by any other caller are silently left out (not an error). Internal events never appear.`,
+        `**Visibility:** anonymous callers and API keys get the public types (${publicEventTypes.join(', ')}); signed-in editor and staff sessions (access_token cookie or Bearer JWT of an account with the editor or staff role, confirmed in the database; the same rule as the WebSocket and SSE streams) also get the staff-only types (${staffEventTypes.join(', ')}). An API key never gets staff-only events, even one linked to a staff account. Staff-only types named in \`types\` by any other caller are silently left out (not an error). Internal events never appear.`,
         `\`after\`: integer >= 0, default 0. \`limit\`: 1 to ${MAX_EVENTS_LIMIT}, default ${DEFAULT_EVENTS_LIMIT}. \`types\`: comma-separated event types (default: all visible to the caller). Unknown types, out-of-range or non-integer values, repeated and unknown parameters are 400 validation_failed naming the parameter.`,
       ].join('\n\n'),
       tags: ['events'],

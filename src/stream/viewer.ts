@@ -1,6 +1,6 @@
 /**
- * Who is on a connection: staff (role `staff` or `editor` in a valid access-token cookie: editors work
- * the review queue from the stream) or anonymous. The ws
+ * Who is on a connection: staff (a valid access-token cookie whose roles see the staff-only events,
+ * rolesSeeStaffEvents: editors and staff) or anonymous. The ws
  * process never opens Postgres; the roles are the ones copied into the token when it was issued.
  *
  * An invalid or expired cookie is anonymous. A staff token that expires while its connection is
@@ -11,6 +11,7 @@
  */
 import type http from 'node:http';
 import { accessTokenFromCookieHeader, verifyAccessToken } from '../identity/index.js';
+import { rolesSeeStaffEvents } from '../platform/events/events.js';
 
 export interface Viewer {
   staff: boolean;
@@ -28,7 +29,7 @@ export async function viewerFromRequest(req: http.IncomingMessage, jwtSecret: st
     if (!token) return anonymous;
     const claims = await verifyAccessToken(jwtSecret, token);
     const until = claims.expiresAt * 1000;
-    if (!(claims.roles.includes('staff') || claims.roles.includes('editor')) || until <= Date.now()) return anonymous;
+    if (!rolesSeeStaffEvents(claims.roles) || until <= Date.now()) return anonymous;
     return { staff: true, staffUntilMs: until };
   } catch {
     return anonymous;

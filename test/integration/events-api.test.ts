@@ -22,6 +22,7 @@ let user: Session;
 let editor: Session;
 let staff: Session;
 let staffKey: string;
+let editorKey: string;
 let plainKey: string;
 
 interface Ev {
@@ -93,6 +94,7 @@ beforeAll(async () => {
   editor = await sessionFor(deps.db, secret, { roles: ['editor'], username: 'ed' });
   staff = await sessionFor(deps.db, secret, { roles: ['staff'] });
   staffKey = await createKey(staff.cookie(deps.config.TRUSTED_ORIGIN));
+  editorKey = await createKey(editor.cookie(deps.config.TRUSTED_ORIGIN));
   plainKey = await createKey();
   start = await maxEventId();
   a = await submit('Alpha story');
@@ -149,7 +151,17 @@ describe('GET /api/v1/events/: contents and order', () => {
     expect(cookie.body).toEqual(bearer.body);
   });
 
-  it('anonymous callers, signed-in non-staff callers and API keys (even one linked to a staff account) get public events only', async () => {
+  it('an editor session reads what the stream gives it: the staff-only events too (cookie and bearer)', async () => {
+    const rows = await logRows(start, ['public', 'staff']);
+    expect(rows.some((x) => x.type === 'news.submitted')).toBe(true);
+    for (const headers of [editor.bearer, { cookie: `access_token=${editor.token}` }]) {
+      const r = await get(`?after=${start}`, headers);
+      expect(r.status).toBe(200);
+      expect(r.body.results).toEqual(rows.map((x) => x.payload));
+    }
+  });
+
+  it('anonymous callers, signed-in callers without a role and API keys (even one linked to a staff or editor account) get public events only', async () => {
     const publicRows = await logRows(start, ['public']);
     expect(publicRows.map((x) => [x.type, x.payload.id])).toEqual([
       ['news.approved', a],
@@ -158,9 +170,9 @@ describe('GET /api/v1/events/: contents and order', () => {
     const callers: [string, Record<string, string> | undefined][] = [
       ['anonymous', undefined],
       ['signed-in user', user.bearer],
-      ['editor', editor.bearer],
       ['unlinked API key', { authorization: `Bearer ${plainKey}` }],
       ['API key of a staff account', { authorization: `Bearer ${staffKey}` }],
+      ['API key of an editor account', { authorization: `Bearer ${editorKey}` }],
     ];
     for (const [who, headers] of callers) {
       const r = await get(`?after=${start}`, headers);

@@ -59,6 +59,19 @@ export function isStaffOnly(type: EventType): boolean {
   return staffOnlyTypes.has(type);
 }
 
+/**
+ * Who reads staff-only events: a signed-in session (access-token cookie or Bearer JWT) of an account
+ * with one of these roles. Editors work the review queue from these events, so they see them on the
+ * stream, the SSE stream and GET /api/v1/events/ alike. An API key never does, whatever its account:
+ * keys are long-lived credentials handed to scripts and third parties.
+ */
+export const STAFF_EVENT_ROLES = ['editor', 'staff'] as const;
+
+/** Whether an account with these roles, signed in with a session, sees the staff-only events. */
+export function rolesSeeStaffEvents(roles: readonly string[]): boolean {
+  return STAFF_EVENT_ROLES.some((r) => roles.includes(r));
+}
+
 export function visibilityOf(type: AnyEventType): Visibility {
   if ((internalEventTypes as readonly string[]).includes(type)) return 'internal';
   return isStaffOnly(type as EventType) ? 'staff' : 'public';
