@@ -26,11 +26,14 @@ import { nodeArgs, repoRoot, serviceTypes } from './lib/procfile.js';
 import { startPostgres, startRedis, stopChild, type RunningService } from './lib/services.js';
 import { startWatchdog, type Watchdog } from './lib/watchdog.js';
 import { describeSeed, seedDemo } from './seed-demo.js';
+import { DEMO_EDITOR } from './seed/users.js';
 
 const SELF = 'dev';
 const READY_TIMEOUT_MS = 180_000;
 /** A repeated Ctrl-C within this window is the same keypress relayed by npm and tsx, not a second one. */
 const REPEAT_SIGNAL_MS = 2000;
+/** Stream connections per address under `npm start` (production default: 5). */
+const DEV_WS_MAX_PER_IP = 50;
 
 let env: ReturnType<typeof launcherEnv>;
 try {
@@ -218,6 +221,41 @@ async function shutdown(code: number, reason: string) {
   process.exit(exitCode);
 }
 
+/** Whether the demo editor is in this database (seeded now or on an earlier start). */
+async function demoEditorListed(c: Config): Promise<boolean> {
+  const db = createDb(c.DATABASE_URL, { max: 1, applicationName: 'dev' });
+  try {
+    const row = await db.selectFrom('users').select('roles').where('wallet_address', '=', DEMO_EDITOR.address).executeTakeFirst();
+    return Boolean(row?.roles.includes('editor'));
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** What a newcomer needs once everything answers: where things are and how to sign in. */
+function banner(c: Config, web: string, ws: string, demoEditor: boolean): string[] {
+  const sse = `http://${listenHost(c.HOST)}:${c.WS_PORT}/sse/news/`;
+  const lines = [
+    `  API        ${web}   (OpenAPI document: ${web}/api/v1/openapi.json)`,
+    `  API docs   ${web}/api/v1/docs`,
+    `  Editors    ${web}/editor/   (the review console; sign in with an editor's wallet)`,
+    `  WebSocket  ${ws}   (send Origin: ${c.TRUSTED_ORIGIN})`,
+    `  SSE        ${sse}   (the same events as Server-Sent Events)`,
+    // No URLs to copy: the CLI finds this stack through DATA_DIR/stack.json.
+    `  Admin CLI  npm run cli -- help   (in another terminal; it uses these servers, see ${path.join(dataDir, 'stack.json')})`,
+  ];
+  if (demoEditor) {
+    lines.push(
+      `  Demo editor  ${DEMO_EDITOR.username} ${DEMO_EDITOR.address}: the published development account 0 (mnemonic "test test ... junk"),`,
+      `               private key ${DEMO_EDITOR.privateKey}; never send real funds to it`,
+    );
+  }
+  if (c.OUTBOUND_ALLOW_PRIVATE)
+    lines.push('  Outbound fetches may reach private and loopback addresses (OUTBOUND_ALLOW_PRIVATE=true, the npm start default; never in production).');
+  lines.push(`  Stream connections per address: ${c.WS_MAX_PER_IP} (WS_MAX_PER_IP; the npm start default is ${DEV_WS_MAX_PER_IP}, production's 5).`);
+  return lines;
+}
+
 function redact(url: string): string {
   const u = new URL(url);
   if (u.password) u.password = '***';
@@ -251,6 +289,10 @@ function childVars(databaseUrl: string, redisUrl: string): Record<string, string
     TRUSTED_ORIGIN: env.TRUSTED_ORIGIN ?? `http://127.0.0.1:${env.PORT}`,
     PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${env.PORT}`,
     EXIT_WITH_PARENT: '1',
+    // Development defaults (an explicit variable wins): a developer submits and subscribes local
+    // URLs, and keeps a few console tabs and test clients open on the stream from one address.
+    OUTBOUND_ALLOW_PRIVATE: process.env.OUTBOUND_ALLOW_PRIVATE ?? 'true',
+    WS_MAX_PER_IP: process.env.WS_MAX_PER_IP ?? String(DEV_WS_MAX_PER_IP),
   };
 }
 
@@ -271,10 +313,7 @@ try {
   const ws = `ws://${host}:${config.WS_PORT}/ws/news/`;
   await Promise.all([waitReady(`${web}/readyz`), waitReady(`http://${host}:${config.WS_PORT}/healthz`)]);
   say(`ready in ${seconds(Date.now() - started)}`);
-  say(`  API        ${web}   (OpenAPI document: ${web}/api/v1/openapi.json)`);
-  say(`  WebSocket  ${ws}   (send Origin: ${config.TRUSTED_ORIGIN})`);
-  // No URLs to copy: the CLI finds this stack through DATA_DIR/stack.json.
-  say(`  Admin CLI  npm run cli -- help   (in another terminal; it uses these servers, see ${path.join(dataDir, 'stack.json')})`);
+  for (const line of banner(config, web, ws, await demoEditorListed(config))) say(line);
   say('Ctrl-C stops everything.');
 } catch (err) {
   if (!(err instanceof Stopping)) {

@@ -17,7 +17,7 @@ const slowTiers = {
   /** Fault drills: processes killed, Redis and PostgreSQL restarted. */
   drills: ['test/integration/drill-*.test.ts', 'test/integration/webhook-drill.test.ts', 'test/integration/resilience-*.test.ts', 'test/integration/agent-chat-expiry.test.ts'],
   /** Headless Chromium. */
-  browser: ['test/e2e/*browser*.test.ts', 'test/e2e/editor-console.test.ts'],
+  browser: ['test/e2e/*browser*.test.ts', 'test/e2e/editor-console*.test.ts'],
   /** The launcher and the Procfile's processes, started as a user or the platform would. */
   launcher: [
     'test/e2e/launcher.test.ts',

@@ -6,11 +6,18 @@
  */
 import type { SeedPart } from './types.js';
 
+/** The demo editor's sign-in: Anvil/Hardhat account 0, whose private key is published. */
+export const DEMO_EDITOR = {
+  username: 'demo_editor',
+  address: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
+  privateKey: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+} as const;
+
 export const demoUsers = [
   {
     key: 'editor',
-    wallet_address: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
-    username: 'demo_editor',
+    wallet_address: DEMO_EDITOR.address,
+    username: DEMO_EDITOR.username,
     display_name: 'Demo Editor',
     roles: ['editor'],
     account_type: 'human',

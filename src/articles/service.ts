@@ -31,6 +31,9 @@ function warning(code: SubmissionWarning['code'], message: string): SubmissionWa
   return { code, message };
 }
 
+/** Outside production, a refused private address names the setting that allows it. */
+const privateAddressHint = ': the URL resolves to a private or loopback address, which outbound fetches refuse unless OUTBOUND_ALLOW_PRIVATE=true';
+
 /** Wait JOB_WAIT_MS at most for the page title; what the submitter should know about it. */
 async function awaitPageTitle(deps: AppDeps, articleId: number): Promise<SubmissionWarning[]> {
   try {
@@ -39,7 +42,8 @@ async function awaitPageTitle(deps: AppDeps, articleId: number): Promise<Submiss
       return [warning('headline_pending', 'the page title did not arrive in time; the headline is provisional and will be replaced by the page title shortly')];
     }
     if (w.result.status === 'failed') {
-      return [warning('headline_unavailable', `could not read a title from the page (${w.result.reason}); the headline is provisional until an editor sets one`)];
+      const hint = w.result.reason === 'blocked_address' && deps.config.NODE_ENV !== 'production' ? privateAddressHint : '';
+      return [warning('headline_unavailable', `could not read a title from the page (${w.result.reason}${hint}); the headline is provisional until an editor sets one`)];
     }
     return [];
   } catch (err) {

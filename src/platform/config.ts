@@ -53,7 +53,7 @@ export const envSchema = z.object({
   TRUSTED_ORIGIN: origin.default('http://127.0.0.1:8000'),
   /** HS256 key for access/refresh tokens, >= 32 chars. Required in production; elsewhere generated once into DATA_DIR/jwt-secret. */
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  /** Let outbound fetches of user-supplied URLs reach private/loopback/link-local addresses (tests and the dev demo only). */
+  /** Let outbound fetches of user-supplied URLs reach private/loopback/link-local addresses (tests and development only; `npm start` sets it to true unless given). */
   OUTBOUND_ALLOW_PRIVATE: bool.default(false),
   /** Provenance text check: pg_trgm similarity between normalised headline keys a curated headline needs to be a candidate (lower finds more rewordings, costs more). */
   PROVENANCE_TRGM_THRESHOLD: z.coerce.number().min(0.05).max(1).default(0.45),
@@ -107,6 +107,7 @@ export const envSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(5000).default(500),
   /** ws process: connection caps (over either, the socket is accepted and closed with 4003). */
   WS_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(500),
+  /** ws process: stream connections (WebSocket and SSE) from one client address; over it, 4003 or SSE 503 capacity_exceeded. `npm start` sets 50 unless given. */
   WS_MAX_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(5),
   /** ws process: heartbeat frame interval; a socket that missed the previous ping's pong is dropped. */
   WS_HEARTBEAT_MS: z.coerce.number().int().min(10).max(600_000).default(25_000),

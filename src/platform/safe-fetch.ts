@@ -227,7 +227,7 @@ async function checkedAddresses(u: URL, opts: SafeFetchOptions): Promise<string[
     if (addresses.length === 0) throw new SafeFetchError('dns_failed', `no addresses for ${host}`, u.href);
   }
   const bad = addresses.find((a) => !allowed(a));
-  if (bad !== undefined) throw new SafeFetchError('blocked_address', `${host} resolves to a private or reserved address`, u.href);
+  if (bad !== undefined) throw new SafeFetchError('blocked_address', `${host} resolves to a private or reserved address (refused unless OUTBOUND_ALLOW_PRIVATE=true)`, u.href);
   return addresses;
 }
 

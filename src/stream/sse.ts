@@ -54,7 +54,8 @@ interface SseDeps {
 const CAPACITY_RETRY_AFTER_S = 10;
 
 function corsHeaders(origin: string): Record<string, string> {
-  return { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' };
+  // Retry-After is exposed so that a page told 503 capacity_exceeded can say when it tries again.
+  return { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': 'Retry-After', vary: 'Origin' };
 }
 
 function sendError(res: http.ServerResponse, status: number, code: string, message: string, details: unknown = null, headers: Record<string, string> = {}): void {

@@ -75,6 +75,21 @@ describe('dev launcher with DATABASE_URL and REDIS_URL', () => {
       SEED_DEMO: '1',
     });
     await waitForBanner(dev, port, wsPort);
+    await dev.waitForOutput(/Ctrl-C stops everything/, 5000);
+    // What a newcomer needs is in the banner: docs, console, both streams, the demo editor's sign-in.
+    const web = `http://127.0.0.1:${port}`;
+    expect(dev.output()).toContain(`API docs   ${web}/api/v1/docs`);
+    expect(dev.output()).toContain(`Editors    ${web}/editor/ `);
+    expect(dev.output()).toContain(`SSE        http://127.0.0.1:${wsPort}/sse/news/ `);
+    expect(dev.output()).toMatch(/Demo editor +demo_editor 0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266/);
+    expect(dev.output()).toContain('private key 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+    // npm start's development defaults, each named with its variable.
+    expect(dev.output()).toContain('OUTBOUND_ALLOW_PRIVATE=true, the npm start default');
+    expect(dev.output()).toContain('Stream connections per address: 50 (WS_MAX_PER_IP');
+    expect((await fetch(`${web}/api/v1/docs`)).status).toBe(200);
+    // Signed out, the console answers its sign-in page.
+    const consolePage = await fetch(`${web}/editor/`);
+    expect([consolePage.status, consolePage.headers.get('content-type')]).toEqual([401, 'text/html; charset=utf-8']);
     const pids = childPids(dev);
     expect(Object.keys(pids).sort()).toEqual(
       serviceTypes()

@@ -125,6 +125,10 @@ describe('safeFetch refuses private destinations when OUTBOUND_ALLOW_PRIVATE is 
     expect((await refused(`http://localhost:${port}/ok`)).code).toBe('blocked_address');
   });
 
+  it('the refusal names the setting that allows private addresses', async () => {
+    expect((await refused(`http://localhost:${port}/ok`)).message).toContain('refused unless OUTBOUND_ALLOW_PRIVATE=true');
+  });
+
   it('a public-looking URL that redirects to a private one, on every hop', async () => {
     const opts = { resolve: fakeDns, isAddressAllowed: serverIsPublic };
     // The first hop is allowed (control), the redirect target is not.

@@ -392,7 +392,30 @@
     announce(`#${e.id} was ${status} by another editor.`);
   }
 
-  function connectStream() {
+  /**
+   * Why the stream refused the page: EventSource does not expose a refusal (say 503
+   * capacity_exceeded when an address holds too many connections), so one plain request asks and
+   * reads the error body and Retry-After. A stream that answers now is closed at once.
+   */
+  async function streamRefusal(url) {
+    const ctl = new AbortController();
+    try {
+      const r = await fetch(url, { credentials: 'include', signal: ctl.signal, headers: { accept: 'text/event-stream' } });
+      if (r.ok) return { message: null, retryAfterS: 0 };
+      const data = await r.json().catch(() => null);
+      const e = data && data.error;
+      return { message: (e && e.message) || `HTTP ${r.status}`, retryAfterS: Number(r.headers.get('retry-after')) || 0 };
+    } catch {
+      return { message: 'the stream server does not answer', retryAfterS: 0 };
+    } finally {
+      ctl.abort();
+    }
+  }
+
+  const STREAM_RETRY_MIN_S = 5;
+  const STREAM_RETRY_MAX_S = 60;
+
+  function connectStream(retryS = STREAM_RETRY_MIN_S) {
     const meta = $('meta[name=editor-stream]');
     const live = $('#live');
     if (!meta || !$('.item, #queue') || typeof EventSource === 'undefined') return;
@@ -402,8 +425,20 @@
       live.dataset.state = state;
       live.textContent = text;
     };
-    es.onopen = () => setLive('open', 'Live: connected');
-    es.onerror = () => setLive(es.readyState === 2 ? 'closed' : 'connecting', es.readyState === 2 ? 'Live: disconnected (reload)' : 'Live: reconnecting…');
+    let opened = false;
+    es.onopen = () => {
+      opened = true;
+      setLive('open', 'Live: connected');
+    };
+    es.onerror = async () => {
+      if (es.readyState !== 2) return setLive('connecting', 'Live: reconnecting…');
+      // Closed for good by the browser (the server refused): say why, and try again later.
+      es.close();
+      const why = await streamRefusal(meta.content);
+      const wait = Math.min(STREAM_RETRY_MAX_S, Math.max(why.retryAfterS, opened ? STREAM_RETRY_MIN_S : retryS));
+      setLive('closed', `Live: disconnected${why.message ? ` (${why.message})` : ''}; retrying in ${wait} s`);
+      setTimeout(() => connectStream(opened ? STREAM_RETRY_MIN_S : Math.min(STREAM_RETRY_MAX_S, retryS * 2)), wait * 1000);
+    };
     es.onmessage = (m) => {
       try {
         onEvent(JSON.parse(m.data));

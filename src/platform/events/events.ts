@@ -65,7 +65,7 @@ export function isStaffOnly(type: EventType): boolean {
  * stream, the SSE stream and GET /api/v1/events/ alike. An API key never does, whatever its account:
  * keys are long-lived credentials handed to scripts and third parties.
  */
-export const STAFF_EVENT_ROLES = ['editor', 'staff'] as const;
+const STAFF_EVENT_ROLES = ['editor', 'staff'] as const;
 
 /** Whether an account with these roles, signed in with a session, sees the staff-only events. */
 export function rolesSeeStaffEvents(roles: readonly string[]): boolean {
