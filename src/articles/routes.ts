@@ -3,24 +3,19 @@
  * Yaps are in yaps.ts, the editorial workflow in editorial.ts. Decisions where the spec is silent
  * are in each route's description (they reach the OpenAPI document).
  */
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { DomainError } from '../platform/errors/index.js';
 import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../platform/http/conditional.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
-import { addClick, articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl, getArticleRecord } from './queries.js';
+import { articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl, getArticleRecord } from './queries.js';
+import { countClick } from './click-service.js';
 import { submissionBody, submitArticle } from './service.js';
-import { castArticleVote, myArticleVote } from './vote-queries.js';
-import { articleNotFound, canSee, isSignedIn, scheduleHotScore } from './route-helpers.js';
+import { voteOnArticle } from './vote-service.js';
+import { myArticleVote } from './vote-queries.js';
+import { articleNotFound, canSee, isSignedIn } from './route-helpers.js';
 import { toArticleRecord, toSubmitter } from './mappers.js';
 import { articleRecordSchema, articleVoteResult, headlineInput, idParam, MAX_SUBMIT_URL_LENGTH, submissionResult, submitUrl, urlCheckResult, weight } from './schemas.js';
-import { articleClickKey } from '../platform/redis-keys.js';
-
-/** Link-preview fetchers, crawlers and scripted clients: their requests to /click are redirected but not counted. */
-const NON_HUMAN_AGENT =
-  /bot|crawl|spider|slurp|preview|facebookexternalhit|embedly|whatsapp|telegram|discord|slack|skype|headless|lighthouse|curl|wget|python|httpclient|go-http-client|okhttp|node-fetch|undici|axios|java\//i;
 
 /**
  * The article routes. `listings` (GET /news/ and the syndication feeds, src/feed/) are registered
@@ -130,13 +125,7 @@ export function newsRoutes(deps: AppDeps, listings: RouteDef[] = []): RouteDef[]
       async handler(ctx, { params }) {
         const a = await articleUrl(deps.db, params.id);
         if (!a || !canSee(ctx, a.status)) throw articleNotFound(params.id);
-        const ua = ctx.get('user-agent');
-        if (ctx.method === 'GET' && a.status === 'approved' && ua && !NON_HUMAN_AGENT.test(ua)) {
-          const reader = ctx.state.user ? `u${ctx.state.user.id}` : createHash('sha256').update(`${ctx.ip}|${ua}`).digest('base64url').slice(0, 22);
-          const ttl = deps.config.CLICK_DEDUPE_S;
-          const first = ttl === 0 || (await deps.redis.set(articleClickKey(deps.config.QUEUE_PREFIX, a.id, reader), '1', 'EX', ttl, 'NX')) === 'OK';
-          if (first && (await addClick(deps.db, a.id))) await scheduleHotScore(deps, a.id);
-        }
+        await countClick(deps, a, { method: ctx.method, userAgent: ctx.get('user-agent') || undefined, userId: ctx.state.user?.id, ip: ctx.ip });
         ctx.set('Cache-Control', 'no-store');
         ctx.set('Referrer-Policy', 'no-referrer-when-downgrade');
         ctx.status = 302;
@@ -157,11 +146,7 @@ export function newsRoutes(deps: AppDeps, listings: RouteDef[] = []): RouteDef[]
       body: z.strictObject({ weight }),
       responses: { 200: { description: 'vote stored', schema: articleVoteResult }, ...errorResponses({ 401: 'not signed in', 404: 'article_not_found', 409: 'article_closed' }) },
       async handler(ctx, { params, body }) {
-        const r = await castArticleVote(deps.db, params.id, ctx.state.user!.id, body.weight);
-        if (!r.ok && r.reason === 'not_found') throw articleNotFound(params.id);
-        if (!r.ok) throw new DomainError('article_closed', `article ${params.id} is ${r.status} and takes no votes`, { current_status: r.status });
-        if (r.previous !== r.weight) await scheduleHotScore(deps, params.id);
-        ctx.body = { article_id: params.id, weight: r.weight, vote_count: r.vote_count, votes: r.votes_cast };
+        ctx.body = await voteOnArticle(deps, { articleId: params.id, userId: ctx.state.user!.id, weight: body.weight });
       },
     }),
   ];

@@ -6,11 +6,11 @@ import { getAddress } from 'viem';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { COMMON_YAP_TAGS, MAX_YAP_LENGTH } from './rules/yap.js';
-import { DomainError } from '../platform/errors/index.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
-import { castYapVote, insertYap, listYaps, myYapVotes, type YapRow } from './yap-queries.js';
-import { articleNotFound, pageLinks, scheduleHotScore, visibleStatus } from './route-helpers.js';
+import { listYaps, myYapVotes, type YapRow } from './yap-queries.js';
+import { postYap, voteOnYap } from './yap-service.js';
+import { pageLinks, visibleStatus } from './route-helpers.js';
 import { DEFAULT_PER_PAGE, idParam, MAX_PAGE, MAX_PER_PAGE, weight, yapPageSchema, yapSchema, yapTags, yapVoteResult } from './schemas.js';
 
 function toYap(y: YapRow, myVote?: number) {
@@ -27,10 +27,6 @@ function toYap(y: YapRow, myVote?: number) {
   };
   if (myVote !== undefined) out.my_vote = myVote;
   return out;
-}
-
-function closed(id: number, status: string): DomainError {
-  return new DomainError('article_closed', `article ${id} is ${status} and takes no more yaps or votes`, { current_status: status });
 }
 
 export function yapRoutes(deps: AppDeps): RouteDef[] {
@@ -56,11 +52,9 @@ export function yapRoutes(deps: AppDeps): RouteDef[] {
         ...errorResponses({ 401: 'not signed in', 404: 'article_not_found', 409: 'article_closed' }),
       },
       async handler(ctx, { params, body }) {
-        const r = await insertYap(deps.db, { articleId: params.id, userId: ctx.state.user!.id, text: body.text, tags: body.tags ?? [] });
-        if (!r.ok && r.reason === 'not_found') throw articleNotFound(params.id);
-        if (!r.ok) throw closed(params.id, r.status);
+        const yap = await postYap(deps, { articleId: params.id, userId: ctx.state.user!.id, text: body.text, tags: body.tags ?? [] });
         ctx.status = 201;
-        ctx.body = { success: true, ...toYap(r.yap) };
+        ctx.body = { success: true, ...toYap(yap) };
       },
     }),
 
@@ -115,14 +109,7 @@ export function yapRoutes(deps: AppDeps): RouteDef[] {
         ...errorResponses({ 401: 'not signed in', 403: 'cannot_vote_own_yap', 404: 'yap_not_found', 409: 'article_closed' }),
       },
       async handler(ctx, { params, body }) {
-        const r = await castYapVote(deps.db, { articleId: params.id, yapId: params.yap_id, userId: ctx.state.user!.id, weight: body.weight });
-        if (!r.ok) {
-          if (r.reason === 'not_found') throw new DomainError('yap_not_found', `yap ${params.yap_id} not found on article ${params.id}`);
-          if (r.reason === 'own_yap') throw new DomainError('cannot_vote_own_yap', 'you cannot vote on your own yap');
-          throw closed(params.id, r.status);
-        }
-        await scheduleHotScore(deps, params.id);
-        ctx.body = { yap_id: params.yap_id, weight: r.weight, vote_score: r.vote_score, score: r.score };
+        ctx.body = await voteOnYap(deps, { articleId: params.id, yapId: params.yap_id, userId: ctx.state.user!.id, weight: body.weight });
       },
     }),
   ];
