@@ -62,7 +62,7 @@ import { normalizeUrl } from '../../src/platform/url/normalize.js';
 import { EventPublisher, eventStreamKey } from '../../src/platform/events/events.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
-import { insertSubmission } from '../../src/articles/queries.js';
+import { insertSubmission } from '../../src/articles/service.js';
 import { internalEvent, newsEvent, recordEvents, type EventInput } from '../../src/platform/events/log.js';
 import { invalidateFeedCache } from '../../src/feed/cache.js';
 import { QueueClient } from '../../src/platform/queue.js';

@@ -3,7 +3,8 @@
  * migration's CHECK allows exactly these); addresses are stored lower-case.
  */
 import { isAddress } from 'viem';
-import { grantRole, listRoleHolders, revokeRole } from '../../src/identity/users-queries.js';
+import { grantRole, revokeRole } from '../../src/identity/service.js';
+import { listRoleHolders } from '../../src/identity/users-queries.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
 
 const roles = ['editor', 'staff'] as const;

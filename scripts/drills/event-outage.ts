@@ -29,7 +29,7 @@ import { sql } from 'kysely';
 import { NewsStream } from '../../src/stream/client.js';
 import { normalizeUrl } from '../../src/platform/url/normalize.js';
 import { eventStreamKey, type NewsEvent } from '../../src/platform/events/events.js';
-import { insertSubmission } from '../../src/articles/queries.js';
+import { insertSubmission } from '../../src/articles/service.js';
 import { transitionArticle } from '../../src/editor/service.js';
 import { Api, createUser, lastStreamId, type User } from './lib/actors.js';
 import { JWT_SECRET, sleep, Stack, type StackOptions } from './lib/stack.js';

@@ -14,12 +14,11 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
 import { HOT, type HotTerms } from './rules/hot-score.js';
-import { internalEvent, recordEvents } from '../platform/events/log.js';
 
 /** Routine runs leave a row alone when its score moved by less than this fraction (and nothing else changed). */
 const SKIP_RELATIVE_CHANGE = 0.005;
 
-interface RecomputeScope {
+export interface RecomputeScope {
   /** Only these articles (debounced recompute after votes, yaps, clicks; approval). */
   articleIds?: number[];
   /** Articles whose age basis (published_at, else created_at) is older are left alone. Ignored with `all`. */
@@ -28,19 +27,6 @@ interface RecomputeScope {
   all?: boolean;
   /** The time the scores are computed for (default: the database's now()). */
   now?: Date;
-}
-
-/**
- * recomputeHotScores in a transaction that also records the internal feed.reranked event when any
- * score changed (the relay then retires the feed cache). Returns the number of rows updated.
- */
-export async function recomputeAndRecord(db: Db, scope: RecomputeScope): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const updated = await recomputeHotScores(trx as unknown as Db, scope);
-    const one = scope.articleIds?.length === 1 ? scope.articleIds[0] : null;
-    if (updated > 0) await recordEvents(trx, [internalEvent('feed.reranked', one, { updated })]);
-    return updated;
-  });
 }
 
 /** Recompute hot scores of approved and submitted articles in scope; returns the number of rows updated. */

@@ -1,8 +1,8 @@
 /** The articles feature's public surface: other features, jobs and the app import only this file. */
-export { recomputeAndRecord, recomputeHotScores } from './hot-score-queries.js';
+export { recomputeHotScores } from './hot-score-queries.js';
+export { recomputeAndRecord } from './hot-score-service.js';
 export { toArticleItem, toArticleRecord, toDecision } from './mappers.js';
 export {
-  applyPageTitle,
   articleExists,
   type ArticleItemRow,
   claimPageTitleSweep,
@@ -61,5 +61,6 @@ export {
   tokenAddress,
   topWindowParam,
 } from './schemas.js';
+export { applyPageTitle } from './service.js';
 export { myVotesOn } from './vote-queries.js';
 export { yapRoutes } from './yap-routes.js';

@@ -5,11 +5,10 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../platform/db.js';
 import type { Changes } from './rules/article-edit.js';
-import { articleEvent } from './rules/article-event.js';
 import type { ArticleStatus } from './rules/state.js';
 import type { StoredDecisionReason } from './rules/moderation.js';
 import { slugify } from '../platform/url/slug.js';
-import { internalEvent, newsEvent, recordEvents, recordedWith } from '../platform/events/log.js';
+import { type EventInput, recordedWith } from '../platform/events/log.js';
 import { hotTermsJson } from './hot-score-queries.js';
 
 /** A normalised URL submitted within this many days is a duplicate (any status). */
@@ -364,92 +363,78 @@ export interface DuplicateInfo {
   created_at: Date;
 }
 
+/** Serialise the submissions of one normalised URL until the transaction ends (transaction-scoped advisory lock). */
+export async function lockSubmissionUrl(trx: Db, normalizedUrl: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${'submission:' + normalizedUrl}, 0))`.execute(trx);
+}
+
 /**
- * Insert a `submitted` article unless its normalised URL was submitted in the last
- * DUPLICATE_WINDOW_DAYS days, and record its news.submitted event (with the headline it has now:
- * the supplied one or the provisional one) in the same transaction. A transaction-scoped advisory
- * lock on the normalised URL makes the check-then-insert atomic: two concurrent submissions of one
- * URL create one article.
+ * The duplicate check, which also draws the new article's id and reads the transaction's now() (the
+ * created_at default), so news.submitted can be built before the INSERT and recorded by the INSERT
+ * statement itself. The duplicate is a scalar subquery (a LEFT JOIN LATERAL cost ~50 µs more to plan,
+ * at every call), and a duplicate wastes the id drawn (ids may have gaps).
  */
-export async function insertSubmission(db: Db, input: SubmissionInput) {
-  return db.transaction().execute(async (trx) => {
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${'submission:' + input.normalizedUrl}, 0))`.execute(trx);
-    // The duplicate check also draws the new article's id and reads the transaction's now() (the
-    // created_at default), so news.submitted can be built before the INSERT and recorded by the
-    // INSERT statement itself: three statements, as before the event log. The duplicate is a scalar
-    // subquery (a LEFT JOIN LATERAL cost ~50 µs more to plan, at every call), and a duplicate
-    // wastes the id drawn (ids may have gaps).
-    const pre = await sql<{ dup: [number, string, string, string] | null; new_id: number; now: Date }>`
-      SELECT nextval('articles_id_seq')::int AS new_id, now() AS now,
-             (SELECT json_build_array(id, status, headline, created_at) FROM articles
-              WHERE normalized_url = ${input.normalizedUrl}
-                AND created_at > now() - make_interval(days => ${DUPLICATE_WINDOW_DAYS}::int)
-              ORDER BY created_at DESC
-              LIMIT 1) AS dup`.execute(trx);
-    const p = pre.rows[0];
-    if (p.dup !== null) {
-      const [id, status, headline, createdAt] = p.dup;
-      return { duplicate: { id, status, headline, created_at: new Date(createdAt) } as DuplicateInfo } as const;
-    }
-    const row = {
-      id: p.new_id,
-      slug: slugify(input.headline),
-      status: 'submitted',
-      headline: input.headline,
-      origin: 'manual',
-      created_at: p.now,
-      published_at: null,
-      sponsored: null,
-    };
-    // A submission's article has no tags or tokens yet (editors add them). INSERT ... SELECT FROM the
-    // recording function: the event and the article in one statement.
-    const created = await trx
-      .insertInto('articles')
-      .columns(['id', 'slug', 'headline', 'headline_source', 'url', 'normalized_url', 'source', 'status', 'origin', 'submitted_by'])
-      .expression(
-        trx
-          .selectFrom(recordedWith([newsEvent(articleEvent('news.submitted', row))], { tags: [], token_addresses: [], token_symbols: [] }))
-          .select([
-            sql<number>`${row.id}::int`.as('id'),
-            sql<string>`${row.slug}::text`.as('slug'),
-            sql<string>`${input.headline}::text`.as('headline'),
-            sql<string>`${input.headlineSource}::text`.as('headline_source'),
-            sql<string>`${input.url}::text`.as('url'),
-            sql<string>`${input.normalizedUrl}::text`.as('normalized_url'),
-            sql<string>`${input.source}::text`.as('source'),
-            sql<string>`'submitted'`.as('status'),
-            sql<string>`'manual'`.as('origin'),
-            sql<number>`${input.userId}::int`.as('submitted_by'),
-          ]),
-      )
-      .returning([...eventColumns])
-      .executeTakeFirstOrThrow();
-    return { created } as const;
-  });
+export async function duplicateCheck(trx: Db, normalizedUrl: string): Promise<{ duplicate: DuplicateInfo | null; newId: number; now: Date }> {
+  const pre = await sql<{ dup: [number, string, string, string] | null; new_id: number; now: Date }>`
+    SELECT nextval('articles_id_seq')::int AS new_id, now() AS now,
+           (SELECT json_build_array(id, status, headline, created_at) FROM articles
+            WHERE normalized_url = ${normalizedUrl}
+              AND created_at > now() - make_interval(days => ${DUPLICATE_WINDOW_DAYS}::int)
+            ORDER BY created_at DESC
+            LIMIT 1) AS dup`.execute(trx);
+  const p = pre.rows[0];
+  if (p.dup === null) return { duplicate: null, newId: p.new_id, now: p.now };
+  const [id, status, headline, createdAt] = p.dup;
+  return { duplicate: { id, status, headline, created_at: new Date(createdAt) }, newId: p.new_id, now: p.now };
+}
+
+/**
+ * INSERT the submitted article with the id and slug drawn for it, SELECTing FROM the recording
+ * function: the article and its events in one statement. A submission's article has no tags or
+ * tokens yet (editors add them).
+ */
+export async function insertSubmittedArticle(trx: Db, row: { id: number; slug: string }, input: SubmissionInput, events: readonly EventInput[]) {
+  return trx
+    .insertInto('articles')
+    .columns(['id', 'slug', 'headline', 'headline_source', 'url', 'normalized_url', 'source', 'status', 'origin', 'submitted_by'])
+    .expression(
+      trx
+        .selectFrom(recordedWith(events, { tags: [], token_addresses: [], token_symbols: [] }))
+        .select([
+          sql<number>`${row.id}::int`.as('id'),
+          sql<string>`${row.slug}::text`.as('slug'),
+          sql<string>`${input.headline}::text`.as('headline'),
+          sql<string>`${input.headlineSource}::text`.as('headline_source'),
+          sql<string>`${input.url}::text`.as('url'),
+          sql<string>`${input.normalizedUrl}::text`.as('normalized_url'),
+          sql<string>`${input.source}::text`.as('source'),
+          sql<string>`'submitted'`.as('status'),
+          sql<string>`'manual'`.as('origin'),
+          sql<number>`${input.userId}::int`.as('submitted_by'),
+        ]),
+    )
+    .returning([...eventColumns])
+    .executeTakeFirstOrThrow();
 }
 
 /**
  * Fill in the page title of a submission that still has its provisional headline (never overwrites
- * an editor's or submitter's); the internal article.edited event retires the feed cache.
+ * an editor's or submitter's); undefined when it no longer has one.
  */
-export async function applyPageTitle(db: Db, id: number, headline: string) {
-  return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .updateTable('articles')
-      .set({
-        headline,
-        headline_source: 'page_title',
-        page_title_failure: null,
-        slug: sql`CASE WHEN published_at IS NULL THEN ${slugify(headline)} ELSE slug END`,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', id)
-      .where('headline_source', '=', 'provisional')
-      .returning([...eventColumns])
-      .executeTakeFirst();
-    if (row) await recordEvents(trx, [internalEvent('article.edited', id, { reason: 'page_title' })]);
-    return row;
-  });
+export async function writePageTitle(trx: Db, id: number, headline: string) {
+  return trx
+    .updateTable('articles')
+    .set({
+      headline,
+      headline_source: 'page_title',
+      page_title_failure: null,
+      slug: sql`CASE WHEN published_at IS NULL THEN ${slugify(headline)} ELSE slug END`,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', id)
+    .where('headline_source', '=', 'provisional')
+    .returning([...eventColumns])
+    .executeTakeFirst();
 }
 
 /** The page cannot give a title (a reason no retry fixes): the page-title sweep leaves the article alone. */

@@ -1,9 +1,8 @@
 /**
- * Pieces shared by the articles, yaps and editorial routes: error codes, who may see an article,
- * DRF-style page links, the full-record mapping, and the debounced hot-score enqueue.
+ * Pieces shared by the articles, yaps and editorial routes: error codes, who may see an article
+ * and DRF-style page links.
  */
 import type { Context } from 'koa';
-import { debouncedHotScoreJob } from './rules/hot-score.js';
 import type { AppDeps } from '../platform/deps.js';
 import { PUBLIC_STATUSES } from './rules/state.js';
 import { DomainError } from '../platform/errors/index.js';
@@ -54,17 +53,4 @@ export function pageLinks(ctx: Context, publicBaseUrl: string, page: number, per
     next: page < lastPage ? link(page + 1) : null,
     previous: page > 1 ? link(Math.min(page - 1, lastPage)) : null,
   };
-}
-
-/**
- * Debounced hot-score recompute of one article (jobs/hot-scores.ts). A failure to enqueue is
- * logged, not raised: the vote or yap is already stored and the scheduled recompute catches up.
- */
-export async function scheduleHotScore(deps: AppDeps, articleId: number): Promise<void> {
-  const { payload, delayMs } = debouncedHotScoreJob(articleId, Date.now(), deps.config.HOT_SCORE_DEBOUNCE_MS);
-  try {
-    await deps.queue.enqueue('hot-scores', payload, { delayMs });
-  } catch (err) {
-    deps.log.warn({ articleId, err: (err as Error).message }, 'could not enqueue hot-score recompute');
-  }
 }

@@ -1,14 +1,59 @@
 /**
- * The submission use case: normalise the URL, insert the article unless it is a duplicate (the
+ * The submission use cases: normalise the URL, insert the article unless it is a duplicate (the
  * insert and its news.submitted event are one transaction, see insertSubmission), and without a
- * supplied headline wait a bounded time for the page-title job, turning its outcome into warnings.
+ * supplied headline wait a bounded time for the page-title job, turning its outcome into warnings;
+ * the page-title job's write of the title it found (applyPageTitle).
  */
 import type { AppDeps } from '../platform/deps.js';
+import type { Db } from '../platform/db.js';
 import { DomainError } from '../platform/errors/index.js';
+import { internalEvent, newsEvent, recordEvents } from '../platform/events/log.js';
 import { JobFailedError } from '../platform/queue.js';
 import { normalizeUrl } from '../platform/url/normalize.js';
-import { getArticleForEvent, insertSubmission, type SubmissionInput } from './queries.js';
+import { slugify } from '../platform/url/slug.js';
+import { duplicateCheck, getArticleForEvent, insertSubmittedArticle, lockSubmissionUrl, type SubmissionInput, writePageTitle } from './queries.js';
+import { articleEvent } from './rules/article-event.js';
 import { provisionalHeadline } from './rules/page-title.js';
+
+/**
+ * Insert a `submitted` article unless its normalised URL was submitted in the last
+ * DUPLICATE_WINDOW_DAYS days, and record its news.submitted event (with the headline it has now:
+ * the supplied one or the provisional one) in the same transaction, by the INSERT statement itself:
+ * three statements. The advisory lock on the normalised URL makes the check-then-insert atomic: two
+ * concurrent submissions of one URL create one article.
+ */
+export async function insertSubmission(db: Db, input: SubmissionInput) {
+  return db.transaction().execute(async (trx) => {
+    await lockSubmissionUrl(trx, input.normalizedUrl);
+    const pre = await duplicateCheck(trx, input.normalizedUrl);
+    if (pre.duplicate) return { duplicate: pre.duplicate } as const;
+    const row = {
+      id: pre.newId,
+      slug: slugify(input.headline),
+      status: 'submitted',
+      headline: input.headline,
+      origin: 'manual',
+      created_at: pre.now,
+      published_at: null,
+      sponsored: null,
+    };
+    const created = await insertSubmittedArticle(trx, row, input, [newsEvent(articleEvent('news.submitted', row))]);
+    return { created } as const;
+  });
+}
+
+/**
+ * Fill in the page title of a submission that still has its provisional headline (never overwrites
+ * an editor's or submitter's); the internal article.edited event, in the same transaction, retires
+ * the feed cache. Undefined when the headline is no longer provisional.
+ */
+export async function applyPageTitle(db: Db, id: number, headline: string) {
+  return db.transaction().execute(async (trx) => {
+    const row = await writePageTitle(trx, id, headline);
+    if (row) await recordEvents(trx, [internalEvent('article.edited', id, { reason: 'page_title' })]);
+    return row;
+  });
+}
 
 type Insert = (db: AppDeps['db'], input: SubmissionInput) => ReturnType<typeof insertSubmission>;
 type Submitted = NonNullable<Awaited<ReturnType<typeof insertSubmission>>['created']> & { headline_source?: string };

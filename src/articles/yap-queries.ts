@@ -1,12 +1,12 @@
 /**
- * Yaps (comments) and their votes. yap_count on the article and vote_score on the yap are kept
- * exact the same way as article votes: the writer holds the parent row's lock.
+ * Yaps (comments) and their votes: SQL only. yap_count on the article and vote_score on the yap are
+ * kept exact the same way as article votes: the writers run inside the use case's transaction
+ * (src/articles/yap-service.ts), which holds the parent row's lock.
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
 import { OPEN_STATUSES } from './rules/state.js';
-import { baseScoreFor } from './rules/yap.js';
-import { internalEvent, recordEvents } from '../platform/events/log.js';
+import type { VoteWrite } from './rules/vote.js';
 
 type YapSort = 'top' | 'new' | 'old';
 
@@ -25,34 +25,31 @@ export interface YapRow {
   account_type: string;
 }
 
-type PostYapOutcome = { ok: true; yap: YapRow } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'closed'; status: string };
+/**
+ * Count a new yap on an article that takes yaps (row lock until the transaction ends); undefined when
+ * the article does not exist or is closed.
+ */
+export async function countYapOn(trx: Db, articleId: number) {
+  return trx
+    .updateTable('articles')
+    .set({ yap_count: sql`yap_count + 1` })
+    .where('id', '=', articleId)
+    .where('status', 'in', [...OPEN_STATUSES])
+    .returning('id')
+    .executeTakeFirst();
+}
 
-export async function insertYap(db: Db, input: { articleId: number; userId: number; text: string; tags: string[] }): Promise<PostYapOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const art = await trx
-      .updateTable('articles')
-      .set({ yap_count: sql`yap_count + 1` })
-      .where('id', '=', input.articleId)
-      .where('status', 'in', [...OPEN_STATUSES])
-      .returning('id')
-      .executeTakeFirst();
-    if (!art) {
-      const cur = await trx.selectFrom('articles').select('status').where('id', '=', input.articleId).executeTakeFirst();
-      return cur ? ({ ok: false, reason: 'closed', status: cur.status } as const) : ({ ok: false, reason: 'not_found' } as const);
-    }
-    const author = await trx.selectFrom('users').select(['id', 'username', 'wallet_address', 'account_type']).where('id', '=', input.userId).executeTakeFirstOrThrow();
-    const y = await trx
-      .insertInto('yaps')
-      .values({ article_id: input.articleId, user_id: input.userId, text: input.text, tags: input.tags, base_score: baseScoreFor(author.account_type) })
-      .returning(['id', 'article_id', 'text', 'tags', 'base_score', 'vote_score', 'score', 'created_at', 'user_id'])
-      .executeTakeFirstOrThrow();
-    // The relay retires the feed cache (yap_count, top_tldr) and schedules the article's hot-score recompute.
-    await recordEvents(trx, [internalEvent('article.yap_posted', input.articleId, { yap_id: y.id })]);
-    return {
-      ok: true,
-      yap: { ...y, score: y.score ?? y.base_score + y.vote_score, username: author.username, wallet_address: author.wallet_address, account_type: author.account_type },
-    } as const;
-  });
+/** The fields of a yap's author that its record shows. */
+export async function yapAuthor(trx: Db, userId: number) {
+  return trx.selectFrom('users').select(['id', 'username', 'wallet_address', 'account_type']).where('id', '=', userId).executeTakeFirstOrThrow();
+}
+
+export async function insertYapRow(trx: Db, v: { articleId: number; userId: number; text: string; tags: string[]; baseScore: -1 | 0 | 1 }) {
+  return trx
+    .insertInto('yaps')
+    .values({ article_id: v.articleId, user_id: v.userId, text: v.text, tags: v.tags, base_score: v.baseScore })
+    .returning(['id', 'article_id', 'text', 'tags', 'base_score', 'vote_score', 'score', 'created_at', 'user_id'])
+    .executeTakeFirstOrThrow();
 }
 
 export async function listYaps(db: Db, q: { articleId: number; sort: YapSort; page: number; perPage: number }): Promise<{ rows: YapRow[]; count: number }> {
@@ -98,48 +95,43 @@ export async function myYapVotes(db: Db, userId: number, yapIds: number[]): Prom
   return new Map(rows.map((r) => [r.yap_id, r.weight]));
 }
 
-type YapVoteOutcome =
-  | { ok: true; weight: -1 | 0 | 1; vote_score: number; score: number }
-  | { ok: false; reason: 'not_found' }
-  | { ok: false; reason: 'own_yap' }
-  | { ok: false; reason: 'closed'; status: string };
+/** A yap of the given article under its row lock (FOR NO KEY UPDATE), with its author and the article's status. */
+export async function lockYapForVote(trx: Db, articleId: number, yapId: number) {
+  return trx
+    .selectFrom('yaps as y')
+    .innerJoin('articles as a', 'a.id', 'y.article_id')
+    .select(['y.id', 'y.user_id', 'a.status'])
+    .where('y.id', '=', yapId)
+    .where('y.article_id', '=', articleId)
+    .forNoKeyUpdate('y')
+    .executeTakeFirst();
+}
 
-/** Vote on a yap of the given article (1, -1, 0 clears). The yap's row lock serialises its votes. */
-export async function castYapVote(db: Db, input: { articleId: number; yapId: number; userId: number; weight: -1 | 0 | 1 }): Promise<YapVoteOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const yap = await trx
-      .selectFrom('yaps as y')
-      .innerJoin('articles as a', 'a.id', 'y.article_id')
-      .select(['y.id', 'y.user_id', 'a.status'])
-      .where('y.id', '=', input.yapId)
-      .where('y.article_id', '=', input.articleId)
-      .forNoKeyUpdate('y')
-      .executeTakeFirst();
-    if (!yap) return { ok: false, reason: 'not_found' } as const;
-    if (yap.user_id === input.userId) return { ok: false, reason: 'own_yap' } as const;
-    if (!OPEN_STATUSES.includes(yap.status)) return { ok: false, reason: 'closed', status: yap.status } as const;
-    const old = await trx.selectFrom('yap_votes').select('weight').where('yap_id', '=', input.yapId).where('user_id', '=', input.userId).executeTakeFirst();
-    const previous = old?.weight ?? 0;
-    if (input.weight === 0) {
-      if (old) await trx.deleteFrom('yap_votes').where('yap_id', '=', input.yapId).where('user_id', '=', input.userId).execute();
-    } else if (!old) {
-      await trx.insertInto('yap_votes').values({ yap_id: input.yapId, user_id: input.userId, weight: input.weight }).execute();
-    } else if (old.weight !== input.weight) {
-      await trx
-        .updateTable('yap_votes')
-        .set({ weight: input.weight, updated_at: sql`now()` })
-        .where('yap_id', '=', input.yapId)
-        .where('user_id', '=', input.userId)
-        .execute();
-    }
-    const r = await trx
-      .updateTable('yaps')
-      .set({ vote_score: sql`vote_score + ${input.weight - previous}` })
-      .where('id', '=', input.yapId)
-      .returning(['vote_score', 'score'])
-      .executeTakeFirstOrThrow();
-    // The yap's score may change the article's top_tldr on feed pages.
-    if (input.weight !== previous) await recordEvents(trx, [internalEvent('article.voted', input.articleId, { yap_id: input.yapId })]);
-    return { ok: true, weight: input.weight, vote_score: r.vote_score, score: r.score ?? 0 } as const;
-  });
+/** The caller's stored vote row on a yap, undefined when none. */
+export async function storedYapVote(trx: Db, yapId: number, userId: number) {
+  return trx.selectFrom('yap_votes').select('weight').where('yap_id', '=', yapId).where('user_id', '=', userId).executeTakeFirst();
+}
+
+/** Delete, insert or update the caller's yap vote row as `write` says. */
+export async function writeYapVote(trx: Db, write: VoteWrite, v: { yapId: number; userId: number }): Promise<void> {
+  if (write.kind === 'delete') await trx.deleteFrom('yap_votes').where('yap_id', '=', v.yapId).where('user_id', '=', v.userId).execute();
+  else if (write.kind === 'insert') await trx.insertInto('yap_votes').values({ yap_id: v.yapId, user_id: v.userId, weight: write.weight }).execute();
+  else if (write.kind === 'update') {
+    await trx
+      .updateTable('yap_votes')
+      .set({ weight: write.weight, updated_at: sql`now()` })
+      .where('yap_id', '=', v.yapId)
+      .where('user_id', '=', v.userId)
+      .execute();
+  }
+}
+
+/** Move the yap's vote_score; returns it and the yap's score after the move. */
+export async function addToYapScore(trx: Db, yapId: number, delta: number) {
+  return trx
+    .updateTable('yaps')
+    .set({ vote_score: sql`vote_score + ${delta}` })
+    .where('id', '=', yapId)
+    .returning(['vote_score', 'score'])
+    .executeTakeFirstOrThrow();
 }

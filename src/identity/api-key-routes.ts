@@ -12,14 +12,15 @@
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { generateApiKey, generateKeyId, maskKey, tierDailyQuota } from './api-keys.js';
+import { maskKey, tierDailyQuota } from './api-keys.js';
 import type { AppDeps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors/index.js';
 import { esc, page, usageChart } from '../platform/http/html.js';
 import { Limits, secondsUntilUtcMidnight } from '../platform/http/rate-limit.js';
 import { errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
-import { getApiKey, insertApiKey, revokeApiKey, rotateApiKey } from './api-key-queries.js';
+import { getApiKey } from './api-key-queries.js';
+import { createApiKey, revokeKey, rotateKey } from './service.js';
 
 const signupForm = z.object({
   name: z.string().trim().min(1, 'Name is required').max(100, 'Name is at most 100 characters'),
@@ -100,153 +101,175 @@ const keyInfo = z
   })
   .meta({ id: 'ApiKeyInfo' });
 
+/** What the key routes share: the rate limiter's usage counters, the HTML response, the dashboard URL. */
+interface Kit {
+  deps: AppDeps;
+  limits: Limits;
+  dashboardUrl: (id: string) => string;
+}
+
+const html = { description: 'HTML page', schema: z.string(), contentType: 'text/html' };
+
+const keyAuthResponses = { 401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' } };
+
+function signupFormRoute(): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/api-key/signup/',
+    mount: 'root',
+    operationId: 'apiKeySignupForm',
+    summary: 'The API-key onboarding form (HTML)',
+    tags: ['api keys'],
+    responses: { 200: html },
+    handler(ctx) {
+      ctx.type = 'html';
+      ctx.body = formHtml();
+    },
+  });
+}
+
+function signupRoute({ deps, limits }: Kit): RouteDef {
+  return defineRoute({
+    method: 'post',
+    path: '/api-key/signup/',
+    mount: 'root',
+    operationId: 'apiKeySignup',
+    summary: 'Create a free-tier key; responds with its dashboard showing the raw key once (HTML)',
+    description:
+      'Form fields (application/x-www-form-urlencoded): name (required, <= 100), email (optional), use_case (optional, <= 500). Invalid input re-renders the form with status 400.',
+    tags: ['api keys'],
+    bodyTypes: ['application/x-www-form-urlencoded'],
+    responses: {
+      201: html,
+      // The form re-rendered with the problem; a body the parser refuses (malformed JSON...) gets the error body.
+      400: {
+        ...html,
+        description: 'HTML page: the form with the problem; or the JSON error body for a body that cannot be parsed',
+        alternatives: { 'application/json': errorSchema },
+      },
+    },
+    async handler(ctx) {
+      const input = (ctx.request.body ?? {}) as Record<string, unknown>;
+      const parsed = signupForm.safeParse(input);
+      ctx.type = 'html';
+      ctx.set('Cache-Control', 'no-store');
+      if (!parsed.success) {
+        ctx.status = 400;
+        ctx.body = formHtml(
+          input,
+          parsed.error.issues.map((i) => i.message),
+        );
+        return;
+      }
+      const key = await createApiKey(deps, {
+        name: parsed.data.name,
+        email: parsed.data.email ?? null,
+        useCase: parsed.data.use_case ?? null,
+        userId: ctx.state.user?.id ?? null,
+      });
+      ctx.status = 201;
+      ctx.body = await dashboardHtml(deps, limits, key.id, key.raw);
+    },
+  });
+}
+
+function dashboardRoute({ deps, limits }: Kit): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/api-key/dashboard/:key_id/',
+    mount: 'root',
+    operationId: 'apiKeyDashboard',
+    summary: "A key's dashboard: tier, masked key, usage today and for 30 days (HTML; never the raw key)",
+    tags: ['api keys'],
+    params: z.object({ key_id: z.string().regex(/^k_[A-Za-z0-9_-]{16}$/, 'not a key id') }),
+    responses: { 200: html, 404: html },
+    async handler(ctx, { params }) {
+      const body = await dashboardHtml(deps, limits, params.key_id);
+      ctx.type = 'html';
+      ctx.set('Cache-Control', 'no-store');
+      if (!body) {
+        ctx.status = 404;
+        ctx.body = page('Not found', '<h1>No such key</h1>');
+        return;
+      }
+      ctx.body = body;
+    },
+  });
+}
+
+function keyInfoRoute({ limits, dashboardUrl }: Kit): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/api-keys/me/',
+    operationId: 'getApiKeyInfo',
+    summary: "The calling key's tier, daily quota and today's usage",
+    tags: ['api keys'],
+    security: [['bearerAuth']],
+    responses: {
+      ...keyAuthResponses,
+      200: { description: 'key info', schema: keyInfo },
+    },
+    async handler(ctx) {
+      const key = requireKey(ctx);
+      const usage = await limits.keyUsage(key.id, 1);
+      ctx.body = {
+        key_id: key.id,
+        tier: key.tier,
+        daily_quota: tierDailyQuota[key.tier],
+        used_today: usage[0].count,
+        resets_in_seconds: secondsUntilUtcMidnight(),
+        dashboard_url: dashboardUrl(key.id),
+      };
+    },
+  });
+}
+
+function rotateRoute({ deps, dashboardUrl }: Kit): RouteDef {
+  return defineRoute({
+    method: 'post',
+    path: '/api-keys/rotate/',
+    operationId: 'rotateApiKey',
+    summary: 'Replace the calling key with a new secret (same id, tier and usage); the old secret stops working at once',
+    tags: ['api keys'],
+    security: [['bearerAuth']],
+    responses: {
+      ...keyAuthResponses,
+      200: { description: 'the new key, shown once', schema: z.object({ key_id: z.string(), api_key: z.string(), dashboard_url: z.string() }) },
+    },
+    async handler(ctx) {
+      const key = requireKey(ctx);
+      const raw = await rotateKey(deps, key.id);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { key_id: key.id, api_key: raw, dashboard_url: dashboardUrl(key.id) };
+    },
+  });
+}
+
+function revokeRoute({ deps }: Kit): RouteDef {
+  return defineRoute({
+    method: 'post',
+    path: '/api-keys/revoke/',
+    operationId: 'revokeApiKey',
+    summary: 'Revoke the calling key',
+    tags: ['api keys'],
+    security: [['bearerAuth']],
+    responses: {
+      ...keyAuthResponses,
+      200: { description: 'revoked', schema: z.object({ key_id: z.string(), revoked: z.literal(true) }) },
+    },
+    async handler(ctx) {
+      const key = requireKey(ctx);
+      await revokeKey(deps, key.id);
+      ctx.body = { key_id: key.id, revoked: true };
+    },
+  });
+}
+
 export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
-  const limits = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);
-  const html = { description: 'HTML page', schema: z.string(), contentType: 'text/html' };
-  const dashboardUrl = (id: string) => new URL(`/api-key/dashboard/${id}/`, deps.config.PUBLIC_BASE_URL).toString();
-  return [
-    defineRoute({
-      method: 'get',
-      path: '/api-key/signup/',
-      mount: 'root',
-      operationId: 'apiKeySignupForm',
-      summary: 'The API-key onboarding form (HTML)',
-      tags: ['api keys'],
-      responses: { 200: html },
-      handler(ctx) {
-        ctx.type = 'html';
-        ctx.body = formHtml();
-      },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api-key/signup/',
-      mount: 'root',
-      operationId: 'apiKeySignup',
-      summary: 'Create a free-tier key; responds with its dashboard showing the raw key once (HTML)',
-      description:
-        'Form fields (application/x-www-form-urlencoded): name (required, <= 100), email (optional), use_case (optional, <= 500). Invalid input re-renders the form with status 400.',
-      tags: ['api keys'],
-      bodyTypes: ['application/x-www-form-urlencoded'],
-      responses: {
-        201: html,
-        // The form re-rendered with the problem; a body the parser refuses (malformed JSON...) gets the error body.
-        400: {
-          ...html,
-          description: 'HTML page: the form with the problem; or the JSON error body for a body that cannot be parsed',
-          alternatives: { 'application/json': errorSchema },
-        },
-      },
-      async handler(ctx) {
-        const input = (ctx.request.body ?? {}) as Record<string, unknown>;
-        const parsed = signupForm.safeParse(input);
-        ctx.type = 'html';
-        ctx.set('Cache-Control', 'no-store');
-        if (!parsed.success) {
-          ctx.status = 400;
-          ctx.body = formHtml(
-            input,
-            parsed.error.issues.map((i) => i.message),
-          );
-          return;
-        }
-        const key = generateApiKey();
-        const id = generateKeyId();
-        await insertApiKey(deps.db, {
-          id,
-          hash: key.hash,
-          first4: key.first4,
-          last4: key.last4,
-          name: parsed.data.name,
-          email: parsed.data.email ?? null,
-          useCase: parsed.data.use_case ?? null,
-          userId: ctx.state.user?.id ?? null,
-        });
-        ctx.status = 201;
-        ctx.body = await dashboardHtml(deps, limits, id, key.raw);
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api-key/dashboard/:key_id/',
-      mount: 'root',
-      operationId: 'apiKeyDashboard',
-      summary: "A key's dashboard: tier, masked key, usage today and for 30 days (HTML; never the raw key)",
-      tags: ['api keys'],
-      params: z.object({ key_id: z.string().regex(/^k_[A-Za-z0-9_-]{16}$/, 'not a key id') }),
-      responses: { 200: html, 404: html },
-      async handler(ctx, { params }) {
-        const body = await dashboardHtml(deps, limits, params.key_id);
-        ctx.type = 'html';
-        ctx.set('Cache-Control', 'no-store');
-        if (!body) {
-          ctx.status = 404;
-          ctx.body = page('Not found', '<h1>No such key</h1>');
-          return;
-        }
-        ctx.body = body;
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/api-keys/me/',
-      operationId: 'getApiKeyInfo',
-      summary: "The calling key's tier, daily quota and today's usage",
-      tags: ['api keys'],
-      security: [['bearerAuth']],
-      responses: {
-        401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' },
-        200: { description: 'key info', schema: keyInfo },
-      },
-      async handler(ctx) {
-        const key = requireKey(ctx);
-        const usage = await limits.keyUsage(key.id, 1);
-        ctx.body = {
-          key_id: key.id,
-          tier: key.tier,
-          daily_quota: tierDailyQuota[key.tier],
-          used_today: usage[0].count,
-          resets_in_seconds: secondsUntilUtcMidnight(),
-          dashboard_url: dashboardUrl(key.id),
-        };
-      },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api-keys/rotate/',
-      operationId: 'rotateApiKey',
-      summary: 'Replace the calling key with a new secret (same id, tier and usage); the old secret stops working at once',
-      tags: ['api keys'],
-      security: [['bearerAuth']],
-      responses: {
-        401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' },
-        200: { description: 'the new key, shown once', schema: z.object({ key_id: z.string(), api_key: z.string(), dashboard_url: z.string() }) },
-      },
-      async handler(ctx) {
-        const key = requireKey(ctx);
-        const fresh = generateApiKey();
-        const row = await rotateApiKey(deps.db, key.id, fresh);
-        if (!row) throw new DomainError('api_key_revoked', 'API key has been revoked');
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = { key_id: key.id, api_key: fresh.raw, dashboard_url: dashboardUrl(key.id) };
-      },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/api-keys/revoke/',
-      operationId: 'revokeApiKey',
-      summary: 'Revoke the calling key',
-      tags: ['api keys'],
-      security: [['bearerAuth']],
-      responses: {
-        401: { description: 'api_key_required (no API key; a session is not enough), api_key_invalid, api_key_revoked' },
-        200: { description: 'revoked', schema: z.object({ key_id: z.string(), revoked: z.literal(true) }) },
-      },
-      async handler(ctx) {
-        const key = requireKey(ctx);
-        await revokeApiKey(deps.db, key.id);
-        ctx.body = { key_id: key.id, revoked: true };
-      },
-    }),
-  ];
+  const kit: Kit = {
+    deps,
+    limits: new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config),
+    dashboardUrl: (id) => new URL(`/api-key/dashboard/${id}/`, deps.config.PUBLIC_BASE_URL).toString(),
+  };
+  return [signupFormRoute(), signupRoute(kit), dashboardRoute(kit), keyInfoRoute(kit), rotateRoute(kit), revokeRoute(kit)];
 }

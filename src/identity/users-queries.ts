@@ -48,56 +48,41 @@ export function toProfile(u: NonNullable<UserRow>, publicBaseUrl: string) {
   };
 }
 
-interface RoleChange {
-  userId: number;
-  created: boolean;
-  changed: boolean;
-  roles: string[];
+/** The user with this address (exact, lower-case) and its roles, row-locked until the transaction ends. */
+export async function lockUserRoles(trx: Db, address: string) {
+  return trx.selectFrom('users').select(['id', 'roles']).where('wallet_address', '=', address).forUpdate().executeTakeFirst();
 }
 
-/** Grant a role; an address with no user yet gets a user row (it signs in to that account later). */
-export async function grantRole(db: Db, address: string, role: Role): Promise<RoleChange> {
-  return db.transaction().execute(async (trx) => {
-    const find = () => trx.selectFrom('users').select(['id', 'roles']).where('wallet_address', '=', address).forUpdate().executeTakeFirst();
-    let user = await find();
-    let created = false;
-    if (!user) {
-      // ON CONFLICT: a user signing in at this moment may create the row first; then use theirs.
-      user = await trx
-        .insertInto('users')
-        .values({ wallet_address: address })
-        .onConflict((oc) => oc.column('wallet_address').doNothing())
-        .returning(['id', 'roles'])
-        .executeTakeFirst();
-      created = !!user;
-      user ??= await find();
-      if (!user) throw new Error(`user ${address} vanished while granting a role`);
-    }
-    if (user.roles.includes(role)) return { userId: user.id, created, changed: false, roles: user.roles };
-    const updated = await trx
-      .updateTable('users')
-      .set({ roles: sql<string[]>`array_append(roles, ${role})`, updated_at: sql`now()` })
-      .where('id', '=', user.id)
-      .returning('roles')
-      .executeTakeFirstOrThrow();
-    return { userId: user.id, created, changed: true, roles: updated.roles };
-  });
+/** A user row for an address that has none; undefined when one appeared meanwhile (ON CONFLICT DO NOTHING). */
+export async function insertUserIfAbsent(trx: Db, address: string) {
+  return trx
+    .insertInto('users')
+    .values({ wallet_address: address })
+    .onConflict((oc) => oc.column('wallet_address').doNothing())
+    .returning(['id', 'roles'])
+    .executeTakeFirst();
 }
 
-/** Revoke a role; null when no user has that address. */
-export async function revokeRole(db: Db, address: string, role: Role): Promise<RoleChange | null> {
-  return db.transaction().execute(async (trx) => {
-    const user = await trx.selectFrom('users').select(['id', 'roles']).where('wallet_address', '=', address).forUpdate().executeTakeFirst();
-    if (!user) return null;
-    if (!user.roles.includes(role)) return { userId: user.id, created: false, changed: false, roles: user.roles };
-    const updated = await trx
-      .updateTable('users')
-      .set({ roles: sql<string[]>`array_remove(roles, ${role})`, updated_at: sql`now()` })
-      .where('id', '=', user.id)
-      .returning('roles')
-      .executeTakeFirstOrThrow();
-    return { userId: user.id, created: false, changed: true, roles: updated.roles };
-  });
+/** Add a role to the user's roles; returns the roles after. */
+export async function appendRole(trx: Db, userId: number, role: Role): Promise<string[]> {
+  const r = await trx
+    .updateTable('users')
+    .set({ roles: sql<string[]>`array_append(roles, ${role})`, updated_at: sql`now()` })
+    .where('id', '=', userId)
+    .returning('roles')
+    .executeTakeFirstOrThrow();
+  return r.roles;
+}
+
+/** Remove a role from the user's roles; returns the roles after. */
+export async function removeRole(trx: Db, userId: number, role: Role): Promise<string[]> {
+  const r = await trx
+    .updateTable('users')
+    .set({ roles: sql<string[]>`array_remove(roles, ${role})`, updated_at: sql`now()` })
+    .where('id', '=', userId)
+    .returning('roles')
+    .executeTakeFirstOrThrow();
+  return r.roles;
 }
 
 /** Users who hold `role` (or any role), by id. */

@@ -8,19 +8,18 @@
  *    returns a new pair of the same family; presenting a spent token revokes the family.
  *  - POST /wallet/logout/ revokes the refresh family and clears both cookies.
  */
-import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
-import { isAddress, recoverMessageAddress, verifyMessage } from 'viem';
+import { isAddress } from 'viem';
 import { z } from 'zod';
-import { consumeNonce, issueNonce, readNonce } from './nonce.js';
-import { ACCESS_TOKEN_TTL_S, REFRESH_TOKEN_TTL_S, signAccessToken, signRefreshToken, TokenError, verifyRefreshToken, type Role } from './tokens.js';
+import { issueNonce } from './nonce.js';
+import { ACCESS_TOKEN_TTL_S, REFRESH_TOKEN_TTL_S } from './tokens.js';
 import type { AppDeps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors/index.js';
 import { errorCodes } from '../platform/errors/codes.js';
 import { assertSameOrigin } from './auth-middleware.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
-import { insertRefreshToken, revokeFamily, spendRefreshToken } from './refresh-token-queries.js';
-import { getUserById, toProfile, upsertUserOnSignIn, type UserRow } from './users-queries.js';
+import { endSession, refreshSession, signIn } from './service.js';
+import { toProfile, type UserRow } from './users-queries.js';
 import { profileSchema } from '../platform/http/schemas.js';
 
 const address = z.string().refine((v) => isAddress(v, { strict: false }), 'must be a 0x-prefixed 20-byte hex Ethereum address');
@@ -50,16 +49,12 @@ function cookie(name: string, value: string, opts: { maxAgeS: number; path: stri
 
 const REFRESH_COOKIE_PATH = '/api/v1/wallet/';
 
-async function issueSession(deps: AppDeps, ctx: Context, user: { id: number; wallet_address: string; roles: string[] }, family?: string) {
+/** Set the session cookies of a new session and answer with its body (sign-in and refresh answer alike). */
+function answerSession(deps: AppDeps, ctx: Context, t: { access: string; refresh: string; user: NonNullable<UserRow> }): void {
   const secure = deps.config.PUBLIC_BASE_URL.startsWith('https:');
-  const access = await signAccessToken(deps.config.JWT_SECRET, { userId: user.id, address: user.wallet_address, roles: user.roles as Role[] });
-  const fam = family ?? randomBytes(16).toString('base64url');
-  const id = randomBytes(16).toString('base64url');
-  const refresh = await signRefreshToken(deps.config.JWT_SECRET, { userId: user.id, family: fam, id });
-  await insertRefreshToken(deps.db, { id, family: fam, userId: user.id, expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_S * 1000) });
-  ctx.append('Set-Cookie', cookie('access_token', access, { maxAgeS: ACCESS_TOKEN_TTL_S, path: '/', secure }));
-  ctx.append('Set-Cookie', cookie('refresh_token', refresh, { maxAgeS: REFRESH_TOKEN_TTL_S, path: REFRESH_COOKIE_PATH, secure }));
-  return { access, refresh };
+  ctx.append('Set-Cookie', cookie('access_token', t.access, { maxAgeS: ACCESS_TOKEN_TTL_S, path: '/', secure }));
+  ctx.append('Set-Cookie', cookie('refresh_token', t.refresh, { maxAgeS: REFRESH_TOKEN_TTL_S, path: REFRESH_COOKIE_PATH, secure }));
+  ctx.body = sessionBody(t, t.user, deps.config.PUBLIC_BASE_URL);
 }
 
 /** The body of a new session (sign-in and refresh answer alike). */
@@ -84,111 +79,92 @@ function clearCookies(deps: AppDeps, ctx: Context) {
 /** The 401 codes of signing in; their messages are the registry's meanings. */
 const SIGN_IN_CODES = ['nonce_unknown', 'nonce_expired', 'nonce_used', 'nonce_address_mismatch', 'signature_over_nonce', 'signature_invalid'] as const;
 
+function nonceRoute(deps: AppDeps): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: '/wallet/nonce/:address/',
+    operationId: 'getWalletNonce',
+    summary: 'Issue a single-use sign-in nonce and the exact message to sign',
+    tags: ['authentication'],
+    params: z.object({ address }),
+    responses: { 200: { description: 'challenge', schema: nonceResponse } },
+    async handler(ctx, { params }) {
+      ctx.body = await issueNonce(deps.redis, deps.config.QUEUE_PREFIX, { baseUrl: deps.config.PUBLIC_BASE_URL, address: params.address, chainId: deps.config.SIWE_CHAIN_ID });
+    },
+  });
+}
+
+function verifyRoute(deps: AppDeps): RouteDef {
+  return defineRoute({
+    method: 'post',
+    path: '/wallet/verify/',
+    operationId: 'verifyWallet',
+    summary: 'Verify a personal_sign signature over the issued message; sets session cookies',
+    description: `401 codes: ${SIGN_IN_CODES.map((c) => `${c} (${errorCodes[c].description})`).join('; ')}`,
+    tags: ['authentication'],
+    body: z.object({
+      address,
+      signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 65-byte hex signature with 0x prefix'),
+      nonce: z.string().regex(/^[0-9a-f]{32}$/, 'must be the 32-character hex nonce'),
+    }),
+    responses: { 200: { description: 'signed in', schema: tokensResponse }, 401: { description: `The signature or nonce is refused (${SIGN_IN_CODES.join(', ')})` } },
+    async handler(ctx, { body }) {
+      answerSession(deps, ctx, await signIn(deps, body));
+    },
+  });
+}
+
+function refreshRoute(deps: AppDeps): RouteDef {
+  return defineRoute({
+    method: 'post',
+    path: '/wallet/refresh/',
+    operationId: 'refreshSession',
+    summary: 'Rotate the refresh token (cookie or body) for a new access/refresh pair',
+    description: 'Each refresh token works once. Presenting a spent one revokes its whole family (401 refresh_token_reused); the caller must sign in again.',
+    tags: ['authentication'],
+    body: z.object({ refresh_token: z.string().min(1).max(4096).optional() }),
+    responses: {
+      200: { description: 'new session', schema: tokensResponse },
+      401: {
+        description:
+          'refresh_token_missing, refresh_token_invalid, refresh_token_expired, refresh_token_reused (its whole family is revoked), refresh_token_revoked, account_not_found',
+      },
+    },
+    async handler(ctx, { body }) {
+      const fromCookie = ctx.cookies.get('refresh_token');
+      const token = body.refresh_token ?? fromCookie;
+      if (!token) throw new DomainError('refresh_token_missing', 'send the refresh_token cookie or {"refresh_token": "..."}');
+      if (!body.refresh_token) assertSameOrigin(ctx, deps.config.TRUSTED_ORIGIN);
+      try {
+        answerSession(deps, ctx, await refreshSession(deps, token));
+      } catch (err) {
+        if (err instanceof DomainError && err.code === 'refresh_token_reused') clearCookies(deps, ctx);
+        throw err;
+      }
+    },
+  });
+}
+
+function logoutRoute(deps: AppDeps): RouteDef {
+  return defineRoute({
+    method: 'post',
+    path: '/wallet/logout/',
+    operationId: 'logout',
+    summary: 'Revoke the refresh-token family and clear the session cookies',
+    description: 'An access token already handed out stays valid until it expires (at most 60 minutes).',
+    tags: ['authentication'],
+    body: z.object({ refresh_token: z.string().min(1).max(4096).optional() }),
+    responses: { 200: { description: 'logged out', schema: z.object({ logged_out: z.literal(true) }) } },
+    async handler(ctx, { body }) {
+      const token = body.refresh_token ?? ctx.cookies.get('refresh_token');
+      if (!body.refresh_token && token) assertSameOrigin(ctx, deps.config.TRUSTED_ORIGIN);
+      if (token) await endSession(deps, token);
+      clearCookies(deps, ctx);
+      ctx.body = { logged_out: true };
+    },
+  });
+}
+
 export function walletAuthRoutes(deps: AppDeps): RouteDef[] {
-  const prefix = deps.config.QUEUE_PREFIX;
-  return [
-    defineRoute({
-      method: 'get',
-      path: '/wallet/nonce/:address/',
-      operationId: 'getWalletNonce',
-      summary: 'Issue a single-use sign-in nonce and the exact message to sign',
-      tags: ['authentication'],
-      params: z.object({ address }),
-      responses: { 200: { description: 'challenge', schema: nonceResponse } },
-      async handler(ctx, { params }) {
-        ctx.body = await issueNonce(deps.redis, prefix, { baseUrl: deps.config.PUBLIC_BASE_URL, address: params.address, chainId: deps.config.SIWE_CHAIN_ID });
-      },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/wallet/verify/',
-      operationId: 'verifyWallet',
-      summary: 'Verify a personal_sign signature over the issued message; sets session cookies',
-      description: `401 codes: ${SIGN_IN_CODES.map((c) => `${c} (${errorCodes[c].description})`).join('; ')}`,
-      tags: ['authentication'],
-      body: z.object({
-        address,
-        signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'must be a 65-byte hex signature with 0x prefix'),
-        nonce: z.string().regex(/^[0-9a-f]{32}$/, 'must be the 32-character hex nonce'),
-      }),
-      responses: { 200: { description: 'signed in', schema: tokensResponse }, 401: { description: `The signature or nonce is refused (${SIGN_IN_CODES.join(', ')})` } },
-      async handler(ctx, { body }) {
-        const rec = await readNonce(deps.redis, prefix, body.nonce, body.address);
-        if (typeof rec === 'string') throw new DomainError(rec);
-        const signature = body.signature as `0x${string}`;
-        const ok = await verifyMessage({ address: body.address as `0x${string}`, message: rec.message, signature }).catch(() => false);
-        if (!ok) {
-          const overNonce = await recoverMessageAddress({ message: body.nonce, signature }).then(
-            (a) => a.toLowerCase() === body.address.toLowerCase(),
-            () => false,
-          );
-          const code = overNonce ? 'signature_over_nonce' : 'signature_invalid';
-          throw new DomainError(code);
-        }
-        if (!(await consumeNonce(deps.redis, prefix, body.nonce))) throw new DomainError('nonce_used');
-        const user = await upsertUserOnSignIn(deps.db, body.address);
-        const t = await issueSession(deps, ctx, user);
-        ctx.body = sessionBody(t, user, deps.config.PUBLIC_BASE_URL);
-      },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/wallet/refresh/',
-      operationId: 'refreshSession',
-      summary: 'Rotate the refresh token (cookie or body) for a new access/refresh pair',
-      description: 'Each refresh token works once. Presenting a spent one revokes its whole family (401 refresh_token_reused); the caller must sign in again.',
-      tags: ['authentication'],
-      body: z.object({ refresh_token: z.string().min(1).max(4096).optional() }),
-      responses: {
-        200: { description: 'new session', schema: tokensResponse },
-        401: {
-          description:
-            'refresh_token_missing, refresh_token_invalid, refresh_token_expired, refresh_token_reused (its whole family is revoked), refresh_token_revoked, account_not_found',
-        },
-      },
-      async handler(ctx, { body }) {
-        const fromCookie = ctx.cookies.get('refresh_token');
-        const token = body.refresh_token ?? fromCookie;
-        if (!token) throw new DomainError('refresh_token_missing', 'send the refresh_token cookie or {"refresh_token": "..."}');
-        if (!body.refresh_token) assertSameOrigin(ctx, deps.config.TRUSTED_ORIGIN);
-        let claims;
-        try {
-          claims = await verifyRefreshToken(deps.config.JWT_SECRET, token);
-        } catch (err) {
-          const code = err instanceof TokenError && err.code === 'token_expired' ? 'refresh_token_expired' : 'refresh_token_invalid';
-          throw new DomainError(code, code === 'refresh_token_expired' ? 'refresh token expired; sign in again' : 'refresh token is invalid');
-        }
-        const spent = await spendRefreshToken(deps.db, claims.id, claims.userId);
-        if (spent === 'reused') {
-          clearCookies(deps, ctx);
-          throw new DomainError('refresh_token_reused', 'this refresh token was already used; every session of its family is revoked');
-        }
-        if (spent !== 'ok') throw new DomainError(spent === 'revoked' ? 'refresh_token_revoked' : 'refresh_token_invalid', 'refresh token is no longer valid; sign in again');
-        const user = await getUserById(deps.db, claims.userId);
-        if (!user) throw new DomainError('account_not_found', 'the account no longer exists');
-        const t = await issueSession(deps, ctx, user, claims.family);
-        ctx.body = sessionBody(t, user, deps.config.PUBLIC_BASE_URL);
-      },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/wallet/logout/',
-      operationId: 'logout',
-      summary: 'Revoke the refresh-token family and clear the session cookies',
-      description: 'An access token already handed out stays valid until it expires (at most 60 minutes).',
-      tags: ['authentication'],
-      body: z.object({ refresh_token: z.string().min(1).max(4096).optional() }),
-      responses: { 200: { description: 'logged out', schema: z.object({ logged_out: z.literal(true) }) } },
-      async handler(ctx, { body }) {
-        const token = body.refresh_token ?? ctx.cookies.get('refresh_token');
-        if (!body.refresh_token && token) assertSameOrigin(ctx, deps.config.TRUSTED_ORIGIN);
-        if (token) {
-          const claims = await verifyRefreshToken(deps.config.JWT_SECRET, token).catch(() => null);
-          if (claims) await revokeFamily(deps.db, claims.family);
-        }
-        clearCookies(deps, ctx);
-        ctx.body = { logged_out: true };
-      },
-    }),
-  ];
+  return [nonceRoute(deps), verifyRoute(deps), refreshRoute(deps), logoutRoute(deps)];
 }

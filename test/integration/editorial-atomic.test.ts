@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertSubmission } from '../../src/articles/queries.js';
+import { insertSubmission } from '../../src/articles/service.js';
 import { transitionArticle } from '../../src/editor/service.js';
 import { sessionFor } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
