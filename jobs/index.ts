@@ -32,6 +32,7 @@ import { job as webhookPrune } from './webhook-prune.js';
 import { job as wirePrune } from './wire-prune.js';
 import { job as telegramUpdatesPrune } from './telegram-updates-prune.js';
 import { job as paymentsPrune } from './payments-prune.js';
+import { job as apiKeysPrune } from './api-keys-prune.js';
 
 export const jobs = {
   ping,
@@ -63,6 +64,7 @@ export const jobs = {
   'wire-prune': wirePrune,
   'telegram-updates-prune': telegramUpdatesPrune,
   'payments-prune': paymentsPrune,
+  'api-keys-prune': apiKeysPrune,
 } as const;
 
 export type Jobs = typeof jobs;

@@ -42,10 +42,11 @@ export const schedules: Schedule[] = [
   // Intel: refresh the default and recently requested trending/report parameter sets before their cache (INTEL_CACHE_TTL_S, 300 s) expires.
   { id: 'intel-trending', job: 'intel-trending', payload: {}, everyMs: 4 * 60_000 },
   { id: 'intel-report', job: 'intel-report', payload: {}, everyMs: 4 * 60_000 },
-  // Retention: wire items and receipts (tombstoned), Telegram update ids, payment records past the accounting horizon.
+  // Retention: wire items and receipts (tombstoned), Telegram update ids, payment records past the accounting horizon, free API keys nobody holds or used.
   { id: 'wire-prune', job: 'wire-prune', payload: {}, everyMs: 3600_000 },
   { id: 'telegram-updates-prune', job: 'telegram-updates-prune', payload: {}, everyMs: 3600_000 },
   { id: 'payments-prune', job: 'payments-prune', payload: {}, pattern: '17 3 * * *' },
+  { id: 'api-keys-prune', job: 'api-keys-prune', payload: {}, pattern: '23 3 * * *' },
   // Payments: settle x402 payments whose settle job was lost (still `verified` after 60 s).
   { id: 'settle-payment-sweep', job: 'settle-payment', payload: {}, everyMs: 60_000 },
 ];

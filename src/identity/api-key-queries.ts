@@ -71,3 +71,24 @@ export async function authGeneration(db: Db): Promise<string | undefined> {
   const r = await db.selectFrom('auth_generation').select('generation').executeTakeFirst();
   return r ? String(r.generation) : undefined;
 }
+
+/** Keys an account signed up for since `since` (its per-account sign-up limit), and the oldest of them. */
+export async function recentSignups(db: Db, userId: number, since: Date): Promise<{ n: number; oldest: Date | null }> {
+  const r = await db
+    .selectFrom('api_keys')
+    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('created_at').as('oldest')])
+    .where('user_id', '=', userId)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return { n: Number(r.n), oldest: r.oldest ? new Date(r.oldest as unknown as string) : null };
+}
+
+/** Delete free keys that no account holds and nobody ever used, signed up before `cutoff` (one batch). */
+export async function pruneUnusedKeys(db: Db, cutoff: Date, batch: number): Promise<number> {
+  const r = await sql`
+    DELETE FROM api_keys WHERE id IN (
+      SELECT id FROM api_keys
+      WHERE tier = 'free' AND user_id IS NULL AND last_used_at IS NULL AND created_at < ${cutoff}
+      ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+}

@@ -136,9 +136,11 @@ function signupRoute({ deps, limits }: Kit): RouteDef {
     operationId: 'apiKeySignup',
     summary: 'Create a free-tier key; responds with its dashboard showing the raw key once (HTML)',
     description:
-      'Form fields (application/x-www-form-urlencoded): name (required, <= 100), email (optional), use_case (optional, <= 500). Invalid input re-renders the form with status 400.',
+      'Form fields (application/x-www-form-urlencoded): name (required, <= 100), email (optional), use_case (optional, <= 500). Invalid input re-renders the form with status 400. At most API_KEY_SIGNUPS_PER_HOUR (5) sign-ups an hour per client address, and per account when signed in: over either, 429 rate_limited with Retry-After. A free key that no account holds and that is never used is deleted API_KEY_UNUSED_DAYS (7) days after its sign-up.',
     tags: ['api keys'],
     bodyTypes: ['application/x-www-form-urlencoded'],
+    // Free keys each carry their own daily quota: unmetered sign-ups would multiply the anonymous quota.
+    rateLimit: { key: 'api-key-signup', points: deps.config.API_KEY_SIGNUPS_PER_HOUR, durationS: 3600 },
     responses: {
       201: html,
       // The form re-rendered with the problem; a body the parser refuses (malformed JSON...) gets the error body.

@@ -1,4 +1,5 @@
 /** The identity feature's public surface: other features, jobs and the app import only this file. */
+export { pruneUnusedKeys } from './api-key-queries.js';
 export { apiKeyRoutes } from './api-key-routes.js';
 export { type Tier } from './api-keys.js';
 export { authenticate, authenticateFromCache, csrfGuard, requireAuth } from './auth-middleware.js';

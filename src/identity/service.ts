@@ -8,7 +8,7 @@ import { recoverMessageAddress, verifyMessage } from 'viem';
 import type { AppDeps } from '../platform/deps.js';
 import type { Db } from '../platform/db.js';
 import { DomainError } from '../platform/errors/index.js';
-import { insertApiKey, revokeApiKey, rotateApiKey } from './api-key-queries.js';
+import { insertApiKey, recentSignups, revokeApiKey, rotateApiKey } from './api-key-queries.js';
 import { generateApiKey, generateKeyId } from './api-keys.js';
 import { consumeNonce, readNonce } from './nonce.js';
 import { insertRefreshToken, lockRefreshToken, markRefreshTokenUsed, revokeFamily } from './refresh-token-queries.js';
@@ -105,10 +105,31 @@ export async function endSession(deps: AppDeps, token: string): Promise<void> {
 
 /** Create a free-tier key, linked to the signed-in user when there is one; the raw key is returned once, never stored. */
 export async function createApiKey(deps: AppDeps, input: { name: string; email: string | null; useCase: string | null; userId: number | null }) {
+  if (input.userId !== null) await checkAccountSignups(deps, input.userId);
   const key = generateApiKey();
   const id = generateKeyId();
   await insertApiKey(deps.db, { id, hash: key.hash, first4: key.first4, last4: key.last4, ...input });
   return { id, raw: key.raw };
+}
+
+const HOUR_MS = 3600_000;
+
+/**
+ * A signed-in account signs up for at most API_KEY_SIGNUPS_PER_HOUR keys an hour (the per-address
+ * limit on the route covers everyone; this one holds when an account moves between addresses).
+ */
+async function checkAccountSignups(deps: AppDeps, userId: number): Promise<void> {
+  const limit = deps.config.API_KEY_SIGNUPS_PER_HOUR;
+  const now = Date.now();
+  const { n, oldest } = await recentSignups(deps.db, userId, new Date(now - HOUR_MS));
+  if (n < limit) return;
+  const retryS = Math.max(1, Math.ceil(((oldest?.getTime() ?? now) + HOUR_MS - now) / 1000));
+  throw new DomainError(
+    'rate_limited',
+    `this account signed up for ${limit} API keys in the last hour; retry in ${retryS} s`,
+    { limit, window_seconds: 3600, retry_after_seconds: retryS },
+    { headers: { 'Retry-After': String(retryS) } },
+  );
 }
 
 /** A new secret for a live key (same id, tier and usage); api_key_revoked when the key was revoked. Returns the raw key, once. */

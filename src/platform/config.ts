@@ -176,6 +176,10 @@ export const envSchema = z.object({
   EXIT_WITH_PARENT: bool.default(false),
   /** Requests per UTC day for a signed-in wallet session (API keys use their tier's quota). */
   SESSION_DAILY_QUOTA: z.coerce.number().int().min(1).default(10_000),
+  /** API-key sign-ups per hour from one client address, and per account when signed in (over it: 429 rate_limited). */
+  API_KEY_SIGNUPS_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(5),
+  /** Free keys not linked to an account and never used are deleted this many days after their sign-up (api-keys-prune). */
+  API_KEY_UNUSED_DAYS: z.coerce.number().int().min(1).max(3650).default(7),
   /** Requests per UTC day for an anonymous client IP. */
   ANON_DAILY_QUOTA: z.coerce.number().int().min(1).default(1_000),
   /** Chain ID written into the Sign-In with Ethereum message (1 = Ethereum mainnet). */
