@@ -10,11 +10,12 @@ import { DomainError } from '../platform/errors/index.js';
 import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../platform/http/conditional.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
-import { addClick, articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl, getArticleRecord } from './queries.js';
+import { addClick, articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl } from './queries.js';
 import { submissionBody, submitArticle } from './service.js';
-import { castArticleVote, myArticleVote } from './vote-queries.js';
+import { castArticleVote } from './vote-queries.js';
 import { articleNotFound, canSee, isSignedIn, scheduleHotScore } from './route-helpers.js';
-import { toArticleRecord, toSubmitter } from './mappers.js';
+import { articleRecord } from './reads.js';
+import { toSubmitter } from './mappers.js';
 import { articleRecordSchema, articleVoteResult, headlineInput, idParam, MAX_SUBMIT_URL_LENGTH, submissionResult, submitUrl, urlCheckResult, weight } from './schemas.js';
 import { articleClickKey } from '../platform/redis-keys.js';
 
@@ -99,11 +100,7 @@ export function newsRoutes(deps: AppDeps, listings: RouteDef[] = []): RouteDef[]
         ...errorResponses({ 404: 'article_not_found' }),
       },
       async handler(ctx, { params }) {
-        const row = await getArticleRecord(deps.db, params.id);
-        if (!row || !canSee(ctx, row.status)) throw articleNotFound(params.id);
-        const user = ctx.state.user;
-        const myVote = user ? await myArticleVote(deps.db, row.id, user.id) : undefined;
-        const body = Buffer.from(JSON.stringify(toArticleRecord(row, { signedIn: isSignedIn(ctx), myVote })));
+        const body = Buffer.from(JSON.stringify(await articleRecord(deps, ctx, params.id)));
         ctx.type = 'application/json';
         // Signed-in callers' records carry submitted_by and my_vote: private. No Last-Modified:
         // votes, clicks and hot-score runs change the record without touching updated_at.
