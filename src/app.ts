@@ -13,7 +13,7 @@ import { authenticate, authenticateFromCache, csrfGuard, requireAuth } from './i
 import { Limits } from './platform/http/rate-limit.js';
 import { finalSecurityHeaders, securityHeaders } from './platform/http/security-headers.js';
 import { memoryLane } from './platform/http/lane.js';
-import { mountRoutes, staticRouteFastPath, type RouteDef } from './platform/http/route.js';
+import { isMetered, mountRoutes, staticRouteFastPath, type RouteDef } from './platform/http/route.js';
 import { eventStreamKey } from './platform/events/events.js';
 import { WebMetrics } from './platform/metrics/web-metrics.js';
 import { outboxDepth } from './platform/events/log.js';
@@ -34,7 +34,7 @@ interface AppOptions {
 }
 
 /** Counted against the daily quota. */
-const metered = (def: RouteDef) => (def.mount ?? 'api') === 'api' && !def.unmetered;
+const metered = isMetered;
 /** The path a route is served at. */
 const fullPath = (def: RouteDef) => ((def.mount ?? 'api') === 'api' ? `${API_PREFIX}${def.path}` : def.path);
 /** A route the memory lane may answer: public, no per-IP limit, no extra middleware (the lane counts only the daily quota). */

@@ -28,7 +28,9 @@ export {
   writeReview,
 } from './queries.js';
 export { articleNotFound, isSignedIn, pageLinks, requireSignedIn } from './route-helpers.js';
+export { articleRecord, yapPage } from './reads.js';
 export { newsRoutes } from './routes.js';
+export { submissionBody, submitArticle } from './service.js';
 export { type Changes, diffEdit, type EditableFields, editColumns } from './rules/article-edit.js';
 export { articleEvent, type ArticleEventSource, tsunamiEvent } from './rules/article-event.js';
 export { debouncedHotScoreJob } from './rules/hot-score.js';

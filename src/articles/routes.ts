@@ -8,13 +8,13 @@ import type { AppDeps } from '../platform/deps.js';
 import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../platform/http/conditional.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
-import { articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl, getArticleRecord } from './queries.js';
+import { articleUrl, DUPLICATE_WINDOW_DAYS, findByExactUrl } from './queries.js';
 import { countClick } from './click-service.js';
 import { submissionBody, submitArticle } from './service.js';
 import { voteOnArticle } from './vote-service.js';
-import { myArticleVote } from './vote-queries.js';
 import { articleNotFound, canSee, isSignedIn } from './route-helpers.js';
-import { toArticleRecord, toSubmitter } from './mappers.js';
+import { articleRecord } from './reads.js';
+import { toSubmitter } from './mappers.js';
 import { articleRecordSchema, articleVoteResult, headlineInput, idParam, MAX_SUBMIT_URL_LENGTH, submissionResult, submitUrl, urlCheckResult, weight } from './schemas.js';
 
 function submitRoute(deps: AppDeps): RouteDef {
@@ -90,11 +90,7 @@ function articleRoute(deps: AppDeps): RouteDef {
       ...errorResponses({ 404: 'article_not_found' }),
     },
     async handler(ctx, { params }) {
-      const row = await getArticleRecord(deps.db, params.id);
-      if (!row || !canSee(ctx, row.status)) throw articleNotFound(params.id);
-      const user = ctx.state.user;
-      const myVote = user ? await myArticleVote(deps.db, row.id, user.id) : undefined;
-      const body = Buffer.from(JSON.stringify(toArticleRecord(row, { signedIn: isSignedIn(ctx), myVote })));
+      const body = Buffer.from(JSON.stringify(await articleRecord(deps, ctx, params.id)));
       ctx.type = 'application/json';
       // Signed-in callers' records carry submitted_by and my_vote: private. No Last-Modified:
       // votes, clicks and hot-score runs change the record without touching updated_at.

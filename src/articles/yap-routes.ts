@@ -2,32 +2,14 @@
  * Yaps (comments): post, list, vote. A yap starts at the author's account-type score (human +1,
  * cyborg 0, bot -1) and votes add to it.
  */
-import { getAddress } from 'viem';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { COMMON_YAP_TAGS, MAX_YAP_LENGTH } from './rules/yap.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
-import { listYaps, myYapVotes, type YapRow } from './yap-queries.js';
+import { toYap, yapPage } from './reads.js';
 import { postYap, voteOnYap } from './yap-service.js';
-import { pageLinks, visibleStatus } from './route-helpers.js';
 import { DEFAULT_PER_PAGE, idParam, MAX_PAGE, MAX_PER_PAGE, weight, yapPageSchema, yapSchema, yapTags, yapVoteResult } from './schemas.js';
-
-function toYap(y: YapRow, myVote?: number) {
-  const out: Record<string, unknown> = {
-    yap_id: y.id,
-    article_id: y.article_id,
-    text: y.text,
-    tags: y.tags,
-    created_at: y.created_at.toISOString(),
-    score: y.score,
-    base_score: y.base_score,
-    vote_score: y.vote_score,
-    author: { id: y.user_id, username: y.username, ethereum_address: getAddress(y.wallet_address), account_type: y.account_type },
-  };
-  if (myVote !== undefined) out.my_vote = myVote;
-  return out;
-}
 
 function postYapRoute(deps: AppDeps): RouteDef {
   return defineRoute({
@@ -74,23 +56,7 @@ function listYapsRoute(deps: AppDeps): RouteDef {
     }),
     responses: { 200: { description: 'page', schema: yapPageSchema }, ...errorResponses({ 404: 'article_not_found' }) },
     async handler(ctx, { params, query }) {
-      await visibleStatus(deps, ctx, params.id);
-      const page = query.page;
-      const perPage = query.per_page;
-      const { rows, count } = await listYaps(deps.db, { articleId: params.id, sort: query.sort, page, perPage });
-      const user = ctx.state.user;
-      const mine = user
-        ? await myYapVotes(
-            deps.db,
-            user.id,
-            rows.map((r) => r.id),
-          )
-        : null;
-      ctx.body = {
-        count,
-        ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count),
-        results: rows.map((y) => toYap(y, mine ? (mine.get(y.id) ?? 0) : undefined)),
-      };
+      ctx.body = await yapPage(deps, ctx, ctx, params.id, query);
     },
   });
 }

@@ -53,35 +53,57 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 type KeyLookup = NonNullable<ReturnType<AuthCache['apiKeyKept']>>;
 
 /** The caller of an API key: the key, and its account when it is linked to one. */
-function setKeyCaller(ctx: Context, key: KeyLookup): void {
-  ctx.state.apiKey = { id: key.id, tier: key.tier };
+function setKeyCaller(state: { apiKey?: ApiKeyPrincipal; user?: AuthUser }, key: KeyLookup): void {
+  state.apiKey = { id: key.id, tier: key.tier };
   const u = key.user;
-  if (u) ctx.state.user = { id: u.id, address: u.wallet_address, roles: u.roles as Role[], via: 'api_key' };
+  if (u) state.user = { id: u.id, address: u.wallet_address, roles: u.roles as Role[], via: 'api_key' };
 }
 
 const userOf = (c: AccessClaims, via: 'cookie' | 'bearer'): AuthUser => ({ id: c.userId, address: c.address, roles: c.roles, via });
 
+/** Who a request is: the state authenticate() sets (ctx.state.user / ctx.state.apiKey). */
+export interface Principal {
+  user?: AuthUser;
+  apiKey?: ApiKeyPrincipal;
+}
+
+/**
+ * The caller named by an Authorization header: an API key (and its account, when linked) or a
+ * bearer access token. A header that fails is a 401 DomainError (authorization_malformed,
+ * api_key_invalid, api_key_revoked, token_expired, token_invalid). No header: anonymous.
+ */
+export function authorizationAuthenticator(deps: { db: Db; secret: string; authCacheCheckMs?: number }): (header: string | undefined) => Promise<Principal> {
+  const cache = authCacheFor(deps.db, { checkMs: deps.authCacheCheckMs });
+  return async (header) => {
+    const out: Principal = {};
+    if (!header) return out;
+    const m = BEARER.exec(header);
+    if (!m) throw new DomainError('authorization_malformed', 'Authorization must be "Bearer <token>"');
+    const token = m[1];
+    if (looksLikeApiKey(token)) {
+      const key = await cache.apiKey(hashApiKey(token));
+      if (!key) throw new DomainError('api_key_invalid', 'API key is not valid');
+      if (key.revoked_at) throw new DomainError('api_key_revoked', 'API key has been revoked');
+      setKeyCaller(out, key);
+      return out;
+    }
+    try {
+      out.user = userOf(await cache.verifyAccessToken(deps.secret, token), 'bearer');
+    } catch (err) {
+      const p = tokenProblem(err);
+      throw new DomainError(p.code, p.message);
+    }
+    return out;
+  };
+}
+
 export function authenticate(deps: { db: Db; secret: string; authCacheCheckMs?: number }): Middleware {
   const cache = authCacheFor(deps.db, { checkMs: deps.authCacheCheckMs });
+  const fromHeader = authorizationAuthenticator(deps);
   return async (ctx, next) => {
     const header = ctx.get('authorization');
     if (header) {
-      const m = BEARER.exec(header);
-      if (!m) throw new DomainError('authorization_malformed', 'Authorization must be "Bearer <token>"');
-      const token = m[1];
-      if (looksLikeApiKey(token)) {
-        const key = await cache.apiKey(hashApiKey(token));
-        if (!key) throw new DomainError('api_key_invalid', 'API key is not valid');
-        if (key.revoked_at) throw new DomainError('api_key_revoked', 'API key has been revoked');
-        setKeyCaller(ctx, key);
-      } else {
-        try {
-          ctx.state.user = userOf(await cache.verifyAccessToken(deps.secret, token), 'bearer');
-        } catch (err) {
-          const p = tokenProblem(err);
-          throw new DomainError(p.code, p.message);
-        }
-      }
+      Object.assign(ctx.state, await fromHeader(header));
     } else {
       const cookie = ctx.cookies.get('access_token');
       if (cookie) {
@@ -113,7 +135,7 @@ export function authenticateFromCache(db: Db): (ctx: Context) => boolean {
       if (looksLikeApiKey(token)) {
         const key = cache.apiKeyKept(hashApiKey(token));
         if (!key || key.revoked_at) return false;
-        setKeyCaller(ctx, key);
+        setKeyCaller(ctx.state, key);
         return true;
       }
       const claims = cache.claimsKept(token);
@@ -155,20 +177,31 @@ export function csrfGuard(trustedOrigin: string): Middleware {
   };
 }
 
-/** Enforce a RouteDef's auth level. */
-export function requireAuth(level: 'user' | 'editor' | 'staff', db: Db): Middleware {
+/**
+ * A RouteDef's auth level for authenticated state: 401 without a caller (account_required for an
+ * API key without an account), 403 without the role. The roles are re-read (auth cache) into state.user.
+ */
+export function authLevelCheck(db: Db): (level: 'user' | 'editor' | 'staff', state: Principal & { authProblem?: { code: ErrorCode; message: string } }) => Promise<void> {
   const cache = authCacheFor(db);
-  return async (ctx: Context, next) => {
-    const user = ctx.state.user;
+  return async (level, state) => {
+    const user = state.user;
     if (!user) {
-      if (ctx.state.apiKey) throw new DomainError('account_required', 'this API key is not linked to an account; sign in with a wallet or create the key while signed in');
-      const p = ctx.state.authProblem;
+      if (state.apiKey) throw new DomainError('account_required', 'this API key is not linked to an account; sign in with a wallet or create the key while signed in');
+      const p = state.authProblem;
       throw new DomainError(p?.code ?? 'auth_required', p?.message ?? 'authentication required: send the access_token cookie or an Authorization: Bearer header');
     }
     const roles = await cache.roles(user.id);
     if (roles === null) throw new DomainError('account_not_found', 'the account of this token no longer exists; sign in again');
     user.roles = roles;
     if (level !== 'user' && !roles.includes(level)) throw new DomainError(`${level}_required`, `this action needs the ${level} role`);
+  };
+}
+
+/** Enforce a RouteDef's auth level. */
+export function requireAuth(level: 'user' | 'editor' | 'staff', db: Db): Middleware {
+  const check = authLevelCheck(db);
+  return async (ctx: Context, next) => {
+    await check(level, ctx.state);
     await next();
   };
 }

@@ -12,17 +12,15 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { DEFAULT_HOURS, HOURS_RANGE, parseTopics, REPORT_TOP_N, TRENDING_TOP_N, type ReportParams, type TrendingParams } from './rules/report.js';
-import { DomainError } from '../platform/errors/index.js';
+import { DEFAULT_HOURS, HOURS_RANGE, parseTopics, REPORT_TOP_N, TRENDING_TOP_N, type ReportParams } from './rules/report.js';
 import { errorResponses as errors, errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
-import { IntelCache } from './cache.js';
+import { IntelService, type IntelAnswer } from './service.js';
 import { codesOfArea } from '../platform/errors/codes.js';
 import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC, SETTLEMENT_PENDING_DOC } from '../payments/index.js';
 import { bazaarHttp, type BazaarExtension } from '../payments/index.js';
-import { Paywall, type Grant } from '../payments/index.js';
-import type { Offer } from '../payments/index.js';
-import { JobFailedError, type WaitOutcome } from '../platform/queue.js';
+import { Paywall } from '../payments/index.js';
+import type { AuthorizeOptions, Offer } from '../payments/index.js';
 import { reportSchema, trendingSchema } from './schemas.js';
 
 const topicsParam = z
@@ -58,6 +56,9 @@ let reportBazaar: BazaarExtension | undefined;
 /** The report's query schema (shared with the MCP tool intel_report). */
 export { reportQuery };
 
+/** Who gets the report without paying per call: API keys of these tiers. */
+export const REPORT_ACCESS: AuthorizeOptions = { apiKeyTiers: ['builder', 'enterprise'] };
+
 export function reportOffer(deps: AppDeps): Offer {
   return {
     purpose: 'intel_report',
@@ -69,68 +70,15 @@ export function reportOffer(deps: AppDeps): Offer {
   };
 }
 
-const pending = (jobId: string) =>
-  new DomainError('intel_pending', 'the result for these parameters is being computed; retry shortly', { job_id: jobId }, { headers: { 'Retry-After': '2' } });
-const failed = () => new DomainError('intel_unavailable', 'computing the result failed; retry later', null, { headers: { 'Retry-After': '30' } });
-
-/** One intel result kind: its cache key, its worker job, and whether a parameter set is the default (kept warm anyway). */
-interface IntelSource<P> {
-  kind: 'trending' | 'report';
-  key(p: P): string;
-  compute(p: P, window: number): Promise<WaitOutcome<{ result: unknown }>>;
-  isDefault(p: P): boolean;
-}
-
-function intelSources(deps: AppDeps, cache: IntelCache): { trending: IntelSource<TrendingParams>; report: IntelSource<ReportParams> } {
-  const trending: IntelSource<TrendingParams> = {
-    kind: 'trending',
-    key: (p) => cache.key('trending', p),
-    compute: (p, window) => deps.queue.enqueueAndWait('intel-trending', { ...p, window }, deps.config.JOB_WAIT_MS),
-    isDefault: (p) => p.hours === DEFAULT_HOURS && p.top_n === TRENDING_TOP_N.default,
-  };
-  const report: IntelSource<ReportParams> = {
-    kind: 'report',
-    key: (p) => cache.key('report', p),
-    compute: (p, window) => deps.queue.enqueueAndWait('intel-report', { ...p, window }, deps.config.JOB_WAIT_MS),
-    isDefault: (p) => p.hours === DEFAULT_HOURS && p.top_n === REPORT_TOP_N.default && !p.topics.length,
-  };
-
-  return { trending, report };
-}
-
-/**
- * The one handler shape of both intel routes: (paid: authorize first, consuming nothing), note a
- * non-default parameter set for the warm-up schedule, serve it from the cache or compute it in
- * the worker (waiting at most JOB_WAIT_MS, else 503), (paid: only now consume the payment), send.
- */
-async function serve<P>(ctx: Context, cache: IntelCache, source: IntelSource<P>, p: P, authorize?: () => Promise<Grant>): Promise<void> {
-  const grant = authorize ? await authorize() : null;
-  if (!source.isDefault(p)) await cache.noteRequest(source.kind, p as TrendingParams | ReportParams);
-  const key = source.key(p);
-  let json = await cache.get(key);
-  const hit = json !== null;
-  if (!hit) {
-    let out;
-    try {
-      out = await source.compute(p, cache.window());
-    } catch (err) {
-      if (err instanceof JobFailedError) throw failed();
-      throw err;
-    }
-    if (out.state === 'pending') throw pending(out.jobId);
-    json = out.result.result ? JSON.stringify(out.result.result) : await cache.get(key);
-    if (!json) throw pending(out.jobId);
-  }
-  if (grant?.kind === 'payment') await grant.commit();
-  if (grant) ctx.set('Cache-Control', 'private, no-store');
-  ctx.set('X-Intel-Cache', hit ? 'hit' : 'miss');
+/** Sends an intel answer: the cached JSON as-is, X-Intel-Cache, and private, no-store when paid for. */
+function send(ctx: Context, answer: IntelAnswer): void {
+  if (answer.grant) ctx.set('Cache-Control', 'private, no-store');
+  ctx.set('X-Intel-Cache', answer.hit ? 'hit' : 'miss');
   ctx.type = 'application/json';
-  ctx.body = json;
+  ctx.body = answer.json;
 }
 
-type Sources = ReturnType<typeof intelSources>;
-
-function trendingRoute(cache: IntelCache, sources: Sources): RouteDef {
+function trendingRoute(intel: IntelService): RouteDef {
   return defineRoute({
     method: 'get',
     path: '/intel/trending/',
@@ -150,12 +98,12 @@ function trendingRoute(cache: IntelCache, sources: Sources): RouteDef {
       ...errors({ 503: `Not ready or failed (${codesOfArea('Intel').join(', ')}); Retry-After says when to retry` }),
     },
     async handler(ctx, { query }) {
-      await serve(ctx, cache, sources.trending, { hours: query.hours, top_n: query.top_n });
+      send(ctx, await intel.trending({ hours: query.hours, top_n: query.top_n }));
     },
   });
 }
 
-function reportRoute(deps: AppDeps, cache: IntelCache, sources: Sources): RouteDef {
+function reportRoute(deps: AppDeps, intel: IntelService): RouteDef {
   const paywall = new Paywall(deps);
   const offer = reportOffer(deps);
   return defineRoute({
@@ -213,13 +161,12 @@ function reportRoute(deps: AppDeps, cache: IntelCache, sources: Sources): RouteD
     },
     async handler(ctx, { query }) {
       const p: ReportParams = { hours: query.hours, topics: query.topics, top_n: query.top_n };
-      await serve(ctx, cache, sources.report, p, () => paywall.authorize(ctx, offer, { apiKeyTiers: ['builder', 'enterprise'] }));
+      send(ctx, await intel.report(p, () => paywall.authorize(ctx, offer, REPORT_ACCESS)));
     },
   });
 }
 
 export function intelRoutes(deps: AppDeps): RouteDef[] {
-  const cache = new IntelCache(deps.redis, deps.config.QUEUE_PREFIX, deps.config.INTEL_CACHE_TTL_S);
-  const sources = intelSources(deps, cache);
-  return [trendingRoute(cache, sources), reportRoute(deps, cache, sources)];
+  const intel = new IntelService(deps);
+  return [trendingRoute(intel), reportRoute(deps, intel)];
 }

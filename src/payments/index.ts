@@ -5,6 +5,6 @@ export { PaymentRejection } from './errors.js';
 export { Paywall } from './paywall.js';
 export { formatUnits6, type Offer } from './requirements.js';
 export { paymentRoutes } from './routes.js';
-export { type Grant } from './service.js';
+export { type AuthorizeOptions, type Grant, type PaymentRequest, PaymentService } from './service.js';
 export { classifySettle } from './settle.js';
 export { settleRecordedPayment, type SettlementDeps, type SettlementResult, sweepOrphanedPayments } from './settlement-service.js';

@@ -1,7 +1,7 @@
 /** The provenance feature's public surface: other features, jobs and the app import only this file. */
 export { articlesByUrl, checkProvenance, headlineCandidates } from './queries.js';
 export { provenanceRoutes } from './routes.js';
-export { maintainHeadlineIndex, runCheck } from './service.js';
+export { checkAnswer, maintainHeadlineIndex, pollCheck, runCheck, searchArticles, startCheck } from './service.js';
 export { type ProvenanceCheckResult } from './rules/check.js';
 export { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from './rules/headline-similarity.js';
 export { MAX_CHECK_TEXT_LENGTH, MAX_CHECK_URL_LENGTH, provenanceSettings } from './rules/settings.js';

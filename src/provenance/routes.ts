@@ -7,12 +7,10 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { HEADLINE_MATCH_THRESHOLD } from './rules/headline-similarity.js';
-import { API_PREFIX } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { isoTime } from '../platform/iso-time.js';
-import { searchCurated } from './queries.js';
 import { checkBody, checkResultSchema, pendingSchema, receiptsSchema, searchResultsSchema } from './schemas.js';
-import { articleReceipts, pollCheck, startCheck, type CheckOutcome } from './service.js';
+import { articleReceipts, checkAnswer, pollCheck, searchArticles, startCheck, type CheckOutcome } from './service.js';
 
 const DESCRIPTION = [
   'Is this story new? URL is the primary signal: the URL is normalised (tracking parameters stripped, twitter.com -> x.com, see README) and matched against curated articles (approved, not sponsored) and wire receipts of the last 30 days.',
@@ -21,20 +19,17 @@ const DESCRIPTION = [
   'The web process waits a bounded time for the worker; when the result is not ready it answers 202 with `job_id` and `poll_url` (also in the Location header): poll GET /api/v1/provenance/check/{job_id}.',
 ].join('\n\n');
 
-function pollUrl(jobId: string): string {
-  return `${API_PREFIX}/provenance/check/${jobId}`;
-}
-
 /** 200 with the result, or 202 with the poll URL (also in Location). */
 function respond(ctx: Context, outcome: CheckOutcome) {
-  if (outcome.state === 'completed') {
-    ctx.body = outcome.result;
+  const answer = checkAnswer(outcome);
+  if (!answer.pending) {
+    ctx.body = answer.body;
     return;
   }
   ctx.status = 202;
-  ctx.set('Location', pollUrl(outcome.jobId));
+  ctx.set('Location', answer.body.poll_url);
   ctx.set('Retry-After', '1');
-  ctx.body = { status: 'pending', job_id: outcome.jobId, poll_url: pollUrl(outcome.jobId) };
+  ctx.body = answer.body;
 }
 
 function isSignedIn(ctx: Context): boolean {
@@ -104,26 +99,7 @@ function searchRoute(deps: AppDeps): RouteDef {
     }),
     responses: { 200: { description: 'Matching articles, best first', schema: searchResultsSchema } },
     async handler(ctx, { query }) {
-      // queryInt's declared type does not carry its default; the values are always set.
-      const days = query.days;
-      const limit = query.limit;
-      const hits = await searchCurated(deps.db, query.q, days, limit);
-      ctx.body = {
-        results: hits.map((h) => ({
-          news_id: h.id,
-          headline: h.headline,
-          url: h.url,
-          canonical_url: h.normalized_url,
-          source: h.source,
-          tags: h.tags,
-          published_at: (h.published_at ?? h.created_at).toISOString(),
-          relevance: h.relevance,
-        })),
-        count: hits.length,
-        q: query.q,
-        days,
-        limit,
-      };
+      ctx.body = await searchArticles(deps, query);
     },
   });
 }

@@ -1,14 +1,15 @@
 /**
  * Provenance use cases: the check (run on a worker, awaited or polled by the web process), the
- * receipts of an article, and the upkeep of the headline index.
+ * search of curated articles, the receipts of an article, and the upkeep of the headline index.
  */
 import type { AppDeps } from '../platform/deps.js';
 import type { Db } from '../platform/db.js';
 import type { Config } from '../platform/config.js';
 import { DomainError } from '../platform/errors/index.js';
+import { API_PREFIX } from '../platform/http/openapi.js';
 import { JobFailedError } from '../platform/queue.js';
 import { listEdits } from '../articles/index.js';
-import { checkProvenance, ingestReceipt, pruneHeadlineIndex, receiptArticle, refreshCommonWords, topTldr, topYaps } from './queries.js';
+import { checkProvenance, ingestReceipt, searchCurated, pruneHeadlineIndex, receiptArticle, refreshCommonWords, topTldr, topYaps } from './queries.js';
 import type { ProvenanceCheckResult } from './rules/check.js';
 import { provenanceSettings } from './rules/settings.js';
 import { LOOKBACK_MS } from './rules/verdict.js';
@@ -56,6 +57,37 @@ export async function pollCheck(deps: AppDeps, jobId: string): Promise<CheckOutc
 }
 
 /** The check itself, as the provenance-check job runs it. Read-only. */
+/** A check as answered: the result, or (still running) the pending state with the URL to poll. */
+export function checkAnswer(
+  outcome: CheckOutcome,
+): { pending: false; body: ProvenanceCheckResult } | { pending: true; body: { status: 'pending'; job_id: string; poll_url: string } } {
+  if (outcome.state === 'completed') return { pending: false, body: outcome.result };
+  const pollUrl = `${API_PREFIX}/provenance/check/${outcome.jobId}`;
+  return { pending: true, body: { status: 'pending', job_id: outcome.jobId, poll_url: pollUrl } };
+}
+
+/** Curated articles of the last `days` days matching `q`, best first (GET /provenance/search). */
+export async function searchArticles(deps: AppDeps, query: { q: string; days: number; limit: number }) {
+  const { q, days, limit } = query;
+  const hits = await searchCurated(deps.db, q, days, limit);
+  return {
+    results: hits.map((h) => ({
+      news_id: h.id,
+      headline: h.headline,
+      url: h.url,
+      canonical_url: h.normalized_url,
+      source: h.source,
+      tags: h.tags,
+      published_at: (h.published_at ?? h.created_at).toISOString(),
+      relevance: h.relevance,
+    })),
+    count: hits.length,
+    q,
+    days,
+    limit,
+  };
+}
+
 export function runCheck(deps: { db: Db; config: Config }, input: { url?: string; text?: string }): Promise<ProvenanceCheckResult> {
   return checkProvenance(deps.db, input, { now: new Date(), trgmThreshold: provenanceSettings(deps.config).trgmThreshold });
 }

@@ -59,6 +59,68 @@ export function errorBody(code: ErrorCode, message: string, details: unknown = n
   return { error: { code, message, details } };
 }
 
+/** An error as the client gets it: status, {"error": ...} body and headers to set. */
+export interface RenderedError {
+  status: number;
+  body: ReturnType<typeof errorBody>;
+  headers: Record<string, string>;
+}
+
+/** Where the error happened: for messages, logs and the request id of a 500. */
+interface ErrorScene {
+  method: string;
+  path: string;
+  requestId?: string;
+}
+
+/**
+ * The one mapping from a thrown error to its response (see the module comment): the error
+ * middleware renders HTTP requests with it, and MCP tool calls their error results.
+ */
+export function renderError(raw: unknown, scene: ErrorScene, log: Logger, probe: BackendProbe = {}): RenderedError {
+  const err = raw as any;
+  const { requestId } = scene;
+  if (err instanceof DomainError) return { status: httpStatusOf(err), body: errorBody(err.code, err.message, err.details), headers: { ...err.headers } };
+  if (err?.type === 'entity.parse.failed' || (err instanceof SyntaxError && (err as { status?: number }).status === 400)) {
+    // co-body (under koa-body) rethrows JSON.parse's SyntaxError with status 400 and the raw body.
+    return { status: 400, body: errorBody('malformed_json', 'request body is not valid JSON'), headers: {} };
+  }
+  if (err?.type === 'entity.too.large' || err?.status === 413 || err?.httpCode === 413) {
+    return { status: 413, body: errorBody('payload_too_large', 'request body is too large'), headers: {} };
+  }
+  if (typeof err?.code === 'string' && /^(Z_|ERR__ERROR_FORMAT|ERR_BROTLI)/.test(err.code)) {
+    // zlib/brotli failed inflating a request body sent with Content-Encoding.
+    return { status: 400, body: errorBody('bad_content_encoding', 'the request body does not decompress with its Content-Encoding'), headers: {} };
+  }
+  if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500 && err.expose !== false) {
+    // koa / router / co-body HTTP errors (405 with Allow, 415, 400 from body parsing...).
+    const status: number = err.status;
+    const code = statusCode(status);
+    const body = errorBody(code, status === 405 ? `method ${scene.method} not allowed on ${scene.path}` : String(err.message || code));
+    return { status, body, headers: { ...((err.headers as Record<string, string> | undefined) ?? {}) } };
+  }
+  if (isPgDataException(err)) {
+    // PostgreSQL refused a value the client sent (NUL byte in text, out-of-range number...):
+    // the request was bad, not the server. Validation should catch these first; this is the net.
+    log.warn({ pgcode: err.code, requestId, path: scene.path }, 'database rejected a client value');
+    return {
+      status: 400,
+      body: errorBody('invalid_value', 'a parameter holds a value the service cannot store or compare (e.g. a NUL byte or an out-of-range number)'),
+      headers: {},
+    };
+  }
+  if (isBackendUnavailable(err, probe)) {
+    log.warn({ err: { message: err?.message, code: err?.code }, requestId }, 'backend unavailable');
+    return {
+      status: 503,
+      body: errorBody('service_unavailable', 'a backing service is unavailable; retry shortly', { request_id: requestId ?? null }),
+      headers: { 'Retry-After': '5' },
+    };
+  }
+  log.error({ err, requestId, path: scene.path, method: scene.method }, 'unhandled error');
+  return { status: 500, body: errorBody('internal_error', 'internal error', { request_id: requestId ?? null }), headers: {} };
+}
+
 export function errorMiddleware(log: Logger, probe: BackendProbe = {}): Middleware {
   return async (ctx, next) => {
     try {
@@ -69,50 +131,11 @@ export function errorMiddleware(log: Logger, probe: BackendProbe = {}): Middlewa
         if (ctx.status === 501) throw new DomainError('not_implemented', `method ${ctx.method} is not supported`);
       }
     } catch (raw) {
-      const err = raw as any;
-      const requestId = ctx.state.requestId as string | undefined;
-      let status: number;
-      let body: ReturnType<typeof errorBody>;
-      if (err instanceof DomainError) {
-        status = httpStatusOf(err);
-        body = errorBody(err.code, err.message, err.details);
-        for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
-      } else if (err?.type === 'entity.parse.failed' || (err instanceof SyntaxError && (err as { status?: number }).status === 400)) {
-        // co-body (under koa-body) rethrows JSON.parse's SyntaxError with status 400 and the raw body.
-        status = 400;
-        body = errorBody('malformed_json', 'request body is not valid JSON');
-      } else if (err?.type === 'entity.too.large' || err?.status === 413 || err?.httpCode === 413) {
-        status = 413;
-        body = errorBody('payload_too_large', 'request body is too large');
-      } else if (typeof err?.code === 'string' && /^(Z_|ERR__ERROR_FORMAT|ERR_BROTLI)/.test(err.code)) {
-        // zlib/brotli failed inflating a request body sent with Content-Encoding.
-        status = 400;
-        body = errorBody('bad_content_encoding', 'the request body does not decompress with its Content-Encoding');
-      } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500 && err.expose !== false) {
-        // koa / router / co-body HTTP errors (405 with Allow, 415, 400 from body parsing...).
-        status = err.status;
-        const code = statusCode(status);
-        body = errorBody(code, status === 405 ? `method ${ctx.method} not allowed on ${ctx.path}` : String(err.message || code));
-        if (err.headers) for (const [k, v] of Object.entries(err.headers as Record<string, string>)) ctx.set(k, v);
-      } else if (isPgDataException(err)) {
-        // PostgreSQL refused a value the client sent (NUL byte in text, out-of-range number...):
-        // the request was bad, not the server. Validation should catch these first; this is the net.
-        status = 400;
-        body = errorBody('invalid_value', 'a parameter holds a value the service cannot store or compare (e.g. a NUL byte or an out-of-range number)');
-        log.warn({ pgcode: err.code, requestId, path: ctx.path }, 'database rejected a client value');
-      } else if (isBackendUnavailable(err, probe)) {
-        status = 503;
-        body = errorBody('service_unavailable', 'a backing service is unavailable; retry shortly', { request_id: requestId ?? null });
-        ctx.set('Retry-After', '5');
-        log.warn({ err: { message: err?.message, code: err?.code }, requestId }, 'backend unavailable');
-      } else {
-        status = 500;
-        body = errorBody('internal_error', 'internal error', { request_id: requestId ?? null });
-        log.error({ err, requestId, path: ctx.path, method: ctx.method }, 'unhandled error');
-      }
-      ctx.status = status;
+      const r = renderError(raw, { method: ctx.method, path: ctx.path, requestId: ctx.state.requestId as string | undefined }, log, probe);
+      for (const [k, v] of Object.entries(r.headers)) ctx.set(k, v);
+      ctx.status = r.status;
       ctx.type = 'application/json';
-      ctx.body = body;
+      ctx.body = r.body;
     }
   };
 }

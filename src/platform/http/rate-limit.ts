@@ -230,11 +230,16 @@ export class Limits {
   }
 
   callerOf(ctx: Context): Caller {
-    const key = ctx.state.apiKey as { id: string; tier: Tier } | undefined;
+    return this.callerOfState(ctx.state, ctx.ip);
+  }
+
+  /** The daily-quota caller of authenticated state (an API key, else an account, else the client IP). */
+  callerOfState(state: { apiKey?: { id: string; tier: Tier }; user?: { id: number } }, ip: string): Caller {
+    const key = state.apiKey;
     if (key) return { kind: 'api_key', id: `key:${key.id}`, limit: tierDailyQuota[key.tier] };
-    const user = ctx.state.user as { id: number } | undefined;
+    const user = state.user;
     if (user) return { kind: 'user', id: `user:${user.id}`, limit: this.config.SESSION_DAILY_QUOTA };
-    return { kind: 'anonymous', id: `ip:${ctx.ip}`, limit: this.config.ANON_DAILY_QUOTA };
+    return { kind: 'anonymous', id: `ip:${ip}`, limit: this.config.ANON_DAILY_QUOTA };
   }
 
   /**
@@ -252,66 +257,92 @@ export class Limits {
   }
 
   /**
+   * Count one request of `caller` against its daily quota: the RateLimit figures, or null when Redis
+   * does not answer and `failOpen` lets the request go on uncounted (else 503). `refuse` is the
+   * 429 daily_quota_exceeded when this request is over the limit (counted all the same).
+   */
+  async countDaily(caller: Caller, opts: { failOpen?: boolean } = {}): Promise<{ limit: number | null; remaining: number; resetS: number; refuse: DomainError | null } | null> {
+    // One counter per caller and UTC day, kept DAILY_KEY_TTL_S for the usage pages, counted
+    // through this process's tally (DailyTallies: batched far from the limit, exact near it).
+    const key = dailyQuotaKey(this.prefix, caller.id, utcDay());
+    let consumed: number;
+    try {
+      const counted = this.tallies.count(key, caller.limit);
+      consumed = typeof counted === 'number' ? counted : await counted;
+    } catch {
+      if (opts.failOpen) return null;
+      throw unavailable();
+    }
+    const resetS = secondsUntilUtcMidnight();
+    const limit = caller.limit;
+    const refuse =
+      limit !== null && consumed > limit
+        ? new DomainError(
+            'daily_quota_exceeded',
+            `daily quota of ${limit} requests exceeded for this ${caller.kind === 'api_key' ? 'API key' : caller.kind === 'user' ? 'account' : 'IP address'}; it resets at 00:00 UTC`,
+            { limit, reset_seconds: resetS },
+            { headers: { 'Retry-After': String(resetS) } },
+          )
+        : null;
+    return { limit, remaining: limit === null ? 0 : limit - consumed, resetS, refuse };
+  }
+
+  /**
    * Count one request against the caller's daily quota. When Redis does not answer: 503, or with
    * `failOpen` the request goes on uncounted (routes that must work while Redis is down).
    */
   dailyQuota(opts: { failOpen?: boolean } = {}): Middleware {
     return async (ctx, next) => {
-      const caller = this.callerOf(ctx);
-      // One counter per caller and UTC day, kept DAILY_KEY_TTL_S for the usage pages, counted
-      // through this process's tally (DailyTallies: batched far from the limit, exact near it).
-      const key = dailyQuotaKey(this.prefix, caller.id, utcDay());
-      let consumed: number;
-      try {
-        const counted = this.tallies.count(key, caller.limit);
-        consumed = typeof counted === 'number' ? counted : await counted;
-      } catch {
-        if (opts.failOpen) return next();
-        throw unavailable();
-      }
-      const resetS = secondsUntilUtcMidnight();
-      const limit = caller.limit;
-      setHeaders(ctx, limit, limit === null ? 0 : limit - consumed, resetS);
-      if (limit !== null && consumed > limit) {
-        throw new DomainError(
-          'daily_quota_exceeded',
-          `daily quota of ${limit} requests exceeded for this ${caller.kind === 'api_key' ? 'API key' : caller.kind === 'user' ? 'account' : 'IP address'}; it resets at 00:00 UTC`,
-          { limit, reset_seconds: resetS },
-          { headers: { 'Retry-After': String(resetS) } },
-        );
-      }
+      const counted = await this.countDaily(this.callerOf(ctx), opts);
+      if (!counted) return next();
+      setHeaders(ctx, counted.limit, counted.remaining, counted.resetS);
+      if (counted.refuse) throw counted.refuse;
       await next();
     };
   }
 
-  /** Per-client-IP limit for one route (declared as RouteDef.rateLimit). */
-  perIp(spec: { key: string; points: number; durationS: number }): Middleware {
+  private limiterOf(spec: { key: string; points: number; durationS: number }): RateLimiterRedis {
     let limiter = this.perRoute.get(spec.key);
     if (!limiter) {
       limiter = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: rateLimitKeyPrefix(this.prefix, spec.key), points: spec.points, duration: spec.durationS });
       this.perRoute.set(spec.key, limiter);
     }
-    const l = limiter;
-    return async (ctx, next) => {
-      let res: RateLimiterRes;
-      let refused = false;
-      try {
-        res = await l.consume(ctx.ip, 1);
-      } catch (err) {
-        if (!(err instanceof RateLimiterRes)) throw unavailable();
-        res = err;
-        refused = true;
-      }
-      const resetS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-      setHeaders(ctx, spec.points, res.remainingPoints, resetS);
-      if (refused) {
-        throw new DomainError(
+    return limiter;
+  }
+
+  /**
+   * Count one request of client `ip` against a per-route limit: the RateLimit figures, with
+   * `refuse` the 429 rate_limited when the limit is spent. 503 when Redis does not answer.
+   */
+  async countPerIp(spec: { key: string; points: number; durationS: number }, ip: string): Promise<{ remaining: number; resetS: number; refuse: DomainError | null }> {
+    let res: RateLimiterRes;
+    let refused = false;
+    try {
+      res = await this.limiterOf(spec).consume(ip, 1);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw unavailable();
+      res = err;
+      refused = true;
+    }
+    const resetS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    const refuse = refused
+      ? new DomainError(
           'rate_limited',
           `rate limit of ${spec.points} requests per ${spec.durationS} s exceeded for this route; retry in ${resetS} s`,
           { limit: spec.points, window_seconds: spec.durationS, retry_after_seconds: resetS },
           { headers: { 'Retry-After': String(resetS) } },
-        );
-      }
+        )
+      : null;
+    return { remaining: res.remainingPoints, resetS, refuse };
+  }
+
+  /** Per-client-IP limit for one route (declared as RouteDef.rateLimit). */
+  perIp(spec: { key: string; points: number; durationS: number }): Middleware {
+    this.limiterOf(spec);
+    return async (ctx, next) => {
+      const counted = await this.countPerIp(spec, ctx.ip);
+      setHeaders(ctx, spec.points, counted.remaining, counted.resetS);
+      if (counted.refuse) throw counted.refuse;
       await next();
     };
   }

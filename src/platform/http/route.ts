@@ -72,6 +72,11 @@ export interface RouteDef<P = any, Q = any, B = any> {
   handler: (ctx: Context, input: RouteInput<P, Q, B>) => Promise<void> | void;
 }
 
+/** Counted against the daily quota: every /api/v1 route not marked unmetered. */
+export function isMetered(def: RouteDef): boolean {
+  return (def.mount ?? 'api') === 'api' && !def.unmetered;
+}
+
 export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(def: RouteDef<P, Q, B>): RouteDef<P, Q, B> {
   return def;
 }
