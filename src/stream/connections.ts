@@ -14,7 +14,7 @@ import type { ResumeFrom } from './sse.js';
 import type { Viewer } from './viewer.js';
 
 /** How to end a connection's transport: close 1001 / end the SSE response, or drop it. */
-export interface Transport {
+interface Transport {
   sse: boolean;
   end(): void;
   kill(): void;
@@ -22,7 +22,7 @@ export interface Transport {
 
 type HistoryOptions = Parameters<typeof resumeFromEventId>[2];
 
-export interface ConnectionsOptions {
+interface ConnectionsOptions {
   connOpts: { queueMax: number; sendBufferLimit: number };
   fanOut: FanOut;
   history: HistoryOptions;

@@ -13,7 +13,7 @@ import { wireOf } from './rules/frames.js';
 import { clientIp, originAllowed, parseUpgradeUrl, rejectHandshake, WS_PATH, type UpgradeTarget } from './handshake.js';
 import { anonymous, type Viewer } from './viewer.js';
 
-export interface WsUpgradeDeps {
+interface WsUpgradeDeps {
   wss: WebSocketServer;
   trustedOrigin: string;
   trustProxy: boolean;
