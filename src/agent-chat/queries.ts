@@ -1,113 +1,99 @@
 /**
- * The agent chat room in Postgres: webhook ingestion (idempotent on update_id) and the public reads
+ * The agent chat room in Postgres: what webhook updates store (idempotent on update_id) and the public reads
  * (history, search, participants, topics), plus invite bookkeeping.
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
 import type { ReadUpdate } from './telegram-updates.js';
 
-interface IngestOutcome {
-  duplicate: boolean;
-  /** The stored message's sender is a registered agent: the moderation job checks it. */
-  moderate: { chat_id: number; message_id: number } | null;
-  register: ReadUpdate['register'] | null;
+type TopicChange = ReadUpdate['topics'][number];
+type PresenceChange = ReadUpdate['presence'][number];
+type StoredMessage = NonNullable<ReadUpdate['message']>;
+type RegisterCommand = Extract<NonNullable<ReadUpdate['register']>, { ok: true }>;
+
+/** Records an update id; false when it was recorded before (a redelivery). */
+export async function recordUpdateId(db: Db, updateId: number, kind: string): Promise<boolean> {
+  const fresh = await db
+    .insertInto('telegram_updates')
+    .values({ update_id: updateId, kind })
+    .onConflict((oc) => oc.column('update_id').doNothing())
+    .returning('update_id')
+    .executeTakeFirst();
+  return fresh !== undefined;
 }
 
-/**
- * Store what one update says, once: a redelivered update_id changes nothing (but its follow-ups are
- * reported again, so a job lost to a Redis failure is enqueued on Telegram's retry; their job ids
- * are deterministic).
- */
-export async function ingestUpdate(db: Db, updateId: number, chatId: number, read: ReadUpdate): Promise<IngestOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const fresh = await trx
-      .insertInto('telegram_updates')
-      .values({ update_id: updateId, kind: read.inRoom ? read.kind : `${read.kind}:ignored` })
-      .onConflict((oc) => oc.column('update_id').doNothing())
-      .returning('update_id')
-      .executeTakeFirst();
-    const duplicate = !fresh;
-    if (!duplicate && read.inRoom) {
-      for (const t of read.topics) {
-        const set: Record<string, unknown> = { updated_at: t.at };
-        if (t.name !== undefined) set.name = t.name;
-        if (t.icon_color !== undefined) set.icon_color = t.icon_color;
-        if (t.closed !== undefined) set.closed = t.closed;
-        await trx
-          .insertInto('agent_chat_topics')
-          .values({ chat_id: chatId, topic_id: t.topic_id, name: t.name ?? null, icon_color: t.icon_color ?? null, closed: t.closed ?? false, created_at: t.at, updated_at: t.at })
-          .onConflict((oc) =>
-            t.seenOnly
-              ? // A message in the topic: only fill in a name that was never learnt.
-                oc.columns(['chat_id', 'topic_id']).doUpdateSet({ name: sql`coalesce(agent_chat_topics.name, excluded.name)` })
-              : oc.columns(['chat_id', 'topic_id']).doUpdateSet(set as never),
-          )
-          .execute();
-      }
-      for (const p of read.presence) {
-        // Updates can arrive out of order: only a newer event changes the status.
-        await trx
-          .insertInto('agent_chat_presence')
-          .values({ telegram_user_id: p.telegram_user_id, username: p.username, is_bot: p.is_bot, status: p.status, changed_at: p.at })
-          .onConflict((oc) =>
-            oc
-              .column('telegram_user_id')
-              .doUpdateSet({ username: sql`coalesce(excluded.username, agent_chat_presence.username)`, status: sql`excluded.status`, changed_at: sql`excluded.changed_at` })
-              .where('agent_chat_presence.changed_at', '<=', sql<Date>`excluded.changed_at`),
-          )
-          .execute();
-        if (p.username) {
-          // A registered bot that renamed itself keeps its binding (by user id); follow the name.
-          await trx
-            .updateTable('agent_chat_accounts')
-            .set({ telegram_username: p.username, updated_at: sql`now()` })
-            .where('telegram_user_id', '=', p.telegram_user_id)
-            .where('telegram_username', '!=', p.username)
-            .execute();
-        }
-      }
-      const m = read.message;
-      if (m) {
-        if (read.kind === 'edited_message') {
-          await trx
-            .updateTable('agent_chat_messages')
-            .set({ text: m.text, edited_at: m.edited_at ?? sql`now()` })
-            .where('chat_id', '=', m.chat_id)
-            .where('message_id', '=', m.message_id)
-            .execute();
-        } else {
-          await trx
-            .insertInto('agent_chat_messages')
-            .values({ ...m, update_id: updateId })
-            .onConflict((oc) => oc.columns(['chat_id', 'message_id']).doNothing())
-            .execute();
-        }
-      }
-      const r = read.register;
-      if (r?.ok) {
-        await trx
-          .insertInto('agent_registration_commands')
-          .values({
-            chat_id: chatId,
-            message_id: r.message_id,
-            telegram_user_id: r.telegram_user_id,
-            telegram_username: r.telegram_username,
-            is_bot: r.is_bot,
-            claim_address: r.claim_address,
-            sent_at: r.sent_at,
-          })
-          .onConflict((oc) => oc.columns(['chat_id', 'message_id']).doNothing())
-          .execute();
-      }
-    }
-    let moderate: IngestOutcome['moderate'] = null;
-    const m = read.message;
-    if (read.inRoom && read.kind === 'message' && m?.sender_id != null) {
-      const agent = await trx.selectFrom('agent_chat_accounts').select('user_id').where('telegram_user_id', '=', m.sender_id).executeTakeFirst();
-      if (agent) moderate = { chat_id: m.chat_id, message_id: m.message_id };
-    }
-    return { duplicate, moderate, register: read.inRoom ? (read.register ?? null) : null };
-  });
+export async function upsertTopic(db: Db, chatId: number, t: TopicChange): Promise<void> {
+  const set: Record<string, unknown> = { updated_at: t.at };
+  if (t.name !== undefined) set.name = t.name;
+  if (t.icon_color !== undefined) set.icon_color = t.icon_color;
+  if (t.closed !== undefined) set.closed = t.closed;
+  await db
+    .insertInto('agent_chat_topics')
+    .values({ chat_id: chatId, topic_id: t.topic_id, name: t.name ?? null, icon_color: t.icon_color ?? null, closed: t.closed ?? false, created_at: t.at, updated_at: t.at })
+    .onConflict((oc) =>
+      t.seenOnly
+        ? // A message in the topic: only fill in a name that was never learnt.
+          oc.columns(['chat_id', 'topic_id']).doUpdateSet({ name: sql`coalesce(agent_chat_topics.name, excluded.name)` })
+        : oc.columns(['chat_id', 'topic_id']).doUpdateSet(set as never),
+    )
+    .execute();
+}
+
+export async function upsertPresence(db: Db, p: PresenceChange): Promise<void> {
+  // Updates can arrive out of order: only a newer event changes the status.
+  await db
+    .insertInto('agent_chat_presence')
+    .values({ telegram_user_id: p.telegram_user_id, username: p.username, is_bot: p.is_bot, status: p.status, changed_at: p.at })
+    .onConflict((oc) =>
+      oc
+        .column('telegram_user_id')
+        .doUpdateSet({ username: sql`coalesce(excluded.username, agent_chat_presence.username)`, status: sql`excluded.status`, changed_at: sql`excluded.changed_at` })
+        .where('agent_chat_presence.changed_at', '<=', sql<Date>`excluded.changed_at`),
+    )
+    .execute();
+  if (p.username) {
+    // A registered bot that renamed itself keeps its binding (by user id); follow the name.
+    await db
+      .updateTable('agent_chat_accounts')
+      .set({ telegram_username: p.username, updated_at: sql`now()` })
+      .where('telegram_user_id', '=', p.telegram_user_id)
+      .where('telegram_username', '!=', p.username)
+      .execute();
+  }
+}
+
+/** A new message (kept once per chat and message id), or the new text of an edited one. */
+export async function storeMessage(db: Db, updateId: number, edited: boolean, m: StoredMessage): Promise<void> {
+  if (edited) {
+    await db
+      .updateTable('agent_chat_messages')
+      .set({ text: m.text, edited_at: m.edited_at ?? sql`now()` })
+      .where('chat_id', '=', m.chat_id)
+      .where('message_id', '=', m.message_id)
+      .execute();
+  } else {
+    await db
+      .insertInto('agent_chat_messages')
+      .values({ ...m, update_id: updateId })
+      .onConflict((oc) => oc.columns(['chat_id', 'message_id']).doNothing())
+      .execute();
+  }
+}
+
+export async function recordRegistrationCommand(db: Db, chatId: number, r: RegisterCommand): Promise<void> {
+  await db
+    .insertInto('agent_registration_commands')
+    .values({
+      chat_id: chatId,
+      message_id: r.message_id,
+      telegram_user_id: r.telegram_user_id,
+      telegram_username: r.telegram_username,
+      is_bot: r.is_bot,
+      claim_address: r.claim_address,
+      sent_at: r.sent_at,
+    })
+    .onConflict((oc) => oc.columns(['chat_id', 'message_id']).doNothing())
+    .execute();
 }
 
 interface MessageFilters {

@@ -23,12 +23,12 @@ import {
   getAgentAccount,
   hasPostingRateViolationSince,
   recordViolation,
-  registerAgent,
   reviewSandboxed,
   setTrustLevel,
   startHandshake,
   type ViolationOutcome,
 } from './trust-queries.js';
+import { claimRegistration } from './registration-service.js';
 import { botApiFromConfig, TelegramError } from './telegram-bot-api.js';
 
 export interface AgentChatDeps {
@@ -77,7 +77,7 @@ export async function createInvite(deps: AgentChatDeps, userId: number): Promise
 
 /** Bind the bot that sent /register in the room to this account (a repeat updates operator and model). */
 export async function register(deps: AgentChatDeps, input: { userId: number; operator: string; modelName: string; username: string }) {
-  const r = await registerAgent(deps.db, { ...input, windowS: deps.config.AGENT_REGISTRATION_WINDOW_S });
+  const r = await claimRegistration(deps.db, { ...input, windowS: deps.config.AGENT_REGISTRATION_WINDOW_S });
   if (r.event) {
     await applyTrust(deps, r.account.user_id, r.event.id);
     await announce(

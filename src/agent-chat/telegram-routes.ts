@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors/index.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
-import { ingestUpdate } from './queries.js';
+import { ingestUpdate } from './ingest-service.js';
 import { readUpdate, updateSchema } from './telegram-updates.js';
 
 const SECRET_HEADER = 'x-telegram-bot-api-secret-token';

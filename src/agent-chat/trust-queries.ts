@@ -1,5 +1,5 @@
 /**
- * Registered agents in Postgres: registration (claiming a `/register` command), handshake
+ * Registered agents in Postgres: registration (the account, its `/register` command), handshake
  * challenges, violations and the append-only trust-event history. Every trust change happens in
  * the same transaction as the row lock on the account and the event that records it; the rules
  * themselves are in src/agent-chat/rules/trust.ts and src/agent-chat/rules/handshake.ts.
@@ -77,111 +77,76 @@ async function applyTransition(
     .executeTakeFirstOrThrow();
 }
 
-type TrustEventRow = Awaited<ReturnType<typeof applyTransition>>;
+export type TrustEventRow = Awaited<ReturnType<typeof applyTransition>>;
 
 // ---------------------------------------------------------------------------------------------
 // Registration
 
-interface RegisterInput {
-  userId: number;
-  operator: string;
-  modelName: string;
-  username: string;
-  windowS: number;
+/** The registering account, locked for the transaction. */
+export async function lockUserForRegistration(trx: Trx, userId: number) {
+  return trx.selectFrom('users').select(['id', 'account_type', 'wallet_address']).where('id', '=', userId).forUpdate().executeTakeFirst();
 }
 
-type RegisterOutcome = { created: boolean; account: AccountRow; event: TrustEventRow | null; commandSentAt: Date | null };
+export async function updateAgentProfile(trx: Trx, userId: number, operator: string, modelName: string): Promise<AccountRow> {
+  return trx
+    .updateTable('agent_chat_accounts')
+    .set({ operator, model_name: modelName, updated_at: sql`now()` })
+    .where('user_id', '=', userId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The latest `/register` command of a username (locked), and whether it was sent within the window. */
+export async function latestRegistrationCommand(trx: Trx, username: string, windowS: number) {
+  return trx
+    .selectFrom('agent_registration_commands')
+    .selectAll()
+    .select(sql<boolean>`sent_at >= now() - make_interval(secs => ${windowS})`.as('in_window'))
+    .where(sql`lower(telegram_username)`, '=', username.toLowerCase())
+    .orderBy('sent_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function telegramIdentityTaken(trx: Trx, telegramUserId: number): Promise<boolean> {
+  return (await trx.selectFrom('agent_chat_accounts').select('user_id').where('telegram_user_id', '=', telegramUserId).executeTakeFirst()) !== undefined;
+}
 
 /**
- * Claim the latest `/register` command of `username` for the caller. Idempotent: an account already
- * bound to that identity gets its record back (operator and model name updated).
+ * Binds the command's Telegram identity to the account at the initial trust level, marks the
+ * command claimed and records the registration's trust event.
  */
-export async function registerAgent(db: Db, input: RegisterInput): Promise<RegisterOutcome> {
-  const username = input.username.replace(/^@/, '');
-  try {
-    return await db.transaction().execute(async (trx) => {
-      const user = await trx.selectFrom('users').select(['id', 'account_type', 'wallet_address']).where('id', '=', input.userId).forUpdate().executeTakeFirst();
-      if (!user) throw new DomainError('account_not_found', 'the account of this token no longer exists; sign in again');
-      if (user.account_type !== 'bot' && user.account_type !== 'cyborg') {
-        throw new DomainError('account_type_not_allowed', `agent chat is for accounts with account_type bot or cyborg; this account is ${user.account_type}`, {
-          account_type: user.account_type,
-        });
-      }
-      const existing = await getAgentAccount(trx, input.userId, true);
-      if (existing) {
-        if (existing.telegram_username.toLowerCase() !== username.toLowerCase()) {
-          throw new DomainError('account_already_registered', `this account is already bound to @${existing.telegram_username}`, {
-            telegram_bot_username: existing.telegram_username,
-          });
-        }
-        const account = await trx
-          .updateTable('agent_chat_accounts')
-          .set({ operator: input.operator, model_name: input.modelName, updated_at: sql`now()` })
-          .where('user_id', '=', input.userId)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        return { created: false, account, event: null, commandSentAt: null };
-      }
-      const command = await trx
-        .selectFrom('agent_registration_commands')
-        .selectAll()
-        .select(sql<boolean>`sent_at >= now() - make_interval(secs => ${input.windowS})`.as('in_window'))
-        .where(sql`lower(telegram_username)`, '=', username.toLowerCase())
-        .orderBy('sent_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(1)
-        .forUpdate()
-        .executeTakeFirst();
-      if (!command) {
-        throw new DomainError(
-          'registration_command_not_found',
-          `no /register command from @${username} has been seen in the room; have the bot send /register there, then call this within ${input.windowS} s`,
-          {
-            window_seconds: input.windowS,
-          },
-        );
-      }
-      if (!command.in_window) {
-        throw new DomainError('registration_window_expired', `the last /register from @${username} is older than ${input.windowS} s; have the bot send /register again`, {
-          command_sent_at: command.sent_at.toISOString(),
-          window_seconds: input.windowS,
-        });
-      }
-      if (command.claim_address && command.claim_address !== user.wallet_address) {
-        throw new DomainError('registration_claim_mismatch', "the /register command names another account's wallet address");
-      }
-      const taken = await trx.selectFrom('agent_chat_accounts').select('user_id').where('telegram_user_id', '=', command.telegram_user_id).executeTakeFirst();
-      if (taken) throw new DomainError('telegram_identity_taken', `@${username} is already bound to another account`);
-      const account = await trx
-        .insertInto('agent_chat_accounts')
-        .values({
-          user_id: input.userId,
-          operator: input.operator,
-          model_name: input.modelName,
-          telegram_user_id: command.telegram_user_id,
-          telegram_username: command.telegram_username,
-          trust_level: INITIAL_TRUST_LEVEL,
-          registration_command_id: command.id,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await trx
-        .updateTable('agent_registration_commands')
-        .set({ claimed_by: input.userId, claimed_at: sql`now()` })
-        .where('id', '=', command.id)
-        .execute();
-      const event = await trx
-        .insertInto('agent_trust_events')
-        .values({ user_id: input.userId, from_level: null, to_level: INITIAL_TRUST_LEVEL, cause: 'registration', reason: `registered @${command.telegram_username}` })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return { created: true, account, event, commandSentAt: command.sent_at };
-    });
-  } catch (err) {
-    // Two accounts claiming one identity at the same moment: the unique index decides.
-    if ((err as { code?: string }).code === '23505') throw new DomainError('telegram_identity_taken', `@${username} is already bound to another account`);
-    throw err;
-  }
+export async function insertRegistration(
+  trx: Trx,
+  input: { userId: number; operator: string; modelName: string },
+  command: { id: number; telegram_user_id: number; telegram_username: string },
+): Promise<{ account: AccountRow; event: TrustEventRow }> {
+  const account = await trx
+    .insertInto('agent_chat_accounts')
+    .values({
+      user_id: input.userId,
+      operator: input.operator,
+      model_name: input.modelName,
+      telegram_user_id: command.telegram_user_id,
+      telegram_username: command.telegram_username,
+      trust_level: INITIAL_TRUST_LEVEL,
+      registration_command_id: command.id,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await trx
+    .updateTable('agent_registration_commands')
+    .set({ claimed_by: input.userId, claimed_at: sql`now()` })
+    .where('id', '=', command.id)
+    .execute();
+  const event = await trx
+    .insertInto('agent_trust_events')
+    .values({ user_id: input.userId, from_level: null, to_level: INITIAL_TRUST_LEVEL, cause: 'registration', reason: `registered @${command.telegram_username}` })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { account, event };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -226,37 +226,112 @@ function answer(ctx: Context, type: string, etag: string, body: Buffer, lastModi
 // ---------------------------------------------------------------------------------------------
 // Routes
 
-/** feedCacheTtlMs / feedGenCheckMs: the feed cache's FEED_CACHE_TTL_MS and FEED_GEN_CHECK_MS (tests and benches vary them). */
-export function feedRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number; feedGenCheckMs?: number } = {}): RouteDef[] {
+/** What the feed's routes share: the feed cache, match lists, personal overlays and lane keys of this process. */
+interface FeedState {
+  deps: AppDeps;
+  cache: FeedCache;
+  personal: PersonalPages;
+  lists: FeedMatchLists;
+  laneKeys: LaneKeys;
+  /** One Date per generation seen, not one per page: its HTTP-date string is then kept (httpDate). */
+  generationDate(at: number): Date;
+  base: string;
+  homeUrl: string;
+}
+
+function feedState(deps: AppDeps, opts: { feedCacheTtlMs?: number; feedGenCheckMs?: number }): FeedState {
   const cache = new FeedCache(deps.redis, deps.config.QUEUE_PREFIX, opts.feedCacheTtlMs ?? FEED_CACHE_TTL_MS, opts.feedGenCheckMs ?? FEED_GEN_CHECK_MS);
-  const personal = new PersonalPages(deps);
-  // One Date per generation seen, not one per page: its HTTP-date string is then kept (httpDate).
   let generationSeen = { at: NaN, date: new Date(0) };
   const generationDate = (at: number): Date => (generationSeen.at === at ? generationSeen : (generationSeen = { at, date: new Date(at) })).date;
-  const lists = new FeedMatchLists(deps.db, cache.ttl, (row) => JSON.stringify(toArticleItem(row)));
   const base = deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
-  const homeUrl = `${base}${API_PREFIX}/news/`;
-  const laneKeys = new LaneKeys();
+  return {
+    deps,
+    cache,
+    personal: new PersonalPages(deps),
+    lists: new FeedMatchLists(deps.db, cache.ttl, (row) => JSON.stringify(toArticleItem(row))),
+    laneKeys: new LaneKeys(),
+    generationDate,
+    base,
+    homeUrl: `${base}${API_PREFIX}/news/`,
+  };
+}
 
-  /** A page as the caller gets it (`mine`: the shared bytes, or the caller's overlay of them). */
-  const answerPage = (ctx: Context, entry: Entry, mine: { etag: string; body: Buffer }) =>
-    answer(ctx, JSON_TYPE, mine.etag, mine.body, entry.lastModified, isSignedIn(ctx) ? PRIVATE_REVALIDATE : PUBLIC_REVALIDATE, VARY);
+/** A page as the caller gets it (`mine`: the shared bytes, or the caller's overlay of them). */
+const answerPage = (ctx: Context, entry: Entry, mine: { etag: string; body: Buffer }) =>
+  answer(ctx, JSON_TYPE, mine.etag, mine.body, entry.lastModified, isSignedIn(ctx) ? PRIVATE_REVALIDATE : PUBLIC_REVALIDATE, VARY);
 
-  const listArticles = defineRoute({
+type PageQuery = FeedFilter & { sort: FeedSort; page: number; perPage: number };
+
+/**
+ * A time-bounded page (a new `since` is a new query string, which no cache holds): picked from the
+ * filter's match list, nothing stored, no Redis round trip while this process knows the current
+ * generation. Last-Modified is when this process first saw the generation: every change to an
+ * article starts a new one, so these bytes cannot be older. Undefined when no match list applies.
+ */
+async function pickedPage(s: FeedState, ctx: Context, q: PageQuery): Promise<Entry | undefined> {
+  if (!s.lists.applies(q)) return undefined;
+  const current = s.cache.knownGeneration() ?? (await s.cache.readGeneration());
+  const listed = await s.lists.page(current.gen, q);
+  if (!listed) return undefined;
+  const body = listedBody(ctx, s.deps.config.PUBLIC_BASE_URL, q.page, q.perPage, listed);
+  return { etag: etagOf(body), lastModified: s.generationDate(current.since), ids: listed.ids, body };
+}
+
+/**
+ * A page through the feed cache. A miss reads the page, its filter's count and its Last-Modified
+ * record in one Redis round trip, then runs one SQL statement (the page with the count, unless the
+ * count was cached).
+ */
+async function cachedPage(s: FeedState, ctx: Context, key: string, filter: FeedFilter, q: PageQuery): Promise<Entry> {
+  const { deps, cache } = s;
+  // Built only when the page is not in this process's copies.
+  let countKey = '';
+  return decodeEntry(
+    await cache.getOrCompute(
+      key,
+      async (peek) => {
+        const cachedCount = peek.cached[0];
+        let rows;
+        let count: number;
+        if (cachedCount) {
+          rows = await feedPage(deps.db, q);
+          count = Number(cachedCount.toString());
+        } else {
+          ({ rows, count } = await feedPageWithCount(deps.db, q));
+          cache.put(countKey, peek.gen, Buffer.from(String(count)));
+        }
+        const body = Buffer.from(JSON.stringify({ count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, q.page, q.perPage, count), results: rows.map(toArticleItem) }));
+        return encodeEntry(
+          deps,
+          key,
+          peek.raw[0],
+          body,
+          rows.map((r) => r.id),
+        );
+      },
+      () => ({ cached: [(countKey = `count:${JSON.stringify(filter)}`)], raw: [lmKeyOf(deps, key)] }),
+    ),
+  );
+}
+
+const listArticlesDescription = [
+  `Every caller is served the shared cached page of its query string (up to ${FEED_CACHE_TTL_MS} ms old; every change to an article - status, edit, yap, vote, hot-score run - retires it at once, so only \`clicks\` may lag). Callers with an account also get \`my_vote\` on each item (1, -1 or 0), added to the shared page. \`count\` is cached the same way.`,
+  '`status`: approved (default, anyone), submitted or all (any signed-in caller; all includes killed, scheduled and retracted). The editor queue is `status=submitted&sort_type=new`.',
+  '`sort_type`: hot (default; stored hot score, see GET /news/{id}/ hot_terms), new (newest first: publication time for approved, submission time otherwise), top (net votes, vote_count; `t` limits it to a rolling window). Ties: newest id first.',
+  `\`per_page\`: 1 to ${MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE}. \`limit\` is the same page size under the name used with \`token_address\`; give one of the two. \`page\`: 1 to ${MAX_PAGE}; a page past the end returns empty results.`,
+  ...filterDocs,
+  'Items: `vote_count` is net votes (up minus down), `votes` the number of votes cast; `top_tldr` the best-scored yap tagged tldr (score >= 0) or null.',
+  "Conditional requests: the response has a strong `ETag` and a `Last-Modified` (when these bytes were first served; for a page with `since` / `until` picked from its filter's match list, when the serving process first saw the feed's current state, which every change to an article renews, so never before the bytes existed); `If-None-Match` / `If-Modified-Since` that still match get 304 with no body. `Cache-Control: public, max-age=0, must-revalidate` for anonymous callers, `private, ...` for authenticated ones (`Vary: Authorization, Cookie`).",
+  'Unknown parameters, repeated non-repeatable parameters and out-of-range values are 400 validation_failed naming the parameter.',
+].join('\n\n');
+
+function listArticlesRoute(s: FeedState): RouteDef {
+  return defineRoute({
     method: 'get',
     path: '/news/',
     operationId: 'listArticles',
     summary: 'The article feed (paged, filtered)',
-    description: [
-      `Every caller is served the shared cached page of its query string (up to ${FEED_CACHE_TTL_MS} ms old; every change to an article - status, edit, yap, vote, hot-score run - retires it at once, so only \`clicks\` may lag). Callers with an account also get \`my_vote\` on each item (1, -1 or 0), added to the shared page. \`count\` is cached the same way.`,
-      '`status`: approved (default, anyone), submitted or all (any signed-in caller; all includes killed, scheduled and retracted). The editor queue is `status=submitted&sort_type=new`.',
-      '`sort_type`: hot (default; stored hot score, see GET /news/{id}/ hot_terms), new (newest first: publication time for approved, submission time otherwise), top (net votes, vote_count; `t` limits it to a rolling window). Ties: newest id first.',
-      `\`per_page\`: 1 to ${MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE}. \`limit\` is the same page size under the name used with \`token_address\`; give one of the two. \`page\`: 1 to ${MAX_PAGE}; a page past the end returns empty results.`,
-      ...filterDocs,
-      'Items: `vote_count` is net votes (up minus down), `votes` the number of votes cast; `top_tldr` the best-scored yap tagged tldr (score >= 0) or null.',
-      "Conditional requests: the response has a strong `ETag` and a `Last-Modified` (when these bytes were first served; for a page with `since` / `until` picked from its filter's match list, when the serving process first saw the feed's current state, which every change to an article renews, so never before the bytes existed); `If-None-Match` / `If-Modified-Since` that still match get 304 with no body. `Cache-Control: public, max-age=0, must-revalidate` for anonymous callers, `private, ...` for authenticated ones (`Vary: Authorization, Cookie`).",
-      'Unknown parameters, repeated non-repeatable parameters and out-of-range values are 400 validation_failed naming the parameter.',
-    ].join('\n\n'),
+    description: listArticlesDescription,
     tags: ['articles'],
     query: z.strictObject({
       status: z.enum(['approved', 'submitted', 'all']).default('approved'),
@@ -281,138 +356,108 @@ export function feedRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number; feedG
       if (query.status !== 'approved') requireSignedIn(ctx, `status=${query.status}`);
       const key = `page:${ctx.querystring}`;
       // This process's copy of the page (the common case): no filter to build, nothing to await.
-      const near = cache.localHit(key);
+      const near = s.cache.localHit(key);
       let entry: Entry | undefined = near && decodeEntry(near);
       let picked = false;
       if (!entry) {
         const filter = feedFilterOf(query, query.status, query.sort_type);
-        const perPage = query.per_page ?? query.limit ?? DEFAULT_PER_PAGE;
-        const page = query.page;
-        const q = { ...filter, sort: query.sort_type, page, perPage };
-        // A time-bounded page (a new `since` is a new query string, which no cache holds): picked
-        // from the filter's match list, nothing stored, no Redis round trip while this process knows
-        // the current generation. Last-Modified is when this process first saw the generation: every
-        // change to an article starts a new one, so these bytes cannot be older.
-        if (lists.applies(q)) {
-          const current = cache.knownGeneration() ?? (await cache.readGeneration());
-          const listed = await lists.page(current.gen, q);
-          if (listed) {
-            const body = listedBody(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, listed);
-            entry = { etag: etagOf(body), lastModified: generationDate(current.since), ids: listed.ids, body };
-            picked = true;
-          }
-        }
-        // Built only when the page is not in this process's copies.
-        let countKey = '';
-        // A miss reads the page, its filter's count and its Last-Modified record in one Redis round
-        // trip, then runs one SQL statement (the page with the count, unless the count was cached).
-        entry ??= decodeEntry(
-          await cache.getOrCompute(
-            key,
-            async (peek) => {
-              const cachedCount = peek.cached[0];
-              let rows;
-              let count: number;
-              if (cachedCount) {
-                rows = await feedPage(deps.db, q);
-                count = Number(cachedCount.toString());
-              } else {
-                ({ rows, count } = await feedPageWithCount(deps.db, q));
-                cache.put(countKey, peek.gen, Buffer.from(String(count)));
-              }
-              const body = Buffer.from(JSON.stringify({ count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, page, perPage, count), results: rows.map(toArticleItem) }));
-              return encodeEntry(
-                deps,
-                key,
-                peek.raw[0],
-                body,
-                rows.map((r) => r.id),
-              );
-            },
-            () => ({ cached: [(countKey = `count:${JSON.stringify(filter)}`)], raw: [lmKeyOf(deps, key)] }),
-          ),
-        );
+        const q = { ...filter, sort: query.sort_type, page: query.page, perPage: query.per_page ?? query.limit ?? DEFAULT_PER_PAGE };
+        entry = await pickedPage(s, ctx, q);
+        picked = entry !== undefined;
+        entry ??= await cachedPage(s, ctx, key, filter, q);
       }
       // A page kept in the cache (not one picked from a match list, kept nowhere) that anyone may read.
-      if (query.status === 'approved' && !picked) laneKeys.add(key);
+      if (query.status === 'approved' && !picked) s.laneKeys.add(key);
       const user = ctx.state.user;
-      answerPage(ctx, entry, user && entry.ids.length > 0 ? await personal.get(user.id, entry) : entry);
+      answerPage(ctx, entry, user && entry.ids.length > 0 ? await s.personal.get(user.id, entry) : entry);
     },
     lane(ctx) {
-      const entry = laneKeys.hit(cache, `page:${ctx.querystring}`);
+      const entry = s.laneKeys.hit(s.cache, `page:${ctx.querystring}`);
       if (!entry) return undefined;
       const user = ctx.state.user;
-      const mine = user && entry.ids.length > 0 ? personal.keptFor(user.id, entry) : entry;
+      const mine = user && entry.ids.length > 0 ? s.personal.keptFor(user.id, entry) : entry;
       return mine && (() => answerPage(ctx, entry, mine));
     },
   });
+}
 
-  const formats = [
-    { ext: 'rss', operationId: 'feedRss', type: 'application/rss+xml; charset=utf-8', name: 'RSS 2.0', render: renderRss },
-    { ext: 'atom', operationId: 'feedAtom', type: 'application/atom+xml; charset=utf-8', name: 'Atom 1.0 (RFC 4287)', render: renderAtom },
-    { ext: 'json', operationId: 'feedJson', type: 'application/feed+json; charset=utf-8', name: 'JSON Feed 1.1', render: renderJsonFeed },
-  ] as const;
+const formats = [
+  { ext: 'rss', operationId: 'feedRss', type: 'application/rss+xml; charset=utf-8', name: 'RSS 2.0', render: renderRss },
+  { ext: 'atom', operationId: 'feedAtom', type: 'application/atom+xml; charset=utf-8', name: 'Atom 1.0 (RFC 4287)', render: renderAtom },
+  { ext: 'json', operationId: 'feedJson', type: 'application/feed+json; charset=utf-8', name: 'JSON Feed 1.1', render: renderJsonFeed },
+] as const;
 
-  const syndication = formats.map((f) =>
-    defineRoute({
-      method: 'get',
-      path: `/news/feed.${f.ext}`,
-      operationId: f.operationId,
-      summary: `The approved feed as ${f.name}`,
-      description: [
-        `The approved feed (the first page of GET /news/ with the same \`sort_type\` and filters), up to ${SYNDICATION_MAX_ITEMS} items (\`limit\`, default ${SYNDICATION_MAX_ITEMS}). Each item: headline, article URL, publication time, source, tags and token symbols as categories, and the URL of the article record (GET /news/{id}/).`,
-        ...filterDocs,
-        'The same for every caller (credentials are not needed and change nothing): `Cache-Control: public, max-age=0, must-revalidate`, a strong `ETag` and `Last-Modified`; conditional requests get 304.',
-      ].join('\n\n'),
-      tags: ['articles'],
-      query: z.strictObject({
-        sort_type: z.enum(['hot', 'new', 'top']).default('hot'),
-        limit: queryInt({ min: 1, max: SYNDICATION_MAX_ITEMS, default: SYNDICATION_MAX_ITEMS }),
-        ...feedFilterParams,
-        t: topWindowParam,
-      }),
-      responses: {
-        200: { description: f.name, schema: f.ext === 'json' ? z.record(z.string(), z.unknown()) : z.string(), contentType: f.type.split(';')[0] },
-        304: { description: 'not modified; no body' },
-        ...errors({ 400: 'validation_failed naming the parameter' }),
-      },
-      async handler(ctx: Context, { query }: { query: FilterQuery & { sort_type: FeedSort; limit: number } }) {
-        const filter = feedFilterOf(query, 'approved', query.sort_type);
-        const key = `${f.ext}:${ctx.querystring}`;
-        const entry = decodeEntry(
-          await cache.getOrCompute(
-            key,
-            async (peek) => {
-              const rows = await feedPage(deps.db, { ...filter, sort: query.sort_type, page: 1, perPage: query.limit ?? SYNDICATION_MAX_ITEMS });
-              const meta: SyndicationMeta = {
-                title: 'Squid News',
-                description: 'Crowdsourced crypto and DeFi news, curated by the community',
-                homeUrl,
-                selfUrl: `${base}${API_PREFIX}/news/feed.${f.ext}${ctx.querystring ? `?${ctx.querystring}` : ''}`,
-                recordUrl: (id) => `${homeUrl}${id}/`,
-                schemeBase: `${homeUrl}#`,
-              };
-              const items = rows.map((r) => ({ ...toArticleItem(r) }));
-              return encodeEntry(
-                deps,
-                key,
-                peek.raw[0],
-                Buffer.from(f.render(items, meta)),
-                rows.map((r) => r.id),
-              );
-            },
-            { raw: [lmKeyOf(deps, key)] },
-          ),
+type Format = (typeof formats)[number];
+
+/** The syndication document of a query string, through the feed cache. */
+async function syndicationEntry(s: FeedState, ctx: Context, f: Format, query: FilterQuery & { sort_type: FeedSort; limit: number }): Promise<Entry> {
+  const { deps, homeUrl } = s;
+  const filter = feedFilterOf(query, 'approved', query.sort_type);
+  const key = `${f.ext}:${ctx.querystring}`;
+  return decodeEntry(
+    await s.cache.getOrCompute(
+      key,
+      async (peek) => {
+        const rows = await feedPage(deps.db, { ...filter, sort: query.sort_type, page: 1, perPage: query.limit ?? SYNDICATION_MAX_ITEMS });
+        const meta: SyndicationMeta = {
+          title: 'Squid News',
+          description: 'Crowdsourced crypto and DeFi news, curated by the community',
+          homeUrl,
+          selfUrl: `${s.base}${API_PREFIX}/news/feed.${f.ext}${ctx.querystring ? `?${ctx.querystring}` : ''}`,
+          recordUrl: (id) => `${homeUrl}${id}/`,
+          schemeBase: `${homeUrl}#`,
+        };
+        const items = rows.map((r) => ({ ...toArticleItem(r) }));
+        return encodeEntry(
+          deps,
+          key,
+          peek.raw[0],
+          Buffer.from(f.render(items, meta)),
+          rows.map((r) => r.id),
         );
-        laneKeys.add(key);
-        answer(ctx, f.type, entry.etag, entry.body, entry.lastModified, PUBLIC_REVALIDATE);
       },
-      lane(ctx: Context) {
-        const entry = laneKeys.hit(cache, `${f.ext}:${ctx.querystring}`);
-        return entry && (() => answer(ctx, f.type, entry.etag, entry.body, entry.lastModified, PUBLIC_REVALIDATE));
-      },
-    }),
+      { raw: [lmKeyOf(deps, key)] },
+    ),
   );
+}
 
-  return [listArticles, ...syndication];
+function syndicationRoute(s: FeedState, f: Format): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: `/news/feed.${f.ext}`,
+    operationId: f.operationId,
+    summary: `The approved feed as ${f.name}`,
+    description: [
+      `The approved feed (the first page of GET /news/ with the same \`sort_type\` and filters), up to ${SYNDICATION_MAX_ITEMS} items (\`limit\`, default ${SYNDICATION_MAX_ITEMS}). Each item: headline, article URL, publication time, source, tags and token symbols as categories, and the URL of the article record (GET /news/{id}/).`,
+      ...filterDocs,
+      'The same for every caller (credentials are not needed and change nothing): `Cache-Control: public, max-age=0, must-revalidate`, a strong `ETag` and `Last-Modified`; conditional requests get 304.',
+    ].join('\n\n'),
+    tags: ['articles'],
+    query: z.strictObject({
+      sort_type: z.enum(['hot', 'new', 'top']).default('hot'),
+      limit: queryInt({ min: 1, max: SYNDICATION_MAX_ITEMS, default: SYNDICATION_MAX_ITEMS }),
+      ...feedFilterParams,
+      t: topWindowParam,
+    }),
+    responses: {
+      200: { description: f.name, schema: f.ext === 'json' ? z.record(z.string(), z.unknown()) : z.string(), contentType: f.type.split(';')[0] },
+      304: { description: 'not modified; no body' },
+      ...errors({ 400: 'validation_failed naming the parameter' }),
+    },
+    async handler(ctx: Context, { query }: { query: FilterQuery & { sort_type: FeedSort; limit: number } }) {
+      const entry = await syndicationEntry(s, ctx, f, query);
+      s.laneKeys.add(`${f.ext}:${ctx.querystring}`);
+      answer(ctx, f.type, entry.etag, entry.body, entry.lastModified, PUBLIC_REVALIDATE);
+    },
+    lane(ctx: Context) {
+      const entry = s.laneKeys.hit(s.cache, `${f.ext}:${ctx.querystring}`);
+      return entry && (() => answer(ctx, f.type, entry.etag, entry.body, entry.lastModified, PUBLIC_REVALIDATE));
+    },
+  });
+}
+
+/** feedCacheTtlMs / feedGenCheckMs: the feed cache's FEED_CACHE_TTL_MS and FEED_GEN_CHECK_MS (tests and benches vary them). */
+export function feedRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number; feedGenCheckMs?: number } = {}): RouteDef[] {
+  const s = feedState(deps, opts);
+  return [listArticlesRoute(s), ...formats.map((f) => syndicationRoute(s, f))];
 }

@@ -58,23 +58,39 @@ const discoverySchema = z
   })
   .meta({ id: 'X402Discovery' });
 
-export function discoveryRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteDef[] {
-  const paywall = new Paywall(deps);
-  const built = Math.floor(Date.now() / 1000);
-  const abs = (p: string) => new URL(p, deps.config.PUBLIC_BASE_URL).toString();
-  const links = {
-    openapi: abs(`${API_PREFIX}/openapi.json`),
-    discovery: abs(DISCOVERY_PATH),
-    mcp: abs(MCP_PATH),
-    llms: abs(LLMS_PATH),
-  };
+interface Discovery {
+  deps: AppDeps;
+  paywall: Paywall;
+  /** Unix time when this process built the list. */
+  built: number;
+  abs(path: string): string;
+  links: Record<'openapi' | 'discovery' | 'mcp' | 'llms', string>;
+}
 
-  const item = (offer: Offer, type: 'http' | 'mcp', extra: Record<string, unknown>) => ({
-    resource: offer.resourceUrl ?? abs(offer.path),
+function discoveryOf(deps: AppDeps): Discovery {
+  const abs = (p: string) => new URL(p, deps.config.PUBLIC_BASE_URL).toString();
+  return {
+    deps,
+    paywall: new Paywall(deps),
+    built: Math.floor(Date.now() / 1000),
+    abs,
+    links: {
+      openapi: abs(`${API_PREFIX}/openapi.json`),
+      discovery: abs(DISCOVERY_PATH),
+      mcp: abs(MCP_PATH),
+      llms: abs(LLMS_PATH),
+    },
+  };
+}
+
+/** One paid resource as a discovery item. */
+function discoveryItem(d: Discovery, offer: Offer, type: 'http' | 'mcp', extra: Record<string, unknown>) {
+  return {
+    resource: offer.resourceUrl ?? d.abs(offer.path),
     type,
     x402Version: 2 as const,
-    accepts: [paywall.requirementsFor(offer)],
-    lastUpdated: built,
+    accepts: [d.paywall.requirementsFor(offer)],
+    lastUpdated: d.built,
     description: offer.description,
     mimeType: 'application/json',
     extensions: { bazaar: offer.bazaar! },
@@ -84,76 +100,90 @@ export function discoveryRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteD
       price: { amount_atomic: offer.amountAtomic.toString(), decimals: 6, display: `${formatUnits6(offer.amountAtomic)} USD` },
       ...extra,
     },
-  });
+  };
+}
 
-  return [
-    defineRoute({
-      method: 'get',
-      path: DISCOVERY_PATH,
-      mount: 'root',
-      operationId: 'getX402Discovery',
-      summary: 'x402 discovery: every paid resource, its price and how to pay',
-      description: [
-        "The paid resources of this service (the intel report over HTTP, the intel_report MCP tool, sponsored posts) with their x402 v2 payment requirements (accepts: scheme exact, network, asset, amount, payTo, maxTimeoutSeconds, extra = the token's EIP-712 domain) and the x402 `bazaar` extension (info.input: HTTP method or MCP tool and an example; schema: JSON Schema 2020-12 of info, including the input parameters' and the output's schemas, generated from the routes' own schemas).",
-        'The shape follows the x402 v2 discovery list (`{x402Version, items: [{resource, type, x402Version, accepts, lastUpdated, metadata}], pagination}`), with `description`, `mimeType` and `extensions` added per item, and `links` to the OpenAPI document, the MCP endpoint and llms.txt. The 402 answer of each paid resource carries the same `extensions.bazaar` in PaymentRequired (the PAYMENT-REQUIRED header leaves out the output schema for size; the body has it whole).',
-        '503 payments_not_configured when X402_PAY_TO is unset.',
-      ].join('\n\n'),
-      tags: ['meta'],
-      unmetered: true,
-      responses: { 200: { description: 'the discovery list', schema: discoverySchema }, 503: { description: 'payments_not_configured', schema: errorSchema } },
-      handler(ctx) {
-        let items;
-        try {
-          items = [
-            item(reportOffer(deps), 'http', {
-              method: 'GET',
-              path: `${API_PREFIX}/intel/report/`,
-              alternatives: {
-                api_key: { header: 'Authorization: Bearer <API key>', tiers: ['builder', 'enterprise'] },
-                mainnet_transfer: { headers: ['X-Payment-Tx', 'X-Payment-From'] },
-              },
-            }),
-            item(mcpReportOffer(deps), 'mcp', {
-              tool: REPORT_TOOL,
-              transport: 'streamable-http',
-              payment: 'x402 MCP transport: params._meta["x402/payment"] = PaymentPayload; the result carries _meta["x402/payment-response"]',
-              alternatives: { api_key: { header: 'Authorization: Bearer <API key> on the MCP HTTP request', tiers: ['builder', 'enterprise'] } },
-            }),
-            item(sponsoredOffer(deps), 'http', {
-              method: 'POST',
-              path: `${API_PREFIX}/sponsored/`,
-              alternatives: { mainnet_transfer: { headers: ['X-Payment-Tx', 'X-Payment-From'] } },
-              note: "above the official x402 client's default $1 per-payment cap: raise it with spendControls.maxAmountPerPayment",
-            }),
-          ];
-        } catch (err) {
-          // Payments unavailable (not configured): 503 as the registry says. Any other refusal
-          // cannot come from building an offer: an internal error, not a payment answer.
-          if (err instanceof PaymentRejection && err.rejection !== 'unavailable') throw new Error(`unexpected payment refusal ${err.code} in discovery`, { cause: err });
-          throw err;
-        }
-        ctx.set('Cache-Control', 'public, max-age=60');
-        ctx.body = { x402Version: 2, items, pagination: { limit: items.length, offset: 0, total: items.length }, links };
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: LLMS_PATH,
-      mount: 'root',
-      operationId: 'getLlmsTxt',
-      summary: 'llms.txt: the API summarised for agents (Markdown)',
-      description:
-        'A Markdown summary (llmstxt.org): what the service is, how to authenticate and pay, the limits, links to the OpenAPI document, the x402 discovery document and the MCP endpoint, and every operation with its method, path and summary.',
-      tags: ['meta'],
-      unmetered: true,
-      responses: { 200: { description: 'Markdown', contentType: 'text/plain', schema: z.string() } },
-      handler(ctx) {
-        ctx.set('Cache-Control', 'public, max-age=300');
-        ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = llmsTxt(deps, links, routes());
-      },
-    }),
-  ];
+/** Every paid resource; throws PaymentRejection 'unavailable' when payments are not configured. */
+function discoveryItems(d: Discovery) {
+  const { deps } = d;
+  const item = (offer: Offer, type: 'http' | 'mcp', extra: Record<string, unknown>) => discoveryItem(d, offer, type, extra);
+  try {
+    return [
+      item(reportOffer(deps), 'http', {
+        method: 'GET',
+        path: `${API_PREFIX}/intel/report/`,
+        alternatives: {
+          api_key: { header: 'Authorization: Bearer <API key>', tiers: ['builder', 'enterprise'] },
+          mainnet_transfer: { headers: ['X-Payment-Tx', 'X-Payment-From'] },
+        },
+      }),
+      item(mcpReportOffer(deps), 'mcp', {
+        tool: REPORT_TOOL,
+        transport: 'streamable-http',
+        payment: 'x402 MCP transport: params._meta["x402/payment"] = PaymentPayload; the result carries _meta["x402/payment-response"]',
+        alternatives: { api_key: { header: 'Authorization: Bearer <API key> on the MCP HTTP request', tiers: ['builder', 'enterprise'] } },
+      }),
+      item(sponsoredOffer(deps), 'http', {
+        method: 'POST',
+        path: `${API_PREFIX}/sponsored/`,
+        alternatives: { mainnet_transfer: { headers: ['X-Payment-Tx', 'X-Payment-From'] } },
+        note: "above the official x402 client's default $1 per-payment cap: raise it with spendControls.maxAmountPerPayment",
+      }),
+    ];
+  } catch (err) {
+    // Payments unavailable (not configured): 503 as the registry says. Any other refusal
+    // cannot come from building an offer: an internal error, not a payment answer.
+    if (err instanceof PaymentRejection && err.rejection !== 'unavailable') throw new Error(`unexpected payment refusal ${err.code} in discovery`, { cause: err });
+    throw err;
+  }
+}
+
+function discoveryRoute(d: Discovery): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: DISCOVERY_PATH,
+    mount: 'root',
+    operationId: 'getX402Discovery',
+    summary: 'x402 discovery: every paid resource, its price and how to pay',
+    description: [
+      "The paid resources of this service (the intel report over HTTP, the intel_report MCP tool, sponsored posts) with their x402 v2 payment requirements (accepts: scheme exact, network, asset, amount, payTo, maxTimeoutSeconds, extra = the token's EIP-712 domain) and the x402 `bazaar` extension (info.input: HTTP method or MCP tool and an example; schema: JSON Schema 2020-12 of info, including the input parameters' and the output's schemas, generated from the routes' own schemas).",
+      'The shape follows the x402 v2 discovery list (`{x402Version, items: [{resource, type, x402Version, accepts, lastUpdated, metadata}], pagination}`), with `description`, `mimeType` and `extensions` added per item, and `links` to the OpenAPI document, the MCP endpoint and llms.txt. The 402 answer of each paid resource carries the same `extensions.bazaar` in PaymentRequired (the PAYMENT-REQUIRED header leaves out the output schema for size; the body has it whole).',
+      '503 payments_not_configured when X402_PAY_TO is unset.',
+    ].join('\n\n'),
+    tags: ['meta'],
+    unmetered: true,
+    responses: { 200: { description: 'the discovery list', schema: discoverySchema }, 503: { description: 'payments_not_configured', schema: errorSchema } },
+    handler(ctx) {
+      const items = discoveryItems(d);
+      ctx.set('Cache-Control', 'public, max-age=60');
+      ctx.body = { x402Version: 2, items, pagination: { limit: items.length, offset: 0, total: items.length }, links: d.links };
+    },
+  });
+}
+
+function llmsRoute(d: Discovery, routes: () => RouteDef[]): RouteDef {
+  return defineRoute({
+    method: 'get',
+    path: LLMS_PATH,
+    mount: 'root',
+    operationId: 'getLlmsTxt',
+    summary: 'llms.txt: the API summarised for agents (Markdown)',
+    description:
+      'A Markdown summary (llmstxt.org): what the service is, how to authenticate and pay, the limits, links to the OpenAPI document, the x402 discovery document and the MCP endpoint, and every operation with its method, path and summary.',
+    tags: ['meta'],
+    unmetered: true,
+    responses: { 200: { description: 'Markdown', contentType: 'text/plain', schema: z.string() } },
+    handler(ctx) {
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = llmsTxt(d.deps, d.links, routes());
+    },
+  });
+}
+
+export function discoveryRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteDef[] {
+  const d = discoveryOf(deps);
+  return [discoveryRoute(d), llmsRoute(d, routes)];
 }
 
 function llmsTxt(deps: AppDeps, links: Record<string, string>, routes: RouteDef[]): string {

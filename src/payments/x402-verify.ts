@@ -104,7 +104,7 @@ export interface VerifiedAuthorization {
 }
 
 /** Step 1: decode and shape-check the header. */
-function decodePaymentHeader(header: string): { payload: PaymentPayload; parsed: z.infer<typeof payloadSchema> } {
+function decodePaymentHeader(header: string): { payload: PaymentPayload; parsed: Parsed } {
   const bad = (why: string) => malformed(`PAYMENT-SIGNATURE ${why}`, { header: 'PAYMENT-SIGNATURE' });
   if (header.length > MAX_PAYMENT_HEADER_LENGTH) throw bad(`is longer than ${MAX_PAYMENT_HEADER_LENGTH} characters`);
   let raw: unknown;
@@ -126,20 +126,13 @@ function decodePaymentHeader(header: string): { payload: PaymentPayload; parsed:
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
-/**
- * Steps 2-5. Throws PaymentRejection with a distinct code per failed check. `window: false` skips
- * step 4 (the retry of a payment already recorded, whose authorization may have expired since).
- */
-export async function verifyExactPayment(
-  header: string,
-  req: PaymentRequirements,
-  nowS: number = Math.floor(Date.now() / 1000),
-  opts: { window?: boolean } = {},
-): Promise<VerifiedAuthorization> {
-  const { payload, parsed } = decodePaymentHeader(header);
+type Parsed = z.infer<typeof payloadSchema>;
+type Authorization = Parsed['payload']['authorization'];
+
+/** Steps 2-3: what the payment accepted and authorizes is exactly what was offered. */
+function checkRequirements(parsed: Parsed, req: PaymentRequirements): void {
   const acc = parsed.accepted;
   const auth = parsed.payload.authorization;
-
   if (parsed.x402Version !== X402_VERSION) {
     throw reject('payment_requirements_mismatch', `x402Version ${parsed.x402Version} is not supported; use ${X402_VERSION}`, 'invalid_x402_version');
   }
@@ -165,9 +158,13 @@ export async function verifyExactPayment(
       },
     );
   }
+}
+
+/** Step 4: the authorization's validity window holds `nowS`. */
+function checkWindow(auth: Authorization, nowS: number): void {
   const validAfter = BigInt(auth.validAfter);
   const validBefore = BigInt(auth.validBefore);
-  if (opts.window !== false && validBefore < BigInt(nowS + VALID_BEFORE_MARGIN_S)) {
+  if (validBefore < BigInt(nowS + VALID_BEFORE_MARGIN_S)) {
     throw reject(
       'payment_expired',
       `the authorization expired (validBefore ${auth.validBefore}, now ${nowS}); sign a new one`,
@@ -178,13 +175,17 @@ export async function verifyExactPayment(
       },
     );
   }
-  if (opts.window !== false && validAfter > BigInt(nowS)) {
+  if (validAfter > BigInt(nowS)) {
     throw reject('payment_not_yet_valid', `the authorization is valid only after ${auth.validAfter} (now ${nowS})`, 'invalid_exact_evm_payload_authorization_valid_after', {
       valid_after: Number(validAfter),
       now: nowS,
     });
   }
+}
 
+/** Step 5: the signature is the payer's TransferWithAuthorization under the token's domain. */
+async function checkSignature(parsed: Parsed, req: PaymentRequirements): Promise<void> {
+  const auth = parsed.payload.authorization;
   const name = String(req.extra.name);
   const version = String(req.extra.version);
   let ok = false;
@@ -194,7 +195,14 @@ export async function verifyExactPayment(
     if (signature.length === 132 && BigInt(`0x${signature.slice(66, 130)}`) <= SECP256K1_HALF_N) {
       const digest = transferWithAuthorizationDigest(
         { name, version, chainId: chainIdOf(req.network), verifyingContract: getAddress(req.asset) },
-        { from: getAddress(auth.from), to: getAddress(auth.to), value: BigInt(auth.value), validAfter, validBefore, nonce: auth.nonce as Hex },
+        {
+          from: getAddress(auth.from),
+          to: getAddress(auth.to),
+          value: BigInt(auth.value),
+          validAfter: BigInt(auth.validAfter),
+          validBefore: BigInt(auth.validBefore),
+          nonce: auth.nonce as Hex,
+        },
       );
       ok = (await recoverAddress({ hash: digest, signature })) === getAddress(auth.from);
     }
@@ -208,12 +216,29 @@ export async function verifyExactPayment(
       'invalid_exact_evm_signature',
     );
   }
+}
+
+/**
+ * Steps 2-5. Throws PaymentRejection with a distinct code per failed check. `window: false` skips
+ * step 4 (the retry of a payment already recorded, whose authorization may have expired since).
+ */
+export async function verifyExactPayment(
+  header: string,
+  req: PaymentRequirements,
+  nowS: number = Math.floor(Date.now() / 1000),
+  opts: { window?: boolean } = {},
+): Promise<VerifiedAuthorization> {
+  const { payload, parsed } = decodePaymentHeader(header);
+  const auth = parsed.payload.authorization;
+  checkRequirements(parsed, req);
+  if (opts.window !== false) checkWindow(auth, nowS);
+  await checkSignature(parsed, req);
   return {
     payer: getAddress(auth.from),
     payTo: getAddress(auth.to),
     value: BigInt(auth.value),
-    validAfter,
-    validBefore,
+    validAfter: BigInt(auth.validAfter),
+    validBefore: BigInt(auth.validBefore),
     nonce: auth.nonce.toLowerCase() as Hex,
     paymentPayload: payload,
   };
