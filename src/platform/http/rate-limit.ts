@@ -3,7 +3,8 @@
  * them. Two kinds:
  *  - daily quota per caller, by UTC calendar day: an API key by its tier (free 1,000, builder 50,000,
  *    enterprise unlimited), a wallet session per user, an anonymous caller per IP;
- *  - per-route limits per client IP (e.g. provenance check 30/min), declared on the RouteDef.
+ *  - per-route limits per client IP (e.g. provenance check 30/min), declared on the RouteDef, and
+ *    per account where a route applies one itself (e.g. picture uploads per hour).
  * Every counted response carries RateLimit-Limit / RateLimit-Remaining / RateLimit-Reset (seconds);
  * a refusal is 429 with Retry-After. A Redis failure is 503, never a silent bypass.
  *
@@ -208,6 +209,34 @@ function needsExpiry(total: number, n: number): boolean {
   return total === n || Math.floor(total / 1000) > Math.floor((total - n) / 1000);
 }
 
+interface LimitSpec {
+  key: string;
+  points: number;
+  durationS: number;
+}
+
+/** Count one request of `id` on `limiter`; sets the RateLimit headers, 429 rate_limited over the limit. */
+async function consumeOrRefuse(ctx: Context, limiter: RateLimiterRedis, spec: LimitSpec, id: string, scope: 'route' | 'account'): Promise<void> {
+  let res: RateLimiterRes;
+  let refused = false;
+  try {
+    res = await limiter.consume(id, 1);
+  } catch (err) {
+    if (!(err instanceof RateLimiterRes)) throw unavailable();
+    res = err;
+    refused = true;
+  }
+  const resetS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  setHeaders(ctx, spec.points, res.remainingPoints, resetS);
+  if (!refused) return;
+  throw new DomainError(
+    'rate_limited',
+    `rate limit of ${spec.points} requests per ${spec.durationS} s exceeded for this ${scope}; retry in ${resetS} s`,
+    { limit: spec.points, window_seconds: spec.durationS, retry_after_seconds: resetS },
+    { headers: { 'Retry-After': String(resetS) } },
+  );
+}
+
 interface Caller {
   kind: 'api_key' | 'user' | 'anonymous';
   id: string;
@@ -285,35 +314,34 @@ export class Limits {
   }
 
   /** Per-client-IP limit for one route (declared as RouteDef.rateLimit). */
-  perIp(spec: { key: string; points: number; durationS: number }): Middleware {
+  perIp(spec: LimitSpec): Middleware {
+    const limiter = this.limiterOf(spec);
+    return async (ctx, next) => {
+      await consumeOrRefuse(ctx, limiter, spec, ctx.ip, 'route');
+      await next();
+    };
+  }
+
+  /**
+   * Per-account limit (the signed-in user; the client IP for a caller without an account), for a
+   * route to apply where it counts, e.g. only the requests that carry an upload.
+   */
+  perAccount(spec: LimitSpec): Middleware {
+    const limiter = this.limiterOf(spec);
+    return async (ctx, next) => {
+      const user = ctx.state.user as { id: number } | undefined;
+      await consumeOrRefuse(ctx, limiter, spec, user ? `user:${user.id}` : `ip:${ctx.ip}`, user ? 'account' : 'route');
+      await next();
+    };
+  }
+
+  private limiterOf(spec: LimitSpec): RateLimiterRedis {
     let limiter = this.perRoute.get(spec.key);
     if (!limiter) {
       limiter = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: rateLimitKeyPrefix(this.prefix, spec.key), points: spec.points, duration: spec.durationS });
       this.perRoute.set(spec.key, limiter);
     }
-    const l = limiter;
-    return async (ctx, next) => {
-      let res: RateLimiterRes;
-      let refused = false;
-      try {
-        res = await l.consume(ctx.ip, 1);
-      } catch (err) {
-        if (!(err instanceof RateLimiterRes)) throw unavailable();
-        res = err;
-        refused = true;
-      }
-      const resetS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-      setHeaders(ctx, spec.points, res.remainingPoints, resetS);
-      if (refused) {
-        throw new DomainError(
-          'rate_limited',
-          `rate limit of ${spec.points} requests per ${spec.durationS} s exceeded for this route; retry in ${resetS} s`,
-          { limit: spec.points, window_seconds: spec.durationS, retry_after_seconds: resetS },
-          { headers: { 'Retry-After': String(resetS) } },
-        );
-      }
-      await next();
-    };
+    return limiter;
   }
 
   /** Requests counted for an API key on each of the last `days` UTC days (oldest first). */
