@@ -16,19 +16,19 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import sharp from 'sharp';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../../src/app.js';
 import { signAccessToken } from '../../src/identity/tokens.js';
 import { allRoutes } from '../../src/routes.js';
 import { benchStack, listenLocal, median } from './lib/bench-stack.js';
-import { pct } from './lib/procs.js';
+import { forkHelper, nextMessage, pct, waitExit } from './lib/procs.js';
 import { seedFeed } from './seed-feed.js';
 
 const UPLOADERS = 16;
-const SIGNINS_PER_S = 10;
-const FEED_PER_S = 50;
+const SIGNINS_PER_S = 4;
+const FEED_PER_S = 20;
 
 interface Sample {
   n: number;
@@ -119,26 +119,18 @@ async function uploadLoops(base: string, seconds: number, file: string, tokens: 
   return summary(lat, statuses);
 }
 
-const mode = process.argv[2];
-if (mode === 'signin' || mode === 'feed' || mode === 'upload') {
-  const [base, seconds] = [process.argv[3], Number(process.argv[4])];
-  const r =
-    mode === 'signin'
-      ? await signinProbe(base, seconds)
-      : mode === 'feed'
-        ? await feedProbe(base, seconds)
-        : await uploadLoops(base, seconds, process.argv[5], JSON.parse(process.argv[6]) as string[]);
-  process.stdout.write(JSON.stringify(r) + '\n');
-  process.exit(0);
-}
-
-function child(args: string[]): Promise<Sample> {
-  const c = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  c.stdout.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) =>
-    c.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${args[0]} child exited ${code}`)))),
-  );
+/**
+ * Child (forked with an IPC channel): `signin`, `feed` or `upload <base> <tokens-json>`; says ready,
+ * then runs one measurement per {type: 'run', seconds, file} and answers {type: 'result', sample}.
+ */
+async function childMain(kind: string, base: string, tokens: string[]): Promise<void> {
+  process.on('message', (msg: { type: string; seconds: number; file?: string }) => {
+    if (msg.type === 'stop') process.exit(0);
+    if (msg.type !== 'run') return;
+    const run = kind === 'signin' ? signinProbe(base, msg.seconds) : kind === 'feed' ? feedProbe(base, msg.seconds) : uploadLoops(base, msg.seconds, msg.file!, tokens);
+    void run.then((sample) => process.send!({ type: 'result', sample }));
+  });
+  process.send!({ type: 'ready' });
 }
 
 /** An animated GIF of `frames` flat-coloured 1000x1000 frames (as small as such a file gets). */
@@ -151,7 +143,7 @@ async function flatGif(frames: number): Promise<Buffer> {
     ),
   );
   return sharp(pngs, { join: { animated: true } })
-    .gif({ loop: 0, delay: 100 })
+    .gif({ loop: 0, delay: 100, effort: 1 })
     .toBuffer();
 }
 
@@ -159,11 +151,46 @@ const SECONDS = Number(process.argv[2] ?? 8);
 const ROUNDS = Number(process.argv[3] ?? 3);
 const PHASES = ['idle', 'gif40', 'atcap'] as const;
 type Phase = (typeof PHASES)[number];
+type Round = { signin: Sample; feed: Sample; upload?: Sample };
 
-const stack = await benchStack('uploads', { PROFILE_PICTURE_UPLOADS_PER_HOUR: '1000000' });
-try {
+async function main(): Promise<void> {
+  const stack = await benchStack('uploads', { PROFILE_PICTURE_UPLOADS_PER_HOUR: '1000000' });
+  const children: ChildProcess[] = [];
+  try {
+    const loadBefore = os.loadavg();
+    const { origin, files, tokens } = await prepare(stack);
+    const self = new URL(import.meta.url).pathname;
+    const [signin, feed, upload] = ['signin', 'feed', 'upload'].map((kind) => forkHelper(self, ['child', kind, origin, JSON.stringify(tokens)]));
+    children.push(signin, feed, upload);
+    await Promise.all(children.map((c) => nextMessage(c, 'ready')));
+    const measure = async (c: ChildProcess, seconds: number, file?: string) => {
+      c.send({ type: 'run', seconds, file });
+      return (await nextMessage<{ sample: Sample }>(c, 'result', 600_000)).sample;
+    };
+    await Promise.all([measure(signin, 2), measure(feed, 2)]); // warm-up
+    const results: Record<Phase, Round[]> = { idle: [], gif40: [], atcap: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const phase of PHASES) {
+        const uploads = phase === 'idle' ? undefined : measure(upload, SECONDS, files[phase]);
+        const [s, f, u] = await Promise.all([measure(signin, SECONDS), measure(feed, SECONDS), uploads]);
+        results[phase].push({ signin: s, feed: f, upload: u });
+      }
+    }
+    report(results, loadBefore);
+  } catch (err) {
+    console.error('[bench] failed:', err);
+    process.exitCode = 1;
+  } finally {
+    for (const c of children) c.send({ type: 'stop' });
+    await Promise.all(children.map((c) => waitExit(c)));
+    await stack.close();
+  }
+  process.exit(process.exitCode ?? 0);
+}
+
+/** Seeds the feed, makes the two GIFs and the uploaders' sessions, and serves the app. */
+async function prepare(stack: Awaited<ReturnType<typeof benchStack>>) {
   const { deps, config, db, tmp } = stack;
-  const loadBefore = os.loadavg();
   await seedFeed(db, 2000);
   const files: Record<Exclude<Phase, 'idle'>, string> = { gif40: path.join(tmp, 'gif40.gif'), atcap: path.join(tmp, 'atcap.gif') };
   const t0 = performance.now();
@@ -179,26 +206,13 @@ try {
     tokens.push(await signAccessToken(config.JWT_SECRET, { userId: u.id, address, roles: [] }));
   }
   const { origin } = await listenLocal(createApp(deps, allRoutes(deps)), { keepAliveTimeoutMs: 30_000 });
-  await Promise.all([child(['signin', origin, '2']), child(['feed', origin, '2'])]); // warm-up
-  const results: Record<Phase, { signin: Sample; feed: Sample; upload?: Sample }[]> = { idle: [], gif40: [], atcap: [] };
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const phase of PHASES) {
-      const probes = [child(['signin', origin, String(SECONDS)]), child(['feed', origin, String(SECONDS)])];
-      const upload = phase === 'idle' ? undefined : child(['upload', origin, String(SECONDS), files[phase], JSON.stringify(tokens)]);
-      const [signin, feed] = await Promise.all(probes);
-      results[phase].push({ signin, feed, upload: await upload });
-    }
-  }
-  report(results, loadBefore);
-} catch (err) {
-  console.error('[bench] failed:', err);
-  process.exitCode = 1;
-} finally {
-  await stack.close();
+  return { origin, files, tokens };
 }
-process.exit(process.exitCode ?? 0);
 
-function report(results: Record<Phase, { signin: Sample; feed: Sample; upload?: Sample }[]>, loadBefore: number[]): void {
+if (process.argv[2] === 'child') await childMain(process.argv[3], process.argv[4], JSON.parse(process.argv[5] ?? '[]') as string[]);
+else await main();
+
+function report(results: Record<Phase, Round[]>, loadBefore: number[]): void {
   const f = (x: number) => x.toFixed(1).padStart(7);
   console.log(
     `${SECONDS} s per phase, ${ROUNDS} alternated rounds, medians; probes paced at ${SIGNINS_PER_S} sign-ins/s and ${FEED_PER_S} feed GETs/s; ${UPLOADERS} upload loops; ${os.cpus().length} CPUs shared by server, probes, uploaders, PostgreSQL and Redis`,
