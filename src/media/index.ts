@@ -1,5 +1,7 @@
 /** The media feature's public surface: other features, jobs and the app import only this file. */
-export { PictureRejected, reencodePicture } from './process.js';
+export { inspectPicture, PictureRejected, reencodePicture } from './process.js';
+export { PicturePool, PicturePoolFull } from './picture-pool.js';
+export { pictureSizeProblem } from './rules/picture-limits.js';
 export { sniffPicture } from './profile-pictures.js';
 export { profileBodyParser } from './profile-upload.js';
 export { deleteMediaIfUnreferenced, lockMedia, putMedia } from './queries.js';

@@ -9,15 +9,18 @@
  *  - model_name: required when a request sets account_type to cyborg or bot and no model name is
  *    stored; refused for humans; switching to human clears it. Requests that touch neither field are
  *    not checked, so an older cyborg account without a model name can still edit its bio.
- *  - profile_picture: multipart file only (JSON may send null to remove the picture).
+ *  - profile_picture: multipart file only (JSON may send null to remove the picture). Answered
+ *    synchronously; the image work runs in a bounded pool of the web process (see updateProfileRoute).
  *  - Public profile: GET /users/<address-or-username>/ (a username never looks like an address).
  */
+import type { Middleware } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { looksLikeAddress, USERNAME_PATTERN } from '../identity/index.js';
 import { DomainError } from '../platform/errors/index.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
-import { MediaReader, profileBodyParser } from '../media/index.js';
+import { MediaReader, PicturePool, profileBodyParser } from '../media/index.js';
+import { Limits } from '../platform/http/rate-limit.js';
 import { errorCodes, type ErrorCode } from '../platform/errors/codes.js';
 import { findUserByUsername, listOwnSubmissions, submissionStats } from './queries.js';
 import { earningsEstimate, EARNINGS_CACHE_TTL_S, formatTokens, monthOf, recentDropsOf } from '../rewards/index.js';
@@ -28,6 +31,9 @@ import { earningsResponse, profileBody, publicProfileSchema, submissionsResponse
 import { changeUsername, currentUser, editProfile } from './service.js';
 
 export { dropSchema } from './schemas.js';
+
+/** Retry-After of a refusal by a full picture pool: a queue's worth of pictures is a few seconds of work. */
+const PICTURE_RETRY_AFTER_S = 5;
 
 export function toDrop(d: Awaited<ReturnType<typeof recentDropsOf>>[number]) {
   return {
@@ -64,7 +70,25 @@ function myProfileRoute(deps: AppDeps): RouteDef {
   });
 }
 
+/**
+ * Counts the requests that carry a picture against the account's hourly upload limit (after the
+ * body is read, before any image work); other edits are not counted.
+ */
+function countUploads(deps: AppDeps): Middleware {
+  let limit: Middleware | undefined;
+  return (ctx, next) => {
+    if (!ctx.state.upload) return next();
+    limit ??= new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config).perAccount({
+      key: 'profile-picture-upload',
+      points: deps.config.PROFILE_PICTURE_UPLOADS_PER_HOUR,
+      durationS: 3600,
+    });
+    return limit(ctx, next);
+  };
+}
+
 function updateProfileRoute(deps: AppDeps): RouteDef {
+  const pool = new PicturePool({ concurrency: deps.config.PICTURE_CONCURRENCY, queueMax: deps.config.PICTURE_QUEUE_MAX, retryAfterS: PICTURE_RETRY_AFTER_S });
   return defineRoute({
     method: 'put',
     path: '/wallet/profile/',
@@ -74,24 +98,38 @@ function updateProfileRoute(deps: AppDeps): RouteDef {
       'Only the fields sent change; an empty string (or JSON null) clears a text field.',
       'twitter_handle loses a leading @; website gets https:// when it has no scheme and must then be an http(s) URL;',
       'account_type is human, cyborg or bot; model_name is required when setting cyborg/bot without a stored one, refused for humans, and cleared when switching to human.',
-      'profile_picture is a multipart file only: JPEG, PNG or GIF by content (magic bytes; the name and declared type are ignored), at most 5 MB.',
+      'profile_picture is a multipart file only: JPEG, PNG or GIF by content (magic bytes; the name and declared type are ignored), at most 5 MB;',
+      'a GIF at most 50 frames and 16 million pixels over all frames (width x height x frames), a JPEG or PNG at most 50 million pixels, read from the header before anything is decoded.',
       'It is decoded and re-encoded (EXIF orientation applied, then every metadata block such as EXIF GPS location dropped; scaled down to fit 1024x1024),',
       'stored in PostgreSQL and served at {host_url}/media/profile-pictures/<sha256>.<ext> (the hash of the stored bytes); the previous picture is deleted unless another profile uses the same bytes.',
+      'The answer is synchronous (200 with the new picture): the image work runs in a small bounded pool of the web process (PICTURE_CONCURRENCY at once, PICTURE_QUEUE_MAX waiting),',
+      'so it never takes the threads and cores other requests need; when the pool is full the upload is refused at once with 503 profile_picture_busy and Retry-After.',
+      'Uploads count against a per-account limit (PROFILE_PICTURE_UPLOADS_PER_HOUR, 429 rate_limited); edits without a file do not.',
       'On any rejection nothing is stored.',
-      codes(['profile_picture_too_large', 'profile_picture_unsupported_type', 'profile_picture_unreadable', 'multipart_invalid', 'unsupported_media_type']),
+      codes([
+        'profile_picture_too_large',
+        'profile_picture_too_many_pixels',
+        'profile_picture_unsupported_type',
+        'profile_picture_unreadable',
+        'profile_picture_busy',
+        'multipart_invalid',
+        'unsupported_media_type',
+      ]),
     ].join(' '),
     tags: ['profile'],
     auth: 'user',
     body: profileBody,
     bodyTypes: ['application/json', 'multipart/form-data'],
-    before: [profileBodyParser()],
+    before: [profileBodyParser(), countUploads(deps)],
     responses: {
       200: { description: 'the updated profile', schema: profileSchema },
-      413: { description: 'profile_picture_too_large' },
+      413: { description: 'profile_picture_too_large or profile_picture_too_many_pixels' },
       415: { description: 'profile_picture_unsupported_type, profile_picture_unreadable or unsupported_media_type' },
+      429: { description: 'rate_limited: PROFILE_PICTURE_UPLOADS_PER_HOUR picture uploads per account per hour' },
+      503: { description: 'profile_picture_busy: the picture pool is full; Retry-After says when to send it again' },
     },
     async handler(ctx, { body }) {
-      const row = await editProfile(deps.db, ctx.state.user!.id, body, ctx.state.upload);
+      const row = await editProfile(deps.db, pool, ctx.state.user!.id, body, ctx.state.upload);
       ctx.body = toProfile(row, deps.config.PUBLIC_BASE_URL);
     },
   });

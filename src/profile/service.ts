@@ -6,7 +6,21 @@ import type { Db } from '../platform/db.js';
 import { DomainError, type FieldIssue } from '../platform/errors/index.js';
 import { validationError } from '../platform/http/route.js';
 import { getUserById, usernameProblem, USERNAME_PATTERN, type UserRow } from '../identity/index.js';
-import { deleteMediaIfUnreferenced, lockMedia, mediaName, parseMediaName, PictureRejected, putMedia, reencodePicture, sniffPicture, type NewMedia } from '../media/index.js';
+import {
+  deleteMediaIfUnreferenced,
+  inspectPicture,
+  lockMedia,
+  mediaName,
+  parseMediaName,
+  pictureSizeProblem,
+  PicturePool,
+  PicturePoolFull,
+  PictureRejected,
+  putMedia,
+  reencodePicture,
+  sniffPicture,
+  type NewMedia,
+} from '../media/index.js';
 import { applyProfilePatch, lockProfilePicture, setUsername, type ProfilePatch } from './queries.js';
 import type { ProfileBody } from './schemas.js';
 
@@ -42,16 +56,25 @@ function applyModelNameRule(body: ProfileBody, current: NonNullable<UserRow>, pa
   return patch;
 }
 
-/** Checks the upload by content and re-encodes it (metadata dropped, scaled down). */
-async function preparePicture(bytes: Uint8Array): Promise<NewMedia> {
+/**
+ * Checks the upload by content and by the size in its header (caps of the media feature), then
+ * re-encodes it (metadata dropped, scaled down) in `pool`: a full pool is 503 with Retry-After.
+ */
+async function preparePicture(bytes: Uint8Array, pool: PicturePool): Promise<NewMedia> {
   const ext = await sniffPicture(bytes);
   if (!ext) throw new DomainError('profile_picture_unsupported_type', 'profile_picture must be a JPEG, PNG or GIF image (checked by content)');
   try {
-    const p = await reencodePicture(bytes, ext);
+    const size = await inspectPicture(bytes, ext);
+    const problem = pictureSizeProblem(size, ext === 'gif');
+    if (problem) throw new DomainError('profile_picture_too_many_pixels', problem, { width: size.width, height: size.height, frames: size.frames });
+    const p = await pool.run(() => reencodePicture(bytes, ext));
     return { sha256: p.sha256, bytes: p.bytes, type: p.type, width: p.width, height: p.height };
   } catch (err) {
-    if (err instanceof PictureRejected)
-      throw new DomainError('profile_picture_unreadable', 'profile_picture could not be decoded as an image (corrupt, truncated or too many pixels)');
+    if (err instanceof PictureRejected) throw new DomainError('profile_picture_unreadable', 'profile_picture could not be decoded as an image (corrupt or truncated)');
+    if (err instanceof PicturePoolFull) {
+      const retry = String(err.retryAfterS);
+      throw new DomainError('profile_picture_busy', `every picture slot is busy; send it again in ${retry} s`, null, { headers: { 'Retry-After': retry } });
+    }
     throw err;
   }
 }
@@ -76,8 +99,8 @@ function savePatch(db: Db, userId: number, patch: ProfilePatch, picture?: NewMed
   });
 }
 
-/** The profile edit: only the fields sent change; an upload replaces the picture. Returns the updated row. */
-export async function editProfile(db: Db, userId: number, body: ProfileBody, upload?: Upload) {
+/** The profile edit: only the fields sent change; an upload (re-encoded in `pool`) replaces the picture. Returns the updated row. */
+export async function editProfile(db: Db, pool: PicturePool, userId: number, body: ProfileBody, upload?: Upload) {
   if (upload && upload.field !== 'profile_picture') {
     throw validationError([{ path: `body.${upload.field}`, code: 'unknown_field', message: `unknown file field "${upload.field}"; the picture goes in profile_picture` }]);
   }
@@ -90,7 +113,7 @@ export async function editProfile(db: Db, userId: number, body: ProfileBody, upl
   if (body.profile_picture === null) patch.profile_picture = null;
   let picture: NewMedia | undefined;
   if (upload) {
-    picture = await preparePicture(upload.bytes);
+    picture = await preparePicture(upload.bytes, pool);
     patch.profile_picture = mediaName(picture.sha256, picture.type);
   }
   const row = await savePatch(db, current.id, patch, picture);

@@ -93,7 +93,7 @@ export const errorCodes = {
     status: 429,
     description: '429: the caller used its daily quota (API-key tier, session or anonymous IP); Retry-After until 00:00 UTC.',
   },
-  rate_limited: { area: 'Identity and access', status: 429, description: "429: the route's per-IP limit was exceeded; Retry-After says when to retry." },
+  rate_limited: { area: 'Identity and access', status: 429, description: "429: the route's per-IP (or per-account) limit was exceeded; Retry-After says when to retry." },
   session_required: { area: 'Identity and access', status: 403, description: '403: the queue dashboard needs a signed-in staff session, not an API key.' },
   metrics_token_invalid: {
     area: 'Identity and access',
@@ -145,7 +145,18 @@ export const errorCodes = {
   profile_picture_unreadable: {
     area: 'Profiles',
     status: 415,
-    description: 'profile_picture has the magic bytes of a JPEG, PNG or GIF but does not decode (corrupt, truncated, or more than 50 megapixels) (415); nothing was stored.',
+    description: 'profile_picture has the magic bytes of a JPEG, PNG or GIF but does not decode (corrupt or truncated) (415); nothing was stored.',
+  },
+  profile_picture_too_many_pixels: {
+    area: 'Profiles',
+    status: 413,
+    description:
+      'profile_picture is over the size caps, read from its header before decoding: a GIF at most 50 frames and 16 million pixels over all frames (width x height x frames), a JPEG or PNG at most 50 million pixels (413); nothing was stored.',
+  },
+  profile_picture_busy: {
+    area: 'Profiles',
+    status: 503,
+    description: 'Every picture slot of this web process is taken and its queue is full (503); nothing was stored. Retry-After says when to send it again.',
   },
   distribution_not_found: { area: 'Rewards', status: 404, description: 'The month has not been distributed (yet) (404).' },
   drop_not_found: { area: 'Rewards', status: 404, description: "The address received nothing in that month's distribution (404)." },

@@ -3,7 +3,8 @@
  * them. Two kinds:
  *  - daily quota per caller, by UTC calendar day: an API key by its tier (free 1,000, builder 50,000,
  *    enterprise unlimited), a wallet session per user, an anonymous caller per IP;
- *  - per-route limits per client IP (e.g. provenance check 30/min), declared on the RouteDef.
+ *  - per-route limits per client IP (e.g. provenance check 30/min), declared on the RouteDef, and
+ *    per account where a route applies one itself (e.g. picture uploads per hour).
  * Every counted response carries RateLimit-Limit / RateLimit-Remaining / RateLimit-Reset (seconds);
  * a refusal is 429 with Retry-After. A Redis failure is 503, never a silent bypass.
  *
@@ -208,6 +209,12 @@ function needsExpiry(total: number, n: number): boolean {
   return total === n || Math.floor(total / 1000) > Math.floor((total - n) / 1000);
 }
 
+interface LimitSpec {
+  key: string;
+  points: number;
+  durationS: number;
+}
+
 interface Caller {
   kind: 'api_key' | 'user' | 'anonymous';
   id: string;
@@ -301,7 +308,22 @@ export class Limits {
     };
   }
 
-  private limiterOf(spec: { key: string; points: number; durationS: number }): RateLimiterRedis {
+  /**
+   * Per-account limit (the signed-in user; the client IP for a caller without an account), for a
+   * route to apply where it counts, e.g. only the requests that carry an upload.
+   */
+  perAccount(spec: LimitSpec): Middleware {
+    this.limiterOf(spec);
+    return async (ctx, next) => {
+      const user = ctx.state.user as { id: number } | undefined;
+      const counted = await this.count(spec, user ? `user:${user.id}` : `ip:${ctx.ip}`, user ? 'account' : 'route');
+      setHeaders(ctx, spec.points, counted.remaining, counted.resetS);
+      if (counted.refuse) throw counted.refuse;
+      await next();
+    };
+  }
+
+  private limiterOf(spec: LimitSpec): RateLimiterRedis {
     let limiter = this.perRoute.get(spec.key);
     if (!limiter) {
       limiter = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: rateLimitKeyPrefix(this.prefix, spec.key), points: spec.points, duration: spec.durationS });
@@ -314,11 +336,15 @@ export class Limits {
    * Count one request of client `ip` against a per-route limit: the RateLimit figures, with
    * `refuse` the 429 rate_limited when the limit is spent. 503 when Redis does not answer.
    */
-  async countPerIp(spec: { key: string; points: number; durationS: number }, ip: string): Promise<{ remaining: number; resetS: number; refuse: DomainError | null }> {
+  countPerIp(spec: LimitSpec, ip: string): Promise<{ remaining: number; resetS: number; refuse: DomainError | null }> {
+    return this.count(spec, ip, 'route');
+  }
+
+  private async count(spec: LimitSpec, id: string, scope: 'route' | 'account'): Promise<{ remaining: number; resetS: number; refuse: DomainError | null }> {
     let res: RateLimiterRes;
     let refused = false;
     try {
-      res = await this.limiterOf(spec).consume(ip, 1);
+      res = await this.limiterOf(spec).consume(id, 1);
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw unavailable();
       res = err;
@@ -328,7 +354,7 @@ export class Limits {
     const refuse = refused
       ? new DomainError(
           'rate_limited',
-          `rate limit of ${spec.points} requests per ${spec.durationS} s exceeded for this route; retry in ${resetS} s`,
+          `rate limit of ${spec.points} requests per ${spec.durationS} s exceeded for this ${scope}; retry in ${resetS} s`,
           { limit: spec.points, window_seconds: spec.durationS, retry_after_seconds: resetS },
           { headers: { 'Retry-After': String(resetS) } },
         )
@@ -337,7 +363,7 @@ export class Limits {
   }
 
   /** Per-client-IP limit for one route (declared as RouteDef.rateLimit). */
-  perIp(spec: { key: string; points: number; durationS: number }): Middleware {
+  perIp(spec: LimitSpec): Middleware {
     this.limiterOf(spec);
     return async (ctx, next) => {
       const counted = await this.countPerIp(spec, ctx.ip);

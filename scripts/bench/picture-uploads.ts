@@ -1,0 +1,239 @@
+/**
+ * Picture uploads against everyone else's latency: the p50/p99 of wallet sign-in (GET nonce + POST
+ * verify, client-side signing excluded) and of the feed (GET /api/v1/news/), paced probes from
+ * their own processes, served by createApp() in this process (as the web process serves them):
+ *   idle     no uploads;
+ *   gif40    16 uploads at once, each sent again as soon as it is answered: the 40-frame 1000x1000 GIF
+ *            (69 KB, 40 million pixels), refused from its header (413 profile_picture_too_many_pixels);
+ *   atcap    the same with a 16-frame 1000x1000 GIF (16 million pixels, the most an animation may have):
+ *            accepted, re-encoded in the picture pool (PICTURE_CONCURRENCY / PICTURE_QUEUE_MAX),
+ *            the uploads beyond it refused at once with 503 profile_picture_busy.
+ * The per-account upload limit is raised out of the way so the pool and the caps carry the load
+ * alone. Rounds alternate the three phases; medians of the rounds, and each phase's p99 against the
+ * idle p99 of its own round (goal: within 1.2x). The GIFs are made here with sharp.
+ *   npm run bench:uploads -- [seconds=8] [rounds=3]
+ */
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import sharp from 'sharp';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createApp } from '../../src/app.js';
+import { signAccessToken } from '../../src/identity/tokens.js';
+import { allRoutes } from '../../src/routes.js';
+import { benchStack, listenLocal, median } from './lib/bench-stack.js';
+import { forkHelper, nextMessage, pct, waitExit } from './lib/procs.js';
+import { seedFeed } from './seed-feed.js';
+
+const UPLOADERS = 16;
+const SIGNINS_PER_S = 4;
+const FEED_PER_S = 20;
+
+interface Sample {
+  n: number;
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
+}
+
+const summary = (lat: number[], statuses: Record<string, number>): Sample => {
+  const s = [...lat].sort((a, b) => a - b);
+  return { n: s.length, p50: pct(s, 0.5), p99: pct(s, 0.99), statuses };
+};
+
+/** Child: calls `one` every 1000/rate ms for `seconds` (open loop: a slow answer does not delay the next call). */
+async function paced(rate: number, seconds: number, one: () => Promise<{ ms: number; status: number }>): Promise<Sample> {
+  const lat: number[] = [];
+  const statuses: Record<string, number> = {};
+  const inflight: Promise<void>[] = [];
+  const t0 = performance.now();
+  for (let i = 0; performance.now() - t0 < seconds * 1000; i++) {
+    inflight.push(
+      one().then(
+        (r) => {
+          lat.push(r.ms);
+          statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        },
+        () => void (statuses.error = (statuses.error ?? 0) + 1),
+      ),
+    );
+    const next = t0 + ((i + 1) * 1000) / rate;
+    await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+  }
+  await Promise.all(inflight);
+  return summary(lat, statuses);
+}
+
+/** Child: sign-ins, timed as the two server round trips (the signature is made between them, untimed). */
+function signinProbe(base: string, seconds: number): Promise<Sample> {
+  const accounts = Array.from({ length: 32 }, () => privateKeyToAccount(generatePrivateKey()));
+  let k = 0;
+  return paced(SIGNINS_PER_S, seconds, async () => {
+    const acct = accounts[k++ % accounts.length];
+    let t = performance.now();
+    const n = (await (await fetch(`${base}/api/v1/wallet/nonce/${acct.address}/`)).json()) as { nonce: string; message: string };
+    let ms = performance.now() - t;
+    const signature = await acct.signMessage({ message: n.message });
+    t = performance.now();
+    const r = await fetch(`${base}/api/v1/wallet/verify/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: acct.address, signature, nonce: n.nonce }),
+    });
+    await r.arrayBuffer();
+    ms += performance.now() - t;
+    return { ms, status: r.status };
+  });
+}
+
+function feedProbe(base: string, seconds: number): Promise<Sample> {
+  return paced(FEED_PER_S, seconds, async () => {
+    const t = performance.now();
+    const r = await fetch(`${base}/api/v1/news/`);
+    await r.arrayBuffer();
+    return { ms: performance.now() - t, status: r.status };
+  });
+}
+
+/** Child: one upload loop per token, each sending the file again as soon as it is answered. */
+async function uploadLoops(base: string, seconds: number, file: string, tokens: string[]): Promise<Sample> {
+  const { readFileSync } = await import('node:fs');
+  const bytes = readFileSync(file);
+  const lat: number[] = [];
+  const statuses: Record<string, number> = {};
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(
+    tokens.map(async (token) => {
+      while (performance.now() < until) {
+        const form = new FormData();
+        form.append('profile_picture', new Blob([bytes], { type: 'image/gif' }), 'a.gif');
+        const t = performance.now();
+        const r = await fetch(`${base}/api/v1/wallet/profile/`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: form });
+        await r.arrayBuffer();
+        lat.push(performance.now() - t);
+        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+      }
+    }),
+  );
+  return summary(lat, statuses);
+}
+
+/**
+ * Child (forked with an IPC channel): `signin`, `feed` or `upload <base> <tokens-json>`; says ready,
+ * then runs one measurement per {type: 'run', seconds, file} and answers {type: 'result', sample}.
+ */
+async function childMain(kind: string, base: string, tokens: string[]): Promise<void> {
+  process.on('message', (msg: { type: string; seconds: number; file?: string }) => {
+    if (msg.type === 'stop') process.exit(0);
+    if (msg.type !== 'run') return;
+    const run = kind === 'signin' ? signinProbe(base, msg.seconds) : kind === 'feed' ? feedProbe(base, msg.seconds) : uploadLoops(base, msg.seconds, msg.file!, tokens);
+    void run.then((sample) => process.send!({ type: 'result', sample }));
+  });
+  process.send!({ type: 'ready' });
+}
+
+/** An animated GIF of `frames` flat-coloured 1000x1000 frames (as small as such a file gets). */
+async function flatGif(frames: number): Promise<Buffer> {
+  const pngs = await Promise.all(
+    Array.from({ length: frames }, (_, i) =>
+      sharp({ create: { width: 1000, height: 1000, channels: 3, background: { r: (i * 37) % 256, g: (i * 91) % 256, b: (i * 13) % 256 } } })
+        .png()
+        .toBuffer(),
+    ),
+  );
+  return sharp(pngs, { join: { animated: true } })
+    .gif({ loop: 0, delay: 100, effort: 1 })
+    .toBuffer();
+}
+
+const SECONDS = Number(process.argv[2] ?? 8);
+const ROUNDS = Number(process.argv[3] ?? 3);
+const PHASES = ['idle', 'gif40', 'atcap'] as const;
+type Phase = (typeof PHASES)[number];
+type Round = { signin: Sample; feed: Sample; upload?: Sample };
+
+async function main(): Promise<void> {
+  const stack = await benchStack('uploads', { PROFILE_PICTURE_UPLOADS_PER_HOUR: '1000000' });
+  const children: ChildProcess[] = [];
+  try {
+    const loadBefore = os.loadavg();
+    const { origin, files, tokens } = await prepare(stack);
+    const self = new URL(import.meta.url).pathname;
+    const [signin, feed, upload] = ['signin', 'feed', 'upload'].map((kind) => forkHelper(self, ['child', kind, origin, JSON.stringify(tokens)]));
+    children.push(signin, feed, upload);
+    await Promise.all(children.map((c) => nextMessage(c, 'ready')));
+    const measure = async (c: ChildProcess, seconds: number, file?: string) => {
+      c.send({ type: 'run', seconds, file });
+      return (await nextMessage<{ sample: Sample }>(c, 'result', 600_000)).sample;
+    };
+    await Promise.all([measure(signin, 2), measure(feed, 2)]); // warm-up
+    const results: Record<Phase, Round[]> = { idle: [], gif40: [], atcap: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const phase of PHASES) {
+        const uploads = phase === 'idle' ? undefined : measure(upload, SECONDS, files[phase]);
+        const [s, f, u] = await Promise.all([measure(signin, SECONDS), measure(feed, SECONDS), uploads]);
+        results[phase].push({ signin: s, feed: f, upload: u });
+      }
+    }
+    report(results, loadBefore);
+  } catch (err) {
+    console.error('[bench] failed:', err);
+    process.exitCode = 1;
+  } finally {
+    for (const c of children) c.send({ type: 'stop' });
+    await Promise.all(children.map((c) => waitExit(c)));
+    await stack.close();
+  }
+  process.exit(process.exitCode ?? 0);
+}
+
+/** Seeds the feed, makes the two GIFs and the uploaders' sessions, and serves the app. */
+async function prepare(stack: Awaited<ReturnType<typeof benchStack>>) {
+  const { deps, config, db, tmp } = stack;
+  await seedFeed(db, 2000);
+  const files: Record<Exclude<Phase, 'idle'>, string> = { gif40: path.join(tmp, 'gif40.gif'), atcap: path.join(tmp, 'atcap.gif') };
+  const t0 = performance.now();
+  const gif40 = await flatGif(40);
+  const atcap = await flatGif(16);
+  writeFileSync(files.gif40, gif40);
+  writeFileSync(files.atcap, atcap);
+  console.log(`GIFs: 40 x 1000x1000 ${gif40.length} bytes, 16 x 1000x1000 ${atcap.length} bytes (made in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  const tokens: string[] = [];
+  for (let i = 0; i < UPLOADERS; i++) {
+    const address = '0x' + (i + 1).toString(16).padStart(40, 'a');
+    const u = await db.insertInto('users').values({ wallet_address: address }).returning('id').executeTakeFirstOrThrow();
+    tokens.push(await signAccessToken(config.JWT_SECRET, { userId: u.id, address, roles: [] }));
+  }
+  const { origin } = await listenLocal(createApp(deps, allRoutes(deps)), { keepAliveTimeoutMs: 30_000 });
+  return { origin, files, tokens };
+}
+
+if (process.argv[2] === 'child') await childMain(process.argv[3], process.argv[4], JSON.parse(process.argv[5] ?? '[]') as string[]);
+else await main();
+
+function report(results: Record<Phase, Round[]>, loadBefore: number[]): void {
+  const f = (x: number) => x.toFixed(1).padStart(7);
+  console.log(
+    `${SECONDS} s per phase, ${ROUNDS} alternated rounds, medians; probes paced at ${SIGNINS_PER_S} sign-ins/s and ${FEED_PER_S} feed GETs/s; ${UPLOADERS} upload loops; ${os.cpus().length} CPUs shared by server, probes, uploaders, PostgreSQL and Redis`,
+  );
+  for (const phase of PHASES) {
+    const rs = results[phase];
+    for (const probe of ['signin', 'feed'] as const) {
+      const ratio = median(rs.map((r, i) => r[probe].p99 / results.idle[i][probe].p99));
+      const statuses = JSON.stringify(rs.at(-1)![probe].statuses);
+      console.log(
+        `${phase.padEnd(6)} ${probe.padEnd(7)} p50 ${f(median(rs.map((r) => r[probe].p50)))} ms  p99 ${f(median(rs.map((r) => r[probe].p99)))} ms  p99 vs idle ${ratio.toFixed(2)}x  (last round ${statuses})`,
+      );
+    }
+    if (phase !== 'idle') {
+      const u = rs.map((r) => r.upload!);
+      const per = (k: string) => median(u.map((x) => x.statuses[k] ?? 0));
+      console.log(
+        `${phase.padEnd(6)} uploads answered per round (median): 200 ${per('200')}, 413 ${per('413')}, 503 ${per('503')}, 429 ${per('429')}; p50 ${f(median(u.map((x) => x.p50)))} ms`,
+      );
+    }
+  }
+  const after = os.loadavg();
+  console.log(`load average before ${loadBefore.map((x) => x.toFixed(1)).join(' ')}, after ${after.map((x) => x.toFixed(1)).join(' ')}`);
+}

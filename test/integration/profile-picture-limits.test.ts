@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
+import { createApp } from '../../src/app.js';
+import { sessionFor } from '../support/auth.js';
+import { createTestDeps, type TestDeps } from '../support/context.js';
+import { tinyFramesGif } from '../support/gif.js';
+import request from '../support/request.js';
+
+const UPLOADS_PER_HOUR = 3;
+
+let deps: TestDeps;
+let http: ReturnType<typeof request>;
+// The same stack with a pool of one slot and no queue.
+let narrow: ReturnType<typeof request>;
+
+beforeAll(async () => {
+  deps = await createTestDeps({ PROFILE_PICTURE_UPLOADS_PER_HOUR: String(UPLOADS_PER_HOUR) });
+  http = request(createApp(deps));
+  narrow = request(createApp({ ...deps, config: { ...deps.config, PICTURE_CONCURRENCY: 1, PICTURE_QUEUE_MAX: 0, PROFILE_PICTURE_UPLOADS_PER_HOUR: 1000 } }));
+});
+afterAll(async () => {
+  await deps.close();
+});
+
+function form(bytes: Buffer, name: string, type: string, fields: Record<string, string> = {}) {
+  const f = new FormData();
+  for (const [k, v] of Object.entries(fields)) f.append(k, v);
+  f.append('profile_picture', new Blob([bytes], { type }), name);
+  return f;
+}
+
+async function mediaCount() {
+  const r = await deps.db
+    .selectFrom('media')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+describe('PUT /wallet/profile/ picture caps', () => {
+  it('refuses a GIF over the frame or pixel cap with 413 from its header, storing nothing; one within the caps is stored', async () => {
+    const me = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    const before = await mediaCount();
+    // 40 frames of 1000x1000: 40 million pixels over all frames.
+    const big = await http.put('/api/v1/wallet/profile/', form(tinyFramesGif(1000, 1000, 40), 'big.gif', 'image/gif', { bio: 'not saved' }), me.bearer);
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe('profile_picture_too_many_pixels');
+    expect(big.body.error.details).toEqual({ width: 1000, height: 1000, frames: 40 });
+    // 51 frames, however small.
+    const long = await http.put('/api/v1/wallet/profile/', form(tinyFramesGif(10, 10, 51), 'long.gif', 'image/gif'), me.bearer);
+    expect(long.status).toBe(413);
+    expect(long.body.error.code).toBe('profile_picture_too_many_pixels');
+    expect(long.body.error.message).toMatch(/50 frames/);
+    expect(await mediaCount()).toBe(before);
+    expect((await http.get('/api/v1/wallet/me/', me.bearer)).body).toMatchObject({ bio: null, profile_picture: null });
+    // 50 frames of 400x400 (8 million pixels) is within both caps.
+    const ok = await http.put('/api/v1/wallet/profile/', form(tinyFramesGif(400, 400, 50), 'ok.gif', 'image/gif'), me.bearer);
+    expect(ok.status).toBe(200);
+    expect(ok.body.profile_picture).toMatch(/\.gif$/);
+  });
+});
+
+describe('PUT /wallet/profile/ upload limit per account', () => {
+  it('answers 429 rate_limited past the hourly uploads of one account; edits without a file and other accounts go on', async () => {
+    const me = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    const other = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    const gif = tinyFramesGif(8, 8, 2);
+    for (let i = 0; i < UPLOADS_PER_HOUR; i++) {
+      const r = await http.put('/api/v1/wallet/profile/', form(gif, 'a.gif', 'image/gif'), me.bearer);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('ratelimit-limit')).toBe(String(UPLOADS_PER_HOUR));
+    }
+    const refused = await http.put('/api/v1/wallet/profile/', form(gif, 'a.gif', 'image/gif', { bio: 'not saved' }), me.bearer);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('rate_limited');
+    expect(refused.body.error.details).toMatchObject({ limit: UPLOADS_PER_HOUR, window_seconds: 3600 });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await http.get('/api/v1/wallet/me/', me.bearer)).body.bio).toBeNull();
+    // Edits without a picture are not uploads.
+    expect((await http.put('/api/v1/wallet/profile/', { bio: 'still editable' }, me.bearer)).status).toBe(200);
+    expect((await http.put('/api/v1/wallet/profile/', form(gif, 'a.gif', 'image/gif'), other.bearer)).status).toBe(200);
+  });
+});
+
+describe('PUT /wallet/profile/ picture pool', () => {
+  it('a full pool answers 503 profile_picture_busy with Retry-After at once, storing nothing for the refused uploads', async () => {
+    // About a second of decoding and re-encoding each: 36 million pixels (under the still-picture cap).
+    const heavy = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: '#3a6' } })
+      .png({ compressionLevel: 1 })
+      .toBuffer();
+    const users = await Promise.all(Array.from({ length: 4 }, () => sessionFor(deps.db, deps.config.JWT_SECRET)));
+    const answers = await Promise.all(users.map((u) => narrow.put('/api/v1/wallet/profile/', form(heavy, 'h.png', 'image/png', { bio: 'with picture' }), u.bearer)));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    const busy = answers.filter((r) => r.status === 503);
+    expect(busy.length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
+    for (const r of busy) {
+      expect(r.body.error.code).toBe('profile_picture_busy');
+      expect(r.headers.get('retry-after')).toBe('5');
+    }
+    for (const [i, r] of answers.entries()) {
+      const mine = (await narrow.get('/api/v1/wallet/me/', users[i].bearer)).body;
+      if (r.status === 503) expect(mine).toMatchObject({ bio: null, profile_picture: null });
+      else expect(mine.profile_picture).toMatch(/\.png$/);
+    }
+    // Once the pool is free, the same upload goes through.
+    const again = await narrow.put('/api/v1/wallet/profile/', form(heavy, 'h.png', 'image/png'), users[answers.findIndex((r) => r.status === 503)].bearer);
+    expect(again.status).toBe(200);
+  });
+});
