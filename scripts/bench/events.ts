@@ -93,7 +93,7 @@ import {
   waitUntil,
   type ServiceProcess,
 } from './lib/procs.js';
-import { baselineSubmitRoute, insertSubmissionWithoutOutbox } from './lib/submission-baseline.js';
+import { baselineSubmitRoute } from './lib/submission-baseline.js';
 import { listenLocal } from './lib/bench-stack.js';
 import type { ClientReport, ConnectCmd } from './lib/ws-clients.js';
 import { jobs } from '../../jobs/index.js';
@@ -814,7 +814,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
         await insertSubmission(one, input());
       };
       const submitB = async () => {
-        const r = await insertSubmissionWithoutOutbox(one, input());
+        const r = await insertSubmission(one, input(), 'none');
         await invalidateFeedCache(deps.redis, config.QUEUE_PREFIX);
         await deps.events.publish(articleEvent('news.submitted', r.created!));
       };

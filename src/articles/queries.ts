@@ -365,18 +365,24 @@ export interface DuplicateInfo {
 }
 
 /**
+ * Whether a submission's insert records its news.submitted event: `record` (the service does), or
+ * `none` (the same statements without the event log: the benchmark's baseline).
+ */
+export type SubmissionEvents = 'record' | 'none';
+
+/**
  * Insert a `submitted` article unless its normalised URL was submitted in the last
  * DUPLICATE_WINDOW_DAYS days, and record its news.submitted event (with the headline it has now:
  * the supplied one or the provisional one) in the same transaction. A transaction-scoped advisory
  * lock on the normalised URL makes the check-then-insert atomic: two concurrent submissions of one
  * URL create one article.
  */
-export async function insertSubmission(db: Db, input: SubmissionInput) {
+export async function insertSubmission(db: Db, input: SubmissionInput, events: SubmissionEvents = 'record') {
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${'submission:' + input.normalizedUrl}, 0))`.execute(trx);
     // The duplicate check also draws the new article's id and reads the transaction's now() (the
     // created_at default), so news.submitted can be built before the INSERT and recorded by the
-    // INSERT statement itself: three statements, as before the event log. The duplicate is a scalar
+    // INSERT statement itself: three statements in all. The duplicate is a scalar
     // subquery (a LEFT JOIN LATERAL cost ~50 µs more to plan, at every call), and a duplicate
     // wastes the id drawn (ids may have gaps).
     const pre = await sql<{ dup: [number, string, string, string] | null; new_id: number; now: Date }>`
@@ -403,25 +409,23 @@ export async function insertSubmission(db: Db, input: SubmissionInput) {
     };
     // A submission's article has no tags or tokens yet (editors add them). INSERT ... SELECT FROM the
     // recording function: the event and the article in one statement.
+    const values = [
+      sql<number>`${row.id}::int`.as('id'),
+      sql<string>`${row.slug}::text`.as('slug'),
+      sql<string>`${input.headline}::text`.as('headline'),
+      sql<string>`${input.headlineSource}::text`.as('headline_source'),
+      sql<string>`${input.url}::text`.as('url'),
+      sql<string>`${input.normalizedUrl}::text`.as('normalized_url'),
+      sql<string>`${input.source}::text`.as('source'),
+      sql<string>`'submitted'`.as('status'),
+      sql<string>`'manual'`.as('origin'),
+      sql<number>`${input.userId}::int`.as('submitted_by'),
+    ];
+    const recorded = { tags: [], token_addresses: [], token_symbols: [] };
     const created = await trx
       .insertInto('articles')
       .columns(['id', 'slug', 'headline', 'headline_source', 'url', 'normalized_url', 'source', 'status', 'origin', 'submitted_by'])
-      .expression(
-        trx
-          .selectFrom(recordedWith([newsEvent(articleEvent('news.submitted', row))], { tags: [], token_addresses: [], token_symbols: [] }))
-          .select([
-            sql<number>`${row.id}::int`.as('id'),
-            sql<string>`${row.slug}::text`.as('slug'),
-            sql<string>`${input.headline}::text`.as('headline'),
-            sql<string>`${input.headlineSource}::text`.as('headline_source'),
-            sql<string>`${input.url}::text`.as('url'),
-            sql<string>`${input.normalizedUrl}::text`.as('normalized_url'),
-            sql<string>`${input.source}::text`.as('source'),
-            sql<string>`'submitted'`.as('status'),
-            sql<string>`'manual'`.as('origin'),
-            sql<number>`${input.userId}::int`.as('submitted_by'),
-          ]),
-      )
+      .expression(events === 'record' ? trx.selectFrom(recordedWith([newsEvent(articleEvent('news.submitted', row))], recorded)).select(values) : trx.selectNoFrom(values))
       .returning([...eventColumns])
       .executeTakeFirstOrThrow();
     return { created } as const;

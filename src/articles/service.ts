@@ -7,10 +7,9 @@ import type { AppDeps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors/index.js';
 import { JobFailedError } from '../platform/queue.js';
 import { normalizeUrl } from '../platform/url/normalize.js';
-import { getArticleForEvent, insertSubmission, type SubmissionInput } from './queries.js';
+import { getArticleForEvent, insertSubmission, type SubmissionEvents } from './queries.js';
 import { provisionalHeadline } from './rules/page-title.js';
 
-type Insert = (db: AppDeps['db'], input: SubmissionInput) => ReturnType<typeof insertSubmission>;
 type Submitted = NonNullable<Awaited<ReturnType<typeof insertSubmission>>['created']> & { headline_source?: string };
 
 interface SubmissionWarning {
@@ -50,22 +49,27 @@ async function awaitPageTitle(deps: AppDeps, articleId: number): Promise<Submiss
 
 /**
  * Submit a URL for review. A duplicate of the last DUPLICATE_WINDOW_DAYS throws
- * duplicate_submission. `insert` is the insert to run (the benchmark's baseline passes its own).
+ * duplicate_submission. `events`: whether the insert records news.submitted (`none` only for the
+ * benchmark's baseline without the event log).
  */
 export async function submitArticle(
   deps: AppDeps,
   input: { url: string; headline?: string; userId: number },
-  insert: Insert = insertSubmission,
+  events: SubmissionEvents = 'record',
 ): Promise<{ article: Submitted; headlineSource: string; warnings: SubmissionWarning[] }> {
   const supplied = input.headline;
-  const r = await insert(deps.db, {
-    url: input.url,
-    normalizedUrl: normalizeUrl(input.url)!,
-    headline: supplied ?? provisionalHeadline(input.url),
-    headlineSource: supplied ? 'supplied' : 'provisional',
-    source: sourceOf(input.url),
-    userId: input.userId,
-  });
+  const r = await insertSubmission(
+    deps.db,
+    {
+      url: input.url,
+      normalizedUrl: normalizeUrl(input.url)!,
+      headline: supplied ?? provisionalHeadline(input.url),
+      headlineSource: supplied ? 'supplied' : 'provisional',
+      source: sourceOf(input.url),
+      userId: input.userId,
+    },
+    events,
+  );
   if (r.duplicate) {
     const d = r.duplicate;
     throw new DomainError('duplicate_submission', `this URL was already submitted as article ${d.id}`, {
