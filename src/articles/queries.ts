@@ -346,7 +346,7 @@ export async function articleStatus(db: Db, id: number): Promise<string | undefi
 // ---------------------------------------------------------------------------------------------
 // Submission
 
-export interface SubmissionInput {
+interface SubmissionInput {
   url: string;
   normalizedUrl: string;
   headline: string;
@@ -357,7 +357,7 @@ export interface SubmissionInput {
 
 const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'] as const;
 
-export interface DuplicateInfo {
+interface DuplicateInfo {
   id: number;
   status: string;
   headline: string;
