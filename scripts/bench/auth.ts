@@ -11,7 +11,7 @@ import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../../src/app.js';
@@ -26,6 +26,7 @@ import type { RunningService } from '../lib/services.js';
 import { backingServices } from '../lib/backing-services.js';
 import { bareApp, benchDeps, benchLog, createBenchDatabase, listenLocal } from './lib/bench-stack.js';
 import { loadFromChild } from './lib/load.js';
+import { runJsonChild } from './lib/child.js';
 
 const mode = process.argv[2];
 
@@ -107,11 +108,7 @@ try {
   const token = await signAccessToken(config.JWT_SECRET, { userId: user.id, address: '0x' + '1'.repeat(40), roles: [] });
 
   // 1. Sign-ins per second.
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, 'signin-client', fullUrl, '8', '32'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  await new Promise((r) => child.once('exit', r));
-  const signin = JSON.parse(out.trim());
+  const signin = await runJsonChild<{ perSecond: number; ok: number; failed: number }>(fileURLToPath(import.meta.url), ['signin-client', fullUrl, '8', '32']);
   console.log(`sign-ins: ${signin.perSecond.toFixed(0)} per second (${signin.ok} ok, ${signin.failed} failed; 32 concurrent clients, signing included)`);
 
   // 2. Middleware cost.

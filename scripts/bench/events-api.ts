@@ -25,7 +25,7 @@ import type { Db } from '../../src/platform/db.js';
 import pg from 'pg';
 import { benchLog, benchStack, listenLocal, median } from './lib/bench-stack.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
-import { backendCpu, backendCpuDelta } from './lib/procs.js';
+import { backendCpu, backendCpuDelta } from './lib/pg-activity.js';
 
 const { values: a } = parseArgs({
   options: {

@@ -41,7 +41,7 @@
  *          --submit-seconds 8 --submit-concurrency 8 --submit-rate 150 --only latency,relay,submit
  *   (--quick: --seconds 10 --warmup 2 --relay-events 10000 --relay-rounds 1 --submit-runs 2 --submit-seconds 3)
  */
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -72,28 +72,12 @@ import { allRoutes } from '../../src/routes.js';
 import { backingServices } from '../lib/backing-services.js';
 import { freePort, type RunningService } from '../lib/services.js';
 import type { ClosedCmd, ClosedDone, RateCmd, RateDone } from './lib/post-load.js';
-import {
-  ActivitySampler,
-  backendCpu,
-  backendCpuDelta,
-  cpuTicks,
-  forkHelper,
-  machineTicks,
-  median,
-  MsHistogram,
-  nextMessage,
-  pct,
-  portListening,
-  repoRoot,
-  sleep,
-  startService,
-  TICKS_PER_S,
-  TreeMeter,
-  waitExit,
-  waitUntil,
-  type ServiceProcess,
-} from './lib/procs.js';
-import { baselineSubmitRoute, insertSubmissionWithoutOutbox } from './lib/submission-baseline.js';
+import { nextMessage, sleep, startProc, startProcfileType, waitExit, waitForPort, waitUntil, type Proc } from '../lib/harness.js';
+import { cpuTicks, machineTicks, TICKS_PER_S, TreeMeter } from '../lib/proc-stat.js';
+import { repoRoot } from '../lib/procfile.js';
+import { ActivitySampler, backendCpu, backendCpuDelta } from './lib/pg-activity.js';
+import { median, MsHistogram, pct } from './lib/stats.js';
+import { baselineSubmitRoute } from './lib/submission-baseline.js';
 import { listenLocal } from './lib/bench-stack.js';
 import type { ClientReport, ConnectCmd } from './lib/ws-clients.js';
 import { jobs } from '../../jobs/index.js';
@@ -140,6 +124,10 @@ const only = new Set((values.only ?? 'latency,relay,submit').split(',').map((s) 
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const helper = (name: string) => path.join(here, 'lib', name);
+/** A helper of scripts/bench/lib/ in its own process, driven over IPC; its output goes to stderr. */
+const forkHelper = (name: string, args: string[] = []) => startProc(name, helper(name), {}, args, { ipc: true, echo: 'all' });
+/** A Procfile process type from source; it ends with this process; its log lines go to stderr (stdout carries only the figures). */
+const startService = (name: 'web' | 'worker' | 'ws' | 'clock', env: Record<string, string>) => startProcfileType(name, { ...env, EXIT_WITH_PARENT: 'true' }, { echo: 'all' });
 const log = (l: string) => process.stderr.write(`[bench] ${l}\n`);
 const out = (l = '') => process.stdout.write(l + '\n');
 const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
@@ -211,8 +199,8 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     WS_MAX_CONNECTIONS: String(O.clients + 100),
     WS_MAX_PER_IP: String(O.clients + 100),
   };
-  const procs: ServiceProcess[] = [];
-  const helpers: ChildProcess[] = [];
+  const procs: Proc[] = [];
+  const helpers: Proc[] = [];
   const redis = createRedis(c.redisUrl, 'command', 'bench');
   const queue = new QueueClient(jobs, redis, c.redisUrl, prefix);
   try {
@@ -223,8 +211,8 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     procs.push(worker, ws, web);
     const clock = O.clock ? startService('clock', env) : null;
     if (clock) procs.push(clock);
-    await waitUntil(() => portListening(webPort), 60_000, 'web to listen');
-    await waitUntil(() => portListening(wsPort), 60_000, 'ws to listen');
+    await waitForPort(webPort, procs, 60_000);
+    await waitForPort(wsPort, procs, 60_000);
     await wakerProbing(c.admin);
     if (clock) await waitUntil(async () => (await queue.queue('relay-events').getJobSchedulers()).length > 0, 60_000, 'the clock to upsert the relay sweep');
 
@@ -235,14 +223,14 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     const editorToken = await signAccessToken(JWT_SECRET, { userId: c.users.editor, address: '0x' + 'e'.repeat(40), roles: ['editor'] });
     const staffToken = await signAccessToken(JWT_SECRET, { userId: c.users.staff, address: '0x' + '5'.repeat(40), roles: ['staff'] });
     log(`latency: opening ${O.clients} WebSocket connections (${O.staffClients} staff) from ${O.clientProcs} processes`);
-    const clientProcs = Array.from({ length: O.clientProcs }, () => forkHelper(helper('ws-clients.ts')));
+    const clientProcs = Array.from({ length: O.clientProcs }, () => forkHelper('ws-clients.ts'));
     helpers.push(...clientProcs);
     await Promise.all(clientProcs.map((p) => nextMessage(p, 'ready')));
     const connected = await Promise.all(
       clientProcs.map((p, i) => {
         const count = Math.floor(O.clients / O.clientProcs) + (i < O.clients % O.clientProcs ? 1 : 0);
         const staff = Math.floor(O.staffClients / O.clientProcs) + (i < O.staffClients % O.clientProcs ? 1 : 0);
-        p.send({
+        p.child.send({
           cmd: 'connect',
           url: `ws://127.0.0.1:${wsPort}/ws/news/`,
           origin,
@@ -262,7 +250,7 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     await sleep(1000);
 
     // The generator: every request approves one article; the first warmN are the warm-up.
-    const gen = forkHelper(helper('post-load.ts'));
+    const gen = forkHelper('post-load.ts');
     helpers.push(gen);
     await nextMessage(gen, 'ready');
     const cpuPids: Record<string, number[]> = {
@@ -270,8 +258,8 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
       worker: [worker.pid],
       ws: [ws.pid],
       ...(clock ? { clock: [clock.pid] } : {}),
-      'client processes': clientProcs.map((p) => p.pid!),
-      'load generator': [gen.pid!],
+      'client processes': clientProcs.map((p) => p.pid),
+      'load generator': [gen.pid],
     };
     const snapshot = () => {
       const s: Record<string, number> = {};
@@ -283,7 +271,7 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     };
     const sampler = new ActivitySampler(c.admin, 'web');
     log(`latency: ${warmN} warm-up + ${total - warmN} measured approvals at ${O.rate}/s`);
-    gen.send({
+    gen.child.send({
       cmd: 'rate',
       base: origin,
       paths: ids.map((id) => `/api/v1/news/${id}/approve`),
@@ -369,7 +357,7 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
 
     const reports = await Promise.all(
       clientProcs.map((p) => {
-        p.send({ cmd: 'report', events: window.map((e) => [e.eventId, e.commit, e.xadd]) });
+        p.child.send({ cmd: 'report', events: window.map((e) => [e.eventId, e.commit, e.xadd]) });
         return nextMessage<ClientReport>(p, 'report', 120_000);
       }),
     );
@@ -508,11 +496,11 @@ async function latencyFigure(c: Ctx): Promise<{ p99: number; rate: number; goalM
     out(`     all matched events: run start -> XADD p50 ${ms(pct(runStartToXadd, 0.5))}, p99 ${ms(pct(runStartToXadd, 0.99))}`);
     out(`   CPU during the measured window (100 % = one core): ${cpuLine}`);
 
-    for (const p of clientProcs) p.send({ cmd: 'close' });
+    for (const p of clientProcs) p.child.send({ cmd: 'close' });
     return { p99, rate: commitRate, goalMs };
   } finally {
     for (const h of helpers) {
-      if (h.connected) h.disconnect();
+      if (h.child.connected) h.child.disconnect();
       await waitExit(h, 5000);
     }
     // Clock first (no new sweeps), then web (no new events), ws, worker last.
@@ -555,19 +543,19 @@ async function fillOutbox(db: Db, n: number): Promise<number> {
 }
 
 async function drain(c: Ctx, prefix: string, relays: number): Promise<{ perS: number; relayed: number; passes: number; ms: number; cpu: string }> {
-  const procs = Array.from({ length: relays }, () => forkHelper(helper('relay-drain.ts'), [c.databaseUrl, c.redisUrl, prefix, '100000']));
+  const procs = Array.from({ length: relays }, () => forkHelper('relay-drain.ts', [c.databaseUrl, c.redisUrl, prefix, '100000']));
   try {
     await Promise.all(procs.map((p) => nextMessage(p, 'ready', 60_000)));
     const done = Promise.all(procs.map((p) => nextMessage<{ relayed: number; passes: number; startedAt: number; finishedAt: number }>(p, 'done', 600_000)));
     const snap = () => ({
       at: Date.now(),
-      relays: procs.reduce((s, p) => s + cpuTicks(p.pid!), 0),
+      relays: procs.reduce((s, p) => s + cpuTicks(p.pid), 0),
       pg: c.pgPid ? c.pgCpu!.ticks() : NaN,
       redis: c.redisPid ? cpuTicks(c.redisPid) : NaN,
       machine: machineTicks().busy,
     });
     const s0 = snap();
-    for (const p of procs) p.send({ cmd: 'go' });
+    for (const p of procs) p.child.send({ cmd: 'go' });
     const r = await done;
     const s1 = snap();
     const cpuPct = (t: number) => f((t / TICKS_PER_S / ((s1.at - s0.at) / 1000)) * 100, 0);
@@ -579,7 +567,7 @@ async function drain(c: Ctx, prefix: string, relays: number): Promise<{ perS: nu
     if (left !== 0) throw new Error(`${left} events left in the outbox after the drain`);
     return { perS: relayed / (wall / 1000), relayed, passes: r.reduce((s, x) => s + x.passes, 0), ms: wall, cpu };
   } finally {
-    for (const p of procs) if (p.connected) p.send({ cmd: 'close' });
+    for (const p of procs) if (p.child.connected) p.child.send({ cmd: 'close' });
     await Promise.all(procs.map((p) => waitExit(p, 10_000)));
   }
 }
@@ -694,7 +682,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
     LOG_LEVEL: 'warn',
     DATA_DIR: path.join(c.tmp, 'data'),
   });
-  const gen = forkHelper(helper('post-load.ts'));
+  const gen = forkHelper('post-load.ts');
   const runs: Record<'closed' | 'rate', Record<'A' | 'B', RunFigures[]>> = { closed: { A: [], B: [] }, rate: { A: [], B: [] } };
   const alone: Record<'A' | 'B', { nodeUs: number; pgUs: number; redisUs: number; wallUs: number }[]> = { A: [], B: [] };
   try {
@@ -706,14 +694,14 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
       const tag = `${which}${tagN++}-${process.pid}`;
       if (mode === 'closed') {
         const run = nextMessage<ClosedDone>(gen, 'done', (seconds + 60) * 1000);
-        gen.send({ cmd: 'closed', url: `${origins[which]}/api/v1/news/post`, seconds, concurrency: O.submitConcurrency, headers, tag } satisfies ClosedCmd);
+        gen.child.send({ cmd: 'closed', url: `${origins[which]}/api/v1/news/post`, seconds, concurrency: O.submitConcurrency, headers, tag } satisfies ClosedCmd);
         const r = await run;
         if (r.errors || (r.statuses['201'] ?? 0) !== r.requests) throw new Error(`${which}: ${JSON.stringify(r.statuses)}, ${r.errors} errors`);
         return { requests: r.requests, rps: r.rps, p50: r.p50, p99: r.p99 };
       }
       const n = Math.round(seconds * O.submitRate);
       const run = nextMessage<RateDone>(gen, 'done', (seconds + 60) * 1000);
-      gen.send({
+      gen.child.send({
         cmd: 'rate',
         base: origins[which],
         paths: Array.from({ length: n }, () => '/api/v1/news/post'),
@@ -738,7 +726,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
       const redis0 = c.redisPid ? cpuTicks(c.redisPid) : NaN;
       const worker0 = cpuTicks(worker.pid);
       // Every process of this benchmark: this one (servers), the load generator, the worker, PostgreSQL, Redis.
-      const oursNow = () => cpuTicks(process.pid) + cpuTicks(gen.pid!) + cpuTicks(worker.pid) + (c.pgPid ? c.pgCpu!.ticks() : 0) + (c.redisPid ? cpuTicks(c.redisPid) : 0);
+      const oursNow = () => cpuTicks(process.pid) + cpuTicks(gen.pid) + cpuTicks(worker.pid) + (c.pgPid ? c.pgCpu!.ticks() : 0) + (c.redisPid ? cpuTicks(c.redisPid) : 0);
       const m0 = machineTicks();
       const ours0 = oursNow();
       const sampler = new ActivitySampler(c.admin, 'bench-web');
@@ -814,7 +802,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
         await insertSubmission(one, input());
       };
       const submitB = async () => {
-        const r = await insertSubmissionWithoutOutbox(one, input());
+        const r = await insertSubmission(one, input(), 'none');
         await invalidateFeedCache(deps.redis, config.QUEUE_PREFIX);
         await deps.events.publish(articleEvent('news.submitted', r.created!));
       };
@@ -841,7 +829,7 @@ async function submitFigure(c: Ctx): Promise<{ closed: number; rate: number; alo
       await one.destroy();
     }
   } finally {
-    if (gen.connected) gen.disconnect();
+    if (gen.child.connected) gen.child.disconnect();
     await waitExit(gen, 5000);
     await worker.stop();
     for (const s of servers) {

@@ -16,7 +16,7 @@ import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequirements } from '@x402/core/types';
@@ -40,6 +40,7 @@ import { backingServices } from '../lib/backing-services.js';
 import { benchDeps, createBenchDatabase } from './lib/bench-stack.js';
 import { koaListener } from '../../src/platform/http/listener.js';
 import { timedGet } from './lib/load.js';
+import { runJsonChild } from './lib/child.js';
 
 const ARTICLES = 100_000;
 const CLICKS = 2_000_000;
@@ -96,18 +97,9 @@ if (mode === 'client') {
 async function runClient(url: string, seconds: number, headers: Record<string, string>[], reuse: boolean, dir: string): Promise<ClientResult> {
   const file = path.join(dir, `headers-${randomBytes(4).toString('hex')}.json`);
   writeFileSync(file, JSON.stringify(headers));
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', new URL(import.meta.url).pathname, 'client', url, String(seconds), String(CONCURRENCY), file, reuse ? 'reuse' : 'once'],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  await new Promise((r) => child.once('exit', r));
+  const r = await runJsonChild<ClientResult>(fileURLToPath(import.meta.url), ['client', url, String(seconds), String(CONCURRENCY), file, reuse ? 'reuse' : 'once']);
   rmSync(file, { force: true });
-  return JSON.parse(out.trim().split('\n').pop()!);
+  return r;
 }
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-intel-'));

@@ -16,14 +16,14 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import sharp from 'sharp';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../../src/app.js';
 import { signAccessToken } from '../../src/identity/tokens.js';
 import { allRoutes } from '../../src/routes.js';
 import { benchStack, listenLocal, median } from './lib/bench-stack.js';
-import { forkHelper, nextMessage, pct, waitExit } from './lib/procs.js';
+import { nextMessage, startProc, waitExit, type Proc } from '../lib/harness.js';
+import { pct } from './lib/stats.js';
 import { seedFeed } from './seed-feed.js';
 
 const UPLOADERS = 16;
@@ -155,16 +155,17 @@ type Round = { signin: Sample; feed: Sample; upload?: Sample };
 
 async function main(): Promise<void> {
   const stack = await benchStack('uploads', { PROFILE_PICTURE_UPLOADS_PER_HOUR: '1000000' });
-  const children: ChildProcess[] = [];
+  const children: Proc[] = [];
   try {
     const loadBefore = os.loadavg();
     const { origin, files, tokens } = await prepare(stack);
-    const self = new URL(import.meta.url).pathname;
-    const [signin, feed, upload] = ['signin', 'feed', 'upload'].map((kind) => forkHelper(self, ['child', kind, origin, JSON.stringify(tokens)]));
+    const [signin, feed, upload] = ['signin', 'feed', 'upload'].map((kind) =>
+      startProc(kind, 'scripts/bench/picture-uploads.ts', {}, ['child', kind, origin, JSON.stringify(tokens)], { ipc: true, echo: 'all' }),
+    );
     children.push(signin, feed, upload);
     await Promise.all(children.map((c) => nextMessage(c, 'ready')));
-    const measure = async (c: ChildProcess, seconds: number, file?: string) => {
-      c.send({ type: 'run', seconds, file });
+    const measure = async (c: Proc, seconds: number, file?: string) => {
+      c.child.send({ type: 'run', seconds, file });
       return (await nextMessage<{ sample: Sample }>(c, 'result', 600_000)).sample;
     };
     await Promise.all([measure(signin, 2), measure(feed, 2)]); // warm-up
@@ -181,7 +182,7 @@ async function main(): Promise<void> {
     console.error('[bench] failed:', err);
     process.exitCode = 1;
   } finally {
-    for (const c of children) c.send({ type: 'stop' });
+    for (const c of children) c.child.send({ type: 'stop' });
     await Promise.all(children.map((c) => waitExit(c)));
     await stack.close();
   }

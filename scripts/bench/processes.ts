@@ -15,8 +15,7 @@
  * Starts its own PostgreSQL and Redis unless DATABASE_URL / REDIS_URL are set.
  *   npm run bench:processes [-- --rounds 3]
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../../src/platform/db.js';
@@ -25,6 +24,8 @@ import { buildDist, platformEnv } from '../lib/build.js';
 import { repoRoot, serviceTypes } from '../lib/procfile.js';
 import { freePort, type RunningService } from '../lib/services.js';
 import { backingServices } from '../lib/backing-services.js';
+import { startShell } from '../lib/harness.js';
+import { treeRssKb } from '../lib/proc-stat.js';
 import { createBenchDatabase } from './lib/bench-stack.js';
 
 const roundsArg = process.argv.indexOf('--rounds');
@@ -42,41 +43,6 @@ function command(variant: Variant, entry: string, built: string): string {
   return `node ${built}`;
 }
 
-function descendants(root: number): number[] {
-  const kids = new Map<number, number[]>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      kids.set(ppid, [...(kids.get(ppid) ?? []), Number(d)]);
-    } catch {
-      /* gone */
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    out.push(p);
-    for (const c of kids.get(p) ?? []) walk(c);
-  };
-  walk(root);
-  return out;
-}
-
-/** VmRSS in kB of a process tree. */
-function treeRssKb(root: number): number {
-  let kb = 0;
-  for (const pid of descendants(root)) {
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      kb += m ? Number(m[1]) : 0;
-    } catch {
-      /* gone */
-    }
-  }
-  return kb;
-}
-
 async function httpOk(url: string): Promise<boolean> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
@@ -89,37 +55,23 @@ async function httpOk(url: string): Promise<boolean> {
 
 async function runOnce(name: string, cmd: string, vars: Record<string, string>, webPort: number, wsPort: number): Promise<{ readyMs: number; rssMb: number }> {
   const t0 = performance.now();
-  const child = spawn('/bin/bash', ['-c', cmd], {
-    cwd: repoRoot,
-    env: platformEnv({ ...vars, PORT: String(webPort), WS_PORT: String(wsPort) }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  let exited = false;
-  child.once('exit', () => (exited = true));
+  const child = startShell(name, cmd, platformEnv({ ...vars, PORT: String(webPort), WS_PORT: String(wsPort) }));
   const ready = async () => {
     if (name === 'web') return httpOk(`http://127.0.0.1:${webPort}/readyz`);
     if (name === 'ws') return httpOk(`http://127.0.0.1:${wsPort}/healthz`);
-    if (name === 'worker') return out.includes('"msg":"workers started"');
-    return out.includes('"msg":"job schedulers upserted"');
+    if (name === 'worker') return child.output().includes('"msg":"workers started"');
+    return child.output().includes('"msg":"job schedulers upserted"');
   };
   const deadline = Date.now() + 120_000;
   while (!(await ready())) {
-    if (exited) throw new Error(`${name} (${cmd}) exited before it was ready:\n${out.slice(-3000)}`);
-    if (Date.now() > deadline) throw new Error(`${name} (${cmd}) not ready in 120 s:\n${out.slice(-3000)}`);
+    if (!child.isRunning()) throw new Error(`${name} (${cmd}) exited before it was ready:\n${child.output().slice(-3000)}`);
+    if (Date.now() > deadline) throw new Error(`${name} (${cmd}) not ready in 120 s:\n${child.output().slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 10));
   }
   const readyMs = performance.now() - t0;
   await new Promise((r) => setTimeout(r, SETTLE_MS));
-  const rssMb = treeRssKb(child.pid!) / 1024;
-  const gone = new Promise((r) => child.once('exit', r));
-  if (!exited) process.kill(-child.pid!, 'SIGTERM');
-  const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 15_000);
-  if (!exited) await gone;
-  clearTimeout(timer);
+  const rssMb = treeRssKb(child.pid) / 1024;
+  await child.stop('SIGTERM', 15_000);
   return { readyMs, rssMb };
 }
 

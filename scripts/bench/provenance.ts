@@ -19,7 +19,6 @@
  * The per-IP rate limit of the check (30/min) would stop a benchmark: each request carries its own
  * X-Forwarded-For (TRUST_PROXY=true), so the limiter still runs but never refuses.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,7 +28,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { job as wireFetch } from '../../jobs/wire-fetch.js';
 import { createApp } from '../../src/app.js';
-import { childEnv, loadConfig, type Config } from '../../src/platform/config.js';
+import { loadConfig, type Config } from '../../src/platform/config.js';
 import { createDb } from '../../src/platform/db.js';
 import type { AppDeps } from '../../src/platform/deps.js';
 import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/provenance/rules/headline-similarity.js';
@@ -44,6 +43,7 @@ import { QueueClient } from '../../src/platform/queue.js';
 import { createRedis } from '../../src/platform/redis.js';
 import { backingServices } from '../lib/backing-services.js';
 import type { RunningService } from '../lib/services.js';
+import { startProcfileType, type Proc } from '../lib/harness.js';
 import { koaListener } from '../../src/platform/http/listener.js';
 import { jobs } from '../../jobs/index.js';
 
@@ -164,7 +164,7 @@ function rssFeed(n: number): string {
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-prov-'));
 const started: RunningService[] = [];
-let worker: ChildProcess | undefined;
+let worker: Proc | undefined;
 let adminUrl = '';
 const dbName = `bench_provenance_${process.pid}`;
 
@@ -207,7 +207,7 @@ try {
   const commonWords = await refreshCommonWords(db, new Date(Date.now() - LOOKBACK_MS));
   log(`provenance common words: ${commonWords} (refresh ${((performance.now() - tm) / 1000).toFixed(2)} s)`);
 
-  worker = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], { env: childEnv(childVars), stdio: ['ignore', 'inherit', 'inherit'] });
+  worker = startProcfileType('worker', childVars, { echo: 'all' });
   const redis = createRedis(redisUrl, 'command', 'bench', { autoPipelining: true }); // as src/bin/web.ts
   const queue = new QueueClient(jobs, redis, redisUrl, prefix);
   const events = new EventPublisher(redis, eventStreamKey(prefix), config.EVENT_STREAM_MAXLEN);
@@ -383,10 +383,7 @@ try {
   redis.disconnect();
   await db.destroy();
 } finally {
-  if (worker) {
-    worker.kill('SIGTERM');
-    await new Promise((r) => worker!.once('exit', r));
-  }
+  await worker?.stop();
   if (adminUrl) {
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin

@@ -4,15 +4,14 @@
  * Starts its own Postgres/Redis unless DATABASE_URL/REDIS_URL are set. Prints p50/p99.
  *   npm run bench:queue -- [jobs=1000]
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { childEnv } from '../../src/platform/config.js';
 import { QueueClient } from '../../src/platform/queue.js';
 import { createRedis } from '../../src/platform/redis.js';
 import { backingServices } from '../lib/backing-services.js';
 import type { RunningService } from '../lib/services.js';
+import { startProcfileType } from '../lib/harness.js';
 import { jobs } from '../../jobs/index.js';
 
 const N = Number(process.argv[2] ?? 1000);
@@ -27,10 +26,11 @@ function pct(sorted: number[], p: number) {
 try {
   const { adminUrl: databaseUrl, redisUrl } = await backingServices(tmp, started, { log, database: 'bench' });
   const prefix = `bench${process.pid}`;
-  const worker = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
-    env: childEnv({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', JWT_SECRET: 'b'.repeat(40) }),
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const worker = startProcfileType(
+    'worker',
+    { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', JWT_SECRET: 'b'.repeat(40) },
+    { echo: 'all' },
+  );
   const redis = createRedis(redisUrl, 'command', 'bench');
   const queue = new QueueClient(jobs, redis, redisUrl, prefix);
   // Warm-up: wait until the worker answers.
@@ -65,8 +65,7 @@ try {
   console.log(`${N} jobs at once: ${((N / wall) * 1000).toFixed(0)} jobs/s, round trip p50 ${pct(conc, 50).toFixed(1)} ms, p99 ${pct(conc, 99).toFixed(1)} ms`);
   await queue.close();
   redis.disconnect();
-  worker.kill('SIGTERM');
-  await new Promise((r) => worker.once('exit', r));
+  await worker.stop();
 } finally {
   for (const s of started.reverse()) await s.stop();
   rmSync(tmp, { recursive: true, force: true });

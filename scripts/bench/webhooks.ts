@@ -22,7 +22,6 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
@@ -33,9 +32,9 @@ import { QueueClient } from '../../src/platform/queue.js';
 import { fanOutWebhooks } from '../../src/webhooks/fanout.js';
 import { encryptSecret, generateSecret } from '../../src/webhooks/secrets.js';
 import { createUser } from '../drills/lib/actors.js';
-import { JWT_SECRET, sleep, Stack, type Proc } from '../drills/lib/stack.js';
-import { childEnv } from '../../src/platform/config.js';
-import { repoRoot } from '../lib/procfile.js';
+import { JWT_SECRET, sleep, Stack } from '../drills/lib/stack.js';
+import { startProcfileType, type Proc as HarnessProc } from '../lib/harness.js';
+import { childPids, cpuTicks, TICKS_PER_S } from '../lib/proc-stat.js';
 import { publishApproved, startSink, type Delivery } from '../lib/webhook-sink.js';
 import { jobs } from '../../jobs/index.js';
 
@@ -103,15 +102,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-function statOf(pid: number): { ppid: number; cpu: number } | null {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / 100 };
-  } catch {
-    return null;
-  }
-}
-const cpuSeconds = (pid: number) => statOf(pid)?.cpu ?? NaN;
+const cpuSeconds = (pid: number) => cpuTicks(pid) / TICKS_PER_S;
 
 /** CPU seconds used so far by the deployment's parts: PostgreSQL (postmaster and backends), Redis, workers, clock, this process. */
 function cpuByPart(stack: Stack, workerPids: number[]): Record<string, number> {
@@ -127,14 +118,14 @@ function cpuByPart(stack: Stack, workerPids: number[]): Record<string, number> {
   };
   const redisPort = new URL(stack.env.REDIS_URL).port;
   const postmaster = pids.find((p) => cmd(p).includes(`${stack.dir}/pg`) && /postgres/.test(cmd(p)));
-  const out: Record<string, number> = { postgres: 0, redis: 0, workers: 0, clock: 0, bench: cpuSeconds(process.pid) };
-  for (const pid of pids) {
-    const st = statOf(pid);
-    if (!st) continue;
-    if (pid === postmaster || (postmaster !== undefined && st.ppid === postmaster)) out.postgres += st.cpu;
-    else if (cmd(pid).includes(`redis-server`) && cmd(pid).includes(`:${redisPort}`)) out.redis += st.cpu;
-    else if (workerPids.includes(pid)) out.workers += st.cpu;
-  }
+  const sum = (ps: number[]) => ps.map(cpuSeconds).reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
+  const out: Record<string, number> = {
+    postgres: postmaster === undefined ? 0 : sum([postmaster, ...childPids(postmaster)]),
+    redis: sum(pids.filter((pid) => cmd(pid).includes(`redis-server`) && cmd(pid).includes(`:${redisPort}`))),
+    workers: sum(workerPids),
+    clock: 0,
+    bench: cpuSeconds(process.pid),
+  };
   const clock = stack.procs.find((p) => p.type === 'clock');
   if (clock) out.clock = cpuSeconds(clock.pid);
   return out;
@@ -244,20 +235,15 @@ async function main() {
 
     // ---- the runs -----------------------------------------------------------------------------------
     await stack.spawn('clock');
-    const workers: Proc[] = [];
+    const workers: HarnessProc[] = [];
     for (let i = 0; i < WORKERS; i++) workers.push(await stack.spawn('worker'));
     // --profile-dir: one more worker under the V8 profiler (written when the run ends), the others stopped.
-    let profiled: ChildProcess | null = null;
+    let profiled: HarnessProc | null = null;
     if (values['profile-dir']) {
       for (const w of workers.splice(0)) await w.stop('SIGTERM');
-      profiled = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${values['profile-dir']}`, '--import', 'tsx', 'src/bin/worker.ts'], {
-        cwd: repoRoot,
-        env: childEnv({ ...stack.env, LOG_LEVEL: 'info' }),
-        stdio: ['pipe', 'pipe', 'inherit'],
-      });
-      // Keep reading its output: a full pipe would block its logging, and with it the process.
-      await new Promise<void>((resolve) => profiled!.stdout!.on('data', (d: Buffer) => /workers started/.test(d.toString()) && resolve()));
-      workers.push({ pid: profiled.pid! } as Proc);
+      profiled = startProcfileType('worker', { ...stack.env, LOG_LEVEL: 'info' }, { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${values['profile-dir']}`], echo: 'stderr' });
+      await profiled.waitForOutput(/workers started/, 120_000);
+      workers.push(profiled);
     }
 
     const hangSet = new Set(endpoints.filter((_, i) => i % Math.round(100 / HANG_PCT) === 1).map((e) => e.path));
@@ -456,8 +442,7 @@ async function main() {
     }
     console.log(`  pending deliveries at the end (hanging endpoints' retries): ${hangingBacklog.rows[0].n}`);
     if (profiled) {
-      profiled.kill('SIGTERM');
-      await new Promise((r) => profiled!.once('exit', r));
+      await profiled.stop();
       console.log(`  worker CPU profile written to ${values['profile-dir']}`);
     }
   } finally {

@@ -66,7 +66,6 @@
  *   RSS before the first one, divided by N (from /proc; client memory is not counted).
  * - Redis is started for the run on a free loopback port and stopped at the end.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -76,7 +75,6 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import WebSocket, { WebSocketServer } from 'ws';
-import { childEnv } from '../../src/platform/config.js';
 import { matchesEventFilter, normalizeAttrs } from '../../src/platform/events/filter.js';
 import { parseStreamFilter } from '../../src/stream/rules/filter.js';
 import { EventPublisher, type EventType, type NewsEvent } from '../../src/platform/events/events.js';
@@ -85,7 +83,9 @@ import { buildDist } from '../lib/build.js';
 import { backingServices } from '../lib/backing-services.js';
 import { freePort } from '../lib/services.js';
 import { onMessage } from './lib/child.js';
-import { median } from './lib/procs.js';
+import { median } from './lib/stats.js';
+import { nextMessage, sleep, startNode, startProc, waitExit, type Proc } from '../lib/harness.js';
+import { cpuTicks, rssKb } from '../lib/proc-stat.js';
 
 const self = fileURLToPath(import.meta.url);
 const root = path.resolve(path.dirname(self), '../..');
@@ -94,7 +94,6 @@ const BUCKET_MS = 0.1;
 const BUCKETS = 600_000; // 0.1 ms resolution up to 60 s; later ones land in the last bucket
 
 const now = () => performance.timeOrigin + performance.now();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const SYMBOLS = ['BTC', 'ETH', 'SOL', 'USDC', 'ARB', 'OP', 'DOGE', 'LINK'];
 const ADDRESSES = SYMBOLS.map((_, i) => `0x${String(i + 1).repeat(40)}`);
@@ -383,45 +382,10 @@ interface PhaseResult {
   achievedRate: number;
 }
 
-function rssBytes(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : NaN;
-}
+const rssBytes = (pid: number) => rssKb(pid) * 1024;
 
-function cpuTicks(pid: number, which: 'all' | 'system' = 'all'): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime + stime (fields 14 and 15); stime alone is the kernel's share (socket writes)
-  return which === 'system' ? Number(fields[12]) : Number(fields[11]) + Number(fields[12]);
-}
-
-function once<T = any>(child: ChildProcess, type: string, timeoutMs = 120_000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${type}`)), timeoutMs);
-    const on = (msg: any) => {
-      if (msg?.type !== type) return;
-      clearTimeout(timer);
-      child.off('message', on);
-      resolve(msg as T);
-    };
-    child.on('message', on);
-  });
-}
-
-function forkRole(role: string, extra: string[] = []): ChildProcess {
-  return fork(self, ['--role', role, ...extra], { execArgv: ['--import', 'tsx'], cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-}
-
-function waitExit(child: ChildProcess, timeoutMs = 15_000): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
+function forkRole(role: string, extra: string[] = []): Proc {
+  return startProc(role, self, {}, ['--role', role, ...extra], { ipc: true, echo: 'all' });
 }
 
 async function main() {
@@ -548,8 +512,8 @@ interface PhaseOptions {
 /** A phase's server with its clients connected, before any event is published. */
 interface Started {
   phase: Phase;
-  server: ChildProcess;
-  workers: ChildProcess[];
+  server: Proc;
+  workers: Proc[];
   filters: string[];
   seqBase: number;
   ok: number;
@@ -581,32 +545,32 @@ async function runPhase(phase: Phase, o: PhaseOptions): Promise<PhaseResult> {
   let sys0 = 0;
   let cpuT0 = 0;
   const startCpuAt = setTimeout(() => {
-    cpu0 = cpuTicks(server.pid!);
-    sys0 = cpuTicks(server.pid!, 'system');
-    clientCpu0 = workers.reduce((a, w) => a + cpuTicks(w.pid!), 0);
+    cpu0 = cpuTicks(server.pid);
+    sys0 = cpuTicks(server.pid, 'system');
+    clientCpu0 = workers.reduce((a, w) => a + cpuTicks(w.pid), 0);
     cpuT0 = Date.now();
   }, o.warmup * 1000);
-  const cpuRun0 = cpuTicks(server.pid!);
+  const cpuRun0 = cpuTicks(server.pid);
   let sent = 0;
   let elapsedMs = 0;
   if (phase !== 'baseline') {
     ({ sent, elapsedMs } = await publishEvents(o, warmCount + measureCount));
   } else {
     const graceMs = 30_000;
-    server.send({ cmd: 'publish', from: s.seqBase, count: warmCount + measureCount, rate: o.rate, graceMs });
-    const done = await once<{ sent: number; elapsedMs: number }>(server, 'published', (o.warmup + o.seconds) * 1000 + graceMs + 60_000);
+    server.child.send({ cmd: 'publish', from: s.seqBase, count: warmCount + measureCount, rate: o.rate, graceMs });
+    const done = await nextMessage<{ sent: number; elapsedMs: number }>(server, 'published', (o.warmup + o.seconds) * 1000 + graceMs + 60_000);
     sent = done.sent;
     elapsedMs = done.elapsedMs;
   }
   if (sent < warmCount + measureCount) o.log(`${phase}: could not keep up; produced ${sent} of ${warmCount + measureCount} events before the deadline`);
   clearTimeout(startCpuAt);
   const secs = (Date.now() - cpuT0) / 1000;
-  const cpuWindowSeconds = (cpuTicks(server.pid!) - cpu0) / 100;
+  const cpuWindowSeconds = (cpuTicks(server.pid) - cpu0) / 100;
   const cpuPercent = (cpuWindowSeconds / secs) * 100;
-  const sysPercent = ((cpuTicks(server.pid!, 'system') - sys0) / 100 / secs) * 100;
-  const clientCpuPercent = ((workers.reduce((a, w) => a + cpuTicks(w.pid!), 0) - clientCpu0) / 100 / secs) * 100;
+  const sysPercent = ((cpuTicks(server.pid, 'system') - sys0) / 100 / secs) * 100;
+  const clientCpuPercent = ((workers.reduce((a, w) => a + cpuTicks(w.pid), 0) - clientCpu0) / 100 / secs) * 100;
   await sleep(2000); // let the last batches arrive
-  const cpuRunSeconds = (cpuTicks(server.pid!) - cpuRun0) / 100;
+  const cpuRunSeconds = (cpuTicks(server.pid) - cpuRun0) / 100;
   return finishPhase(s, o, { sent, elapsedMs, cpuWindowSeconds, cpuPercent, sysPercent, clientCpuPercent, cpuRunSeconds });
 }
 
@@ -621,17 +585,17 @@ interface Variant {
 /** Starts the phase's server (a ws process, or the bare broadcast loop) and connects its N clients. */
 async function startPhase(phase: Phase, o: PhaseOptions, variant: Variant = {}): Promise<Started> {
   const port = await freePort();
-  let server: ChildProcess;
+  let server: Proc;
   const seqBase = phase === 'baseline' ? 10_000_000 : 0;
   const filters = phase === 'ws-filtered' ? MIXED_FILTERS : phase === 'ws-nomatch' ? NOMATCH_FILTERS : phase === 'ws-allmatch' ? ALLMATCH_FILTERS : [];
   if (phase !== 'baseline') {
     const entry = o.serverMode === 'dist' ? ['dist/src/bin/ws.js'] : ['--import', 'tsx', 'src/bin/ws.ts'];
     o.log(`starting ${entry.join(' ')} on port ${port}`);
     const prof = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(o.cpuProfDir, `${phase}-${Date.now()}`)}`] : [];
-    server = spawn(process.execPath, [...prof, ...entry], {
-      cwd: variant.root ?? root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: childEnv({
+    server = startNode(
+      'ws',
+      entry,
+      {
         NODE_ENV: 'development',
         DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused', // the ws process never opens Postgres
         REDIS_URL: o.redisUrl,
@@ -647,38 +611,27 @@ async function startPhase(phase: Phase, o: PhaseOptions, variant: Variant = {}):
         WS_HEARTBEAT_MS: String((o.seconds + o.warmup + 120) * 1000),
         EXIT_WITH_PARENT: 'false',
         ...variant.env,
-      }),
-    });
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`ws did not start: ${out}`)), 30_000);
-      server.stdout!.on('data', (d) => {
-        out += d;
-        if (out.includes('ws listening')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      server.once('exit', (code) => reject(new Error(`ws exited with ${code}: ${out}`)));
-    });
-    server.stdout!.resume();
+      },
+      { nodeFlags: prof, cwd: variant.root ?? root, echo: 'stderr' },
+    );
+    await server.waitForOutput(/ws listening/, 30_000);
   } else {
     o.log(`starting the bare ws broadcast loop on port ${port}`);
     server = forkRole('baseline', ['--port', String(port)]);
-    await once(server, 'ready');
+    await nextMessage(server, 'ready');
   }
   await sleep(500);
-  const rssIdle = rssBytes(server.pid!);
+  const rssIdle = rssBytes(server.pid);
 
   const workers = Array.from({ length: o.W }, () => forkRole('clients'));
-  await Promise.all(workers.map((w) => once(w, 'ready')));
+  await Promise.all(workers.map((w) => nextMessage(w, 'ready')));
   const per = Math.ceil(o.N / o.W);
   const t0 = Date.now();
   const connected = await Promise.all(
     workers.map((w, i) => {
       const from = i * per;
       const count = Math.max(0, Math.min(per, o.N - from));
-      w.send({
+      w.child.send({
         cmd: 'connect',
         url: `ws://127.0.0.1:${port}/ws/news/`,
         from,
@@ -688,7 +641,7 @@ async function startPhase(phase: Phase, o: PhaseOptions, variant: Variant = {}):
         rawReadMs: o.rawReadMs,
         filters,
       } satisfies ConnectCmd);
-      return once<{ ok: number; failed: number; measured: number }>(w, 'connected', 300_000);
+      return nextMessage<{ ok: number; failed: number; measured: number }>(w, 'connected', 300_000);
     }),
   );
   const connectMs = Date.now() - t0;
@@ -697,9 +650,9 @@ async function startPhase(phase: Phase, o: PhaseOptions, variant: Variant = {}):
   const measuredClients = connected.reduce((s, c) => s + c.measured, 0);
   o.log(`${phase}: ${ok} connections open in ${connectMs} ms (${failed} failed, ${measuredClients} measuring)`);
   await sleep(2000);
-  const rssConnected = rssBytes(server.pid!);
+  const rssConnected = rssBytes(server.pid);
   const { warmCount, measureCount } = eventCounts(o);
-  for (const w of workers) w.send({ cmd: 'window', from: seqBase + warmCount, to: seqBase + warmCount + measureCount });
+  for (const w of workers) w.child.send({ cmd: 'window', from: seqBase + warmCount, to: seqBase + warmCount + measureCount });
   return { phase, server, workers, filters, seqBase, ok, failed, measuredClients, connectMs, rssIdle, rssConnected };
 }
 
@@ -745,14 +698,16 @@ async function finishPhase(s: Started, o: PhaseOptions, m: Measured): Promise<Ph
   const { warmCount, measureCount } = eventCounts(o);
   const reports = await Promise.all(
     workers.map((w) => {
-      w.send({ cmd: 'report' });
-      return once<{ sparse: [number, number][]; windowEvents: number; allEvents: number; frames: number; closes: number; reconciles: number; maxLatency: number }>(w, 'report');
+      w.child.send({ cmd: 'report' });
+      return nextMessage<{ sparse: [number, number][]; windowEvents: number; allEvents: number; frames: number; closes: number; reconciles: number; maxLatency: number }>(
+        w,
+        'report',
+      );
     }),
   );
-  for (const w of workers) w.send({ cmd: 'close' });
+  for (const w of workers) w.child.send({ cmd: 'close' });
   await Promise.all(workers.map((w) => waitExit(w)));
-  server.kill('SIGTERM');
-  await waitExit(server);
+  await server.stop();
 
   // Events each measuring client should have received in the window, and events written to all
   // clients over the run: every event for an unfiltered connection, its filter's matches otherwise.
@@ -839,8 +794,8 @@ async function runPaired(o: PhaseOptions, windowSeconds: number, specs: { phase:
   for (const x of specs) started.push(await startPhase(x.phase, o, x.variant));
   const { warmCount, measureCount } = eventCounts(o);
   const perWindow = Math.max(1, Math.round(windowSeconds * o.rate));
-  const pids = started.map((s) => s.server.pid!);
-  const clientPids = started.map((s) => s.workers.map((w) => w.pid!));
+  const pids = started.map((s) => s.server.pid);
+  const clientPids = started.map((s) => s.workers.map((w) => w.pid));
   interface Mark {
     i: number;
     t: number;

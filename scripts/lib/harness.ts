@@ -1,13 +1,16 @@
 /**
  * Real OS processes for tests, drills and benchmarks: start a TypeScript entry (a Procfile process
- * type, the dev launcher) with node + tsx's loader, capture its output, wait for readiness, stop it
- * with a signal and report how it exited. The backing PostgreSQL and Redis come from
- * backing-services.ts.
+ * type, the dev launcher, a bench's helper) with node + tsx's loader, capture its output, wait for
+ * readiness, talk to it over IPC, stop it with a signal and report how it exited. The backing
+ * PostgreSQL and Redis come from backing-services.ts; CPU and memory readings of a process from
+ * proc-stat.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { childEnv } from '../../src/platform/config.js';
+import net from 'node:net';
 import { nodeArgs, readProcfile, repoRoot } from './procfile.js';
+import { cpuTicks } from './proc-stat.js';
 
 interface Exit {
   code: number | null;
@@ -20,6 +23,8 @@ export interface Proc {
   child: ChildProcess;
   /** stdout and stderr so far, interleaved as they arrived (the last 256 KiB). */
   output(): string;
+  /** stdout alone so far (the last 256 KiB): a helper's printed result. */
+  stdout(): string;
   /** Resolves with the first match in the output; rejects if the process exits or time runs out. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Resolves when the process has exited. */
@@ -27,14 +32,37 @@ export interface Proc {
   isRunning(): boolean;
   /** Send `signal` and wait for the exit; SIGKILL after `timeoutMs` (the result then says so). */
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<Exit>;
+  /** CPU time used so far (utime + stime, in clock ticks); NaN once it is gone. */
+  cpuTicks(): number;
+}
+
+interface StartOptions {
+  /** Node's own flags, before the loader (e.g. --cpu-prof). */
+  nodeFlags?: string[];
+  /**
+   * Copy the output to this process's stderr as it arrives: `all` (a benchmark's processes: its
+   * stdout carries only figures), or `stderr` (a helper whose stdout is its result). An exit that
+   * no stop() asked for is then reported there too.
+   */
+  echo?: 'all' | 'stderr';
+  /** An IPC channel: `proc.child.send()` and nextMessage(). */
+  ipc?: boolean;
+  /** Working directory (default the repository root). */
+  cwd?: string;
 }
 
 const MAX_OUTPUT = 256 * 1024;
 
 /** Start `entry` (relative to the repository root) with `env` on top of this process's environment. */
-export function startProc(name: string, entry: string, env: Record<string, string>, args: string[] = []): Proc {
-  const child = spawn(process.execPath, [...nodeArgs(entry), ...args], { cwd: repoRoot, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
-  return track(name, child, (signal) => child.kill(signal));
+export function startProc(name: string, entry: string, env: Record<string, string>, args: string[] = [], opts: StartOptions = {}): Proc {
+  return startNode(name, [...nodeArgs(entry), ...args], env, opts);
+}
+
+/** Start node with `argv` as given (a built entry, or flags and a loader of its own), `env` on top of this process's environment. */
+export function startNode(name: string, argv: string[], env: Record<string, string>, opts: StartOptions = {}): Proc {
+  const stdio = opts.ipc ? (['pipe', 'pipe', 'pipe', 'ipc'] as const) : (['pipe', 'pipe', 'pipe'] as const);
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), ...argv], { cwd: opts.cwd ?? repoRoot, env: childEnv(env), stdio: [...stdio] });
+  return track(name, child, (signal) => child.kill(signal), opts.echo);
 }
 
 /**
@@ -55,21 +83,26 @@ export function startShell(name: string, command: string, env: Record<string, st
   });
 }
 
-function track(name: string, child: ChildProcess, kill: (signal: NodeJS.Signals) => void): Proc {
+function track(name: string, child: ChildProcess, kill: (signal: NodeJS.Signals) => void, echo?: StartOptions['echo']): Proc {
   let out = '';
+  let stdout = '';
   const listeners = new Set<() => void>();
-  const onData = (d: Buffer) => {
+  const onData = (d: Buffer, fromStdout: boolean) => {
     out += d.toString();
     if (out.length > MAX_OUTPUT) out = out.slice(-MAX_OUTPUT);
+    if (fromStdout) stdout = (stdout + d.toString()).slice(-MAX_OUTPUT);
+    if (echo === 'all' || (echo === 'stderr' && !fromStdout)) process.stderr.write(d);
     for (const l of listeners) l();
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  child.stdout!.on('data', (d: Buffer) => onData(d, true));
+  child.stderr!.on('data', (d: Buffer) => onData(d, false));
   child.stdin!.on('error', () => undefined);
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let running = true;
-  void exited.then(() => {
+  let stopping = false;
+  void exited.then(({ code, signal }) => {
     running = false;
+    if (echo && !stopping && code !== 0) process.stderr.write(`[${name}] exited unexpectedly (code ${code}, signal ${signal})\n`);
     for (const l of listeners) l();
   });
 
@@ -78,6 +111,7 @@ function track(name: string, child: ChildProcess, kill: (signal: NodeJS.Signals)
     pid: child.pid!,
     child,
     output: () => out,
+    stdout: () => stdout,
     exited,
     isRunning: () => running,
     waitForOutput(pattern, timeoutMs = 30_000) {
@@ -97,7 +131,9 @@ function track(name: string, child: ChildProcess, kill: (signal: NodeJS.Signals)
         check();
       });
     },
+    cpuTicks: () => cpuTicks(child.pid!),
     async stop(signal = 'SIGTERM', timeoutMs = 15_000) {
+      stopping = true;
       if (!running) return exited;
       kill(signal);
       const timer = setTimeout(() => kill('SIGKILL'), timeoutMs);
@@ -110,10 +146,10 @@ function track(name: string, child: ChildProcess, kill: (signal: NodeJS.Signals)
 }
 
 /** Start a process type of the Procfile (`web`, `worker`, `ws`, `clock`, `release`) as the Procfile does. */
-export function startProcfileType(name: string, env: Record<string, string>): Proc {
+export function startProcfileType(name: string, env: Record<string, string>, opts: StartOptions = {}): Proc {
   const type = readProcfile().find((t) => t.name === name);
   if (!type) throw new Error(`the Procfile has no process type "${name}"`);
-  return startProc(name, type.entry, env);
+  return startProc(name, type.entry, env, [], opts);
 }
 
 /** Poll `url` until it answers 200; fail early (with their output) if one of `procs` exits. */
@@ -134,6 +170,69 @@ export async function waitForHttp(url: string, procs: Proc[] = [], timeoutMs = 3
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Poll until something listens on 127.0.0.1:`port`; fail early (with their output) if one of `procs` exits. */
+export async function waitForPort(port: number, procs: Proc[] = [], timeoutMs = 30_000): Promise<void> {
+  await waitUntil(
+    async () => {
+      const dead = procs.find((p) => !p.isRunning());
+      if (dead) throw new Error(`${dead.name} exited while waiting for port ${port}:\n${tail(dead.output())}`);
+      return portListening(port);
+    },
+    timeoutMs,
+    `port ${port} to listen`,
+  );
+}
+
+function portListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+/** Poll `cond` every 50 ms until it holds; throw after `timeoutMs`, naming `what`. */
+export async function waitUntil(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await cond()) return;
+    await sleep(50);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** The next IPC message `{ type, ... }` of a process started with `ipc`; rejects if it exits first or time runs out. */
+export function nextMessage<T = any>(proc: Proc, type: string, timeoutMs = 120_000): Promise<T> {
+  const child = proc.child;
+  return new Promise((resolve, reject) => {
+    const done = (fn: () => void) => {
+      clearTimeout(timer);
+      child.off('message', on);
+      child.off('exit', onExit);
+      fn();
+    };
+    const timer = setTimeout(() => done(() => reject(new Error(`timed out waiting for ${type} from ${proc.name} (pid ${proc.pid})`))), timeoutMs);
+    const on = (msg: any) => {
+      if (msg?.type === type) done(() => resolve(msg as T));
+    };
+    const onExit = (code: number | null) => done(() => reject(new Error(`${proc.name} (pid ${proc.pid}) exited (${code}) before sending ${type}`)));
+    child.on('message', on);
+    child.once('exit', onExit);
+  });
+}
+
+/** Wait for a process that is ending on its own; SIGKILL it after `timeoutMs`. */
+export async function waitExit(proc: Proc, timeoutMs = 15_000): Promise<void> {
+  const timer = setTimeout(() => void proc.stop('SIGKILL'), timeoutMs);
+  await proc.exited;
+  clearTimeout(timer);
 }
 
 /** SIGKILL whatever is still running (test clean-up after a failure). */

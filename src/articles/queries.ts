@@ -356,7 +356,7 @@ export interface SubmissionInput {
 
 const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'] as const;
 
-export interface DuplicateInfo {
+interface DuplicateInfo {
   id: number;
   status: string;
   headline: string;
@@ -391,28 +391,27 @@ export async function duplicateCheck(trx: Db, normalizedUrl: string): Promise<{ 
 /**
  * INSERT the submitted article with the id and slug drawn for it, SELECTing FROM the recording
  * function: the article and its events in one statement. A submission's article has no tags or
- * tokens yet (editors add them).
+ * tokens yet (editors add them). `events` null: the same INSERT without the event log (the
+ * benchmark's baseline, scripts/bench/lib/submission-baseline.ts).
  */
-export async function insertSubmittedArticle(trx: Db, row: { id: number; slug: string }, input: SubmissionInput, events: readonly EventInput[]) {
+export async function insertSubmittedArticle(trx: Db, row: { id: number; slug: string }, input: SubmissionInput, events: readonly EventInput[] | null) {
+  const values = [
+    sql<number>`${row.id}::int`.as('id'),
+    sql<string>`${row.slug}::text`.as('slug'),
+    sql<string>`${input.headline}::text`.as('headline'),
+    sql<string>`${input.headlineSource}::text`.as('headline_source'),
+    sql<string>`${input.url}::text`.as('url'),
+    sql<string>`${input.normalizedUrl}::text`.as('normalized_url'),
+    sql<string>`${input.source}::text`.as('source'),
+    sql<string>`'submitted'`.as('status'),
+    sql<string>`'manual'`.as('origin'),
+    sql<number>`${input.userId}::int`.as('submitted_by'),
+  ];
+  const recorded = { tags: [], token_addresses: [], token_symbols: [] };
   return trx
     .insertInto('articles')
     .columns(['id', 'slug', 'headline', 'headline_source', 'url', 'normalized_url', 'source', 'status', 'origin', 'submitted_by'])
-    .expression(
-      trx
-        .selectFrom(recordedWith(events, { tags: [], token_addresses: [], token_symbols: [] }))
-        .select([
-          sql<number>`${row.id}::int`.as('id'),
-          sql<string>`${row.slug}::text`.as('slug'),
-          sql<string>`${input.headline}::text`.as('headline'),
-          sql<string>`${input.headlineSource}::text`.as('headline_source'),
-          sql<string>`${input.url}::text`.as('url'),
-          sql<string>`${input.normalizedUrl}::text`.as('normalized_url'),
-          sql<string>`${input.source}::text`.as('source'),
-          sql<string>`'submitted'`.as('status'),
-          sql<string>`'manual'`.as('origin'),
-          sql<number>`${input.userId}::int`.as('submitted_by'),
-        ]),
-    )
+    .expression(events === null ? trx.selectNoFrom(values) : trx.selectFrom(recordedWith(events, recorded)).select(values))
     .returning([...eventColumns])
     .executeTakeFirstOrThrow();
 }

@@ -16,13 +16,19 @@ import { articleEvent } from './rules/article-event.js';
 import { provisionalHeadline } from './rules/page-title.js';
 
 /**
+ * Whether a submission's insert records its news.submitted event: `record` (always, in the
+ * service), or `none` (the same statements without the event log: the benchmark's baseline).
+ */
+export type SubmissionEvents = 'record' | 'none';
+
+/**
  * Insert a `submitted` article unless its normalised URL was submitted in the last
  * DUPLICATE_WINDOW_DAYS days, and record its news.submitted event (with the headline it has now:
  * the supplied one or the provisional one) in the same transaction, by the INSERT statement itself:
  * three statements. The advisory lock on the normalised URL makes the check-then-insert atomic: two
  * concurrent submissions of one URL create one article.
  */
-export async function insertSubmission(db: Db, input: SubmissionInput) {
+export async function insertSubmission(db: Db, input: SubmissionInput, events: SubmissionEvents = 'record') {
   return db.transaction().execute(async (trx) => {
     await lockSubmissionUrl(trx, input.normalizedUrl);
     const pre = await duplicateCheck(trx, input.normalizedUrl);
@@ -37,7 +43,7 @@ export async function insertSubmission(db: Db, input: SubmissionInput) {
       published_at: null,
       sponsored: null,
     };
-    const created = await insertSubmittedArticle(trx, row, input, [newsEvent(articleEvent('news.submitted', row))]);
+    const created = await insertSubmittedArticle(trx, row, input, events === 'record' ? [newsEvent(articleEvent('news.submitted', row))] : null);
     return { created } as const;
   });
 }
@@ -55,7 +61,6 @@ export async function applyPageTitle(db: Db, id: number, headline: string) {
   });
 }
 
-type Insert = (db: AppDeps['db'], input: SubmissionInput) => ReturnType<typeof insertSubmission>;
 type Submitted = NonNullable<Awaited<ReturnType<typeof insertSubmission>>['created']> & { headline_source?: string };
 
 interface SubmissionWarning {
@@ -99,22 +104,27 @@ async function awaitPageTitle(deps: AppDeps, articleId: number): Promise<Submiss
 
 /**
  * Submit a URL for review. A duplicate of the last DUPLICATE_WINDOW_DAYS throws
- * duplicate_submission. `insert` is the insert to run (the benchmark's baseline passes its own).
+ * duplicate_submission. `events`: whether the insert records news.submitted (`none` only for the
+ * benchmark's baseline without the event log).
  */
 export async function submitArticle(
   deps: AppDeps,
   input: { url: string; headline?: string; userId: number },
-  insert: Insert = insertSubmission,
+  events: SubmissionEvents = 'record',
 ): Promise<{ article: Submitted; headlineSource: string; warnings: SubmissionWarning[] }> {
   const supplied = input.headline;
-  const r = await insert(deps.db, {
-    url: input.url,
-    normalizedUrl: normalizeUrl(input.url)!,
-    headline: supplied ?? provisionalHeadline(input.url),
-    headlineSource: supplied ? 'supplied' : 'provisional',
-    source: sourceOf(input.url),
-    userId: input.userId,
-  });
+  const r = await insertSubmission(
+    deps.db,
+    {
+      url: input.url,
+      normalizedUrl: normalizeUrl(input.url)!,
+      headline: supplied ?? provisionalHeadline(input.url),
+      headlineSource: supplied ? 'supplied' : 'provisional',
+      source: sourceOf(input.url),
+      userId: input.userId,
+    },
+    events,
+  );
   if (r.duplicate) {
     const d = r.duplicate;
     throw new DomainError('duplicate_submission', `this URL was already submitted as article ${d.id}`, {

@@ -5,6 +5,8 @@
  * Prints one JSON line: {requests, rps, p50, p99, errors, statuses}.
  */
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { runJsonChild } from './child.js';
 
 export interface LoadResult {
   requests: number;
@@ -78,13 +80,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
 }
 
 /** Run the generator in a child process and parse its result. */
-export async function loadFromChild(url: string, seconds: number, concurrency: number, headers: Record<string, string> = {}): Promise<LoadResult> {
-  const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, url, String(seconds), String(concurrency), JSON.stringify(headers)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  await new Promise((r) => child.once('exit', r));
-  return JSON.parse(out.trim().split('\n').pop()!);
+export function loadFromChild(url: string, seconds: number, concurrency: number, headers: Record<string, string> = {}): Promise<LoadResult> {
+  return runJsonChild<LoadResult>(fileURLToPath(import.meta.url), [url, String(seconds), String(concurrency), JSON.stringify(headers)]);
 }

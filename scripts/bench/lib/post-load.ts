@@ -13,7 +13,7 @@
  * time, as many as wanted; the process exits when its parent disconnects.
  */
 import http from 'node:http';
-import { pct } from './procs.js';
+import { pct } from './stats.js';
 import { onMessage } from './child.js';
 import type { LoadResult } from './load.js';
 

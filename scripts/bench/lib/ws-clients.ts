@@ -10,7 +10,7 @@
  * first and last receipt of each event among this process's clients; {cmd: 'close'}.
  */
 import WebSocket from 'ws';
-import { MsHistogram } from './procs.js';
+import { MsHistogram } from './stats.js';
 import { onMessage } from './child.js';
 
 export interface ConnectCmd {

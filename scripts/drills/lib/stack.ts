@@ -18,7 +18,7 @@ import { freePort } from '../../lib/services.js';
 type ProcType = 'web' | 'worker' | 'ws' | 'clock';
 
 /** A harness process with its Procfile type, as drills address it. */
-export interface Proc extends HarnessProc {
+interface Proc extends HarnessProc {
   type: ProcType;
   running(): boolean;
   /** Resolves when the output matches; rejects when the process exits first or time runs out. */
