@@ -9,6 +9,7 @@ import { COMMON_YAP_TAGS, MAX_YAP_LENGTH } from './rules/yap.js';
 import { DomainError } from '../platform/errors/index.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
+import { text } from '../platform/http/schemas.js';
 import { castYapVote, insertYap, listYaps, myYapVotes, type YapRow } from './yap-queries.js';
 import { articleNotFound, pageLinks, scheduleHotScore, visibleStatus } from './route-helpers.js';
 import { DEFAULT_PER_PAGE, idParam, MAX_PAGE, MAX_PER_PAGE, weight, yapPageSchema, yapSchema, yapTags, yapVoteResult } from './schemas.js';
@@ -45,8 +46,7 @@ export function yapRoutes(deps: AppDeps): RouteDef[] {
       auth: 'user',
       params: idParam,
       body: z.strictObject({
-        text: z
-          .string()
+        text: text('display')
           .transform((v) => v.trim())
           .pipe(z.string().min(1, 'must not be empty').max(MAX_YAP_LENGTH, `must be at most ${MAX_YAP_LENGTH} characters`)),
         tags: yapTags.optional(),

@@ -11,6 +11,7 @@ import { TRANSITIONS } from '../articles/index.js';
 import { TOKEN_SYMBOL_PATTERN } from '../platform/events/filter.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, validationError, type RouteDef } from '../platform/http/route.js';
+import { text } from '../platform/http/schemas.js';
 import { getArticleRecord, listEdits } from '../articles/index.js';
 import { DECISION_REASONS, DEFAULT_DECISION_REASON, MAX_DECISION_NOTE } from '../articles/index.js';
 import { articleNotFound } from '../articles/index.js';
@@ -25,8 +26,7 @@ const REASON_DOC = `Optional JSON body {reason, note, duplicate_of}: reason is o
 const decisionBody = z
   .strictObject({
     reason: z.enum(DECISION_REASONS).optional(),
-    note: z
-      .string()
+    note: text()
       .trim()
       .max(MAX_DECISION_NOTE, `at most ${MAX_DECISION_NOTE} characters`)
       .nullable()
@@ -51,7 +51,7 @@ const editBody = z
     token_symbols: z.array(z.string().trim().regex(TOKEN_SYMBOL_PATTERN, 'must be 1 to 20 of A-Z a-z 0-9 $ . _ -')).max(20, 'at most 20 symbols').transform(dedupe).optional(),
     issuer: z
       .strictObject({
-        name: z.string().trim().min(1).max(200).nullable(),
+        name: text('display').trim().min(1).max(200).nullable(),
         website: z
           .string()
           .trim()

@@ -9,6 +9,7 @@ import type { AppDeps } from '../platform/deps.js';
 import { HEADLINE_MATCH_THRESHOLD } from './rules/headline-similarity.js';
 import { API_PREFIX } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
+import { text } from '../platform/http/schemas.js';
 import { isoTime } from '../platform/iso-time.js';
 import { searchCurated } from './queries.js';
 import { checkBody, checkResultSchema, pendingSchema, receiptsSchema, searchResultsSchema } from './schemas.js';
@@ -98,7 +99,7 @@ function searchRoute(deps: AppDeps): RouteDef {
     tags: ['provenance'],
     rateLimit: { key: 'provenance-search', points: 30, durationS: 60 },
     query: z.strictObject({
-      q: z.string().trim().min(1).max(200).meta({ description: 'Search text' }),
+      q: text().trim().min(1).max(200).meta({ description: 'Search text' }),
       days: queryInt({ min: 1, max: 365, default: 30 }).meta({ description: 'Window in days, 1-365 (default 30)' }),
       limit: queryInt({ min: 1, max: 50, default: 20 }).meta({ description: 'Results, 1-50 (default 20)' }),
     }),
