@@ -28,7 +28,21 @@ export const submitUrl = text()
   .trim()
   .min(1, 'is required')
   .max(MAX_SUBMIT_URL_LENGTH, `must be at most ${MAX_SUBMIT_URL_LENGTH} characters`)
-  .refine((v) => /^https?:\/\//i.test(v) && normalizeUrl(v) !== null, 'must be an absolute http:// or https:// URL');
+  .refine((v) => /^https?:\/\//i.test(v) && normalizeUrl(v) !== null, 'must be an absolute http:// or https:// URL')
+  .refine((v) => !hasCredentials(v), {
+    message: 'must not carry a user name or password (user:password@): send the public URL of the story',
+    params: { code: 'url_credentials' },
+  });
+
+/** A URL with userinfo (`user:password@host`). Refused, not stripped: the credentials are the submitter's to keep out of a public feed. */
+function hasCredentials(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.username !== '' || u.password !== '';
+  } catch {
+    return false;
+  }
+}
 
 export const headlineInput = text('display')
   .transform((v) => v.replace(/\s+/g, ' ').trim())
