@@ -8,6 +8,8 @@ import { EditorProvenance, PROVENANCE_CACHE_TTL_S } from '../../src/editor/prove
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
+import { generateApiKey, generateKeyId } from '../../src/identity/api-keys.js';
+import { insertApiKey } from '../../src/identity/api-key-queries.js';
 
 let deps: TestDeps;
 let http: ReturnType<typeof request>;
@@ -111,6 +113,20 @@ describe('pages', () => {
 });
 
 describe('fragments', () => {
+  it("refuse an editor's API key (401, as the pages do): the console is a signed-in browser session", async () => {
+    const key = generateApiKey();
+    const keyId = generateKeyId();
+    await insertApiKey(deps.db, { id: keyId, hash: key.hash, first4: key.first4, last4: key.last4, name: 'editor key', email: null, useCase: null, userId: editor.userId });
+    const bearer = { authorization: `Bearer ${key.raw}` };
+    expect((await http.get('/editor/', bearer)).status).toBe(401);
+    const id = await submit('Fragment item for a key');
+    for (const p of [`/editor/items/${id}/row`, `/editor/items/${id}/provenance`]) {
+      const r = await http.get(p, bearer);
+      expect(r.status, p).toBe(401);
+      expect(r.body.error.code, p).toBe('auth_required');
+    }
+  });
+
   it('refuse signed-out callers (401), non-editors (403), unknown items (404) and bad ids (400)', async () => {
     const id = await submit('Fragment item');
     for (const p of [`/editor/items/${id}/row`, `/editor/items/${id}/provenance`]) {
