@@ -110,6 +110,10 @@ export function errorMiddleware(log: Logger, probe: BackendProbe = {}): Middlewa
         body = errorBody('internal_error', 'internal error', { request_id: requestId ?? null });
         log.error({ err, requestId, path: ctx.path, method: ctx.method }, 'unhandled error');
       }
+      // An error answered before the request body was read to the end (413 part-way through a
+      // chunked or compressed body, a refusal before parsing): the rest of the body is still on the
+      // connection, so it is closed after this answer instead of kept alive behind unread bytes.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.status = status;
       ctx.type = 'application/json';
       ctx.body = body;
