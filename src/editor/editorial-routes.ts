@@ -21,7 +21,7 @@ import { approveArticle, editArticle, killArticle, retractArticle, scheduleArtic
 
 const editorErrors = errorResponses({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found', 409: 'illegal_transition' });
 
-const REASON_DOC = `Optional JSON body {reason, note, duplicate_of}: reason is one of ${DECISION_REASONS.join(', ')} (default when absent, including a call with no body: '${DEFAULT_DECISION_REASON}'); note (at most ${MAX_DECISION_NOTE} characters) is shown to editors and staff only; duplicate_of (an existing article id, not this one) only with reason duplicate. The submitter sees the reason in GET /wallet/me/submissions/ and the article record's decision.`;
+const REASON_DOC = `Optional JSON body {reason, note, duplicate_of}: reason is one of ${DECISION_REASONS.join(', ')} (default when absent, including a call with no body: '${DEFAULT_DECISION_REASON}'); note (at most ${MAX_DECISION_NOTE} characters) is shown to editors and staff only; duplicate_of (an existing article id, not this one) required with reason duplicate and only with it. The submitter sees the reason in GET /wallet/me/submissions/ and the article record's decision.`;
 
 const decisionBody = z
   .strictObject({
@@ -36,6 +36,8 @@ const decisionBody = z
   })
   .superRefine((b, ctx) => {
     if (b.duplicate_of != null && b.reason !== 'duplicate') ctx.addIssue({ code: 'custom', path: ['duplicate_of'], message: "only with reason 'duplicate'" });
+    if (b.duplicate_of == null && b.reason === 'duplicate')
+      ctx.addIssue({ code: 'custom', path: ['duplicate_of'], params: { code: 'required' }, message: "is required with reason 'duplicate'" });
   });
 
 /** Scheduling further ahead than this is refused. */

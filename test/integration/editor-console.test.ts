@@ -100,6 +100,14 @@ describe('pages', () => {
     expect((await http.get('/editor/items/99999999999', asCookie(editor))).status).toBe(400);
   });
 
+  it('the kill dialog preselects no reason: its required select starts on an empty choice', async () => {
+    const page = await http.get('/editor/', asCookie(editor));
+    const select = /<select id="kill-reason"[^>]*>([\s\S]*?)<\/select>/.exec(page.text)?.[1] ?? '';
+    expect(page.text).toMatch(/<select id="kill-reason"[^>]*required/);
+    expect(select).toMatch(/^<option value="">/);
+    expect(select).not.toContain('selected');
+  });
+
   it('serves its script and style sheet, immutable under their content hash', async () => {
     const page = await http.get('/editor/', asCookie(editor));
     const js = /src="(\/editor\/assets\/editor\.js\?v=[0-9a-f]+)"/.exec(page.text)![1];
