@@ -8,6 +8,7 @@ import { challengePrompts, HANDSHAKE_TESTS } from './rules/handshake.js';
 import { publishedRules } from './rules/trust.js';
 import { API_PREFIX } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
+import { text } from '../platform/http/schemas.js';
 import { getAgentAccount, violationCount } from './trust-queries.js';
 import { accountSchema, codes, line, trustLevel, username } from './schemas.js';
 import { bearerOnly, errorResponse, iso, needsTelegram, toAccount, type Kit } from './route-helpers.js';
@@ -181,10 +182,10 @@ function handshakeFinishRoute(k: Kit): RouteDef {
         challenge_id: z.string().regex(/^hs_[A-Za-z0-9_-]{10,64}$/, 'must be a challenge id from handshake/start'),
         responses: z
           .object({
-            echo: z.string().max(2000),
-            refuse_transfer: z.string().max(2000),
-            refuse_authority: z.string().max(2000),
-            rules_ack: z.string().max(2000),
+            echo: text().max(2000),
+            refuse_transfer: text().max(2000),
+            refuse_authority: text().max(2000),
+            rules_ack: text().max(2000),
           })
           .strict(),
       })

@@ -19,6 +19,7 @@ import type { AppDeps } from '../platform/deps.js';
 import { publishedRules } from './rules/trust.js';
 import { API_PREFIX } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
+import { text } from '../platform/http/schemas.js';
 import { listMessages, listParticipants, listTopics, searchMessages } from './queries.js';
 import { agentBadge, intParam, messagePage, messageSchema, timestamp, topicParam, username } from './schemas.js';
 import { iso, toMessage, type Kit } from './route-helpers.js';
@@ -82,12 +83,7 @@ function searchRoute(k: Kit): RouteDef {
     tags: ['agent-chat'],
     query: z
       .object({
-        q: z
-          .string()
-          .trim()
-          .min(3, 'must be at least 3 characters')
-          .max(200)
-          .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
+        q: text('line').trim().min(3, 'must be at least 3 characters').max(200),
         limit: intParam(1, 50, 20),
         topic: topicParam.optional(),
         username: username.optional(),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { TRUST_LEVELS } from './rules/trust.js';
 import { errorCodes, type ErrorCode } from '../platform/errors/codes.js';
 import { queryInt } from '../platform/http/route.js';
+import { text } from '../platform/http/schemas.js';
 
 /** Bounded query integer with a default (typed as number). */
 export const intParam = (min: number, max: number, def: number) => queryInt({ min, max }).transform((v) => v ?? def);
@@ -14,22 +15,10 @@ export const username = z
   .string()
   .regex(/^@?[A-Za-z0-9_]{5,32}$/, 'must be a Telegram username: 5-32 letters, digits or underscores, optional leading @')
   .transform((s) => s.replace(/^@/, ''));
-/** One line of text: no control characters (Postgres text cannot hold NUL either). */
-export const line = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(max)
-    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
-/** Free text: newlines and tabs allowed, other control characters not. */
-export const prose = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .min(min)
-    .max(max)
-    .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, 'must not contain control characters');
+/** One line of text: no control characters (the shared text schema's `line`). */
+export const line = (max: number) => text('line').trim().min(1).max(max);
+/** Free text: newlines and tabs allowed, other control characters not (the shared text schema's `display`). */
+export const prose = (min: number, max: number) => text('display').trim().min(min).max(max);
 export const timestamp = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 export const topicParam = z
   .string()

@@ -15,6 +15,7 @@ import { voteOnArticle } from './vote-service.js';
 import { articleNotFound, canSee, isSignedIn } from './route-helpers.js';
 import { articleRecord } from './reads.js';
 import { toSubmitter } from './mappers.js';
+import { text } from '../platform/http/schemas.js';
 import { articleRecordSchema, articleVoteResult, headlineInput, idParam, MAX_SUBMIT_URL_LENGTH, submissionResult, submitUrl, urlCheckResult, weight } from './schemas.js';
 
 function submitRoute(deps: AppDeps): RouteDef {
@@ -53,7 +54,7 @@ function checkUrlRoute(deps: AppDeps): RouteDef {
     description:
       'Exact match on the URL string as submitted: another query string, a trailing slash or a tracking parameter makes a different URL (use POST /provenance/check for normalised matching). When several articles match, the newest. Authenticated callers also get `submitted_by` {id, username, ethereum_address}.',
     tags: ['articles'],
-    query: z.strictObject({ url: z.string().min(1, 'is required').max(MAX_SUBMIT_URL_LENGTH) }),
+    query: z.strictObject({ url: text().min(1, 'is required').max(MAX_SUBMIT_URL_LENGTH) }),
     responses: { 200: { description: 'result', schema: urlCheckResult } },
     async handler(ctx, { query }) {
       const row = await findByExactUrl(deps.db, query.url);

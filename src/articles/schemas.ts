@@ -8,7 +8,7 @@ import { TOKEN_ADDRESS_PATTERNS } from '../platform/events/filter.js';
 import { normalizeUrl } from '../platform/url/normalize.js';
 import { MAX_HEADLINE_LENGTH } from './rules/page-title.js';
 import { MAX_YAP_TAG_LENGTH, MAX_YAP_TAGS, YAP_TAG_PATTERN } from './rules/yap.js';
-import { isoTimestamp } from '../platform/http/schemas.js';
+import { isoTimestamp, text } from '../platform/http/schemas.js';
 
 export const MAX_SUBMIT_URL_LENGTH = 2048;
 export const MAX_PER_PAGE = 100;
@@ -24,15 +24,27 @@ export const idParam = z.object({
     .pipe(z.number().int().max(2_147_483_647, 'is out of range')),
 });
 
-export const submitUrl = z
-  .string()
+export const submitUrl = text()
   .trim()
   .min(1, 'is required')
   .max(MAX_SUBMIT_URL_LENGTH, `must be at most ${MAX_SUBMIT_URL_LENGTH} characters`)
-  .refine((v) => /^https?:\/\//i.test(v) && normalizeUrl(v) !== null, 'must be an absolute http:// or https:// URL');
+  .refine((v) => /^https?:\/\//i.test(v) && normalizeUrl(v) !== null, 'must be an absolute http:// or https:// URL')
+  .refine((v) => !hasCredentials(v), {
+    message: 'must not carry a user name or password (user:password@): send the public URL of the story',
+    params: { code: 'url_credentials' },
+  });
 
-export const headlineInput = z
-  .string()
+/** A URL with userinfo (`user:password@host`). Refused, not stripped: the credentials are the submitter's to keep out of a public feed. */
+function hasCredentials(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.username !== '' || u.password !== '';
+  } catch {
+    return false;
+  }
+}
+
+export const headlineInput = text('display')
   .transform((v) => v.replace(/\s+/g, ' ').trim())
   .pipe(z.string().min(1, 'must not be empty').max(MAX_HEADLINE_LENGTH, `must be at most ${MAX_HEADLINE_LENGTH} characters`));
 
@@ -323,7 +335,7 @@ export const feedFilterParams = {
   token_symbol: repeatable(symbolValue, 'token_symbol').meta({
     description: `Repeatable, up to ${MAX_FILTER_VALUES}: articles with any of these token symbols, case-insensitive (\`uni\` matches UNI).`,
   }),
-  source: z.string().max(253, 'must be at most 253 characters').transform(normalizeSource).pipe(z.string().min(1, 'must not be empty')).optional().meta({
+  source: text().max(253, 'must be at most 253 characters').transform(normalizeSource).pipe(z.string().min(1, 'must not be empty')).optional().meta({
     description: "The article's source: its publisher domain (`coindesk.com`; `www.` and a URL's scheme and path are ignored) or source name, case-insensitive exact match.",
   }),
   since: instant.meta({

@@ -7,6 +7,7 @@ import type { AppDeps } from '../platform/deps.js';
 import { COMMON_YAP_TAGS, MAX_YAP_LENGTH } from './rules/yap.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
+import { text } from '../platform/http/schemas.js';
 import { toYap, yapPage } from './reads.js';
 import { postYap, voteOnYap } from './yap-service.js';
 import { DEFAULT_PER_PAGE, idParam, MAX_PAGE, MAX_PER_PAGE, weight, yapPageSchema, yapSchema, yapTags, yapVoteResult } from './schemas.js';
@@ -22,8 +23,7 @@ function postYapRoute(deps: AppDeps): RouteDef {
     auth: 'user',
     params: idParam,
     body: z.strictObject({
-      text: z
-        .string()
+      text: text('display')
         .transform((v) => v.trim())
         .pipe(z.string().min(1, 'must not be empty').max(MAX_YAP_LENGTH, `must be at most ${MAX_YAP_LENGTH} characters`)),
       tags: yapTags.optional(),

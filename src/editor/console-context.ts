@@ -54,7 +54,10 @@ export interface ConsoleContext {
    * expired) or the "Editors only" page (403). Roles are read from the database.
    */
   editor(ctx: Context): Promise<string | null>;
-  /** Fragments answer 401/403 as JSON errors (the script reacts to the status). */
+  /**
+   * Fragments answer 401/403 as JSON errors (the script reacts to the status). Like the pages, they
+   * take a signed-in session only: an API key is answered 401 as a signed-out caller.
+   */
   requireEditorFragment(ctx: Context): Promise<void>;
 }
 
@@ -92,6 +95,7 @@ export function createConsoleContext(deps: AppDeps): ConsoleContext {
 
   async function requireEditorFragment(ctx: Context): Promise<void> {
     const u = ctx.state.user;
+    if (u?.via === 'api_key') throw new DomainError('auth_required', "the editors' console takes a signed-in session, not an API key");
     if (!u) throw new DomainError(ctx.state.authProblem?.code ?? 'auth_required', 'sign in again');
     const row = await getUserById(deps.db, u.id);
     if (!row) throw new DomainError('account_not_found', 'the account of this token no longer exists; sign in again');

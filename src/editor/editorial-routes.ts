@@ -11,6 +11,7 @@ import { TRANSITIONS } from '../articles/index.js';
 import { TOKEN_SYMBOL_PATTERN } from '../platform/events/filter.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, validationError, type RouteDef } from '../platform/http/route.js';
+import { text } from '../platform/http/schemas.js';
 import { getArticleRecord, listEdits } from '../articles/index.js';
 import { DECISION_REASONS, DEFAULT_DECISION_REASON, MAX_DECISION_NOTE } from '../articles/index.js';
 import { articleNotFound } from '../articles/index.js';
@@ -20,13 +21,12 @@ import { approveArticle, editArticle, killArticle, retractArticle, scheduleArtic
 
 const editorErrors = errorResponses({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found', 409: 'illegal_transition' });
 
-const REASON_DOC = `Optional JSON body {reason, note, duplicate_of}: reason is one of ${DECISION_REASONS.join(', ')} (default when absent, including a call with no body: '${DEFAULT_DECISION_REASON}'); note (at most ${MAX_DECISION_NOTE} characters) is shown to editors and staff only; duplicate_of (an existing article id, not this one) only with reason duplicate. The submitter sees the reason in GET /wallet/me/submissions/ and the article record's decision.`;
+const REASON_DOC = `Optional JSON body {reason, note, duplicate_of}: reason is one of ${DECISION_REASONS.join(', ')} (default when absent, including a call with no body: '${DEFAULT_DECISION_REASON}'); note (at most ${MAX_DECISION_NOTE} characters) is shown to editors and staff only; duplicate_of (an existing article id, not this one) required with reason duplicate and only with it. The submitter sees the reason in GET /wallet/me/submissions/ and the article record's decision.`;
 
 const decisionBody = z
   .strictObject({
     reason: z.enum(DECISION_REASONS).optional(),
-    note: z
-      .string()
+    note: text()
       .trim()
       .max(MAX_DECISION_NOTE, `at most ${MAX_DECISION_NOTE} characters`)
       .nullable()
@@ -36,6 +36,8 @@ const decisionBody = z
   })
   .superRefine((b, ctx) => {
     if (b.duplicate_of != null && b.reason !== 'duplicate') ctx.addIssue({ code: 'custom', path: ['duplicate_of'], message: "only with reason 'duplicate'" });
+    if (b.duplicate_of == null && b.reason === 'duplicate')
+      ctx.addIssue({ code: 'custom', path: ['duplicate_of'], params: { code: 'required' }, message: "is required with reason 'duplicate'" });
   });
 
 /** Scheduling further ahead than this is refused. */
@@ -51,7 +53,7 @@ const editBody = z
     token_symbols: z.array(z.string().trim().regex(TOKEN_SYMBOL_PATTERN, 'must be 1 to 20 of A-Z a-z 0-9 $ . _ -')).max(20, 'at most 20 symbols').transform(dedupe).optional(),
     issuer: z
       .strictObject({
-        name: z.string().trim().min(1).max(200).nullable(),
+        name: text('display').trim().min(1).max(200).nullable(),
         website: z
           .string()
           .trim()

@@ -9,6 +9,7 @@ import type { AppDeps } from '../platform/deps.js';
 import { DECISION_REASON_LABELS, MODLOG_ACTIONS } from '../articles/index.js';
 import { errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, validationError, type RouteDef } from '../platform/http/route.js';
+import { text } from '../platform/http/schemas.js';
 import { editorPseudonym, modlogPage, resolveModlogEditor, type ModlogRow } from './modlog-queries.js';
 import { userRoles } from '../identity/index.js';
 import { pageLinks } from '../articles/index.js';
@@ -85,7 +86,7 @@ export function modlogRoutes(deps: AppDeps): RouteDef[] {
       tags: ['editorial'],
       query: z.strictObject({
         action: z.enum(MODLOG_ACTIONS).optional(),
-        editor: z.string().trim().min(1).max(64).optional(),
+        editor: text().trim().min(1).max(64).optional(),
         since: when(false),
         until: when(true),
         page: queryInt({ min: 1, max: 100_000, default: 1 }),

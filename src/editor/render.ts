@@ -161,7 +161,8 @@ function shortcutsHtml(): string {
 
 /** The dialogs shared by every item on a page (kill reason, schedule time, retract reason). */
 function dialogs(): string {
-  const reasons = DECISION_REASONS.map((r) => `<option value="${r}">${esc(DECISION_REASON_LABELS[r])}</option>`).join('');
+  // No reason is preselected: the empty first option keeps the required select unanswered until the editor picks one.
+  const reasons = `<option value="">Choose a reason…</option>${DECISION_REASONS.map((r) => `<option value="${r}">${esc(DECISION_REASON_LABELS[r])}</option>`).join('')}`;
   return `<dialog id="kill-dialog" aria-labelledby="kill-title"><form method="dialog" id="kill-form">
 <h2 id="kill-title">Kill <span class="target"></span></h2>
 <label for="kill-reason">Reason</label><select id="kill-reason" name="reason" required>${reasons}</select>

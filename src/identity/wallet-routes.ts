@@ -20,7 +20,7 @@ import { assertSameOrigin } from './auth-middleware.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
 import { endSession, refreshSession, signIn } from './service.js';
 import { toProfile, type UserRow } from './users-queries.js';
-import { profileSchema } from '../platform/http/schemas.js';
+import { profileSchema, text } from '../platform/http/schemas.js';
 
 const address = z.string().refine((v) => isAddress(v, { strict: false }), 'must be a 0x-prefixed 20-byte hex Ethereum address');
 
@@ -122,7 +122,7 @@ function refreshRoute(deps: AppDeps): RouteDef {
     summary: 'Rotate the refresh token (cookie or body) for a new access/refresh pair',
     description: 'Each refresh token works once. Presenting a spent one revokes its whole family (401 refresh_token_reused); the caller must sign in again.',
     tags: ['authentication'],
-    body: z.object({ refresh_token: z.string().min(1).max(4096).optional() }),
+    body: z.object({ refresh_token: text().min(1).max(4096).optional() }),
     responses: {
       200: { description: 'new session', schema: tokensResponse },
       401: {
@@ -153,7 +153,7 @@ function logoutRoute(deps: AppDeps): RouteDef {
     summary: 'Revoke the refresh-token family and clear the session cookies',
     description: 'An access token already handed out stays valid until it expires (at most 60 minutes).',
     tags: ['authentication'],
-    body: z.object({ refresh_token: z.string().min(1).max(4096).optional() }),
+    body: z.object({ refresh_token: text().min(1).max(4096).optional() }),
     responses: { 200: { description: 'logged out', schema: z.object({ logged_out: z.literal(true) }) } },
     async handler(ctx, { body }) {
       const token = body.refresh_token ?? ctx.cookies.get('refresh_token');

@@ -107,8 +107,11 @@ for (const [net6, bits] of [
   ['::', 96], // unspecified, loopback, IPv4-compatible
   ['64:ff9b:1::', 48], // local-use NAT64
   ['100::', 64], // discard
-  ['2001::', 32], // Teredo
+  ['100:0:0:1::', 64], // dummy prefix
+  ['2001::', 23], // IETF protocol assignments: Teredo, benchmarking, ORCHID, AMT, AS112...
   ['2001:db8::', 32], // documentation
+  ['3fff::', 20], // documentation
+  ['5f00::', 16], // SRv6 segment identifiers
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
@@ -146,8 +149,10 @@ export function isPrivateAddress(ip: string): boolean {
   if (family !== 6) return true;
   const h = hextets(ip);
   if (!h) return true;
-  // IPv6 forms that carry an IPv4 address: mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16.
+  // IPv6 forms that carry an IPv4 address, judged by the IPv4 rules: mapped ::ffff:a.b.c.d,
+  // translated ::ffff:0:a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16.
   if (h.slice(0, 5).every((x) => x === 0) && h[5] === 0xffff) return isPrivateAddress(v4FromHextets(h[6], h[7]));
+  if (h.slice(0, 4).every((x) => x === 0) && h[4] === 0xffff && h[5] === 0) return isPrivateAddress(v4FromHextets(h[6], h[7]));
   if (h[0] === 0x64 && h[1] === 0xff9b && h.slice(2, 6).every((x) => x === 0)) return isPrivateAddress(v4FromHextets(h[6], h[7]));
   if (h[0] === 0x2002) return isPrivateAddress(v4FromHextets(h[1], h[2]));
   return blocked.check(ip.split('%')[0], 'ipv6');

@@ -25,7 +25,7 @@ import { errorCodes, type ErrorCode } from '../platform/errors/codes.js';
 import { findUserByUsername, listOwnSubmissions, submissionStats } from './queries.js';
 import { earningsEstimate, EARNINGS_CACHE_TTL_S, formatTokens, monthOf, recentDropsOf } from '../rewards/index.js';
 import { getUserByAddress, toProfile, type UserRow } from '../identity/index.js';
-import { profileSchema } from '../platform/http/schemas.js';
+import { profileSchema, text } from '../platform/http/schemas.js';
 import { toDecision } from '../articles/index.js';
 import { earningsResponse, profileBody, publicProfileSchema, submissionsResponse } from './schemas.js';
 import { changeUsername, currentUser, editProfile } from './service.js';
@@ -148,7 +148,7 @@ function setUsernameRoute(deps: AppDeps): RouteDef {
     ].join(' '),
     tags: ['profile'],
     auth: 'user',
-    body: z.strictObject({ username: z.string().meta({ description: `Matches ${USERNAME_PATTERN}` }) }),
+    body: z.strictObject({ username: text().meta({ description: `Matches ${USERNAME_PATTERN}` }) }),
     responses: { 200: { description: 'the updated profile', schema: profileSchema }, 409: { description: 'username_taken' } },
     async handler(ctx, { body }) {
       ctx.body = toProfile(await changeUsername(deps.db, ctx.state.user!.id, body.username), deps.config.PUBLIC_BASE_URL);

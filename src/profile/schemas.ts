@@ -1,11 +1,11 @@
 /** Request and response schemas of the profile, submissions and earnings endpoints. */
 import { z } from 'zod';
-import { profileSchema } from '../platform/http/schemas.js';
+import { profileSchema, text } from '../platform/http/schemas.js';
 import { decisionSchema } from '../articles/index.js';
 
 const clearable = (max: number) =>
-  z
-    .union([z.string(), z.null()])
+  text('display')
+    .nullable()
     .transform((v) => (v === null || v.trim() === '' ? null : v.trim()))
     .refine((v) => v === null || v.length <= max, `must be at most ${max} characters`);
 
@@ -33,8 +33,8 @@ function isHttpUrl(v: string): boolean {
   }
 }
 
-const website = z
-  .union([z.string(), z.null()])
+const website = text()
+  .nullable()
   .transform((v) => (v === null ? null : normalizeWebsite(v)))
   .refine((v) => v === null || v.length <= 200, 'must be at most 200 characters')
   .refine((v) => v === null || isHttpUrl(v), 'must be a valid http(s) URL (https:// is prepended when no scheme is given)')

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { HEADLINE_MATCH_THRESHOLD } from './rules/headline-similarity.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
+import { text } from '../platform/http/schemas.js';
 import { isoTime } from '../platform/iso-time.js';
 import { checkBody, checkResultSchema, pendingSchema, receiptsSchema, searchResultsSchema } from './schemas.js';
 import { articleReceipts, checkAnswer, pollCheck, searchArticles, startCheck, type CheckOutcome } from './service.js';
@@ -93,7 +94,7 @@ function searchRoute(deps: AppDeps): RouteDef {
     tags: ['provenance'],
     rateLimit: { key: 'provenance-search', points: 30, durationS: 60 },
     query: z.strictObject({
-      q: z.string().trim().min(1).max(200).meta({ description: 'Search text' }),
+      q: text().trim().min(1).max(200).meta({ description: 'Search text' }),
       days: queryInt({ min: 1, max: 365, default: 30 }).meta({ description: 'Window in days, 1-365 (default 30)' }),
       limit: queryInt({ min: 1, max: 50, default: 20 }).meta({ description: 'Results, 1-50 (default 20)' }),
     }),

@@ -1,6 +1,6 @@
 /** Request and response schemas of the provenance endpoints (they are also the OpenAPI document's). */
 import { z } from 'zod';
-import { isoTimestamp } from '../platform/http/schemas.js';
+import { isoTimestamp, text } from '../platform/http/schemas.js';
 import { normalizeUrl } from '../platform/url/normalize.js';
 import { MAX_CHECK_TEXT_LENGTH, MAX_CHECK_URL_LENGTH } from './rules/settings.js';
 
@@ -51,16 +51,14 @@ export const pendingSchema = z
 
 export const checkBody = z
   .strictObject({
-    url: z
-      .string()
+    url: text()
       .trim()
       .min(1)
       .max(MAX_CHECK_URL_LENGTH)
       .refine((u) => normalizeUrl(u) !== null, 'must be an absolute http(s) URL')
       .optional()
       .meta({ description: 'The URL to check (primary signal)' }),
-    text: z
-      .string()
+    text: text()
       .trim()
       .min(1)
       .max(MAX_CHECK_TEXT_LENGTH)

@@ -14,6 +14,7 @@ import type { AppDeps } from '../platform/deps.js';
 import { normalizeUrl } from '../platform/url/normalize.js';
 import { errorResponses, errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
+import { text } from '../platform/http/schemas.js';
 import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC, SETTLEMENT_PENDING_DOC } from '../payments/index.js';
 import { bazaarHttp, type BazaarExtension } from '../payments/index.js';
 import { Paywall } from '../payments/index.js';
@@ -86,8 +87,7 @@ const buyBody = z.object({
     .trim()
     .max(2048, 'must be at most 2048 characters')
     .refine((v) => /^https?:\/\//i.test(v) && normalizeUrl(v) !== null, 'must be an absolute http:// or https:// URL'),
-  headline: z
-    .string()
+  headline: text('display')
     .transform((v) => v.replace(/\s+/g, ' ').trim())
     .pipe(z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters')),
   tags: z

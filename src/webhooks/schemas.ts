@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { MAX_YAP_TAG_LENGTH, YAP_TAG_PATTERN, idParam, tokenAddress } from '../articles/index.js';
 import { publicEventTypes } from '../platform/events/events.js';
 import { isoTimeOrNull } from '../platform/iso-time.js';
-import { isoTimestamp } from '../platform/http/schemas.js';
+import { isoTimestamp, text } from '../platform/http/schemas.js';
 import { isPrivateAddress } from '../platform/safe-fetch.js';
 import type { DeliveryRow, EndpointRow } from './queries.js';
 import { EXCERPT_BYTES, messageId } from './deliver.js';
@@ -49,7 +49,7 @@ export const eventTypesInput = z
   .transform(dedupe)
   .meta({ description: `Public event types to receive: ${publicEventTypes.join(', ')} (default all)` });
 
-export const descriptionInput = z.string().trim().max(500, 'must be at most 500 characters');
+export const descriptionInput = text().trim().max(500, 'must be at most 500 characters');
 
 export function endpointUrl(allowPrivate: boolean) {
   return z

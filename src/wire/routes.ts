@@ -7,7 +7,7 @@ import type { AppDeps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors/index.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { listItems, promoteWireItem } from './queries.js';
-import { isoTimestamp } from '../platform/http/schemas.js';
+import { isoTimestamp, text } from '../platform/http/schemas.js';
 
 const idParam = z
   .string()
@@ -88,7 +88,7 @@ export function wireRoutes(deps: AppDeps): RouteDef[] {
       tags: ['wire'],
       auth: 'editor',
       params: z.strictObject({ id: idParam }),
-      body: z.strictObject({ headline: z.string().trim().min(1).max(300).optional().meta({ description: 'Headline to use instead of the wire title' }) }),
+      body: z.strictObject({ headline: text('display').trim().min(1).max(300).optional().meta({ description: 'Headline to use instead of the wire title' }) }),
       responses: {
         201: {
           description: 'Promoted',

@@ -8,6 +8,8 @@ import { EditorProvenance, PROVENANCE_CACHE_TTL_S } from '../../src/editor/prove
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
+import { generateApiKey, generateKeyId } from '../../src/identity/api-keys.js';
+import { insertApiKey } from '../../src/identity/api-key-queries.js';
 
 let deps: TestDeps;
 let http: ReturnType<typeof request>;
@@ -98,6 +100,14 @@ describe('pages', () => {
     expect((await http.get('/editor/items/99999999999', asCookie(editor))).status).toBe(400);
   });
 
+  it('the kill dialog preselects no reason: its required select starts on an empty choice', async () => {
+    const page = await http.get('/editor/', asCookie(editor));
+    const select = /<select id="kill-reason"[^>]*>([\s\S]*?)<\/select>/.exec(page.text)?.[1] ?? '';
+    expect(page.text).toMatch(/<select id="kill-reason"[^>]*required/);
+    expect(select).toMatch(/^<option value="">/);
+    expect(select).not.toContain('selected');
+  });
+
   it('serves its script and style sheet, immutable under their content hash', async () => {
     const page = await http.get('/editor/', asCookie(editor));
     const js = /src="(\/editor\/assets\/editor\.js\?v=[0-9a-f]+)"/.exec(page.text)![1];
@@ -111,6 +121,20 @@ describe('pages', () => {
 });
 
 describe('fragments', () => {
+  it("refuse an editor's API key (401, as the pages do): the console is a signed-in browser session", async () => {
+    const key = generateApiKey();
+    const keyId = generateKeyId();
+    await insertApiKey(deps.db, { id: keyId, hash: key.hash, first4: key.first4, last4: key.last4, name: 'editor key', email: null, useCase: null, userId: editor.userId });
+    const bearer = { authorization: `Bearer ${key.raw}` };
+    expect((await http.get('/editor/', bearer)).status).toBe(401);
+    const id = await submit('Fragment item for a key');
+    for (const p of [`/editor/items/${id}/row`, `/editor/items/${id}/provenance`]) {
+      const r = await http.get(p, bearer);
+      expect(r.status, p).toBe(401);
+      expect(r.body.error.code, p).toBe('auth_required');
+    }
+  });
+
   it('refuse signed-out callers (401), non-editors (403), unknown items (404) and bad ids (400)', async () => {
     const id = await submit('Fragment item');
     for (const p of [`/editor/items/${id}/row`, `/editor/items/${id}/provenance`]) {

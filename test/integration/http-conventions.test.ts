@@ -87,6 +87,14 @@ describe('HTTP conventions', () => {
     expect(name.code).toBe('required');
   });
 
+  it('says what was expected and what came for a value of the wrong type (a missing field stays "is required")', async () => {
+    const fields = async (body: unknown) => (await http.post('/api/v1/__probe/echo', body)).body.error.details.fields;
+    expect(await fields({ name: 42, count: 1 })).toEqual([{ path: 'body.name', code: 'invalid_type', message: 'expected string, got number' }]);
+    expect(await fields({ name: 'a', count: '1' })).toEqual([{ path: 'body.count', code: 'invalid_type', message: 'expected number, got string' }]);
+    expect(await fields({ name: null, count: 1 })).toEqual([{ path: 'body.name', code: 'invalid_type', message: 'expected string, got null' }]);
+    expect(await fields([1, 2])).toEqual([{ path: 'body', code: 'invalid_type', message: 'expected object, got array' }]);
+  });
+
   it('rejects a non-JSON body where JSON is expected with 415', async () => {
     const r = await http.post('/api/v1/__probe/echo', 'name=x', { 'content-type': 'text/plain' });
     expect(r.status).toBe(415);

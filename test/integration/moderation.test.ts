@@ -97,6 +97,8 @@ describe('kill and retract reasons', () => {
     await bad({ reason: 'duplicate', duplicate_of: 'one' }, 'body.duplicate_of');
     await bad({ reason: 'duplicate', duplicate_of: 0 }, 'body.duplicate_of');
     await bad({ reason: 'duplicate', duplicate_of: id }, 'body.duplicate_of');
+    await bad({ reason: 'duplicate' }, 'body.duplicate_of');
+    await bad({ reason: 'duplicate', duplicate_of: null }, 'body.duplicate_of');
     await bad({ reason: 'spam', colour: 'red' }, 'colour');
     const unknown = await act(id, 'kill', { reason: 'duplicate', duplicate_of: 99_999_999 });
     expect(unknown.status).toBe(404);

@@ -178,6 +178,19 @@ describe('POST /news/post', () => {
     }
   });
 
+  it('refuses a URL with user:password@ credentials (400, field code url_credentials), and a wrong type names what came', async () => {
+    for (const url of ['https://user:secret@example.com/story', 'https://user@example.com/story', 'http://:pw@example.com/']) {
+      const r = await http.post('/api/v1/news/post', { url, headline: 'Credentials in a URL' }, alice.bearer);
+      expect(r.status, url).toBe(400);
+      expect(r.body.error.details.fields, url).toEqual([{ path: 'body.url', code: 'url_credentials', message: expect.stringContaining('user name or password') }]);
+    }
+    const typed = await http.post('/api/v1/news/post', { url: 42, headline: 123 }, alice.bearer);
+    expect(typed.body.error.details.fields).toEqual([
+      { path: 'body.url', code: 'invalid_type', message: 'expected string, got number' },
+      { path: 'body.headline', code: 'invalid_type', message: 'expected string, got number' },
+    ]);
+  });
+
   it('needs credentials, and cookie sessions need the trusted Origin', async () => {
     const anon = await http.post('/api/v1/news/post', { url: 'https://example.com/anon', headline: 'x' });
     expect(anon.status).toBe(401);

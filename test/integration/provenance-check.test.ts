@@ -108,6 +108,16 @@ describe('POST /provenance/check: validation', () => {
     expect(r.body.error.details.fields.length).toBeGreaterThan(0);
   });
 
+  it('refuses text PostgreSQL cannot store (a NUL byte) at the boundary with 400, before any job runs', async () => {
+    const r = await check({ text: 'hello\u0000world' });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('validation_failed');
+    expect(r.body.error.details.fields).toEqual([{ path: 'body.text', code: 'forbidden_character', message: 'must not contain a NUL byte (U+0000)' }]);
+    const q = await http.get('/api/v1/provenance/search?q=a%00b', newIp());
+    expect(q.status).toBe(400);
+    expect(q.body.error.details.fields[0].code).toBe('forbidden_character');
+  });
+
   it('rejects a non-JSON body with a 4xx in the error shape', async () => {
     const r = await http.request('POST', '/api/v1/provenance/check', '{"url":', { 'content-type': 'application/json', ...newIp() });
     expect(r.status).toBe(400);

@@ -5,6 +5,7 @@
  * and a crowd of such clients does not stop others from being served.
  */
 import net from 'node:net';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/services.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
@@ -16,7 +17,14 @@ let port: number;
 
 beforeAll(async () => {
   port = await freePort();
-  env = await createTestEnv({ PORT: String(port), HTTP_MAX_HEADER_BYTES: '4096', HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '4000', LOG_LEVEL: 'warn' });
+  env = await createTestEnv({
+    PORT: String(port),
+    BODY_LIMIT_BYTES: '4096',
+    HTTP_MAX_HEADER_BYTES: '4096',
+    HTTP_HEADERS_TIMEOUT_MS: '2000',
+    HTTP_REQUEST_TIMEOUT_MS: '4000',
+    LOG_LEVEL: 'warn',
+  });
   web = startProcfileType('web', env.env);
   await waitForHttp(`http://127.0.0.1:${port}/healthz`, [web], 120_000);
 }, 150_000);
@@ -87,6 +95,39 @@ describe('connection-level limits of the web process', () => {
     expect(reply).toMatch(/^HTTP\/1\.1 408/);
     expect(afterMs).toBeGreaterThanOrEqual(3900);
     expect(afterMs).toBeLessThan(6500);
+  });
+
+  it.each([
+    ['chunked', ''],
+    ['gzip, chunked', 'Content-Encoding: gzip\r\n'],
+    ['deflate, chunked', 'Content-Encoding: deflate\r\n'],
+  ])('a body refused part-way (413 on a %s body) does not wedge the keep-alive connection', async (_kind, encoding) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.on('error', () => undefined);
+    let reply = '';
+    socket.on('data', (d) => (reply += d.toString('latin1')));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    const plain = Buffer.from(`{"text":"${'x'.repeat(200_000)}"}`);
+    const body = encoding.includes('gzip') ? zlib.gzipSync(plain) : encoding ? zlib.deflateSync(plain) : plain.subarray(0, 8000);
+    socket.write(`POST /api/v1/provenance/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${encoding}Transfer-Encoding: chunked\r\n\r\n`);
+    socket.write(Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n')]));
+    const until = Date.now() + 5000;
+    while (!reply.includes('payload_too_large') && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(reply).toMatch(/^HTTP\/1\.1 413/);
+    // The client finishes its body and asks again on the same connection: it gets an answer or the
+    // connection is closed at once, never a 408 after the request timeout.
+    const asked = Date.now();
+    socket.write('0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const second = await Promise.race([
+      closed.then(() => 'closed'),
+      (async () => {
+        while (!/HTTP\/1\.1 (?!413)\d{3}/.test(reply.slice(reply.indexOf('payload_too_large')))) await new Promise((r) => setTimeout(r, 20));
+        return 'answered';
+      })(),
+    ]);
+    expect(Date.now() - asked).toBeLessThan(1000);
+    if (second === 'answered') expect(reply.slice(reply.indexOf('payload_too_large'))).toContain('HTTP/1.1 200');
+    socket.destroy();
   });
 
   it('keeps serving others while 200 slowloris connections are open', async () => {

@@ -9,7 +9,7 @@
  * starts the server on the copy. Any change to a migration makes a new key (and a cold start).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -98,6 +98,8 @@ async function start(project: TestProject, env: ReturnType<typeof launcherEnv>, 
       await postgres.stop();
       const partial = `${cache}.partial-${process.pid}`;
       try {
+        // A fresh clone has no node_modules/.cache yet: create it, or the copy fails and nothing is cached.
+        mkdirSync(path.dirname(cache), { recursive: true });
         copyDataDir(path.join(tmp, 'pg'), partial);
         rmSync(path.join(partial, 'postmaster.pid'), { force: true });
         renameSync(partial, cache); // atomic; another run that got there first wins

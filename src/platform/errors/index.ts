@@ -133,6 +133,10 @@ export function errorMiddleware(log: Logger, probe: BackendProbe = {}): Middlewa
     } catch (raw) {
       const r = renderError(raw, { method: ctx.method, path: ctx.path, requestId: ctx.state.requestId as string | undefined }, log, probe);
       for (const [k, v] of Object.entries(r.headers)) ctx.set(k, v);
+      // An error answered before the request body was read to the end (413 part-way through a
+      // chunked or compressed body, a refusal before parsing): the rest of the body is still on the
+      // connection, so it is closed after this answer instead of kept alive behind unread bytes.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.status = r.status;
       ctx.type = 'application/json';
       ctx.body = r.body;

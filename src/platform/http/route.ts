@@ -81,7 +81,47 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
   return def;
 }
 
-function issuesOf(where: 'params' | 'query' | 'body', err: z.ZodError): FieldIssue[] {
+/** The JSON type of a received value, as a validation message names it ("array", "null", "number"...). */
+function typeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+/** The value at an issue's path in the input (undefined where the input has nothing there). */
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/** Every type a failed union of plain types expected (`string or null`), or null when a branch failed otherwise. */
+function unionExpected(issue: z.core.$ZodIssue): string | null {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return null;
+  const expected = issue.errors.map((branch) => (branch.length === 1 && branch[0].code === 'invalid_type' && branch[0].path.length === 0 ? branch[0].expected : null));
+  return expected.every((e) => e !== null) ? [...new Set(expected)].join(' or ') : null;
+}
+
+/**
+ * A zod issue as a field issue. A value of the wrong type names what was expected and what came
+ * (`expected string, got number`); an absent one is `required`. A refinement may give its own field
+ * code as `params.code` (e.g. `forbidden_character` from the shared text schema).
+ */
+function fieldIssue(path: string, issue: z.core.$ZodIssue, input: unknown): FieldIssue {
+  const expected = issue.code === 'invalid_type' ? issue.expected : unionExpected(issue);
+  if (expected !== null) {
+    const received = valueAt(input, issue.path);
+    if (received === undefined) return { path, code: 'required', message: 'is required' };
+    return { path, code: 'invalid_type', message: `expected ${expected}, got ${typeOf(received)}` };
+  }
+  const own = issue.code === 'custom' && typeof issue.params?.code === 'string' ? issue.params.code : null;
+  return { path, code: own ?? issue.code, message: issue.message };
+}
+
+function issuesOf(where: 'params' | 'query' | 'body', err: z.ZodError, input: unknown): FieldIssue[] {
   const out: FieldIssue[] = [];
   for (const issue of err.issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -90,9 +130,7 @@ function issuesOf(where: 'params' | 'query' | 'body', err: z.ZodError): FieldIss
       }
       continue;
     }
-    const path = [where, ...issue.path.map(String)].join('.');
-    const missing = issue.code === 'invalid_type' && (issue as any).input === undefined;
-    out.push({ path, code: missing ? 'required' : issue.code, message: missing ? 'is required' : issue.message });
+    out.push(fieldIssue([where, ...issue.path.map(String)].join('.'), issue, input));
   }
   return out;
 }
@@ -106,7 +144,7 @@ function parsePart<T>(where: 'params' | 'query' | 'body', schema: z.ZodType<T> |
   if (!schema) return undefined as T;
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  issues.push(...issuesOf(where, r.error));
+  issues.push(...issuesOf(where, r.error, value));
   return undefined as T;
 }
 
