@@ -19,7 +19,7 @@ import { provisionalHeadline } from './rules/page-title.js';
  * Whether a submission's insert records its news.submitted event: `record` (always, in the
  * service), or `none` (the same statements without the event log: the benchmark's baseline).
  */
-export type SubmissionEvents = 'record' | 'none';
+type SubmissionEvents = 'record' | 'none';
 
 /**
  * Insert a `submitted` article unless its normalised URL was submitted in the last
