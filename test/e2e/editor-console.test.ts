@@ -8,27 +8,21 @@
  * Screenshots of the queue and item pages at desktop and phone widths go to SCREENSHOT_DIR.
  */
 import { mkdirSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { createBroadcaster, type Broadcaster } from '../../src/stream/server.js';
-import { eventStreamKey } from '../../src/platform/events/events.js';
 import { newAccount, sessionFor, type Session } from '../support/auth.js';
 import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startRelay, type RunningRelay } from '../support/relay.js';
-import { koaListener } from '../../src/platform/http/listener.js';
+import { startConsoleStack, type ConsoleStack } from '../support/console-stack.js';
 
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../test-output/editor-console');
 
 let deps: TestDeps;
 let relay: RunningRelay;
-let server: http.Server;
-let broadcaster: Broadcaster;
+let stack: ConsoleStack;
 let browser: Browser;
 let base: string;
 let submitter: Session;
@@ -43,24 +37,9 @@ beforeAll(async () => {
   const executablePath = ensureChromium();
   deps = await createTestDeps();
   relay = await startRelay(deps);
-  server = http.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  broadcaster = createBroadcaster({
-    redisUrl: deps.config.REDIS_URL,
-    streamKey: eventStreamKey(deps.config.QUEUE_PREFIX),
-    trustedOrigin: base,
-    log: deps.log,
-    jwtSecret: deps.config.JWT_SECRET,
-    readBlockMs: 500,
-    batchMs: 20,
-  });
-  await broadcaster.ready;
-  await new Promise<void>((r) => broadcaster.server.listen(0, '127.0.0.1', r));
-  const streamUrl = `http://127.0.0.1:${(broadcaster.server.address() as AddressInfo).port}/sse/news/`;
   // The web process's own origin is the trusted one (CSRF, the stream's Origin check, the sign-in message).
-  Object.assign(deps.config, { TRUSTED_ORIGIN: base, PUBLIC_BASE_URL: base, EDITOR_STREAM_URL: streamUrl, EDITOR_PROVENANCE_WAIT_MS: 3000 });
-  server.on('request', koaListener(createApp(deps)));
+  stack = await startConsoleStack(deps, { batchMs: 20, config: { EDITOR_PROVENANCE_WAIT_MS: 3000 } });
+  base = stack.base;
   submitter = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'contributor' });
   seniorEditor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'], username: 'senior' });
   browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
@@ -70,8 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of contexts) await c.close().catch(() => undefined);
   await browser?.close();
-  await broadcaster?.close();
-  await new Promise((r) => server?.close(r));
+  await stack?.close();
   await relay?.close();
   await deps?.close();
 });
@@ -235,6 +213,8 @@ it('two editors work the queue live; one kills a fresh submission as a duplicate
   await bobPage.evaluate(() => (globalThis as any).editorStream.close());
   expect((await api('POST', `/api/v1/news/${secondId}/approve`, undefined, seniorEditor)).status).toBe(200);
   await bobPage.locator(`#item-${secondId} button[data-act=kill]`).click();
+  // The dialog preselects no reason: an editor picks one.
+  await bobPage.locator('#kill-dialog').getByLabel('Reason').selectOption('off_topic');
   await bobPage.locator('#kill-dialog').getByRole('button', { name: 'Kill' }).click();
   await expect.poll(() => bobPage.locator(`#item-${secondId} .outcome`).textContent()).toContain('Refused: cannot kill an article that is approved');
   expect(await bobPage.textContent('#status')).toContain('cannot kill an article that is approved');

@@ -136,7 +136,7 @@ export function errorMiddleware(log: Logger, probe: BackendProbe = {}): Middlewa
       // An error answered before the request body was read to the end (413 part-way through a
       // chunked or compressed body, a refusal before parsing): the rest of the body is still on the
       // connection, so it is closed after this answer instead of kept alive behind unread bytes.
-      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      if (ctx.req?.complete === false) ctx.set('Connection', 'close');
       ctx.status = r.status;
       ctx.type = 'application/json';
       ctx.body = r.body;
