@@ -34,7 +34,8 @@ describe('job pipeline: a killed worker', () => {
     await new Promise((r) => first.once('exit', r));
     const second = spawnWorker();
     try {
-      await expect.poll(async () => (await deps.queue.queue('ping').getJob(job.id!))!.getState(), { timeout: 25_000, interval: 200 }).toBe('completed');
+      // The second worker's own slow start (as above), then the stalled check after the 1.5 s lock, then the 4 s job.
+      await expect.poll(async () => (await deps.queue.queue('ping').getJob(job.id!))!.getState(), { timeout: 45_000, interval: 200 }).toBe('completed');
       const done = await deps.queue.queue('ping').getJob(job.id!);
       expect(done!.returnvalue.token).toBe('survivor');
       expect(done!.returnvalue.pid).toBe(second.pid);
@@ -43,5 +44,5 @@ describe('job pipeline: a killed worker', () => {
       second.kill('SIGTERM');
       await new Promise((r) => second.once('exit', r));
     }
-  }, 75_000);
+  }, 100_000);
 });
