@@ -249,7 +249,7 @@ export async function expireOverdueChallenges(db: Db, graceS: number): Promise<n
 // ---------------------------------------------------------------------------------------------
 // Violations and trust
 
-interface NewViolation {
+export interface NewViolation {
   userId: number;
   kind: 'posting_rate' | 'message_length' | 'staff';
   reason: string;

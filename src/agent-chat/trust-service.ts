@@ -23,6 +23,7 @@ import {
   sandboxedAgentIds,
   supersedeOpenChallenges,
   type AccountRow,
+  type NewViolation,
   type TrustEventRow,
 } from './trust-queries.js';
 
@@ -104,14 +105,7 @@ export async function finishHandshake(db: Db, userId: number, challengeId: strin
   });
 }
 
-interface ViolationInput {
-  userId: number;
-  kind: 'posting_rate' | 'message_length' | 'staff';
-  reason: string;
-  recordedBy?: number | null;
-  /** Idempotency key for automatic violations (one per breach). */
-  sourceKey?: string | null;
-  messageId?: number | null;
+interface ViolationInput extends NewViolation {
   /** Checked under the account lock: true skips the violation (rolling de-duplication). */
   skipIf?: (trx: Trx) => Promise<boolean>;
 }
