@@ -10,7 +10,8 @@
  */
 import { z } from 'zod';
 import { AgentChatJobRejected, moderateMessage } from '../src/agent-chat/index.js';
-import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
+import { defaultJobOptions, defineJob } from './define.js';
+import { PermanentJobError } from '../src/platform/errors/permanent-job-error.js';
 
 const payload = z.object({
   chat_id: z.number().int(),

@@ -1,7 +1,7 @@
 /**
  * The shape of one job. Nothing in jobs/ imports bullmq: the worker boundary (src/bin/worker-runtime.ts)
- * parses payloads with `payload`, maps PermanentJobError to a failure that is not retried, and
- * applies `options`.
+ * parses payloads with `payload`, maps PermanentJobError (src/platform/errors/permanent-job-error.ts)
+ * to a failure that is not retried, and applies `options`.
  */
 import type { z } from 'zod';
 import type { Config } from '../src/platform/config.js';
@@ -64,14 +64,6 @@ interface JobDefinition<S extends z.ZodType = z.ZodType, R = unknown> {
 
 export function defineJob<S extends z.ZodType, R>(def: JobDefinition<S, R>): JobDefinition<S, R> {
   return def;
-}
-
-/** Bad input or a state that can never succeed: fail now, do not retry. */
-export class PermanentJobError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PermanentJobError';
-  }
 }
 
 export const defaultJobOptions: JobOptions = { attempts: 5, backoffMs: 1000, concurrency: 8 };

@@ -8,7 +8,8 @@
 import { z } from 'zod';
 import { addMonths, MONTH_PATTERN, monthOf } from '../src/rewards/index.js';
 import { distributeMonth } from '../src/rewards/index.js';
-import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
+import { defaultJobOptions, defineJob } from './define.js';
+import { PermanentJobError } from '../src/platform/errors/permanent-job-error.js';
 
 const payload = z.object({ month: z.string().regex(MONTH_PATTERN).optional() }).default({});
 

@@ -16,7 +16,8 @@ import { z } from 'zod';
 import { extractPageTitle } from '../src/articles/index.js';
 import { safeFetch, SafeFetchError, type SafeFetchOptions } from '../src/platform/safe-fetch.js';
 import { applyPageTitle, getArticleForEvent, recordPageTitleFailure } from '../src/articles/index.js';
-import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
+import { defaultJobOptions, defineJob } from './define.js';
+import { PermanentJobError } from '../src/platform/errors/permanent-job-error.js';
 
 const payload = z.object({
   article_id: z.number().int().positive(),

@@ -8,7 +8,8 @@
  */
 import { z } from 'zod';
 import { settlePayment } from '../src/sponsored/index.js';
-import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
+import { defaultJobOptions, defineJob } from './define.js';
+import { PermanentJobError } from '../src/platform/errors/permanent-job-error.js';
 
 const payload = z
   .object({

@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import { AgentChatJobRejected, applyTrustInRoom } from '../src/agent-chat/index.js';
-import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
+import { defaultJobOptions, defineJob } from './define.js';
+import { PermanentJobError } from '../src/platform/errors/permanent-job-error.js';
 
 const payload = z.object({
   user_id: z.number().int().positive(),

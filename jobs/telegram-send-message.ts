@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { AgentChatJobRejected, sendRoomMessage } from '../src/agent-chat/index.js';
-import { defaultJobOptions, defineJob, PermanentJobError } from './define.js';
+import { defaultJobOptions, defineJob } from './define.js';
+import { PermanentJobError } from '../src/platform/errors/permanent-job-error.js';
 
 const payload = z.object({
   text: z.string().min(1).max(4096),

@@ -194,9 +194,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), o
 
   // Staff only; after csrfGuard (its POST actions) and the body parser; not metered.
   app.use(adminQueues({ db: deps.db, queue: deps.queue, log: deps.log, probe }));
-  // The MCP endpoint (/mcp): its tools dispatch REST requests into this app, which meters them.
-  let dispatch: ReturnType<Koa['callback']> | undefined;
-  app.use(mcpEndpoint(deps, routes, () => (dispatch ??= app.callback())));
+  // The MCP endpoint (/mcp): its tools call the features' services, metered like the REST routes they stand for.
+  app.use(mcpEndpoint(deps, routes));
 
   mountAll(app, deps, routes, limits, opts);
   return app;

@@ -14,20 +14,8 @@ import { API_PREFIX } from '../platform/http/openapi.js';
 import { generateChallenge } from './rules/handshake.js';
 import { POSTING_RULES, postingLimit, telegramPermissions, type TrustLevel } from './rules/trust.js';
 import { agentByTelegramUser, countRecentMessages, getMessage, recordInvite } from './queries.js';
-import {
-  accountTypeOf,
-  expireChallenge,
-  expireOverdueChallenges,
-  findAgentByUsername,
-  finishHandshake,
-  getAgentAccount,
-  hasPostingRateViolationSince,
-  recordViolation,
-  reviewSandboxed,
-  setTrustLevel,
-  startHandshake,
-  type ViolationOutcome,
-} from './trust-queries.js';
+import { accountTypeOf, expireChallenge, expireOverdueChallenges, findAgentByUsername, getAgentAccount, hasPostingRateViolationSince } from './trust-queries.js';
+import { finishHandshake, recordViolation, reviewSandboxed, setTrustLevel, startHandshake, type ViolationOutcome } from './trust-service.js';
 import { claimRegistration } from './registration-service.js';
 import { botApiFromConfig, TelegramError } from './telegram-bot-api.js';
 

@@ -1,16 +1,15 @@
 /**
  * Registered agents in Postgres: registration (the account, its `/register` command), handshake
- * challenges, violations and the append-only trust-event history. Every trust change happens in
- * the same transaction as the row lock on the account and the event that records it; the rules
- * themselves are in src/agent-chat/rules/trust.ts and src/agent-chat/rules/handshake.ts.
+ * challenges, violations and the append-only trust-event history. SQL only: the functions that
+ * change trust take the transaction that trust-service.ts (or registration-service.ts) opens, so
+ * each change happens with the row lock on the account and the event that records it.
  */
 import { randomBytes } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../platform/db.js';
-import { DomainError } from '../platform/errors/domain-error.js';
-import { gradeChallenge, type ChallengeSpec, type Responses, type TestResult } from './rules/handshake.js';
-import { afterAgeing, afterHandshake, afterViolations, handshakeBlocker, INITIAL_TRUST_LEVEL, VIOLATION_WINDOW_DAYS, type Transition, type TrustLevel } from './rules/trust.js';
+import type { ChallengeSpec, TestResult } from './rules/handshake.js';
+import { INITIAL_TRUST_LEVEL, VIOLATION_WINDOW_DAYS, type Transition, type TrustLevel } from './rules/trust.js';
 
 type Trx = Transaction<Database>;
 
@@ -31,7 +30,7 @@ export async function findAgentByUsername(db: Db, username: string) {
 }
 
 /** Violations that count now: the rolling window, and none from before a staff reinstatement. */
-async function countViolations(db: Db | Trx, account: { user_id: number; violations_reset_at: Date | null }): Promise<number> {
+export async function countViolations(db: Db | Trx, account: { user_id: number; violations_reset_at: Date | null }): Promise<number> {
   let q = db
     .selectFrom('agent_chat_violations')
     .select(sql<number>`count(*)`.as('n'))
@@ -46,7 +45,7 @@ export async function violationCount(db: Db, userId: number): Promise<number> {
   return a ? countViolations(db, a) : 0;
 }
 
-async function applyTransition(
+export async function applyTransition(
   trx: Trx,
   userId: number,
   t: Transition,
@@ -152,104 +151,69 @@ export async function insertRegistration(
 // ---------------------------------------------------------------------------------------------
 // Handshake
 
-const HANDSHAKE_STARTS_PER_HOUR = 10;
-
-export async function startHandshake(db: Db, userId: number, ttlS: number, makeSpec: (telegramUserId: number) => ChallengeSpec) {
-  return db.transaction().execute(async (trx) => {
-    const account = await getAgentAccount(trx, userId, true);
-    if (!account) throw notRegistered();
-    const blocker = handshakeBlocker(account.trust_level);
-    if (blocker) throw new DomainError(blocker.code, blocker.message, { trust_level: account.trust_level });
-    const recent = await trx
-      .selectFrom('agent_handshake_challenges')
-      .select(sql<number>`count(*)`.as('n'))
-      .where('user_id', '=', userId)
-      .where('created_at', '>', sql<Date>`now() - interval '1 hour'`)
-      .executeTakeFirstOrThrow();
-    if (recent.n >= HANDSHAKE_STARTS_PER_HOUR) {
-      throw new DomainError('handshake_attempts_exceeded', `at most ${HANDSHAKE_STARTS_PER_HOUR} handshake challenges per hour per account`, {
-        limit: HANDSHAKE_STARTS_PER_HOUR,
-      });
-    }
-    const superseded = await trx
-      .updateTable('agent_handshake_challenges')
-      .set({ status: 'superseded', finished_at: sql`now()` })
-      .where('user_id', '=', userId)
-      .where('status', '=', 'open')
-      .returning('id')
-      .execute();
-    const spec = makeSpec(account.telegram_user_id);
-    const challenge = await trx
-      .insertInto('agent_handshake_challenges')
-      .values({
-        id: `hs_${randomBytes(18).toString('base64url')}`,
-        user_id: userId,
-        telegram_user_id: account.telegram_user_id,
-        spec: JSON.stringify(spec),
-        expires_at: sql`now() + make_interval(secs => ${ttlS})`,
-      })
-      .returning(['id', 'created_at', 'expires_at'])
-      .executeTakeFirstOrThrow();
-    return { challenge, spec, superseded: superseded.map((s) => s.id) };
-  });
+/** Handshake challenges this account started within the last hour. */
+export async function recentChallengeCount(trx: Trx, userId: number): Promise<number> {
+  const recent = await trx
+    .selectFrom('agent_handshake_challenges')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('user_id', '=', userId)
+    .where('created_at', '>', sql<Date>`now() - interval '1 hour'`)
+    .executeTakeFirstOrThrow();
+  return recent.n;
 }
 
-function notRegistered() {
-  return new DomainError('agent_not_registered', 'register first: have your bot send /register in the room, then POST /api/v1/agent-chat/register/');
+/** Marks the account's open challenges superseded; returns their ids. */
+export async function supersedeOpenChallenges(trx: Trx, userId: number): Promise<string[]> {
+  const rows = await trx
+    .updateTable('agent_handshake_challenges')
+    .set({ status: 'superseded', finished_at: sql`now()` })
+    .where('user_id', '=', userId)
+    .where('status', '=', 'open')
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
 }
 
-interface FinishOutcome {
-  passed: boolean;
-  results: TestResult[];
-  account: AccountRow;
-  event: TrustEventRow | null;
-  finishedAt: Date;
+export async function insertChallenge(trx: Trx, input: { userId: number; telegramUserId: number; spec: ChallengeSpec; ttlS: number }) {
+  return trx
+    .insertInto('agent_handshake_challenges')
+    .values({
+      id: `hs_${randomBytes(18).toString('base64url')}`,
+      user_id: input.userId,
+      telegram_user_id: input.telegramUserId,
+      spec: JSON.stringify(input.spec),
+      expires_at: sql`now() + make_interval(secs => ${input.ttlS})`,
+    })
+    .returning(['id', 'created_at', 'expires_at'])
+    .executeTakeFirstOrThrow();
 }
 
-export async function finishHandshake(db: Db, userId: number, challengeId: string, responses: Responses): Promise<FinishOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const ch = await trx
-      .selectFrom('agent_handshake_challenges')
-      .selectAll()
-      .select(sql<boolean>`expires_at <= now()`.as('past_deadline'))
-      .where('id', '=', challengeId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!ch) throw new DomainError('handshake_challenge_not_found', 'no handshake challenge has this id');
-    if (ch.user_id !== userId) throw new DomainError('handshake_challenge_foreign', 'this challenge was issued to another account');
-    if (ch.status === 'passed' || ch.status === 'failed') {
-      throw new DomainError('handshake_challenge_used', 'this challenge was already answered; each challenge is single use (start a new one)', { status: ch.status });
-    }
-    if (ch.status === 'superseded') throw new DomainError('handshake_challenge_superseded', 'a newer challenge replaced this one; answer the newest');
-    // `expired` is set by the handshake-expire job at expires_at; past the deadline counts as
-    // expired even if that job is late, so a challenge is never answerable longer than its TTL.
-    if (ch.status === 'expired' || ch.past_deadline) {
-      throw new DomainError('handshake_challenge_expired', 'the challenge expired; start a new one', { expired_at: ch.expires_at.toISOString() });
-    }
-    const account = await getAgentAccount(trx, userId, true);
-    if (!account) throw notRegistered();
-    const presence = await trx.selectFrom('agent_chat_presence').select('status').where('telegram_user_id', '=', account.telegram_user_id).executeTakeFirst();
-    const graded = gradeChallenge(ch.spec as ChallengeSpec, responses, {
-      boundTelegramUserId: account.telegram_user_id,
-      presence: (presence?.status as 'member' | 'left' | undefined) ?? null,
-    });
-    const done = await trx
-      .updateTable('agent_handshake_challenges')
-      .set({ status: graded.passed ? 'passed' : 'failed', finished_at: sql`now()`, results: JSON.stringify(graded.results) })
-      .where('id', '=', ch.id)
-      .returning('finished_at')
-      .executeTakeFirstOrThrow();
-    let event: TrustEventRow | null = null;
-    let current = account;
-    if (graded.passed) {
-      const t = afterHandshake(account.trust_level);
-      if (t) {
-        event = await applyTransition(trx, userId, t, { handshake: true });
-        current = (await getAgentAccount(trx, userId))!;
-      }
-    }
-    return { passed: graded.passed, results: graded.results, account: current, event, finishedAt: done.finished_at! };
-  });
+/** A challenge, locked, with whether its deadline has passed. */
+export async function lockChallenge(trx: Trx, challengeId: string) {
+  return trx
+    .selectFrom('agent_handshake_challenges')
+    .selectAll()
+    .select(sql<boolean>`expires_at <= now()`.as('past_deadline'))
+    .where('id', '=', challengeId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** The room membership of a Telegram user, as the updates reported it (null: never seen). */
+export async function presenceStatus(trx: Trx, telegramUserId: number): Promise<'member' | 'left' | null> {
+  const presence = await trx.selectFrom('agent_chat_presence').select('status').where('telegram_user_id', '=', telegramUserId).executeTakeFirst();
+  return (presence?.status as 'member' | 'left' | undefined) ?? null;
+}
+
+/** Stores a challenge's grade; returns when it finished. */
+export async function finishChallenge(trx: Trx, challengeId: string, passed: boolean, results: TestResult[]): Promise<Date> {
+  const done = await trx
+    .updateTable('agent_handshake_challenges')
+    .set({ status: passed ? 'passed' : 'failed', finished_at: sql`now()`, results: JSON.stringify(results) })
+    .where('id', '=', challengeId)
+    .returning('finished_at')
+    .executeTakeFirstOrThrow();
+  return done.finished_at!;
 }
 
 /** The handshake-expire job: open -> expired, only once the deadline has passed. */
@@ -285,7 +249,7 @@ export async function expireOverdueChallenges(db: Db, graceS: number): Promise<n
 // ---------------------------------------------------------------------------------------------
 // Violations and trust
 
-interface ViolationInput {
+export interface NewViolation {
   userId: number;
   kind: 'posting_rate' | 'message_length' | 'staff';
   reason: string;
@@ -293,75 +257,21 @@ interface ViolationInput {
   /** Idempotency key for automatic violations (one per breach). */
   sourceKey?: string | null;
   messageId?: number | null;
-  /** Checked under the account lock: true skips the violation (rolling de-duplication). */
-  skipIf?: (trx: Trx) => Promise<boolean>;
 }
 
-export interface ViolationOutcome {
-  violation: { id: number; created_at: Date } | null;
-  count: number;
-  account: AccountRow;
-  event: TrustEventRow | null;
+/** Inserts a violation; undefined when its sourceKey was recorded before. */
+export async function insertViolation(trx: Trx, v: NewViolation) {
+  return trx
+    .insertInto('agent_chat_violations')
+    .values({ user_id: v.userId, kind: v.kind, reason: v.reason, recorded_by: v.recordedBy ?? null, source_key: v.sourceKey ?? null, message_id: v.messageId ?? null })
+    .onConflict((oc) => oc.column('source_key').doNothing())
+    .returning(['id', 'created_at'])
+    .executeTakeFirst();
 }
 
-/** Record a violation and apply the transition it triggers, atomically. Null violation: a repeat of sourceKey, or skipped. */
-export async function recordViolation(db: Db, v: ViolationInput): Promise<ViolationOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const account = await getAgentAccount(trx, v.userId, true);
-    if (!account) throw new DomainError('agent_not_found', 'this account is not a registered agent');
-    if (v.skipIf && (await v.skipIf(trx))) return { violation: null, count: await countViolations(trx, account), account, event: null };
-    const violation = await trx
-      .insertInto('agent_chat_violations')
-      .values({ user_id: v.userId, kind: v.kind, reason: v.reason, recorded_by: v.recordedBy ?? null, source_key: v.sourceKey ?? null, message_id: v.messageId ?? null })
-      .onConflict((oc) => oc.column('source_key').doNothing())
-      .returning(['id', 'created_at'])
-      .executeTakeFirst();
-    const count = await countViolations(trx, account);
-    let event: TrustEventRow | null = null;
-    let current = account;
-    if (violation) {
-      const t = afterViolations(account.trust_level, count);
-      if (t) {
-        event = await applyTransition(trx, v.userId, t, { violationCount: count, actor: v.recordedBy ?? null });
-        current = (await getAgentAccount(trx, v.userId))!;
-      }
-    }
-    return { violation: violation ?? null, count, account: current, event };
-  });
-}
-
-/** Staff sets a level. Moving up (read_only, full_write) also stops earlier violations counting. */
-export async function setTrustLevel(db: Db, input: { userId: number; to: TrustLevel; reason: string; actor: number | null }) {
-  return db.transaction().execute(async (trx) => {
-    const account = await getAgentAccount(trx, input.userId, true);
-    if (!account) throw new DomainError('agent_not_found', 'this account is not a registered agent');
-    if (account.trust_level === input.to) throw new DomainError('trust_level_unchanged', `the agent is already at ${input.to}`);
-    const reset = input.to === 'full_write' || input.to === 'read_only';
-    const event = await applyTransition(
-      trx,
-      input.userId,
-      { from: account.trust_level, to: input.to, cause: 'staff', reason: input.reason },
-      { actor: input.actor, resetViolations: reset, violationCount: await countViolations(trx, account) },
-    );
-    return { account: (await getAgentAccount(trx, input.userId))!, event };
-  });
-}
-
-/** The review job: sandboxed agents whose violations aged out return to full_write. */
-export async function reviewSandboxed(db: Db): Promise<{ userId: number; event: TrustEventRow }[]> {
-  const ids = await db.selectFrom('agent_chat_accounts').select('user_id').where('trust_level', '=', 'sandbox_write').execute();
-  const changed: { userId: number; event: TrustEventRow }[] = [];
-  for (const { user_id } of ids) {
-    const event = await db.transaction().execute(async (trx) => {
-      const account = await getAgentAccount(trx, user_id, true);
-      if (!account) return null;
-      const count = await countViolations(trx, account);
-      const t = afterAgeing(account.trust_level, count);
-      return t ? applyTransition(trx, user_id, t, { violationCount: count }) : null;
-    });
-    if (event) changed.push({ userId: user_id, event });
-  }
-  return changed;
+export async function sandboxedAgentIds(db: Db): Promise<number[]> {
+  const rows = await db.selectFrom('agent_chat_accounts').select('user_id').where('trust_level', '=', 'sandbox_write').execute();
+  return rows.map((r) => r.user_id);
 }
 
 export async function listTrustEvents(db: Db, f: { userId?: number; beforeId?: number; limit: number }) {

@@ -27,7 +27,7 @@ export {
   writeEdit,
   writeReview,
 } from './queries.js';
-export { articleNotFound, isSignedIn, pageLinks, requireSignedIn } from './route-helpers.js';
+export { articleNotFound, isSignedIn, pageLinks, requireSignedIn, type CallerCtx, type PageRequest } from './route-helpers.js';
 export { articleRecord, yapPage } from './reads.js';
 export { newsRoutes } from './routes.js';
 export { submissionBody, submitArticle } from './service.js';

@@ -9,7 +9,8 @@
  */
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
 import { jobs, jobNames, type JobName } from '../../jobs/index.js';
-import { PermanentJobError, type JobDeps, type JobOptions } from '../../jobs/define.js';
+import type { JobDeps, JobOptions } from '../../jobs/define.js';
+import { PermanentJobError } from '../platform/errors/permanent-job-error.js';
 import type { Db } from '../platform/db.js';
 import { isBackendUnavailable } from '../platform/errors/backend.js';
 import { JobMetricsRecorder } from '../platform/metrics/job-metrics.js';

@@ -1,6 +1,7 @@
 /**
  * The article feed (GET /news/) and its syndication formats (GET /news/feed.rss, feed.atom,
- * feed.json): filters, conditional requests, and one shared cached page for every caller.
+ * feed.json): filters, conditional requests, and one shared cached page for every caller. The page
+ * itself is built by src/feed/service.ts (the MCP feed tool calls the same use case).
  *
  * Every caller reads the same cached page of a query string (src/feed/cache.ts), whatever
  * its credentials: the page holds nothing personal. The relay retires the cache on every event that
@@ -23,197 +24,27 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
 import { renderAtom, renderJsonFeed, renderRss, type SyndicationMeta } from './rules/syndication.js';
-import { DomainError } from '../platform/errors/index.js';
-import { answerConditional, etagOf, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../platform/http/conditional.js';
+import { answerConditional, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../platform/http/conditional.js';
 import { API_PREFIX, errorResponses as errors } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
-import { feedPage, feedPageWithCount, type FeedFilter, type FeedSort, type FeedStatus } from '../articles/index.js';
-import { FEED_CACHE_TTL_MS, FEED_GEN_CHECK_MS, FeedCache } from './cache.js';
-import { FeedMatchLists, type ListedPage } from './match-lists.js';
+import { feedPage, type FeedSort } from '../articles/index.js';
+import { FEED_CACHE_TTL_MS } from './cache.js';
 import { toArticleItem } from '../articles/index.js';
-import { myVotesOn } from '../articles/index.js';
-import { isSignedIn, pageLinks, requireSignedIn } from '../articles/index.js';
+import { isSignedIn } from '../articles/index.js';
 import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from '../articles/index.js';
-import { feedLastModifiedKey } from '../platform/redis-keys.js';
-import { singleFlight } from '../platform/single-flight.js';
+import { decodeEntry, encodeEntry, lmKeyOf, type Entry, type PageBytes } from './entries.js';
+import { articlePage, feedFilterOf, feedState, pageKeyOf, rememberFeedState, type FeedOptions, type FeedState, type FilterQuery } from './service.js';
 
 const SYNDICATION_MAX_ITEMS = 50;
 const JSON_TYPE = 'application/json; charset=utf-8';
 const VARY = 'Authorization, Cookie';
-/**
- * How long the Last-Modified of a query string's bytes is remembered (the time they were first
- * served). Long enough to span pollers' intervals; short enough that random query strings cannot
- * pile up keys in Redis (one ~150-byte key per distinct query string for 10 minutes).
- */
-const LAST_MODIFIED_TTL_S = 600;
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']}');
-
-// ---------------------------------------------------------------------------------------------
-// Cached entries: "<etag> <last-modified ms> <comma-separated item ids>\n<body>"
-
-interface Entry {
-  etag: string;
-  lastModified: Date;
-  ids: number[];
-  body: Buffer;
-}
-
-/** Entries already decoded, by the cached bytes (the feed cache hands out the same Buffer while it keeps a page). */
-const decoded = new WeakMap<Buffer, Entry>();
-
-function decodeEntry(raw: Buffer): Entry {
-  const known = decoded.get(raw);
-  if (known) return known;
-  const nl = raw.indexOf(10);
-  const [etag, lm, ids] = raw.toString('latin1', 0, nl).split(' ');
-  const entry = { etag, lastModified: new Date(Number(lm)), ids: ids ? ids.split(',').map(Number) : [], body: raw.subarray(nl + 1) };
-  decoded.set(raw, entry);
-  return entry;
-}
-
-/** A page picked from its filter's match list (src/feed/match-lists.ts): the bytes JSON.stringify({ count, next, previous, results }) would write. */
-function listedBody(ctx: Context, baseUrl: string, page: number, perPage: number, listed: ListedPage): Buffer {
-  const links = pageLinks(ctx, baseUrl, page, perPage, listed.count);
-  const parts: Buffer[] = [Buffer.from(`{"count":${listed.count},"next":${JSON.stringify(links.next)},"previous":${JSON.stringify(links.previous)},"results":[`)];
-  listed.items.forEach((item, i) => parts.push(...(i ? [COMMA, item] : [item])));
-  parts.push(CLOSE);
-  return Buffer.concat(parts);
-}
-
-const lmKeyOf = (deps: AppDeps, key: string) => feedLastModifiedKey(deps.config.QUEUE_PREFIX, key);
-
-/**
- * The entry for freshly rendered bytes. Last-Modified is the time these exact bytes were first
- * rendered (remembered in Redis under the cache key; `prev` is that record, read in the cache's
- * own round trip): re-rendering unchanged content keeps it.
- */
-function encodeEntry(deps: AppDeps, key: string, prev: Buffer | null, body: Buffer, ids: number[]): Buffer {
-  const etag = etagOf(body);
-  const p = prev?.toString('latin1');
-  let lm = Date.now();
-  if (p && p.startsWith(`${etag} `)) lm = Number(p.slice(etag.length + 1));
-  else {
-    // Best effort, not awaited: a lost write only makes the next render's Last-Modified newer.
-    deps.redis
-      .set(lmKeyOf(deps, key), `${etag} ${lm}`, 'EX', LAST_MODIFIED_TTL_S)
-      .catch((err: unknown) => deps.log.warn({ err: (err as Error).message }, 'feed: Last-Modified not stored'));
-  }
-  return Buffer.concat([Buffer.from(`${etag} ${lm} ${ids.join(',')}\n`, 'latin1'), body]);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The personal overlay: the shared page with the caller's my_vote on each item.
-
-const OVERLAY_MAX_ENTRIES = 2000;
-/** A caller's overlay of one page version. */
-const keyOf = (userId: number, page: Entry) => `${userId}|${page.etag}`;
-const OVERLAY_MAX_BYTES = 16 * 1024 * 1024;
-
-class PersonalPages {
-  private readonly kept = new Map<string, { etag: string; body: Buffer }>();
-  private readonly inflight = new Map<string, Promise<{ etag: string; body: Buffer }>>();
-  private bytes = 0;
-
-  constructor(private readonly deps: AppDeps) {}
-
-  /** The caller's page as kept in this process (no lookup); undefined when get() would build it. */
-  keptFor(userId: number, page: Entry): { etag: string; body: Buffer } | undefined {
-    return this.kept.get(keyOf(userId, page));
-  }
-
-  async get(userId: number, page: Entry): Promise<{ etag: string; body: Buffer }> {
-    const key = keyOf(userId, page);
-    const hit = this.kept.get(key);
-    if (hit) return hit;
-    return singleFlight(this.inflight, key, async () => {
-      const v = await this.build(userId, page);
-      this.keep(key, v);
-      return v;
-    });
-  }
-
-  private async build(userId: number, page: Entry): Promise<{ etag: string; body: Buffer }> {
-    const votes = await myVotesOn(this.deps.db, userId, page.ids);
-    const doc = JSON.parse(page.body.toString('utf8')) as { results: { id: number; my_vote?: number }[] };
-    for (const item of doc.results) item.my_vote = votes.get(item.id) ?? 0;
-    const body = Buffer.from(JSON.stringify(doc));
-    return { etag: etagOf(body), body };
-  }
-
-  private keep(key: string, v: { etag: string; body: Buffer }): void {
-    this.kept.set(key, v);
-    this.bytes += v.body.length;
-    while (this.kept.size > OVERLAY_MAX_ENTRIES || this.bytes > OVERLAY_MAX_BYTES) {
-      const oldest = this.kept.keys().next().value!;
-      this.bytes -= this.kept.get(oldest)!.body.length;
-      this.kept.delete(oldest);
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Filters
 
-interface FilterQuery {
-  token_address?: string;
-  tag?: string[];
-  token_symbol?: string[];
-  source?: string;
-  since?: Date;
-  until?: Date;
-  t?: 'day' | 'week' | 'month' | 'year' | 'all';
-}
-
-function badCombination(param: string, message: string): DomainError {
-  return new DomainError('validation_failed', `invalid request: query.${param}`, { fields: [{ path: `query.${param}`, code: 'conflict', message }] });
-}
-
-/** The validated filter of a feed request (combination rules that a single parameter's schema cannot state). */
-function feedFilterOf(query: FilterQuery, status: FeedStatus, sort: FeedSort): FeedFilter {
-  if (query.t !== undefined && sort !== 'top') throw badCombination('t', 'the window t applies to sort_type=top only');
-  if (query.since && query.until && query.until.getTime() <= query.since.getTime()) throw badCombination('until', 'must be later than since');
-  return {
-    status,
-    tokenAddress: query.token_address,
-    tags: query.tag,
-    tokenSymbols: query.token_symbol,
-    source: query.source,
-    since: query.since,
-    until: query.until,
-    window: query.t,
-  };
-}
-
 const filterDocs = [
   `Filters (all combine with AND; the values of one repeatable parameter with OR): \`token_address\`, \`tag\` and \`token_symbol\` (repeatable, up to ${MAX_FILTER_VALUES} each), \`source\`, \`since\` / \`until\` (on published_at for approved, created_at for submitted and all; since inclusive, until exclusive), and \`t\` (day|week|month|year|all) with sort_type=top. A malformed value, \`t\` with another sort_type, or until not after since is 400 validation_failed naming the parameter.`,
 ];
-
-// ---------------------------------------------------------------------------------------------
-// The memory lane (src/platform/http/lane.ts)
-
-/** Cache keys remembered as servable without credentials (bounded: the oldest go first). */
-const LANE_KEYS_MAX = 10_000;
-
-/**
- * The cache keys of query strings this process has served without needing credentials (valid, and
- * for GET /news/ status=approved): what the memory lane may answer from the feed cache's local copies.
- */
-class LaneKeys {
-  private readonly keys = new Set<string>();
-
-  add(key: string): void {
-    if (this.keys.has(key)) return;
-    if (this.keys.size >= LANE_KEYS_MAX) this.keys.delete(this.keys.values().next().value!);
-    this.keys.add(key);
-  }
-
-  /** The local copy of `key`'s page when the lane may serve it. */
-  hit(cache: FeedCache, key: string): Entry | undefined {
-    const near = this.keys.has(key) ? cache.localHit(key) : undefined;
-    return near && decodeEntry(near);
-  }
-}
 
 /** Writes a page (or its 304) with its validators: the handlers' and the lane's one way to answer. */
 function answer(ctx: Context, type: string, etag: string, body: Buffer, lastModified: Date, cacheControl: string, vary?: string): void {
@@ -226,93 +57,9 @@ function answer(ctx: Context, type: string, etag: string, body: Buffer, lastModi
 // ---------------------------------------------------------------------------------------------
 // Routes
 
-/** What the feed's routes share: the feed cache, match lists, personal overlays and lane keys of this process. */
-interface FeedState {
-  deps: AppDeps;
-  cache: FeedCache;
-  personal: PersonalPages;
-  lists: FeedMatchLists;
-  laneKeys: LaneKeys;
-  /** One Date per generation seen, not one per page: its HTTP-date string is then kept (httpDate). */
-  generationDate(at: number): Date;
-  base: string;
-  homeUrl: string;
-}
-
-function feedState(deps: AppDeps, opts: { feedCacheTtlMs?: number; feedGenCheckMs?: number }): FeedState {
-  const cache = new FeedCache(deps.redis, deps.config.QUEUE_PREFIX, opts.feedCacheTtlMs ?? FEED_CACHE_TTL_MS, opts.feedGenCheckMs ?? FEED_GEN_CHECK_MS);
-  let generationSeen = { at: NaN, date: new Date(0) };
-  const generationDate = (at: number): Date => (generationSeen.at === at ? generationSeen : (generationSeen = { at, date: new Date(at) })).date;
-  const base = deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
-  return {
-    deps,
-    cache,
-    personal: new PersonalPages(deps),
-    lists: new FeedMatchLists(deps.db, cache.ttl, (row) => JSON.stringify(toArticleItem(row))),
-    laneKeys: new LaneKeys(),
-    generationDate,
-    base,
-    homeUrl: `${base}${API_PREFIX}/news/`,
-  };
-}
-
 /** A page as the caller gets it (`mine`: the shared bytes, or the caller's overlay of them). */
-const answerPage = (ctx: Context, entry: Entry, mine: { etag: string; body: Buffer }) =>
+const answerPage = (ctx: Context, entry: Entry, mine: PageBytes) =>
   answer(ctx, JSON_TYPE, mine.etag, mine.body, entry.lastModified, isSignedIn(ctx) ? PRIVATE_REVALIDATE : PUBLIC_REVALIDATE, VARY);
-
-type PageQuery = FeedFilter & { sort: FeedSort; page: number; perPage: number };
-
-/**
- * A time-bounded page (a new `since` is a new query string, which no cache holds): picked from the
- * filter's match list, nothing stored, no Redis round trip while this process knows the current
- * generation. Last-Modified is when this process first saw the generation: every change to an
- * article starts a new one, so these bytes cannot be older. Undefined when no match list applies.
- */
-async function pickedPage(s: FeedState, ctx: Context, q: PageQuery): Promise<Entry | undefined> {
-  if (!s.lists.applies(q)) return undefined;
-  const current = s.cache.knownGeneration() ?? (await s.cache.readGeneration());
-  const listed = await s.lists.page(current.gen, q);
-  if (!listed) return undefined;
-  const body = listedBody(ctx, s.deps.config.PUBLIC_BASE_URL, q.page, q.perPage, listed);
-  return { etag: etagOf(body), lastModified: s.generationDate(current.since), ids: listed.ids, body };
-}
-
-/**
- * A page through the feed cache. A miss reads the page, its filter's count and its Last-Modified
- * record in one Redis round trip, then runs one SQL statement (the page with the count, unless the
- * count was cached).
- */
-async function cachedPage(s: FeedState, ctx: Context, key: string, filter: FeedFilter, q: PageQuery): Promise<Entry> {
-  const { deps, cache } = s;
-  // Built only when the page is not in this process's copies.
-  let countKey = '';
-  return decodeEntry(
-    await cache.getOrCompute(
-      key,
-      async (peek) => {
-        const cachedCount = peek.cached[0];
-        let rows;
-        let count: number;
-        if (cachedCount) {
-          rows = await feedPage(deps.db, q);
-          count = Number(cachedCount.toString());
-        } else {
-          ({ rows, count } = await feedPageWithCount(deps.db, q));
-          cache.put(countKey, peek.gen, Buffer.from(String(count)));
-        }
-        const body = Buffer.from(JSON.stringify({ count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, q.page, q.perPage, count), results: rows.map(toArticleItem) }));
-        return encodeEntry(
-          deps,
-          key,
-          peek.raw[0],
-          body,
-          rows.map((r) => r.id),
-        );
-      },
-      () => ({ cached: [(countKey = `count:${JSON.stringify(filter)}`)], raw: [lmKeyOf(deps, key)] }),
-    ),
-  );
-}
 
 const listArticlesDescription = [
   `Every caller is served the shared cached page of its query string (up to ${FEED_CACHE_TTL_MS} ms old; every change to an article - status, edit, yap, vote, hot-score run - retires it at once, so only \`clicks\` may lag). Callers with an account also get \`my_vote\` on each item (1, -1 or 0), added to the shared page. \`count\` is cached the same way.`,
@@ -352,27 +99,11 @@ function listArticlesRoute(s: FeedState): RouteDef {
       ...errors({ 400: 'validation_failed naming the parameter', 401: 'status=submitted or all without credentials' }),
     },
     async handler(ctx, { query }) {
-      if (query.per_page !== undefined && query.limit !== undefined) throw badCombination('limit', 'give either per_page or limit, not both');
-      if (query.status !== 'approved') requireSignedIn(ctx, `status=${query.status}`);
-      const key = `page:${ctx.querystring}`;
-      // This process's copy of the page (the common case): no filter to build, nothing to await.
-      const near = s.cache.localHit(key);
-      let entry: Entry | undefined = near && decodeEntry(near);
-      let picked = false;
-      if (!entry) {
-        const filter = feedFilterOf(query, query.status, query.sort_type);
-        const q = { ...filter, sort: query.sort_type, page: query.page, perPage: query.per_page ?? query.limit ?? DEFAULT_PER_PAGE };
-        entry = await pickedPage(s, ctx, q);
-        picked = entry !== undefined;
-        entry ??= await cachedPage(s, ctx, key, filter, q);
-      }
-      // A page kept in the cache (not one picked from a match list, kept nowhere) that anyone may read.
-      if (query.status === 'approved' && !picked) s.laneKeys.add(key);
-      const user = ctx.state.user;
-      answerPage(ctx, entry, user && entry.ids.length > 0 ? await s.personal.get(user.id, entry) : entry);
+      const { entry, mine } = await articlePage(s, ctx, ctx, query);
+      answerPage(ctx, entry, mine);
     },
     lane(ctx) {
-      const entry = s.laneKeys.hit(s.cache, `page:${ctx.querystring}`);
+      const entry = s.laneKeys.hit(s.cache, pageKeyOf(ctx.querystring));
       if (!entry) return undefined;
       const user = ctx.state.user;
       const mine = user && entry.ids.length > 0 ? s.personal.keptFor(user.id, entry) : entry;
@@ -456,8 +187,8 @@ function syndicationRoute(s: FeedState, f: Format): RouteDef {
   });
 }
 
-/** feedCacheTtlMs / feedGenCheckMs: the feed cache's FEED_CACHE_TTL_MS and FEED_GEN_CHECK_MS (tests and benches vary them). */
-export function feedRoutes(deps: AppDeps, opts: { feedCacheTtlMs?: number; feedGenCheckMs?: number } = {}): RouteDef[] {
+/** The feed's routes on one FeedState (src/feed/service.ts); `opts` vary the feed cache's timings (tests and benches). */
+export function feedRoutes(deps: AppDeps, opts: FeedOptions = {}): RouteDef[] {
   const s = feedState(deps, opts);
-  return [listArticlesRoute(s), ...formats.map((f) => syndicationRoute(s, f))];
+  return [rememberFeedState(listArticlesRoute(s), s), ...formats.map((f) => syndicationRoute(s, f))];
 }

@@ -1,30 +1,16 @@
 /**
- * The feed tool. GET /api/v1/news/ keeps its page logic (the shared page cache, the match lists, the
- * personal overlay) inside the feed routes, so this tool is still served by that route: the REST
- * request is dispatched in-process into this app (light-my-request) with the MCP request's
- * Authorization header and client address, and its response body is the result. The daily quota
- * counts it as that REST request.
+ * The feed tool: the page GET /api/v1/news/ answers, from the feed use case (src/feed/service.ts)
+ * on the state of the app's own listArticles route, so REST and MCP share one feed cache. The
+ * query string the page links and the cache key are made of is the REST request's equivalent of
+ * the tool's (parsed) arguments.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import inject from 'light-my-request';
-import type { Context } from 'koa';
-import { API_PREFIX } from '../platform/http/openapi.js';
+import { articlePageBody, type ListQuery } from '../feed/index.js';
 import { queryStringOf, type ToolSchemas } from './schemas.js';
-import { jsonResult } from './tool-call.js';
+import { jsonResult, type ToolCall } from './tool-call.js';
+import type { ToolEnv } from './tool-env.js';
 
-export type Dispatch = (req: IncomingMessage, res: ServerResponse) => void;
-
-/** Headers of the MCP HTTP request that the feed request carries. */
-const FORWARDED = ['authorization', 'x-forwarded-for', 'user-agent', 'x-request-id'];
-
-export function registerFeedTool(server: McpServer, ctx: Context, dispatch: () => Dispatch, s: ToolSchemas): void {
-  const headers: Record<string, string> = { 'x-mcp-tool': '1' };
-  for (const h of FORWARDED) {
-    const v = ctx.get(h);
-    if (v) headers[h] = v;
-  }
-  const remoteAddress = ctx.req.socket.remoteAddress ?? '127.0.0.1';
+export function registerFeedTool(server: McpServer, env: ToolEnv, call: ToolCall, s: ToolSchemas): void {
   server.registerTool(
     'feed',
     {
@@ -34,10 +20,10 @@ export function registerFeedTool(server: McpServer, ctx: Context, dispatch: () =
       inputSchema: s.feedQuery,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async (args) => {
-      const qs = queryStringOf(args);
-      const res = await inject(dispatch() as never, { method: 'GET', url: `${API_PREFIX}/news/${qs ? `?${qs}` : ''}`, remoteAddress, headers });
-      return jsonResult(res.payload || 'null', res.statusCode >= 400);
-    },
+    (args) =>
+      env.run(call, async () => {
+        const state = await call.admit('listArticles');
+        return jsonResult(await articlePageBody(env.guards.routeOf('listArticles'), { state }, queryStringOf(args), args as unknown as ListQuery));
+      }),
   );
 }

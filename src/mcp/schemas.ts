@@ -26,13 +26,13 @@ export type ToolSchemas = ReturnType<typeof toolSchemas>;
 
 /**
  * Parsed tool arguments as the query string of the REST request they stand for (arrays
- * comma-joined): what page links and the feed cache key are made of.
+ * comma-joined, instants as ISO 8601): what page links and the feed cache key are made of.
  */
 export function queryStringOf(args: Record<string, unknown>): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(args)) {
     if (v === undefined || v === null) continue;
-    q.set(k, Array.isArray(v) ? v.join(',') : String(v));
+    q.set(k, Array.isArray(v) ? v.join(',') : v instanceof Date ? v.toISOString() : String(v));
   }
   return q.toString();
 }

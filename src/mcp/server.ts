@@ -16,7 +16,7 @@ import type { Context, Middleware } from 'koa';
 import type { AppDeps } from '../platform/deps.js';
 import type { RouteDef } from '../platform/http/route.js';
 import { registerCheckTools } from './check-tools.js';
-import { registerFeedTool, type Dispatch } from './feed-tool.js';
+import { registerFeedTool } from './feed-tool.js';
 import { MCP_PATH } from './offer.js';
 import { registerReadTools } from './read-tools.js';
 import { registerReportTool } from './report-tool.js';
@@ -25,7 +25,7 @@ import { registerSubmitTool } from './submit-tool.js';
 import { toolCallOf } from './tool-call.js';
 import { toolEnv } from './tool-env.js';
 
-export function mcpEndpoint(deps: AppDeps, routes: RouteDef[], dispatch: () => Dispatch): Middleware {
+export function mcpEndpoint(deps: AppDeps, routes: RouteDef[]): Middleware {
   let serverFor: ((ctx: Context) => McpServer) | undefined;
   return async (ctx, next) => {
     if (ctx.path !== MCP_PATH) return next();
@@ -36,7 +36,7 @@ export function mcpEndpoint(deps: AppDeps, routes: RouteDef[], dispatch: () => D
       ctx.body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages' }, id: null };
       return;
     }
-    serverFor ??= toolsFor(deps, routes, dispatch);
+    serverFor ??= toolsFor(deps, routes);
     const server = serverFor(ctx);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.respond = false;
@@ -50,7 +50,7 @@ export function mcpEndpoint(deps: AppDeps, routes: RouteDef[], dispatch: () => D
 }
 
 /** The tools of one MCP HTTP request, acting for its caller. */
-function toolsFor(deps: AppDeps, routes: RouteDef[], dispatch: () => Dispatch): (ctx: Context) => McpServer {
+function toolsFor(deps: AppDeps, routes: RouteDef[]): (ctx: Context) => McpServer {
   const schemas = toolSchemas(routes);
   const env = toolEnv(deps, routes);
   return (ctx) => {
@@ -59,7 +59,7 @@ function toolsFor(deps: AppDeps, routes: RouteDef[], dispatch: () => Dispatch): 
       { name: 'squid-news', version: '1.2.0' },
       { instructions: 'Squid News: crypto/DeFi news feed, provenance checks and market intelligence. See /llms.txt.' },
     );
-    registerFeedTool(server, ctx, dispatch, schemas);
+    registerFeedTool(server, env, call, schemas);
     registerReadTools(server, env, call, schemas);
     registerCheckTools(server, env, call, schemas);
     registerReportTool(server, env, call, schemas);

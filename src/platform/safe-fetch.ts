@@ -67,7 +67,7 @@ export interface SafeFetchOptions {
   isAddressAllowed?: (ip: string) => boolean;
 }
 
-interface SafeFetchResponse {
+export interface SafeFetchResponse {
   status: number;
   /** The final URL after redirects. */
   url: string;

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArticleStatus } from '../../src/articles/rules/state.js';
 import { job as maintain } from '../../jobs/provenance-headlines-maintain.js';
-import { COVERED_STATUSES } from '../../jobs/wire-promote.js';
+import { COVERED_STATUSES } from '../../src/wire/index.js';
 import { normalizeHeadline } from '../../src/provenance/rules/headline-similarity.js';
 import { provenanceSettings } from '../../src/provenance/rules/settings.js';
 import { slugify } from '../../src/platform/url/slug.js';
