@@ -22,6 +22,7 @@ import { allRoutes } from './routes.js';
 import { editorCsp as editorConsoleCsp } from './editor/index.js';
 import { mcpEndpoint } from './mcp/index.js';
 import { redisHung } from './platform/redis.js';
+import { requestLogger, type RequestLog } from './platform/http/request-log.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -40,26 +41,12 @@ const fullPath = (def: RouteDef) => ((def.mount ?? 'api') === 'api' ? `${API_PRE
 /** A route the memory lane may answer: public, no per-IP limit, no extra middleware (the lane counts only the daily quota). */
 const laneEligible = (def: RouteDef) => (def.auth ?? 'public') === 'public' && !def.rateLimit && !def.before;
 
-type RequestLog = (ctx: Koa.Context, requestId: string, started: number) => void;
-
 function assignRequestId(ctx: Koa.Context): string {
   const incoming = ctx.get('x-request-id');
   const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
   ctx.state.requestId = requestId;
   ctx.set('X-Request-Id', requestId);
   return requestId;
-}
-
-/** The per-request log line is info; below that level only failures (5xx) are built and logged. */
-function requestLogger(deps: AppDeps): RequestLog {
-  const logEvery = deps.log.isLevelEnabled('info');
-  return (ctx, requestId, started) => {
-    if (logEvery || ctx.status >= 500) {
-      const ms = performance.now() - started;
-      const level = ctx.status >= 500 ? 'error' : 'info';
-      deps.log[level]({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
-    }
-  };
 }
 
 function webMetrics(deps: AppDeps): WebMetrics {
@@ -164,7 +151,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes(deps), o
   // Koa's own error event would print stacks to stderr; errorMiddleware logs what matters.
   app.silent = true;
 
-  const logRequest = requestLogger(deps);
+  const logRequest = requestLogger(deps.log);
   const metrics = webMetrics(deps);
   const security = securityOptions(deps);
   const limits = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);

@@ -17,6 +17,7 @@ import type { AppDeps } from '../platform/deps.js';
 import { esc, HTML_HEAD_START, page } from '../platform/http/html.js';
 import { API_PREFIX, API_VERSION } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
+import { faviconRoute } from './favicon-route.js';
 
 const DOCS_PATH = `${API_PREFIX}/docs`;
 const BUNDLE_PATH = `${DOCS_PATH}/redoc.js`;
@@ -233,5 +234,5 @@ ${LINK_LABELS.map(([k, label]) => `<li><a href="${esc(sameOrigin(links[k]))}">${
 }
 
 export function docsRoutes(deps: AppDeps): RouteDef[] {
-  return [docsPageRoute(), rendererRoute(), initScriptRoute(), indexRoute(deps)];
+  return [docsPageRoute(), rendererRoute(), initScriptRoute(), indexRoute(deps), faviconRoute()];
 }

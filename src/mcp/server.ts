@@ -15,6 +15,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Context, Middleware } from 'koa';
 import type { AppDeps } from '../platform/deps.js';
 import type { RouteDef } from '../platform/http/route.js';
+import { SERVICE_VERSION } from '../platform/version.js';
 import { registerCheckTools } from './check-tools.js';
 import { registerFeedTool } from './feed-tool.js';
 import { MCP_PATH } from './offer.js';
@@ -24,6 +25,9 @@ import { toolSchemas } from './schemas.js';
 import { registerSubmitTool } from './submit-tool.js';
 import { toolCallOf } from './tool-call.js';
 import { toolEnv } from './tool-env.js';
+
+/** serverInfo of the MCP initialize answer: its version is the service version (src/platform/version.ts). */
+export const MCP_SERVER_INFO = { name: 'squid-news', version: SERVICE_VERSION };
 
 export function mcpEndpoint(deps: AppDeps, routes: RouteDef[]): Middleware {
   let serverFor: ((ctx: Context) => McpServer) | undefined;
@@ -55,10 +59,7 @@ function toolsFor(deps: AppDeps, routes: RouteDef[]): (ctx: Context) => McpServe
   const env = toolEnv(deps, routes);
   return (ctx) => {
     const call = toolCallOf(env.guards, ctx);
-    const server = new McpServer(
-      { name: 'squid-news', version: '1.2.0' },
-      { instructions: 'Squid News: crypto/DeFi news feed, provenance checks and market intelligence. See /llms.txt.' },
-    );
+    const server = new McpServer(MCP_SERVER_INFO, { instructions: 'Squid News: crypto/DeFi news feed, provenance checks and market intelligence. See /llms.txt.' });
     registerFeedTool(server, env, call, schemas);
     registerReadTools(server, env, call, schemas);
     registerCheckTools(server, env, call, schemas);

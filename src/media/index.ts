@@ -3,6 +3,6 @@ export { inspectPicture, PictureRejected, reencodePicture } from './process.js';
 export { PicturePool, PicturePoolFull } from './picture-pool.js';
 export { pictureSizeProblem } from './rules/picture-limits.js';
 export { sniffPicture } from './profile-pictures.js';
-export { profileBodyParser } from './profile-upload.js';
+export { announcesUpload, profileBodyParser } from './profile-upload.js';
 export { deleteMediaIfUnreferenced, lockMedia, putMedia } from './queries.js';
 export { mediaName, MediaReader, type NewMedia, parseMediaName } from './store.js';

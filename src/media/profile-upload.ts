@@ -30,6 +30,18 @@ declare module 'koa' {
   }
 }
 
+/** Multipart framing (boundaries, part headers) beyond the fields and the file. */
+const FRAMING_BYTES = 16 * 1024;
+
+/**
+ * A multipart body longer than its text fields can be must carry a file: such a request can be
+ * refused by upload policy before its body is read. (A short one, or one of unknown length, may be a
+ * form without a file, and is read first.)
+ */
+export function announcesUpload(ctx: Context): boolean {
+  return Boolean(ctx.is('multipart/form-data')) && (ctx.request.length ?? 0) > FIELDS_MAX_BYTES + FRAMING_BYTES;
+}
+
 // formidable's numeric error codes (formidable/src/FormidableError.js).
 const FORMIDABLE_TOO_LARGE = new Set([1009, 1016]);
 const FORMIDABLE_FIELDS = new Set([1006, 1007]);
@@ -72,7 +84,7 @@ export function profileBodyParser(): Middleware {
       throw new DomainError('unsupported_media_type', 'send the profile as application/json or multipart/form-data');
     }
     // Refuse an oversized upload before reading it.
-    if (ctx.request.length > PROFILE_PICTURE_MAX_BYTES + FIELDS_MAX_BYTES + 16 * 1024) throw tooLarge();
+    if (ctx.request.length > PROFILE_PICTURE_MAX_BYTES + FIELDS_MAX_BYTES + FRAMING_BYTES) throw tooLarge();
     try {
       await parse(ctx, async () => undefined);
     } catch (err) {

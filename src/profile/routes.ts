@@ -19,7 +19,7 @@ import type { AppDeps } from '../platform/deps.js';
 import { looksLikeAddress, USERNAME_PATTERN } from '../identity/index.js';
 import { DomainError } from '../platform/errors/index.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
-import { MediaReader, PicturePool, profileBodyParser } from '../media/index.js';
+import { announcesUpload, MediaReader, PicturePool, profileBodyParser } from '../media/index.js';
 import { Limits } from '../platform/http/rate-limit.js';
 import { errorCodes, type ErrorCode } from '../platform/errors/codes.js';
 import { findUserByUsername, listOwnSubmissions, submissionStats } from './queries.js';
@@ -70,24 +70,27 @@ function myProfileRoute(deps: AppDeps): RouteDef {
   });
 }
 
+const uploadLimit = (deps: AppDeps) => ({ key: 'profile-picture-upload', points: deps.config.PROFILE_PICTURE_UPLOADS_PER_HOUR, durationS: 3600 });
+
 /**
- * Counts the requests that carry a picture against the account's hourly upload limit (after the
- * body is read, before any image work); other edits are not counted.
+ * The account's hourly upload limit: a multipart body too long to be text fields alone, from an
+ * account with no upload left, is refused (429) before it is read; the requests that carry a picture are counted after the
+ * body is read, before any image work; other edits are not counted.
  */
-function countUploads(deps: AppDeps): Middleware {
-  let limit: Middleware | undefined;
-  return (ctx, next) => {
-    if (!ctx.state.upload) return next();
-    limit ??= new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config).perAccount({
-      key: 'profile-picture-upload',
-      points: deps.config.PROFILE_PICTURE_UPLOADS_PER_HOUR,
-      durationS: 3600,
-    });
-    return limit(ctx, next);
+function uploadLimits(deps: AppDeps): { spent: Middleware; count: Middleware } {
+  let limits: { spent: Middleware; count: Middleware } | undefined;
+  const of = () => {
+    const l = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);
+    return (limits ??= { spent: l.perAccountSpent(uploadLimit(deps)), count: l.perAccount(uploadLimit(deps)) });
+  };
+  return {
+    spent: (ctx, next) => (announcesUpload(ctx) ? of().spent(ctx, next) : next()),
+    count: (ctx, next) => (ctx.state.upload ? of().count(ctx, next) : next()),
   };
 }
 
 function updateProfileRoute(deps: AppDeps): RouteDef {
+  const uploads = uploadLimits(deps);
   const pool = new PicturePool({ concurrency: deps.config.PICTURE_CONCURRENCY, queueMax: deps.config.PICTURE_QUEUE_MAX, retryAfterS: PICTURE_RETRY_AFTER_S });
   return defineRoute({
     method: 'put',
@@ -120,7 +123,7 @@ function updateProfileRoute(deps: AppDeps): RouteDef {
     auth: 'user',
     body: profileBody,
     bodyTypes: ['application/json', 'multipart/form-data'],
-    before: [profileBodyParser(), countUploads(deps)],
+    before: [uploads.spent, profileBodyParser(), uploads.count],
     responses: {
       200: { description: 'the updated profile', schema: profileSchema },
       413: { description: 'profile_picture_too_large or profile_picture_too_many_pixels' },

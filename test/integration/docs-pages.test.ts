@@ -72,3 +72,11 @@ it('the docs and the document are not metered against the daily quota', async ()
     expect(doc.paths[p].get.responses['429'], p).toBeUndefined();
   }
 });
+
+it('GET /favicon.ico answers 204 with a long cache, so browsers stop asking (and the log has no 404s)', async () => {
+  const r = await http.get('/favicon.ico');
+  expect(r.status).toBe(204);
+  expect(r.headers.get('cache-control')).toBe('public, max-age=604800, immutable');
+  expect(r.text).toBe('');
+  expect((await http.request('HEAD', '/favicon.ico')).status).toBe(204);
+});

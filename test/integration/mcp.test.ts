@@ -16,6 +16,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { reportSchema } from '../../src/intel/schemas.js';
+import { SERVICE_VERSION } from '../../src/platform/version.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startFacilitator, type FacilitatorServer } from '../support/facilitator-server.js';
@@ -78,6 +79,7 @@ const textOf = (r: CallToolResult) => (r.content[0] as { type: 'text'; text: str
 describe('tools and their schemas', () => {
   it("lists the tools; input schemas are the REST routes' own", async () => {
     const c = await connect();
+    expect(c.getServerVersion()).toEqual({ name: 'squid-news', version: SERVICE_VERSION });
     const { tools } = await c.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(['article', 'feed', 'intel_report', 'intel_trending', 'provenance_check', 'search', 'submit_article']);

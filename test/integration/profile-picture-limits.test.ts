@@ -1,3 +1,4 @@
+import http1 from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { createApp } from '../../src/app.js';
@@ -79,6 +80,41 @@ describe('PUT /wallet/profile/ upload limit per account', () => {
     // Edits without a picture are not uploads.
     expect((await http.put('/api/v1/wallet/profile/', { bio: 'still editable' }, me.bearer)).status).toBe(200);
     expect((await http.put('/api/v1/wallet/profile/', form(gif, 'a.gif', 'image/gif'), other.bearer)).status).toBe(200);
+  });
+});
+
+/** Sends the head and the first part of a multipart body, then waits: the status answered before the rest is sent, or null by `ms`. */
+function statusBeforeBodyEnds(base: string, bearer: Record<string, string>, ms: number): Promise<number | null> {
+  const url = new URL('/api/v1/wallet/profile/', base);
+  return new Promise((resolve) => {
+    const req = http1.request(url, {
+      method: 'PUT',
+      headers: { ...bearer, 'content-type': 'multipart/form-data; boundary=xyz', 'content-length': String(200_000) },
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve(null);
+    }, ms);
+    req.on('response', (res) => {
+      clearTimeout(timer);
+      res.resume();
+      req.destroy();
+      resolve(res.statusCode ?? null);
+    });
+    req.on('error', () => undefined);
+    req.write('--xyz\r\ncontent-disposition: form-data; name="profile_picture"; filename="a.gif"\r\ncontent-type: image/gif\r\n\r\nGIF89a');
+  });
+}
+
+describe('PUT /wallet/profile/ refusals before the body is read', () => {
+  it('an account with no upload left gets its 429 before sending the body', async () => {
+    const me = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    const gif = tinyFramesGif(8, 8, 2);
+    for (let i = 0; i < UPLOADS_PER_HOUR; i++) expect((await http.put('/api/v1/wallet/profile/', form(gif, 'a.gif', 'image/gif'), me.bearer)).status).toBe(200);
+    expect(await statusBeforeBodyEnds(await http.base, me.bearer, 5000)).toBe(429);
+    // An account with uploads left is read as before (nothing answered until the body ends).
+    const other = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    expect(await statusBeforeBodyEnds(await http.base, other.bearer, 1000)).toBeNull();
   });
 });
 

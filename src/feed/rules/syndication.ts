@@ -52,9 +52,22 @@ export function newestTime(items: readonly SyndicationItem[]): Date {
   return new Date(t);
 }
 
-/** A source's home URL when the source is a host name; otherwise null. */
-function sourceHome(source: string): string | null {
-  return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(source) ? `https://${source}/` : null;
+/** The origin of an http(s) URL with a trailing slash, and its host without `www.`; null when it does not parse. */
+function originOf(url: string): { home: string; host: string } | null {
+  if (!URL.canParse(url)) return null;
+  const u = new URL(url);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+  return { home: `${u.origin}/`, host: u.hostname.replace(/^www\./, '') };
+}
+
+/**
+ * A source's home URL: the origin of the article URL (its scheme, host and port) when the source is
+ * that URL's host; `https://<source>/` when the source is another host name; otherwise null.
+ */
+function sourceHome(i: SyndicationItem): string | null {
+  const origin = originOf(i.url);
+  if (origin && origin.host === i.source.toLowerCase()) return origin.home;
+  return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(i.source) ? `https://${i.source}/` : null;
 }
 
 export function renderRss(items: readonly SyndicationItem[], meta: SyndicationMeta): string {
@@ -74,7 +87,7 @@ export function renderRss(items: readonly SyndicationItem[], meta: SyndicationMe
     out.push('<item>', `<title>${e(i.headline)}</title>`, `<link>${e(i.url)}</link>`);
     out.push(`<guid isPermaLink="true">${e(meta.recordUrl(i.id))}</guid>`);
     out.push(`<pubDate>${when(i).toUTCString()}</pubDate>`);
-    const home = sourceHome(i.source);
+    const home = sourceHome(i);
     if (i.source) out.push(home ? `<source url="${e(home)}">${e(i.source)}</source>` : `<source url="${e(i.url)}">${e(i.source)}</source>`);
     for (const t of i.tags) out.push(`<category domain="tag">${e(t)}</category>`);
     for (const s of i.token_symbols) out.push(`<category domain="token_symbol">${e(s)}</category>`);
@@ -103,7 +116,8 @@ export function renderAtom(items: readonly SyndicationItem[], meta: SyndicationM
     out.push(`<link rel="alternate" type="text/html" href="${e(i.url)}"/>`);
     out.push(`<link rel="related" type="application/json" href="${e(meta.recordUrl(i.id))}"/>`);
     out.push(`<published>${t}</published>`, `<updated>${t}</updated>`);
-    if (i.source) out.push(`<author><name>${e(i.source)}</name>${sourceHome(i.source) ? `<uri>${e(sourceHome(i.source)!)}</uri>` : ''}</author>`);
+    const home = i.source ? sourceHome(i) : null;
+    if (i.source) out.push(`<author><name>${e(i.source)}</name>${home ? `<uri>${e(home)}</uri>` : ''}</author>`);
     for (const tag of i.tags) out.push(`<category term="${e(tag)}" scheme="${e(meta.schemeBase)}tag"/>`);
     for (const s of i.token_symbols) out.push(`<category term="${e(s)}" scheme="${e(meta.schemeBase)}token_symbol" label="${e(s)}"/>`);
     out.push(`<summary type="text">${e(i.headline)}${i.source ? ` (${e(i.source)})` : ''}</summary>`);
@@ -111,6 +125,11 @@ export function renderAtom(items: readonly SyndicationItem[], meta: SyndicationM
   }
   out.push('</feed>', '');
   return out.join('\n');
+}
+
+function authorOf(i: SyndicationItem): { name: string; url?: string } {
+  const home = sourceHome(i);
+  return home ? { name: i.source, url: home } : { name: i.source };
 }
 
 /** JSON Feed 1.1 (https://jsonfeed.org/version/1.1); extension fields under `_squid`. */
@@ -128,7 +147,7 @@ export function renderJsonFeed(items: readonly SyndicationItem[], meta: Syndicat
       title: i.headline,
       content_text: i.source ? `${i.headline} (${i.source})` : i.headline,
       date_published: when(i).toISOString(),
-      ...(i.source ? { authors: [{ name: i.source, ...(sourceHome(i.source) ? { url: sourceHome(i.source) } : {}) }] } : {}),
+      ...(i.source ? { authors: [authorOf(i)] } : {}),
       tags: [...i.tags, ...i.token_symbols.map((s) => `$${s}`)],
       _squid: {
         article_id: i.id,

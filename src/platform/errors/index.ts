@@ -18,6 +18,8 @@ export interface FieldIssue {
   path: string;
   code: string;
   message: string;
+  /** For an unknown name: the known name it most likely stands for (src/platform/http/did-you-mean.ts). */
+  suggestion?: string;
 }
 
 /** The HTTP status of an error code (of this error's kind, where the registry gives the kind its own). */

@@ -1,14 +1,15 @@
 /**
  * The OpenAPI 3.1 document, built from the same RouteDefs that validate requests.
- * info.version is the document's own version (1.4.0); the API version is 1.2 (spec: Versioning).
+ * info.version is the service version and x-api-version the API version (src/platform/version.ts).
  */
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
 import { errorDescriptions } from '../errors/codes.js';
 import type { RouteDef } from './route.js';
 
-export const API_VERSION = '1.2';
-const DOCUMENT_VERSION = '1.4.0';
+import { API_VERSION, SERVICE_VERSION } from '../version.js';
+
+export { API_VERSION };
 export const API_PREFIX = '/api/v1';
 
 export const errorSchema = z
@@ -193,7 +194,7 @@ export function buildOpenApi(defs: RouteDef[], opts: { publicBaseUrl: string }) 
       openapi: '3.1.0',
       info: {
         title: 'Squid News API',
-        version: DOCUMENT_VERSION,
+        version: SERVICE_VERSION,
         description: [
           `API version ${API_VERSION}. Every REST path carries the version segment ${API_PREFIX}; host-root pages and the WebSocket stream /ws/news/ do not.`,
           '',

@@ -51,6 +51,15 @@ function setHeaders(ctx: Context, limit: number | null, remaining: number, reset
   ctx.set('RateLimit-Reset', String(resetS));
 }
 
+function rateLimited(spec: LimitSpec, scope: 'route' | 'account', resetS: number): DomainError {
+  return new DomainError(
+    'rate_limited',
+    `rate limit of ${spec.points} requests per ${spec.durationS} s exceeded for this ${scope}; retry in ${resetS} s`,
+    { limit: spec.points, window_seconds: spec.durationS, retry_after_seconds: resetS },
+    { headers: { 'Retry-After': String(resetS) } },
+  );
+}
+
 function unavailable(): DomainError {
   return new DomainError('service_unavailable', 'rate limiting is unavailable (Redis); retry shortly', null, { headers: { 'Retry-After': '5' } });
 }
@@ -351,15 +360,30 @@ export class Limits {
       refused = true;
     }
     const resetS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-    const refuse = refused
-      ? new DomainError(
-          'rate_limited',
-          `rate limit of ${spec.points} requests per ${spec.durationS} s exceeded for this ${scope}; retry in ${resetS} s`,
-          { limit: spec.points, window_seconds: spec.durationS, retry_after_seconds: resetS },
-          { headers: { 'Retry-After': String(resetS) } },
-        )
-      : null;
-    return { remaining: res.remainingPoints, resetS, refuse };
+    return { remaining: res.remainingPoints, resetS, refuse: refused ? rateLimited(spec, scope, resetS) : null };
+  }
+
+  /**
+   * perAccount's refusal, consuming nothing: 429 when the signed-in account has no request of `spec`
+   * left, so a request can be refused before its body is read (the request is then counted by
+   * perAccount as before). Anonymous requests pass.
+   */
+  perAccountSpent(spec: LimitSpec): Middleware {
+    const limiter = this.limiterOf(spec);
+    return async (ctx, next) => {
+      const user = ctx.state.user as { id: number } | undefined;
+      if (user) {
+        const res = await limiter.get(`user:${user.id}`).catch(() => {
+          throw unavailable();
+        });
+        if (res && res.consumedPoints >= spec.points) {
+          const resetS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+          setHeaders(ctx, spec.points, 0, resetS);
+          throw rateLimited(spec, 'account', resetS);
+        }
+      }
+      await next();
+    };
   }
 
   /** Per-client-IP limit for one route (declared as RouteDef.rateLimit). */

@@ -7,6 +7,7 @@ import type { Context, Middleware } from 'koa';
 import compose from 'koa-compose';
 import { z } from 'zod';
 import { DomainError, type FieldIssue } from '../errors/index.js';
+import { didYouMean } from './did-you-mean.js';
 import type { LaneAnswer } from './lane.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -121,13 +122,40 @@ function fieldIssue(path: string, issue: z.core.$ZodIssue, input: unknown): Fiel
   return { path, code: own ?? issue.code, message: issue.message };
 }
 
-function issuesOf(where: 'params' | 'query' | 'body', err: z.ZodError, input: unknown): FieldIssue[] {
+type SchemaDef = { type: string; innerType?: z.ZodType; in?: z.ZodType; shape?: Record<string, z.ZodType>; element?: z.ZodType };
+const defOf = (schema: z.ZodType | undefined) => (schema as { _zod?: { def?: SchemaDef } } | undefined)?._zod?.def;
+const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
+
+/** The keys of the object schema at `path` inside `schema` (through optional, default, pipe... and arrays); [] when it is not one. */
+function knownKeysAt(schema: z.ZodType | undefined, path: readonly PropertyKey[]): string[] {
+  let def = defOf(schema);
+  for (let i = 0; def && i <= path.length;) {
+    if (WRAPPERS.has(def.type)) def = defOf(def.innerType);
+    else if (def.type === 'pipe') def = defOf(def.in);
+    else if (i === path.length) return def.type === 'object' && def.shape ? Object.keys(def.shape) : [];
+    else if (def.type === 'object') def = defOf(def.shape?.[String(path[i++])]);
+    else if (def.type === 'array') {
+      def = defOf(def.element);
+      i++;
+    } else return [];
+  }
+  return [];
+}
+
+/** An unknown key: `unknown_field`, with the known name it most likely stands for. */
+function unknownKeyIssue(where: 'params' | 'query' | 'body', path: readonly PropertyKey[], key: string, known: string[]): FieldIssue {
+  const message = `unknown ${where === 'query' ? 'parameter' : 'field'} "${key}"`;
+  const suggestion = didYouMean(key, known);
+  const at = [where, ...path.map(String), key].join('.');
+  return suggestion ? { path: at, code: 'unknown_field', message: `${message}; did you mean "${suggestion}"?`, suggestion } : { path: at, code: 'unknown_field', message };
+}
+
+function issuesOf(where: 'params' | 'query' | 'body', schema: z.ZodType, err: z.ZodError, input: unknown): FieldIssue[] {
   const out: FieldIssue[] = [];
   for (const issue of err.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) {
-        out.push({ path: [where, ...issue.path.map(String), key].join('.'), code: 'unknown_field', message: `unknown ${where === 'query' ? 'parameter' : 'field'} "${key}"` });
-      }
+      const known = knownKeysAt(schema, issue.path);
+      for (const key of issue.keys) out.push(unknownKeyIssue(where, issue.path, key, known));
       continue;
     }
     out.push(fieldIssue([where, ...issue.path.map(String)].join('.'), issue, input));
@@ -144,7 +172,7 @@ function parsePart<T>(where: 'params' | 'query' | 'body', schema: z.ZodType<T> |
   if (!schema) return undefined as T;
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  issues.push(...issuesOf(where, r.error, value));
+  issues.push(...issuesOf(where, schema, r.error, value));
   return undefined as T;
 }
 

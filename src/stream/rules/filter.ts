@@ -11,6 +11,7 @@
  */
 import { eventFilterKey, filterValueRules, isEmptyFilter, matchesEventFilter, normalizeFilterValue, type AttributeKind, type EventFilter } from '../../platform/events/filter.js';
 import { eventTypes, isEventType, type EventType } from '../../platform/events/events.js';
+import { didYouMean } from '../../platform/http/did-you-mean.js';
 import type { StreamItem } from './frames.js';
 
 /** Values one kind may list. */
@@ -26,20 +27,25 @@ interface FilterIssue {
   path: string;
   code: string;
   message: string;
+  suggestion?: string;
 }
 
 type FilterParse = { ok: true; filter: StreamFilter | null } | { ok: false; issues: FilterIssue[] };
 
 const params: Record<string, AttributeKind> = { token_address: 'token_addresses', token_symbol: 'token_symbols', tag: 'tags' };
-const misnamed: Record<string, string> = { tags: 'tag', token_addresses: 'token_address', token_symbols: 'token_symbol', type: 'types' };
+/** Names refused (rather than ignored) because they are near a filter's name; the suggestion is didYouMean's, as on REST. */
+const misnamed = ['tags', 'token_addresses', 'token_symbols', 'type'];
+const known = ['types', ...Object.keys(params)];
 
 /** The filter a query string asks for: null when it asks for none, issues when any value is bad. */
 export function parseStreamFilter(query: URLSearchParams): FilterParse {
   const issues: FilterIssue[] = [];
   const issue = (name: string, code: string, message: string) => issues.push({ path: `query.${name}`, code, message });
 
-  for (const [name, instead] of Object.entries(misnamed)) {
-    if (query.has(name)) issue(name, 'unknown_parameter', `unknown parameter "${name}"; did you mean "${instead}"?`);
+  for (const name of misnamed) {
+    const instead = didYouMean(name, known);
+    if (query.has(name))
+      issues.push({ path: `query.${name}`, code: 'unknown_parameter', message: `unknown parameter "${name}"; did you mean "${instead}"?`, suggestion: instead! });
   }
 
   let types: Set<EventType> | null = null;
