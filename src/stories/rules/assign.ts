@@ -20,7 +20,7 @@ export interface CandidateStory<Id> {
   members: readonly ItemFeatures[];
 }
 
-export interface Decision<Id> {
+interface Decision<Id> {
   /** The story to join, or null for a new story. */
   storyId: Id | null;
   score: number;

@@ -8,7 +8,7 @@
 import type { ItemFeatures } from './features.js';
 import { idf, TEXT_WINDOW_MS, type WordWeight } from './similarity.js';
 
-export const LOOKUP_WORDS = 8;
+const LOOKUP_WORDS = 8;
 export const LOOKUP_WINDOW_MS = TEXT_WINDOW_MS;
 export const MAX_CANDIDATES = 40;
 export const MAX_MEMBERS_COMPARED = 24;

@@ -13,7 +13,7 @@ interface MemoryStory extends CandidateStory<number> {
   firstSeenAt: number;
 }
 
-export interface Assignment {
+interface Assignment {
   storyId: number;
   score: number;
   copy: boolean;

@@ -14,7 +14,7 @@ export interface ReplayItem {
   input: StoryItemInput;
 }
 
-export interface ReplayLineError {
+interface ReplayLineError {
   line: number;
   message: string;
 }

@@ -18,7 +18,7 @@
 import type { ItemFeatures } from './features.js';
 import { sameAmount } from './text.js';
 
-export const COPY_WINDOW_MS = 48 * 3600_000;
+const COPY_WINDOW_MS = 48 * 3600_000;
 export const TEXT_WINDOW_MS = 72 * 3600_000;
 const FIGURE_BONUS = 0.1;
 /** A headline of fewer words ("On the hour") says too little to be matched on words. */
@@ -32,7 +32,7 @@ const SAME_SOURCE_FACTOR = 0.75;
 
 export type WordWeight = (word: string) => number;
 
-export interface Similarity {
+interface Similarity {
   score: number;
   /** True when the two are the same article (URL, slug or identical headline). */
   copy: boolean;
@@ -59,7 +59,7 @@ function isCopy(a: ItemFeatures, b: ItemFeatures): boolean {
   return a.titleKey !== '' && a.titleKey === b.titleKey && a.words.length >= 3 && a.sourceKey !== b.sourceKey;
 }
 
-export function weightedCosine(a: readonly string[], b: readonly string[], weight: WordWeight): number {
+function weightedCosine(a: readonly string[], b: readonly string[], weight: WordWeight): number {
   if (a.length === 0 || b.length === 0) return 0;
   const bs = new Set(b);
   let shared = 0;
@@ -90,4 +90,4 @@ export function idf(df: number, n: number): number {
   return Math.log(1 + (n + IDF_PRIOR) / (df + 1));
 }
 
-export const IDF_PRIOR = 200;
+const IDF_PRIOR = 200;

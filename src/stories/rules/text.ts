@@ -92,7 +92,7 @@ const SYNONYMS: Record<string, string> = {
 };
 
 /** A small suffix stemmer: enough to meet "files/filed/filing", "launches/launched". */
-export function stem(w: string): string {
+function stem(w: string): string {
   if (w.length <= 4 || /\d/.test(w)) return w;
   if (w.endsWith('ies') && w.length > 5) return `${w.slice(0, -3)}y`;
   if (/(ches|shes|sses|xes)$/.test(w)) return w.slice(0, -2);
