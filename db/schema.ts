@@ -333,6 +333,42 @@ interface RewardDropsTable {
   proof: string[];
 }
 
+interface StoriesTable {
+  id: Generated<number>;
+  headline: string;
+  first_seen_at: Date;
+  last_seen_at: Date;
+  member_count: Generated<number>;
+  source_count: Generated<number>;
+  locked: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+interface StoryKeysTable {
+  key: string;
+  story_id: number;
+  last_seen_at: Date;
+}
+
+interface StoryMembersTable {
+  item_kind: 'article' | 'wire';
+  item_id: number;
+  story_id: number;
+  headline: string;
+  url: string | null;
+  source: string;
+  seen_at: Date;
+  copy_of_member: Generated<boolean>;
+  features: ColumnType<unknown, string, string>;
+  assigned_at: Generated<Date>;
+}
+
+interface StoryWordCountsTable {
+  word: string;
+  items: Generated<number>;
+}
+
 interface TelegramUpdatesTable {
   update_id: number;
   kind: string;
@@ -435,42 +471,6 @@ interface WireItemsTable {
   promoted_at: Date | null;
   promoted_by: number | null;
   story_id: number | null;
-}
-
-interface StoriesTable {
-  id: Generated<number>;
-  headline: string;
-  first_seen_at: Date;
-  last_seen_at: Date;
-  member_count: Generated<number>;
-  source_count: Generated<number>;
-  locked: Generated<boolean>;
-  created_at: Generated<Date>;
-  updated_at: Generated<Date>;
-}
-
-interface StoryKeysTable {
-  key: string;
-  story_id: number;
-  last_seen_at: Date;
-}
-
-interface StoryMembersTable {
-  item_kind: 'article' | 'wire';
-  item_id: number;
-  story_id: number;
-  headline: string;
-  url: string | null;
-  source: string;
-  seen_at: Date;
-  copy_of_member: Generated<boolean>;
-  features: ColumnType<unknown, string, string>;
-  assigned_at: Generated<Date>;
-}
-
-interface StoryWordCountsTable {
-  word: string;
-  items: Generated<number>;
 }
 
 interface WireReceiptsTable {

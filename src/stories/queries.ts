@@ -267,3 +267,19 @@ export async function storyMembers(db: Db, storyId: number) {
     .orderBy('m.item_id')
     .execute();
 }
+
+/**
+ * Items of the window not yet assigned, oldest first (articles by publication or submission time,
+ * wire items by ingestion), at most `limit`; sponsored articles are never assigned.
+ */
+export async function unassignedItems(db: Db, since: Date, limit: number): Promise<{ kind: ItemKind; id: number }[]> {
+  const rows = await sql<{ kind: ItemKind; id: number }>`
+    SELECT kind, id FROM (
+      SELECT 'article' AS kind, a.id, coalesce(a.published_at, a.created_at) AS t FROM articles a
+      WHERE a.story_id IS NULL AND a.sponsored IS NULL AND coalesce(a.published_at, a.created_at) >= ${since}
+      UNION ALL
+      SELECT 'wire' AS kind, w.id, w.ingested_at AS t FROM wire_items w
+      WHERE w.story_id IS NULL AND w.ingested_at >= ${since}
+    ) x ORDER BY t, kind, id LIMIT ${limit}`.execute(db);
+  return rows.rows;
+}

@@ -33,6 +33,7 @@ import {
   storyLocked,
   storyMembers,
   storyPage,
+  unassignedItems,
   type StoryListFilter,
   wordCounts,
   type ItemKind,
@@ -124,4 +125,21 @@ export async function readStory(db: Db, id: number) {
       first: i === 0,
     })),
   };
+}
+
+/**
+ * Assign every unassigned article and wire item seen since `since`, oldest first, in batches.
+ * Resumable: what an interrupted run assigned is skipped by the next one. Items that cannot be
+ * assigned (deleted meanwhile) are left out of the count; the run stops when a batch assigns none.
+ */
+export async function backfillStories(db: Db, since: Date, opts: { batch: number; onBatch?: (assigned: number) => void }): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const items = await unassignedItems(db, since, opts.batch);
+    let assigned = 0;
+    for (const it of items) if ((await assignStoryItem(db, it.kind, it.id)).outcome === 'assigned') assigned += 1;
+    total += assigned;
+    opts.onBatch?.(total);
+    if (items.length < opts.batch || assigned === 0) return total;
+  }
 }
