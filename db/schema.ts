@@ -184,6 +184,7 @@ interface ArticlesTable {
   decision_reason: 'duplicate' | 'off_topic' | 'low_quality' | 'spam' | 'misleading' | 'other' | 'unspecified' | null;
   decision_note: string | null;
   duplicate_of: number | null;
+  story_id: number | null;
 }
 
 interface AuthGenerationTable {
@@ -332,6 +333,42 @@ interface RewardDropsTable {
   proof: string[];
 }
 
+interface StoriesTable {
+  id: Generated<number>;
+  headline: string;
+  first_seen_at: Date;
+  last_seen_at: Date;
+  member_count: Generated<number>;
+  source_count: Generated<number>;
+  locked: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+interface StoryKeysTable {
+  key: string;
+  story_id: number;
+  last_seen_at: Date;
+}
+
+interface StoryMembersTable {
+  item_kind: 'article' | 'wire';
+  item_id: number;
+  story_id: number;
+  headline: string;
+  url: string | null;
+  source: string;
+  seen_at: Date;
+  copy_of_member: Generated<boolean>;
+  features: ColumnType<unknown, string, string>;
+  assigned_at: Generated<Date>;
+}
+
+interface StoryWordCountsTable {
+  word: string;
+  items: Generated<number>;
+}
+
 interface TelegramUpdatesTable {
   update_id: number;
   kind: string;
@@ -433,6 +470,7 @@ interface WireItemsTable {
   promoted_article_id: number | null;
   promoted_at: Date | null;
   promoted_by: number | null;
+  story_id: number | null;
 }
 
 interface WireReceiptsTable {
@@ -517,6 +555,10 @@ export interface Database {
   reward_allocations: RewardAllocationsTable;
   reward_distributions: RewardDistributionsTable;
   reward_drops: RewardDropsTable;
+  stories: StoriesTable;
+  story_keys: StoryKeysTable;
+  story_members: StoryMembersTable;
+  story_word_counts: StoryWordCountsTable;
   telegram_updates: TelegramUpdatesTable;
   users: UsersTable;
   votes: VotesTable;

@@ -35,6 +35,8 @@ interface Command {
   /** Argument synopsis for help, e.g. `<address> <role>`. */
   args: string;
   summary: string;
+  /** Runs without the service's database and Redis (no running stack needed). */
+  offline?: boolean;
   run(args: string[], ctx: CliContext): Promise<void>;
 }
 

@@ -20,6 +20,7 @@ const groupLoaders: [string, () => Promise<CommandGroup>][] = [
   ['telegram', async () => (await import('./agent-chat.js')).telegramCommands],
   ['wire', async () => (await import('./wire.js')).wireCommands],
   ['webhooks', async () => (await import('./webhooks.js')).webhookCommands],
+  ['stories', async () => (await import('./stories.js')).storyCommands],
 ];
 
 async function loadGroup(name: string): Promise<CommandGroup | undefined> {
@@ -108,9 +109,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const known = group.commands.map((c) => c.name).join(', ');
       throw new UsageError(commandName === undefined ? `${groupName} needs a command: ${known}` : `unknown command "${groupName} ${commandName}"; ${groupName} commands: ${known}`);
     }
-    const stack = await withDevStack(env);
-    env = stack.env;
-    if (stack.note) io.err(stack.note);
+    if (!command.offline) {
+      const stack = await withDevStack(env);
+      env = stack.env;
+      if (stack.note) io.err(stack.note);
+    }
     await command.run(args, ctx);
     return 0;
   } catch (err) {

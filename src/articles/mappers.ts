@@ -41,6 +41,7 @@ export function toArticleItem(r: ArticleItemRow) {
           author: { id: r.top_tldr.author_id, username: r.top_tldr.author_username },
         }
       : null,
+    story_id: r.story_id ?? null,
   };
 }
 

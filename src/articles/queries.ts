@@ -40,6 +40,7 @@ const itemColumns = [
   'a.yap_count',
   'h.hot_score',
   'a.sponsored',
+  'a.story_id',
 ] as const;
 
 interface TldrJson {
@@ -75,6 +76,7 @@ export interface ArticleItemRow {
   hot_score: number;
   sponsored: unknown;
   top_tldr: TldrJson | null;
+  story_id: number | null;
 }
 
 /** top_tldr: the best-scored yap tagged tldr with score >= 0 (ties: the older one), via the partial index yaps_article_tldr_idx. */

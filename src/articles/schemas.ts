@@ -141,6 +141,11 @@ const articleItemSchema = z
     hot_score: z.number(),
     sponsored: z.record(z.string(), z.unknown()).nullable(),
     top_tldr: topTldrSchema.nullable(),
+    story_id: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'The story (GET /api/v1/stories/{id}/) this article reports; null until the story worker has assigned it, and for sponsored posts' }),
     my_vote: z
       .union([z.literal(1), z.literal(-1), z.literal(0)])
       .optional()

@@ -15,6 +15,8 @@
  *  - the feed cache is retired when any event changes what the feed shows (all but news.tsunami);
  *  - news.scheduled: the article's delayed publish-scheduled job is enqueued for its time;
  *  - article.yap_posted: the article's debounced hot-score recompute is enqueued;
+ *  - a new submission, a wire item's ingestion, a page title or a headline edit: the item's
+ *    story-assign job is enqueued (src/stories/rules/triggers.ts);
  *  - webhooks: the public events are matched against the active endpoints and their delivery rows
  *    inserted in this transaction (src/webhooks/fanout.ts); after the commit, the delivery run of
  *    each endpoint that got one is woken (a lost wake-up is found by the webhook-sweep job).
@@ -31,6 +33,7 @@ import { invalidateFeedCache } from '../feed/index.js';
 import type { Redis } from '../platform/redis.js';
 import { wakeEndpoint } from '../webhooks/index.js';
 import { fanOutWebhooks } from '../webhooks/index.js';
+import { storyAssignDedupeId, storyAssignments } from '../stories/index.js';
 
 export interface RelayDeps {
   config: Pick<Config, 'QUEUE_PREFIX' | 'HOT_SCORE_DEBOUNCE_MS'>;
@@ -98,6 +101,8 @@ async function sideEffects(deps: RelayDeps, trx: Db, rows: readonly OutboxRow[])
     const { payload, delayMs } = debouncedHotScoreJob(id, Date.now(), deps.config.HOT_SCORE_DEBOUNCE_MS);
     await deps.enqueue('hot-scores', payload, { delayMs });
   }
+
+  for (const a of storyAssignments(rows)) await deps.enqueue('story-assign', a, { dedupeId: storyAssignDedupeId(a) });
 }
 
 /** How many 10 ms waits a run spends on events above the horizon before it leaves them (see relayUntilEmpty). */

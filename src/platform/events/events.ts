@@ -24,9 +24,11 @@ export type EventType = (typeof eventTypes)[number];
  *  - article.yap_posted: a yap changed yap_count / top_tldr, and the hot score is due a recompute;
  *  - feed.reranked: a hot-score run rewrote scores (article_id null when it covered many articles);
  *  - article.voted: a vote on the article or on one of its yaps changed vote_count / votes /
- *    top_tldr, so feed pages holding it change (and their ETags with them).
+ *    top_tldr, so feed pages holding it change (and their ETags with them);
+ *  - story.assigned: an article or wire item joined a story (src/stories/), so the feed's story_id
+ *    of an article changes (article_id null for a wire item).
  */
-const internalEventTypes = ['article.edited', 'article.yap_posted', 'feed.reranked', 'article.voted'] as const;
+const internalEventTypes = ['article.edited', 'article.yap_posted', 'feed.reranked', 'article.voted', 'story.assigned'] as const;
 export type InternalEventType = (typeof internalEventTypes)[number];
 export type AnyEventType = EventType | InternalEventType;
 

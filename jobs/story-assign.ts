@@ -1,0 +1,24 @@
+/**
+ * story-assign: assign one article or wire item to a story (src/stories/service.ts). Enqueued when
+ * an article is created (submission, wire promotion; sponsored posts are not assigned), when its
+ * page title lands or an editor edits its headline, and when a wire item is ingested. Enqueued
+ * with a per-item deduplication id, so a burst of changes to one item runs as one job plus at most
+ * one follow-up. A retry after a crash assigns the item exactly once (the service's transaction).
+ */
+import { z } from 'zod';
+import { assignStoryItem } from '../src/stories/index.js';
+import { defaultJobOptions, defineJob } from './define.js';
+
+const payload = z.object({
+  kind: z.enum(['article', 'wire']),
+  id: z.number().int().positive(),
+});
+
+export const job = defineJob({
+  name: 'story-assign',
+  payload,
+  options: { ...defaultJobOptions, attempts: 8, backoffMs: 500, concurrency: 4 },
+  async run(p, deps) {
+    return assignStoryItem(deps.db, p.kind, p.id);
+  },
+});

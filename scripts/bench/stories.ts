@@ -1,0 +1,65 @@
+/**
+ * Story assignment quality on the labelled real headlines of test/data/stories/headlines.jsonl
+ * (see SOURCES.md there): the assigner of src/stories/rules (replay on scratch state, headlines
+ * only, then with the feed summaries the sources carried) against the hand labels, and as the
+ * baseline today's pairwise provenance match (headlineSimilarity >= HEADLINE_MATCH_THRESHOLD
+ * within 30 days: each item joins the story of its most similar earlier item).
+ *   npm run bench:stories
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/provenance/rules/headline-similarity.js';
+import { evaluate, type Evaluation, type Scores } from '../../src/stories/rules/evaluation.js';
+import { parseReplayLines, replayStories, type ReplayItem } from '../../src/stories/rules/replay.js';
+
+const DATA = path.resolve(import.meta.dirname, '../../test/data/stories/headlines.jsonl');
+const BASELINE_WINDOW_MS = 30 * 24 * 3600_000;
+
+function baseline(items: readonly ReplayItem[]): number[] {
+  const order = items.map((it, i) => ({ i, at: it.input.at })).sort((a, b) => a.at - b.at || a.i - b.i);
+  const out: number[] = new Array<number>(items.length);
+  const done: { i: number; at: number }[] = [];
+  let next = 1;
+  for (const cur of order) {
+    let best = -1;
+    let bestScore = 0;
+    for (const prev of done) {
+      if (cur.at - prev.at > BASELINE_WINDOW_MS) continue;
+      const s = headlineSimilarity(items[cur.i]!.input.title, items[prev.i]!.input.title);
+      if (s >= HEADLINE_MATCH_THRESHOLD && s > bestScore) {
+        best = prev.i;
+        bestScore = s;
+      }
+    }
+    out[cur.i] = best >= 0 ? out[best]! : next++;
+    done.push(cur);
+  }
+  return out;
+}
+
+const fmt = (s: Scores): string => `P ${s.precision.toFixed(3)}  R ${s.recall.toFixed(3)}  F1 ${s.f1.toFixed(3)}`;
+
+function print(name: string, e: Evaluation): void {
+  console.log(`${name}  (${e.predictedStories} predicted stories)`);
+  console.log(`  pairwise                      ${fmt(e.pairwise)}`);
+  console.log(`  B-cubed, multi-item stories   ${fmt(e.bcubedMulti)}`);
+  console.log(`  B-cubed, all items            ${fmt(e.bcubedAll)}`);
+}
+
+async function main(): Promise<void> {
+  const lines = readFileSync(DATA, 'utf8');
+  const { items, errors } = parseReplayLines(lines);
+  if (errors.length > 0) throw new Error(`bad lines in ${DATA}: ${JSON.stringify(errors)}`);
+  const truth = lines
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => (JSON.parse(l) as { story: string }).story);
+  const headlinesOnly = items.map((it) => ({ ...it, input: { ...it.input, text: null } }));
+  const first = evaluate(truth, replayStories(headlinesOnly).map(String));
+  console.log(`${first.items} labelled headlines, ${first.trueStories} true stories, ${first.multiItemStories} with more than one item\n`);
+  print('stories assigner, headlines only', first);
+  print('stories assigner, headlines + feed summaries', evaluate(truth, replayStories(items).map(String)));
+  print(`baseline: headlineSimilarity >= ${HEADLINE_MATCH_THRESHOLD} within 30 days`, evaluate(truth, baseline(items).map(String)));
+}
+
+await main();

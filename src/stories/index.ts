@@ -1,0 +1,5 @@
+/** The stories feature's public surface: other features, jobs and the app import only this file. */
+export { assignStoryItem, backfillStories } from './service.js';
+export { parseReplayLines, replayStories } from './rules/replay.js';
+export { storyRoutes } from './routes.js';
+export { storyAssignDedupeId, storyAssignments } from './rules/triggers.js';

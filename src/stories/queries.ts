@@ -1,0 +1,285 @@
+/**
+ * SQL of the stories feature (Kysely only). The assigner's state lives here: stories, their
+ * members with features, the inverted index of candidate lookup (story_keys) and the word counts.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../platform/db.js';
+import type { ItemFeatures } from './rules/features.js';
+
+export type ItemKind = 'article' | 'wire';
+
+export interface ItemSource {
+  kind: ItemKind;
+  id: number;
+  title: string;
+  url: string | null;
+  source: string | null;
+  text: string | null;
+  claimedAt: Date | null;
+  observedAt: Date;
+  /** Sponsored articles are not assigned. */
+  excluded: boolean;
+}
+
+/** The item to assign, its row locked for the transaction (a retried job waits for a running one). */
+export async function lockItem(trx: Db, kind: ItemKind, id: number): Promise<ItemSource | undefined> {
+  if (kind === 'article') {
+    const a = await trx
+      .selectFrom('articles')
+      .select(['id', 'headline', 'url', 'source', 'created_at', 'published_at', 'sponsored'])
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!a) return undefined;
+    return {
+      kind,
+      id,
+      title: a.headline,
+      url: a.url,
+      source: a.source || null,
+      text: null,
+      claimedAt: null,
+      observedAt: a.published_at ?? a.created_at,
+      excluded: a.sponsored !== null,
+    };
+  }
+  const w = await trx
+    .selectFrom('wire_items')
+    .select(['id', 'title', 'url', 'summary', 'source_name', 'publisher_claimed_at', 'ingested_at'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!w) return undefined;
+  return { kind, id, title: w.title, url: w.url, source: w.source_name, text: w.summary, claimedAt: w.publisher_claimed_at, observedAt: w.ingested_at, excluded: false };
+}
+
+/** One assigner at a time: assignment reads and writes shared state (candidates, counts). */
+export async function lockAssigner(trx: Db): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext('stories.assign'))`.execute(trx);
+}
+
+export async function memberOf(trx: Db, kind: ItemKind, id: number) {
+  return trx.selectFrom('story_members').select(['story_id', 'headline', 'features']).where('item_kind', '=', kind).where('item_id', '=', id).executeTakeFirst();
+}
+
+/** Document frequencies of `words` and the number of items assigned so far. */
+export async function wordCounts(trx: Db, words: readonly string[]): Promise<{ counts: Map<string, number>; items: number }> {
+  const rows = await trx
+    .selectFrom('story_word_counts')
+    .select(['word', 'items'])
+    .where('word', 'in', ['', ...words])
+    .execute();
+  const counts = new Map(rows.map((r) => [r.word, r.items]));
+  return { counts, items: counts.get('') ?? 0 };
+}
+
+/** Stories sharing lookup keys with the item, seen since `since`, ranked by the number shared. */
+export async function candidateIds(trx: Db, keys: readonly string[], since: Date, limit: number): Promise<number[]> {
+  if (keys.length === 0) return [];
+  const rows = await trx
+    .selectFrom('story_keys')
+    .select(['story_id', sql<number>`count(*)::int`.as('hits')])
+    .where('key', 'in', keys)
+    .where('last_seen_at', '>=', since)
+    .groupBy('story_id')
+    .orderBy('hits', 'desc')
+    .orderBy('story_id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.story_id);
+}
+
+interface CandidateRow {
+  id: number;
+  lastSeenAt: Date;
+  locked: boolean;
+  features: ItemFeatures[];
+}
+
+/** The candidates with their compared members: the first and the `recent` most recent ones. */
+export async function candidateStories(trx: Db, ids: readonly number[], recent: number): Promise<CandidateRow[]> {
+  if (ids.length === 0) return [];
+  const stories = await trx.selectFrom('stories').select(['id', 'last_seen_at', 'locked']).where('id', 'in', ids).execute();
+  const members = await trx
+    .selectFrom(
+      trx
+        .selectFrom('story_members')
+        .select([
+          'story_id',
+          'features',
+          'seen_at',
+          sql<number>`row_number() OVER (PARTITION BY story_id ORDER BY seen_at DESC, item_kind, item_id)`.as('rn_desc'),
+          sql<number>`row_number() OVER (PARTITION BY story_id ORDER BY seen_at, item_kind, item_id)`.as('rn_asc'),
+        ])
+        .where('story_id', 'in', ids)
+        .as('m'),
+    )
+    .select(['story_id', 'features'])
+    .where((eb) => eb.or([eb('rn_desc', '<=', recent), eb('rn_asc', '=', 1)]))
+    .orderBy('story_id')
+    .orderBy('seen_at')
+    .execute();
+  const byStory = new Map<number, ItemFeatures[]>();
+  for (const m of members) byStory.set(m.story_id, [...(byStory.get(m.story_id) ?? []), m.features as ItemFeatures]);
+  return stories.map((s) => ({ id: s.id, lastSeenAt: s.last_seen_at, locked: s.locked, features: byStory.get(s.id) ?? [] }));
+}
+
+export async function insertStory(trx: Db, headline: string, at: Date): Promise<number> {
+  const r = await trx.insertInto('stories').values({ headline, first_seen_at: at, last_seen_at: at }).returning('id').executeTakeFirstOrThrow();
+  return r.id;
+}
+
+interface NewMember {
+  kind: ItemKind;
+  id: number;
+  storyId: number;
+  headline: string;
+  url: string | null;
+  source: string;
+  seenAt: Date;
+  copy: boolean;
+  features: ItemFeatures;
+}
+
+export async function insertMember(trx: Db, m: NewMember): Promise<void> {
+  await trx
+    .insertInto('story_members')
+    .values({
+      item_kind: m.kind,
+      item_id: m.id,
+      story_id: m.storyId,
+      headline: m.headline,
+      url: m.url,
+      source: m.source,
+      seen_at: m.seenAt,
+      copy_of_member: m.copy,
+      features: JSON.stringify(m.features),
+    })
+    .execute();
+}
+
+export async function deleteMember(trx: Db, kind: ItemKind, id: number): Promise<void> {
+  await trx.deleteFrom('story_members').where('item_kind', '=', kind).where('item_id', '=', id).execute();
+}
+
+/** Recompute a story's headline, times and counts from its members; delete it when it has none. */
+export async function refreshStory(trx: Db, storyId: number): Promise<void> {
+  await sql`
+    UPDATE stories s SET
+      headline = f.headline, first_seen_at = f.first_seen, last_seen_at = f.last_seen,
+      member_count = f.members, source_count = f.sources, updated_at = now()
+    FROM (
+      SELECT (array_agg(headline ORDER BY copy_of_member, seen_at, item_kind, item_id))[1] AS headline,
+             min(seen_at) AS first_seen, max(seen_at) AS last_seen, count(*)::int AS members,
+             count(DISTINCT features->>'sourceKey') FILTER (WHERE NOT copy_of_member)::int AS sources
+      FROM story_members WHERE story_id = ${storyId}
+    ) f
+    WHERE s.id = ${storyId} AND f.members > 0`.execute(trx);
+  await sql`DELETE FROM stories s WHERE s.id = ${storyId} AND NOT EXISTS (SELECT 1 FROM story_members m WHERE m.story_id = s.id)`.execute(trx);
+}
+
+/** Index the item's keys under its story, moving the story's last seen time forward. */
+export async function indexKeys(trx: Db, storyId: number, keys: readonly string[], at: Date): Promise<void> {
+  if (keys.length === 0) return;
+  await trx
+    .insertInto('story_keys')
+    .values([...new Set(keys)].map((key) => ({ key, story_id: storyId, last_seen_at: at })))
+    .onConflict((oc) => oc.columns(['key', 'story_id']).doUpdateSet({ last_seen_at: sql`greatest(story_keys.last_seen_at, excluded.last_seen_at)` }))
+    .execute();
+}
+
+/** Count the item's words (and the item) in the document frequencies. */
+export async function countWords(trx: Db, words: readonly string[]): Promise<void> {
+  await trx
+    .insertInto('story_word_counts')
+    .values(['', ...new Set(words)].map((word) => ({ word, items: 1 })))
+    .onConflict((oc) => oc.column('word').doUpdateSet({ items: sql`story_word_counts.items + 1` }))
+    .execute();
+}
+
+export async function setItemStory(trx: Db, kind: ItemKind, id: number, storyId: number | null): Promise<void> {
+  if (kind === 'article') await trx.updateTable('articles').set({ story_id: storyId }).where('id', '=', id).execute();
+  else await trx.updateTable('wire_items').set({ story_id: storyId }).where('id', '=', id).execute();
+}
+
+export async function storyLocked(trx: Db, storyId: number): Promise<boolean> {
+  const r = await trx.selectFrom('stories').select('locked').where('id', '=', storyId).executeTakeFirst();
+  return r?.locked ?? false;
+}
+
+export interface StoryListFilter {
+  since?: Date;
+  until?: Date;
+  tags?: string[];
+  tokenSymbols?: string[];
+  minSources?: number;
+  page: number;
+  perPage: number;
+}
+
+const storyColumns = ['s.id', 's.headline', 's.first_seen_at', 's.last_seen_at', 's.member_count', 's.source_count', 's.locked'] as const;
+
+/** Stories most recently active first (ties: higher id first), with the total count. */
+export async function storyPage(db: Db, f: StoryListFilter) {
+  let q = db.selectFrom('stories as s').select([...storyColumns, sql<number>`count(*) OVER ()`.as('total')]);
+  if (f.since) q = q.where('s.last_seen_at', '>=', f.since);
+  if (f.until) q = q.where('s.first_seen_at', '<', f.until);
+  if (f.minSources !== undefined) q = q.where('s.source_count', '>=', f.minSources);
+  if (f.tags?.length) q = q.where(sql<boolean>`EXISTS (SELECT 1 FROM articles a WHERE a.story_id = s.id AND a.tags && ${sql.val(f.tags)}::text[])`);
+  if (f.tokenSymbols?.length) {
+    q = q.where(sql<boolean>`EXISTS (SELECT 1 FROM articles a WHERE a.story_id = s.id AND feed_upper_symbols(a.token_symbols) && ${sql.val(f.tokenSymbols)}::text[])`);
+  }
+  const rows = await q
+    .orderBy('s.last_seen_at', 'desc')
+    .orderBy('s.id', 'desc')
+    .limit(f.perPage)
+    .offset((f.page - 1) * f.perPage)
+    .execute();
+  return { rows, count: rows[0]?.total ?? (f.page > 1 ? await storyCount(db, f) : 0) };
+}
+
+async function storyCount(db: Db, f: StoryListFilter): Promise<number> {
+  const r = await storyPage(db, { ...f, page: 1, perPage: 1 });
+  return r.count;
+}
+
+export async function storyById(db: Db, id: number) {
+  return db
+    .selectFrom('stories as s')
+    .select([...storyColumns])
+    .where('s.id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * A story's members in time order: wire items, and articles that are published (approved); the
+ * queue's submitted and killed articles are not public.
+ */
+export async function storyMembers(db: Db, storyId: number) {
+  return db
+    .selectFrom('story_members as m')
+    .leftJoin('articles as a', (j) => j.onRef('a.id', '=', 'm.item_id').on('m.item_kind', '=', 'article'))
+    .select(['m.item_kind', 'm.item_id', 'm.headline', 'm.url', 'm.source', 'm.seen_at', 'm.copy_of_member', 'a.headline as article_headline', 'a.url as article_url'])
+    .where('m.story_id', '=', storyId)
+    .where((eb) => eb.or([eb('m.item_kind', '=', 'wire'), eb('a.status', '=', 'approved')]))
+    .orderBy('m.seen_at')
+    .orderBy('m.item_kind')
+    .orderBy('m.item_id')
+    .execute();
+}
+
+/**
+ * Items of the window not yet assigned, oldest first (articles by publication or submission time,
+ * wire items by ingestion), at most `limit`; sponsored articles are never assigned.
+ */
+export async function unassignedItems(db: Db, since: Date, limit: number): Promise<{ kind: ItemKind; id: number }[]> {
+  const rows = await sql<{ kind: ItemKind; id: number }>`
+    SELECT kind, id FROM (
+      SELECT 'article' AS kind, a.id, coalesce(a.published_at, a.created_at) AS t FROM articles a
+      WHERE a.story_id IS NULL AND a.sponsored IS NULL AND coalesce(a.published_at, a.created_at) >= ${since}
+      UNION ALL
+      SELECT 'wire' AS kind, w.id, w.ingested_at AS t FROM wire_items w
+      WHERE w.story_id IS NULL AND w.ingested_at >= ${since}
+    ) x ORDER BY t, kind, id LIMIT ${limit}`.execute(db);
+  return rows.rows;
+}

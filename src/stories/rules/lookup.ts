@@ -1,0 +1,53 @@
+/**
+ * Bounded candidate lookup. An item is compared only with stories that share one of its rarest
+ * words (at most LOOKUP_WORDS of them, by document frequency) or one of its copy keys, were seen
+ * within LOOKUP_WINDOW_MS of it, and are among the MAX_CANDIDATES stories sharing most of those
+ * words; of each candidate at most MAX_MEMBERS_COMPARED members are compared (the first and the
+ * most recent ones). Work per item is therefore bounded whatever the number of stories.
+ */
+import type { ItemFeatures } from './features.js';
+import { idf, TEXT_WINDOW_MS, type WordWeight } from './similarity.js';
+
+const LOOKUP_WORDS = 8;
+export const LOOKUP_WINDOW_MS = TEXT_WINDOW_MS;
+export const MAX_CANDIDATES = 40;
+export const MAX_MEMBERS_COMPARED = 24;
+/** Of one word's postings (newest first), at most this many are read. */
+export const MAX_POSTINGS_SCANNED = 2000;
+
+/** The words to look the item up by: its rarest headline words. */
+export function lookupWords(f: ItemFeatures, df: (word: string) => number): string[] {
+  return [...f.words]
+    .map((w, i) => ({ w, i, d: df(w) }))
+    .sort((a, b) => a.d - b.d || a.i - b.i)
+    .slice(0, LOOKUP_WORDS)
+    .map((x) => x.w);
+}
+
+/** The copy keys of an item, prefixed by kind so that they share one index with words. */
+export function copyKeys(f: ItemFeatures): string[] {
+  const keys: string[] = [];
+  if (f.urlKey) keys.push(`u:${f.urlKey}`);
+  if (f.slugKey) keys.push(`s:${f.slugKey}`);
+  if (f.titleKey && f.words.length >= 3) keys.push(`t:${f.titleKey}`);
+  return keys;
+}
+
+/** The members of a story worth comparing: the first one and the most recent ones. */
+export function comparedMembers<T>(members: readonly T[]): T[] {
+  if (members.length <= MAX_MEMBERS_COMPARED) return [...members];
+  return [members[0]!, ...members.slice(members.length - (MAX_MEMBERS_COMPARED - 1))];
+}
+
+/** Rank candidate story ids by the number of lookup keys they share with the item. */
+export function topCandidates<Id extends string | number>(hits: Map<Id, number>): Id[] {
+  return [...hits.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .slice(0, MAX_CANDIDATES)
+    .map(([id]) => id);
+}
+
+/** A word weight from document frequencies: `df` of `n` items contain the word. */
+export function weightFrom(df: (word: string) => number, n: number): WordWeight {
+  return (w) => idf(df(w), n);
+}

@@ -1,0 +1,190 @@
+/**
+ * Headline text for story assignment: the words two outlets share when they report one event.
+ *
+ * `headlineText` decodes HTML entities that feeds leave in titles ("&#039;", "&amp;") and drops a
+ * trailing outlet name ("… - Reuters", "… | by A. Writer | Dec, 2023"). `wordTokens` turns text
+ * into comparable words: lower case, accents off, stop words and headline filler off, tickers to
+ * names ("BTC" -> "bitcoin"), a light suffix stemmer ("launches", "launched", "launching" ->
+ * "launch"). `amounts` reads figures with their unit ("$3.36B", "3 billion", "42,000", "20%")
+ * as numbers, so "$3.3B" and "$3.36 billion" can be recognised as one figure.
+ */
+
+const ENTITIES: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>', nbsp: ' ' };
+
+/** Feed titles often carry HTML entities; decode the common named ones and every numeric one. */
+export function decodeEntities(s: string): string {
+  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, body: string) => {
+    if (body[0] === '#') {
+      const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : m;
+    }
+    return ENTITIES[body.toLowerCase()] ?? m;
+  });
+}
+
+const OUTLET_TAIL = /\s+(?:-|–|—|\|)\s+([^-–—|]{1,60})$/;
+
+/** The headline without entities, a trailing outlet name or a trailing "(Cryptocurrency:BTC-USD)". */
+export function headlineText(title: string): string {
+  let s = decodeEntities(title).replace(/\s+/g, ' ').trim();
+  s = s.replace(/\s*\((?:Cryptocurrency|NASDAQ|NYSE):[^)]*\)\s*$/i, '');
+  s = s.replace(/\s+\|\s+by\s+.*$/i, '');
+  for (let i = 0; i < 2; i += 1) {
+    const m = OUTLET_TAIL.exec(s);
+    if (!m || m[1]!.trim().split(/\s+/).length > 4) break;
+    s = s.slice(0, m.index).trim();
+  }
+  return s;
+}
+
+const STOP_WORDS = new Set(
+  (
+    'a an the of for to in on at as by with from and or but its it is are be been was were has have had ' +
+    'after amid into via this that these those new more most another additional ever now over under says ' +
+    'said say report reports reportedly just first time will would could can may might should here what ' +
+    'why how who when where which whats heres than then there their they them his her he she we our you ' +
+    'your i my me us not no yes up down out off about again also still only so if all any some just one ' +
+    'while during before since until against between within without per vs'
+  ).split(' '),
+);
+
+const SYNONYMS: Record<string, string> = {
+  btc: 'bitcoin',
+  xbt: 'bitcoin',
+  eth: 'ethereum',
+  ether: 'ethereum',
+  usdt: 'tether',
+  etfs: 'etf',
+  bankruptcy: 'bankrupt',
+  cryptocurrency: 'crypto',
+  cryptocurrencies: 'crypto',
+  cryptos: 'crypto',
+  u: 'us',
+  usa: 'us',
+  america: 'us',
+  american: 'us',
+  korean: 'korea',
+  chinese: 'china',
+  japanese: 'japan',
+  russian: 'russia',
+  british: 'uk',
+  hacker: 'hack',
+  hackers: 'hack',
+  heist: 'hack',
+  heists: 'hack',
+  exploit: 'hack',
+  exploited: 'hack',
+  seizure: 'seize',
+  seizes: 'seize',
+  seized: 'seize',
+  purchase: 'buy',
+  purchases: 'buy',
+  buys: 'buy',
+  bought: 'buy',
+  acquires: 'buy',
+  acquire: 'buy',
+  files: 'file',
+  filed: 'file',
+  filing: 'file',
+  lawsuit: 'sue',
+  sues: 'sue',
+  sued: 'sue',
+};
+
+/** A small suffix stemmer: enough to meet "files/filed/filing", "launches/launched". */
+function stem(w: string): string {
+  if (w.length <= 4 || /\d/.test(w)) return w;
+  if (w.endsWith('ies') && w.length > 5) return `${w.slice(0, -3)}y`;
+  if (/(ches|shes|sses|xes)$/.test(w)) return w.slice(0, -2);
+  if (w.endsWith('ing') && w.length > 6) return undoubleEnd(w.slice(0, -3));
+  if (w.endsWith('ed') && w.length > 5) return undoubleEnd(w.slice(0, -2));
+  if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us')) return w.slice(0, -1);
+  return w;
+}
+
+function undoubleEnd(w: string): string {
+  return /([b-df-hj-np-tv-z])\1$/.test(w) && !w.endsWith('ll') ? w.slice(0, -1) : w;
+}
+
+/** The comparable words of a text, in order of first appearance, each once. */
+export function wordTokens(text: string): string[] {
+  const s = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u201b\u2032`]/g, "'")
+    .replace(/'s\b/g, '')
+    .replace(/\bu\.s\.(a\.)?/g, ' us ')
+    .replace(/(\d),(?=\d{3}\b)/g, '$1');
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const raw of s.split(/[^a-z0-9]+/)) {
+    if (raw === '' || STOP_WORDS.has(raw)) continue;
+    if (/^\d+$/.test(raw)) {
+      if (raw.length >= 2 && !(raw.length === 4 && raw >= '1900' && raw <= '2100') && !seen.has(`#${raw}`)) {
+        seen.add(`#${raw}`);
+        out.push(`#${raw}`);
+      }
+      continue;
+    }
+    const w = stem(SYNONYMS[raw] ?? raw);
+    if (w.length < 2 || STOP_WORDS.has(w) || seen.has(w)) continue;
+    seen.add(w);
+    out.push(w);
+  }
+  return out;
+}
+
+const UNIT: Record<string, number> = {
+  k: 1e3,
+  thousand: 1e3,
+  m: 1e6,
+  mn: 1e6,
+  mln: 1e6,
+  million: 1e6,
+  b: 1e9,
+  bn: 1e9,
+  billion: 1e9,
+  milliarden: 1e9,
+  t: 1e12,
+  tn: 1e12,
+  trillion: 1e12,
+};
+
+const AMOUNT = /(\$|€|£)?\s?(\d[\d,]*(?:\.\d+)?)\s?(%|k|thousand|mn|mln|million|bn|b|billion|milliarden|tn|t|trillion)?(?![a-z0-9])/gi;
+
+/**
+ * The figures of a headline that identify an event: amounts with a currency sign or unit, and
+ * percentages (as negative numbers, so they never equal an amount). Bare small numbers (years,
+ * counts like "5 things") are left out: they tell stories apart poorly.
+ */
+export function amounts(text: string): number[] {
+  const out: number[] = [];
+  for (const m of decodeEntities(text).matchAll(AMOUNT)) {
+    const [, currency, digits, unit] = m;
+    const n = Number(digits!.replace(/,/g, ''));
+    if (!Number.isFinite(n)) continue;
+    if (unit === '%') {
+      out.push(-n);
+      continue;
+    }
+    const factor = unit ? (UNIT[unit.toLowerCase()] ?? 1) : 1;
+    const value = n * factor;
+    if (!currency && !unit && (value < 1000 || (value >= 1900 && value <= 2100 && !digits!.includes(',')))) continue;
+    out.push(value);
+  }
+  return out;
+}
+
+/**
+ * Two figures name the same amount: amounts equal within 10% ("$3.3B" and "$3.36B"), percentages
+ * equal when rounded to whole points.
+ */
+export function sameAmount(a: number, b: number): boolean {
+  if (a === b) return true;
+  if (Math.sign(a) !== Math.sign(b)) return false;
+  if (a < 0) return Math.round(a) === Math.round(b);
+  const x = Math.abs(a);
+  const y = Math.abs(b);
+  return Math.abs(x - y) <= 0.1 * Math.max(x, y);
+}
