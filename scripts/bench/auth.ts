@@ -8,7 +8,7 @@
  * Starts its own Postgres/Redis unless DATABASE_URL/REDIS_URL are set.   npm run bench:auth
  */
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +24,7 @@ import { allRoutes } from '../../src/routes.js';
 import { signAccessToken } from '../../src/identity/tokens.js';
 import type { RunningService } from '../lib/services.js';
 import { backingServices } from '../lib/backing-services.js';
-import { bareApp, benchDeps, benchLog, createBenchDatabase, listenLocal } from './lib/bench-stack.js';
+import { bareApp, benchDeps, benchLog, closeBenchDatabase, createBenchDatabase, listenLocal, stopBackingServices } from './lib/bench-stack.js';
 import { loadFromChild } from './lib/load.js';
 import { runJsonChild } from './lib/child.js';
 
@@ -132,13 +132,8 @@ try {
   console.log(`with auth+quota+limit: ${mf.toFixed(0)} req/s, p99 ${median(p99s[1]).toFixed(1)} ms`);
   console.log(`ratio (with / without): ${(mf / mb).toFixed(2)}; extra cost per request ~${((1000 / mf - 1000 / mb) * 1000).toFixed(0)} µs of server time`);
 
-  await deps.queue.close();
-  redis.disconnect();
-  await db.destroy();
-  await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
-  await admin.end();
+  await closeBenchDatabase(deps, admin, dbName);
 } finally {
-  for (const s of started.reverse()) await s.stop();
-  rmSync(tmp, { recursive: true, force: true });
+  await stopBackingServices(started, tmp);
 }
 process.exit(0);

@@ -37,7 +37,7 @@ import { insertApiKey } from '../../src/identity/api-key-queries.js';
 import { createRedis } from '../../src/platform/redis.js';
 import type { RunningService } from '../lib/services.js';
 import { backingServices } from '../lib/backing-services.js';
-import { benchDeps, createBenchDatabase } from './lib/bench-stack.js';
+import { benchDeps, closeBenchDatabase, createBenchDatabase, stopBackingServices } from './lib/bench-stack.js';
 import { koaListener } from '../../src/platform/http/listener.js';
 import { timedGet } from './lib/load.js';
 import { runJsonChild } from './lib/child.js';
@@ -279,13 +279,8 @@ try {
   console.log(`of which EIP-3009 signature verification alone: ${verifyUs.toFixed(0)} µs CPU per payment (${VERIFY_N} verifications)`);
 
   server.close();
-  await deps.queue.close();
-  redis.disconnect();
-  await db.destroy();
-  await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
-  await admin.end();
+  await closeBenchDatabase(deps, admin, dbName);
 } finally {
-  for (const s of started.reverse()) await s.stop();
-  rmSync(tmp, { recursive: true, force: true });
+  await stopBackingServices(started, tmp);
 }
 process.exit(0);

@@ -5,6 +5,7 @@ import { createApp } from '../../src/app.js';
 import { sessionFor } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { tinyFramesGif } from '../support/gif.js';
+import { mediaCount as mediaCountIn, profileForm } from '../support/profile.js';
 import request from '../support/request.js';
 
 const UPLOADS_PER_HOUR = 3;
@@ -23,20 +24,8 @@ afterAll(async () => {
   await deps.close();
 });
 
-function form(bytes: Buffer, name: string, type: string, fields: Record<string, string> = {}) {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) f.append(k, v);
-  f.append('profile_picture', new Blob([bytes], { type }), name);
-  return f;
-}
-
-async function mediaCount() {
-  const r = await deps.db
-    .selectFrom('media')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
-}
+const form = (bytes: Buffer, name: string, type: string, fields: Record<string, string> = {}) => profileForm(fields, [{ name, type, bytes }]);
+const mediaCount = () => mediaCountIn(deps.db);
 
 describe('PUT /wallet/profile/ picture caps', () => {
   it('refuses a GIF over the frame or pixel cap with 413 from its header, storing nothing; one within the caps is stored', async () => {

@@ -8,6 +8,7 @@ import { createApp } from '../../src/app.js';
 import { importPicturesFromDisk } from '../../src/media/import-disk.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
+import { mediaCount as mediaCountIn, profileForm } from '../support/profile.js';
 import request from '../support/request.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
@@ -39,21 +40,10 @@ beforeEach(async () => {
 
 const put = (body: unknown, headers: Record<string, string> = me.bearer) => http.put('/api/v1/wallet/profile/', body, headers);
 
-function form(fields: Record<string, string>, files: { field?: string; name: string; type: string; bytes: Buffer }[] = []) {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) f.append(k, v);
-  for (const file of files) f.append(file.field ?? 'profile_picture', new Blob([file.bytes], { type: file.type }), file.name);
-  return f;
-}
+const form = profileForm;
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-async function mediaCount() {
-  const r = await deps.db
-    .selectFrom('media')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
-}
+const mediaCount = () => mediaCountIn(deps.db);
 
 function fieldsOf(r: { body: any }) {
   return r.body.error.details.fields.map((f: any) => [f.path, f.code]);

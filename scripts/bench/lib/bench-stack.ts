@@ -124,3 +124,18 @@ export async function benchStack(name: string, overrides: Record<string, string>
 }
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Closes the bench's connections (queue client, Redis, pool) and drops its database. */
+export async function closeBenchDatabase(deps: AppDeps, admin: pg.Client, name: string): Promise<void> {
+  await deps.queue.close();
+  deps.redis.disconnect();
+  await deps.db.destroy();
+  await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+  await admin.end();
+}
+
+/** Stops what backingServices started, last first, and removes their directory. */
+export async function stopBackingServices(started: RunningService[], tmp: string): Promise<void> {
+  for (const s of started.reverse()) await s.stop();
+  rmSync(tmp, { recursive: true, force: true });
+}
