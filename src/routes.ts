@@ -27,6 +27,7 @@ import { webhookRoutes } from './webhooks/index.js';
 import { modlogRoutes } from './editor/index.js';
 import { editorRoutes } from './editor/index.js';
 import { discoveryRoutes } from './mcp/index.js';
+import { assetRoutes } from './assets/index.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -51,6 +52,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...webhookRoutes(deps),
     ...modlogRoutes(deps),
     ...editorRoutes(deps),
+    ...assetRoutes(deps),
     ...docsRoutes(deps),
   ];
   // The document route needs the full list, itself included.

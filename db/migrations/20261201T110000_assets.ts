@@ -11,6 +11,9 @@ import seed from '../data/20261201T110000_assets.json' with { type: 'json' };
  *  - asset_ambiguous_words: the staff-maintained words (tickers, names) that need context.
  *  - article_assets: an article's tags, from the worker or an editor; an editor's removal is kept
  *    (removed = true) so re-tagging never brings the tag back.
+ *  - article_asset_fills: the token_symbols / token_addresses the worker filled in from the tags
+ *    (only ever when both were empty); while the article still holds exactly these, re-tagging may
+ *    refresh them, and once anybody changes them they are left alone.
  *  - wire_item_assets: a wire item's tags (worker only).
  * Seeded from db/data/20261201T110000_assets.json, written by `npm run assets:seed-data` from the
  * package data (cryptocurrency-icons CC0-1.0, @metamask/contract-metadata ISC) and the curated list.
@@ -54,6 +57,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     )`.execute(db);
   await sql`CREATE INDEX article_assets_asset_idx ON article_assets (asset_id, article_id) WHERE NOT removed`.execute(db);
   await sql`
+    CREATE TABLE article_asset_fills (
+      article_id integer PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+      token_symbols text[] NOT NULL,
+      token_addresses text[] NOT NULL
+    )`.execute(db);
+  await sql`
     CREATE TABLE wire_item_assets (
       wire_item_id integer NOT NULL REFERENCES wire_items(id) ON DELETE CASCADE,
       asset_id text NOT NULL REFERENCES assets(id) ON DELETE CASCADE,
@@ -83,5 +92,5 @@ async function seedRegistry(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`DROP TABLE wire_item_assets, article_assets, asset_ambiguous_words, asset_deployments, assets`.execute(db);
+  await sql`DROP TABLE wire_item_assets, article_asset_fills, article_assets, asset_ambiguous_words, asset_deployments, assets`.execute(db);
 }

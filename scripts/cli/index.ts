@@ -20,6 +20,7 @@ const groupLoaders: [string, () => Promise<CommandGroup>][] = [
   ['telegram', async () => (await import('./agent-chat.js')).telegramCommands],
   ['wire', async () => (await import('./wire.js')).wireCommands],
   ['webhooks', async () => (await import('./webhooks.js')).webhookCommands],
+  ['assets', async () => (await import('./assets.js')).assetCommands],
 ];
 
 async function loadGroup(name: string): Promise<CommandGroup | undefined> {

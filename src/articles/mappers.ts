@@ -41,6 +41,7 @@ export function toArticleItem(r: ArticleItemRow) {
           author: { id: r.top_tldr.author_id, username: r.top_tldr.author_username },
         }
       : null,
+    assets: (r.assets ?? []).map((x) => ({ id: x.id, symbol: x.symbol, name: x.name, salience: Number(x.salience), primary: x.primary })),
   };
 }
 

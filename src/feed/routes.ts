@@ -33,6 +33,7 @@ import { FeedMatchLists, type ListedPage } from './match-lists.js';
 import { toArticleItem } from '../articles/index.js';
 import { myVotesOn } from '../articles/index.js';
 import { isSignedIn, pageLinks, requireSignedIn } from '../articles/index.js';
+import { requireKnownAssets } from '../assets/index.js';
 import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from '../articles/index.js';
 import { feedLastModifiedKey } from '../platform/redis-keys.js';
 import { singleFlight } from '../platform/single-flight.js';
@@ -156,6 +157,7 @@ class PersonalPages {
 // Filters
 
 interface FilterQuery {
+  asset?: string[];
   token_address?: string;
   tag?: string[];
   token_symbol?: string[];
@@ -178,6 +180,7 @@ function feedFilterOf(query: FilterQuery, status: FeedStatus, sort: FeedSort): F
     tokenAddress: query.token_address,
     tags: query.tag,
     tokenSymbols: query.token_symbol,
+    ...(query.asset ? { assets: query.asset } : {}),
     source: query.source,
     since: query.since,
     until: query.until,
@@ -360,6 +363,7 @@ function listArticlesRoute(s: FeedState): RouteDef {
       let entry: Entry | undefined = near && decodeEntry(near);
       let picked = false;
       if (!entry) {
+        await requireKnownAssets(s.deps.db, query.asset);
         const filter = feedFilterOf(query, query.status, query.sort_type);
         const q = { ...filter, sort: query.sort_type, page: query.page, perPage: query.per_page ?? query.limit ?? DEFAULT_PER_PAGE };
         entry = await pickedPage(s, ctx, q);
@@ -392,6 +396,7 @@ type Format = (typeof formats)[number];
 /** The syndication document of a query string, through the feed cache. */
 async function syndicationEntry(s: FeedState, ctx: Context, f: Format, query: FilterQuery & { sort_type: FeedSort; limit: number }): Promise<Entry> {
   const { deps, homeUrl } = s;
+  await requireKnownAssets(deps.db, query.asset);
   const filter = feedFilterOf(query, 'approved', query.sort_type);
   const key = `${f.ext}:${ctx.querystring}`;
   return decodeEntry(

@@ -15,6 +15,7 @@
  *  - the feed cache is retired when any event changes what the feed shows (all but news.tsunami);
  *  - news.scheduled: the article's delayed publish-scheduled job is enqueued for its time;
  *  - article.yap_posted: the article's debounced hot-score recompute is enqueued;
+ *  - news.submitted, a headline's article.edited, news.tsunami: the item's asset-tag run is enqueued;
  *  - webhooks: the public events are matched against the active endpoints and their delivery rows
  *    inserted in this transaction (src/webhooks/fanout.ts); after the commit, the delivery run of
  *    each endpoint that got one is woken (a lost wake-up is found by the webhook-sweep job).
@@ -31,6 +32,7 @@ import { invalidateFeedCache } from '../feed/index.js';
 import type { Redis } from '../platform/redis.js';
 import { wakeEndpoint } from '../webhooks/index.js';
 import { fanOutWebhooks } from '../webhooks/index.js';
+import { assetTagDedupeId, tagTargets } from '../assets/index.js';
 
 export interface RelayDeps {
   config: Pick<Config, 'QUEUE_PREFIX' | 'HOT_SCORE_DEBOUNCE_MS'>;
@@ -98,6 +100,8 @@ async function sideEffects(deps: RelayDeps, trx: Db, rows: readonly OutboxRow[])
     const { payload, delayMs } = debouncedHotScoreJob(id, Date.now(), deps.config.HOT_SCORE_DEBOUNCE_MS);
     await deps.enqueue('hot-scores', payload, { delayMs });
   }
+
+  for (const target of tagTargets(rows)) await deps.enqueue('asset-tag', target, { dedupeId: assetTagDedupeId(target) });
 }
 
 /** How many 10 ms waits a run spends on events above the horizon before it leaves them (see relayUntilEmpty). */

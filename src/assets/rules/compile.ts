@@ -18,7 +18,7 @@ export interface Phrase {
   ambiguous: boolean;
 }
 
-export interface Ticker {
+interface Ticker {
   ids: string[];
   priority: number;
   ambiguous: boolean;
@@ -37,7 +37,7 @@ export interface CompiledTagger {
 }
 
 /** An alias spelled like a ticker (`MATIC`, `stETH`, `USDt`, `WLFi`), not like a name. */
-export const isTickerLike = (s: string): boolean => /^[a-z]{0,2}[A-Z0-9]{2,}[a-z]?$/.test(s) && /[A-Z]/.test(s);
+const isTickerLike = (s: string): boolean => /^[a-z]{0,2}[A-Z0-9]{2,}[a-z]?$/.test(s) && /[A-Z]/.test(s);
 
 function addPhrase(byKey: Map<string, Phrase>, p: Omit<Phrase, 'words'> & { text: string }): void {
   const words = tokenize(p.text).map((t) => t.lower);

@@ -48,7 +48,7 @@ export function slugify(s: string): string {
 }
 
 /** CAIP-19 id of an ERC-20 on an EVM chain, lowercase. */
-export function erc20Caip19(chainId: number, address: string): string {
+function erc20Caip19(chainId: number, address: string): string {
   return `eip155:${chainId}/erc20:${address.toLowerCase()}`;
 }
 

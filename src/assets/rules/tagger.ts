@@ -20,7 +20,7 @@ import { isAddress } from 'viem';
 import type { CompiledTagger, Phrase } from './compile.js';
 import { decodeEntities, isShouting, tokenize, type Token } from './tokenize.js';
 
-export interface TagInput {
+interface TagInput {
   title: string;
   /** Summary, description or fetched page text: mentions there weigh less than in the title. */
   body?: string | null;
