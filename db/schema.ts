@@ -525,6 +525,52 @@ interface YapsTable {
   created_at: Generated<Date>;
 }
 
+interface AssetsTable {
+  id: string;
+  symbol: string;
+  name: string;
+  aliases: Generated<string[]>;
+  ambiguous: Generated<boolean>;
+  source: 'curated' | 'staff' | 'cryptocurrency-icons' | 'metamask' | 'token-list';
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+interface AssetDeploymentsTable {
+  caip19: string;
+  asset_id: string;
+  created_at: Generated<Date>;
+}
+
+interface AssetAmbiguousWordsTable {
+  word: string;
+  created_at: Generated<Date>;
+}
+
+interface ArticleAssetsTable {
+  article_id: number;
+  asset_id: string;
+  salience: number;
+  is_primary: Generated<boolean>;
+  source: 'worker' | 'editor';
+  removed: Generated<boolean>;
+  updated_by: number | null;
+  updated_at: Generated<Date>;
+}
+
+interface ArticleAssetFillsTable {
+  article_id: number;
+  token_symbols: string[];
+  token_addresses: string[];
+}
+
+interface WireItemAssetsTable {
+  wire_item_id: number;
+  asset_id: string;
+  salience: number;
+  is_primary: Generated<boolean>;
+}
+
 export interface Database {
   agent_chat_accounts: AgentChatAccountsTable;
   agent_chat_invites: AgentChatInvitesTable;
@@ -536,9 +582,14 @@ export interface Database {
   agent_registration_commands: AgentRegistrationCommandsTable;
   agent_trust_events: AgentTrustEventsTable;
   api_keys: ApiKeysTable;
+  article_asset_fills: ArticleAssetFillsTable;
+  article_assets: ArticleAssetsTable;
   article_edits: ArticleEditsTable;
   article_hot_scores: ArticleHotScoresTable;
   articles: ArticlesTable;
+  asset_ambiguous_words: AssetAmbiguousWordsTable;
+  asset_deployments: AssetDeploymentsTable;
+  assets: AssetsTable;
   auth_generation: AuthGenerationTable;
   event_log: EventLogTable;
   event_log_state: EventLogStateTable;
@@ -566,6 +617,7 @@ export interface Database {
   webhook_endpoint_state: WebhookEndpointStateTable;
   webhook_endpoints: WebhookEndpointsTable;
   wire_item_tombstones: WireItemTombstonesTable;
+  wire_item_assets: WireItemAssetsTable;
   wire_items: WireItemsTable;
   wire_receipts: WireReceiptsTable;
   wire_sources: WireSourcesTable;

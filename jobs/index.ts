@@ -34,6 +34,7 @@ import { job as telegramUpdatesPrune } from './telegram-updates-prune.js';
 import { job as paymentsPrune } from './payments-prune.js';
 import { job as apiKeysPrune } from './api-keys-prune.js';
 import { job as storyAssign } from './story-assign.js';
+import { job as assetTag } from './asset-tag.js';
 
 export const jobs = {
   ping,
@@ -67,6 +68,7 @@ export const jobs = {
   'payments-prune': paymentsPrune,
   'api-keys-prune': apiKeysPrune,
   'story-assign': storyAssign,
+  'asset-tag': assetTag,
 } as const;
 
 export type Jobs = typeof jobs;

@@ -28,6 +28,7 @@ import { modlogRoutes } from './editor/index.js';
 import { editorRoutes } from './editor/index.js';
 import { discoveryRoutes } from './mcp/index.js';
 import { storyRoutes } from './stories/index.js';
+import { assetRoutes } from './assets/index.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -53,6 +54,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...modlogRoutes(deps),
     ...editorRoutes(deps),
     ...storyRoutes(deps),
+    ...assetRoutes(deps),
     ...docsRoutes(deps),
   ];
   // The document route needs the full list, itself included.

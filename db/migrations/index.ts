@@ -32,6 +32,7 @@ import * as m20261130T090000 from './20261130T090000_event_log_record_attrs_look
 import * as m20261130T100000 from './20261130T100000_event_log_draw_without_notify.js';
 import * as m20261130T110000 from './20261130T110000_event_log_drop_write_functions.js';
 import * as m20261201T100000 from './20261201T100000_stories.js';
+import * as m20261201T110000 from './20261201T110000_assets.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '20261130T100000_event_log_draw_without_notify': m20261130T100000,
   '20261130T110000_event_log_drop_write_functions': m20261130T110000,
   '20261201T100000_stories': m20261201T100000,
+  '20261201T110000_assets': m20261201T110000,
 };

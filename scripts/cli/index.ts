@@ -21,6 +21,7 @@ const groupLoaders: [string, () => Promise<CommandGroup>][] = [
   ['wire', async () => (await import('./wire.js')).wireCommands],
   ['webhooks', async () => (await import('./webhooks.js')).webhookCommands],
   ['stories', async () => (await import('./stories.js')).storyCommands],
+  ['assets', async () => (await import('./assets.js')).assetCommands],
 ];
 
 async function loadGroup(name: string): Promise<CommandGroup | undefined> {

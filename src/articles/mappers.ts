@@ -42,6 +42,7 @@ export function toArticleItem(r: ArticleItemRow) {
         }
       : null,
     story_id: r.story_id ?? null,
+    assets: (r.assets ?? []).map((x) => ({ id: x.id, symbol: x.symbol, name: x.name, salience: Number(x.salience), primary: x.primary })),
   };
 }
 

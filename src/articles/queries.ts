@@ -77,7 +77,24 @@ export interface ArticleItemRow {
   sponsored: unknown;
   top_tldr: TldrJson | null;
   story_id: number | null;
+  /** The article's asset tags (article_assets, not removed), by salience; absent from rows built elsewhere. */
+  assets?: ArticleAssetJson[];
 }
+
+interface ArticleAssetJson {
+  id: string;
+  symbol: string;
+  name: string;
+  salience: number;
+  primary: boolean;
+}
+
+/** assets: the article's tags that are not removed, joined to the registry, by salience. */
+const assetsJson = sql<ArticleAssetJson[]>`COALESCE((
+  SELECT json_agg(json_build_object('id', s.id, 'symbol', s.symbol, 'name', s.name, 'salience', round(aa.salience::numeric, 2), 'primary', aa.is_primary)
+                  ORDER BY aa.salience DESC, s.id)
+  FROM article_assets aa JOIN assets s ON s.id = aa.asset_id
+  WHERE aa.article_id = a.id AND NOT aa.removed), '[]'::json)`;
 
 /** top_tldr: the best-scored yap tagged tldr with score >= 0 (ties: the older one), via the partial index yaps_article_tldr_idx. */
 const tldrJson = sql<TldrJson | null>`(
@@ -99,6 +116,8 @@ export interface FeedFilter {
   tags?: string[];
   /** Any of these token symbols (upper-cased; matched case-insensitively). */
   tokenSymbols?: string[];
+  /** Tagged with any of these assets (canonical ids). */
+  assets?: string[];
   /** The article's source (lower-cased host or name). */
   source?: string;
   /** published_at for approved, created_at otherwise: since inclusive, until exclusive. */
@@ -125,6 +144,7 @@ function hasArticleFilters(q: FeedFilter): boolean {
     q.tokenAddress !== undefined ||
     Boolean(q.tags?.length) ||
     Boolean(q.tokenSymbols?.length) ||
+    Boolean(q.assets?.length) ||
     q.source !== undefined ||
     q.since !== undefined ||
     q.until !== undefined ||
@@ -145,6 +165,8 @@ function feedWhere(q: FeedFilter, statusFrom: 'a' | 'h' = 'a') {
     if (q.tokenAddress !== undefined) parts.push(sql<SqlBool>`a.token_addresses @> ARRAY[${q.tokenAddress}]::text[]`);
     if (q.tags?.length) parts.push(sql<SqlBool>`a.tags && ${sql.val(q.tags)}::text[]`);
     if (q.tokenSymbols?.length) parts.push(sql<SqlBool>`feed_upper_symbols(a.token_symbols) && ${sql.val(q.tokenSymbols)}::text[]`);
+    if (q.assets?.length)
+      parts.push(sql<SqlBool>`EXISTS (SELECT 1 FROM article_assets aa WHERE aa.article_id = a.id AND NOT aa.removed AND aa.asset_id = ANY(${sql.val(q.assets)}::text[]))`);
     if (q.source !== undefined) parts.push(sql<SqlBool>`lower(a.source) = ${q.source}`);
     const time = sql.ref(feedTimeColumn(q.status));
     if (q.since !== undefined) parts.push(sql<SqlBool>`${time} >= ${q.since}`);
@@ -188,6 +210,7 @@ function pageQuery(db: Db, q: FeedQuery) {
     .innerJoin('article_hot_scores as h', 'h.article_id', 'p.id')
     .select([...itemColumns])
     .select(tldrJson.as('top_tldr'))
+    .select(assetsJson.as('assets'))
     .orderBy('p.sort_key', 'desc')
     .orderBy('p.id', 'desc');
 }
@@ -272,6 +295,7 @@ export async function feedItemsByIds(db: Db, ids: readonly number[]): Promise<Ar
     .innerJoin('article_hot_scores as h', 'h.article_id', 'a.id')
     .select([...itemColumns])
     .select(tldrJson.as('top_tldr'))
+    .select(assetsJson.as('assets'))
     .where('a.id', '=', sql<number>`ANY(${sql.val([...ids])}::int[])`)
     .execute();
   return rows as unknown as ArticleItemRow[];
@@ -332,6 +356,7 @@ export async function getArticleRecord(db: Db, id: number): Promise<ArticleRecor
       'a.duplicate_of',
     ])
     .select(tldrJson.as('top_tldr'))
+    .select(assetsJson.as('assets'))
     .select(hotTermsJson.as('hot_terms'))
     .where('a.id', '=', id)
     .executeTakeFirst();

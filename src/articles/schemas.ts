@@ -118,6 +118,16 @@ const topTldrSchema = z
 
 const issuerSchema = z.object({ name: z.string().nullable(), website: z.string().nullable() }).meta({ id: 'Issuer' });
 
+const articleAssetSchema = z
+  .object({
+    id: z.string().meta({ description: 'Canonical asset id (GET /assets/{id}/)' }),
+    symbol: z.string(),
+    name: z.string(),
+    salience: z.number().meta({ description: '0 to 1: how much the article is about the asset' }),
+    primary: z.boolean().meta({ description: 'The asset the article is mainly about (at most one)' }),
+  })
+  .meta({ id: 'ArticleAsset' });
+
 const articleItemSchema = z
   .object({
     id: z.number().int(),
@@ -150,6 +160,7 @@ const articleItemSchema = z
       .union([z.literal(1), z.literal(-1), z.literal(0)])
       .optional()
       .meta({ description: "The caller's vote on the article: signed-in callers and API keys linked to an account only (the shared page plus a personal overlay)" }),
+    assets: z.array(articleAssetSchema).optional().meta({ description: 'The crypto assets the article names (tagged by the asset-tag worker, corrected by editors), by salience' }),
   })
   .meta({ id: 'ArticleItem' });
 
@@ -331,8 +342,24 @@ const symbolValue = z
   .pipe(z.string().regex(/^[\p{L}\p{N}$._+-]{1,32}$/u, 'must be a token symbol: 1 to 32 letters, digits or $ . _ + -'))
   .transform((v) => v.toUpperCase());
 
+const ASSET_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const assetFilter = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((x) => x.split(',')).map((x) => x.trim().toLowerCase()))
+  .pipe(
+    z
+      .array(z.string().max(100, 'at most 100 characters').regex(ASSET_ID, 'must be asset ids: lower-case letters, digits and single hyphens, comma-separated'))
+      .min(1)
+      .max(MAX_FILTER_VALUES, `at most ${MAX_FILTER_VALUES} asset values`),
+  )
+  .transform((v) => [...new Set(v)])
+  .optional();
+
 /** The filter parameters shared by GET /news/ and the syndication feeds (descriptions reach the OpenAPI document). */
 export const feedFilterParams = {
+  asset: assetFilter.meta({
+    description: `Asset ids, comma-separated (\`asset=bitcoin,ethereum\`), up to ${MAX_FILTER_VALUES}: articles tagged with any of these assets (GET /assets/?q= finds ids). An id the registry does not know is 400 unknown_asset naming it.`,
+  }),
   token_address: tokenAddress.optional().meta({ description: "Case-insensitive match against the article's token contract addresses (0x + 40 hex, or base58)." }),
   tag: repeatable(tagValue, 'tag').meta({
     description: `Repeatable (\`tag=defi&tag=security\`), up to ${MAX_FILTER_VALUES}: articles with any of these tags. Tag slugs, case-insensitive.`,

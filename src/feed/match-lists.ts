@@ -160,7 +160,7 @@ export class FeedMatchLists {
   }
 
   private async list(gen: string, q: FeedQuery): Promise<MatchList | undefined> {
-    const filter = JSON.stringify([q.status, q.sort, q.tokenAddress, q.tags, q.tokenSymbols, q.source]);
+    const filter = JSON.stringify([q.status, q.sort, q.tokenAddress, q.tags, q.tokenSymbols, q.source, ...(q.assets?.length ? [q.assets] : [])]);
     const key = `${gen} ${filter}`;
     const kept = this.lists.get(key);
     const now = Date.now();

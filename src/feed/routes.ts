@@ -31,6 +31,7 @@ import { feedPage, type FeedSort } from '../articles/index.js';
 import { FEED_CACHE_TTL_MS } from './cache.js';
 import { toArticleItem } from '../articles/index.js';
 import { isSignedIn } from '../articles/index.js';
+import { requireKnownAssets } from '../assets/index.js';
 import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from '../articles/index.js';
 import { decodeEntry, encodeEntry, lmKeyOf, type Entry, type PageBytes } from './entries.js';
 import { articlePage, feedFilterOf, feedState, pageKeyOf, rememberFeedState, type FeedOptions, type FeedState, type FilterQuery } from './service.js';
@@ -123,6 +124,7 @@ type Format = (typeof formats)[number];
 /** The syndication document of a query string, through the feed cache. */
 async function syndicationEntry(s: FeedState, ctx: Context, f: Format, query: FilterQuery & { sort_type: FeedSort; limit: number }): Promise<Entry> {
   const { deps, homeUrl } = s;
+  await requireKnownAssets(deps.db, query.asset);
   const filter = feedFilterOf(query, 'approved', query.sort_type);
   const key = `${f.ext}:${ctx.querystring}`;
   return decodeEntry(

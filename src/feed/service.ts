@@ -29,6 +29,7 @@ import {
 import { FEED_CACHE_TTL_MS, FEED_GEN_CHECK_MS, FeedCache } from './cache.js';
 import { decodeEntry, encodeEntry, LaneKeys, listedBody, lmKeyOf, PersonalPages, type Entry, type PageBytes } from './entries.js';
 import { FeedMatchLists } from './match-lists.js';
+import { requireKnownAssets } from '../assets/index.js';
 
 /** What the feed's routes (and the MCP feed tool) share: the feed cache, match lists, personal overlays and lane keys of this process. */
 export interface FeedState {
@@ -85,6 +86,7 @@ function feedStateOf(def: RouteDef): FeedState {
 // Filters
 
 export interface FilterQuery {
+  asset?: string[];
   token_address?: string;
   tag?: string[];
   token_symbol?: string[];
@@ -110,6 +112,7 @@ export function feedFilterOf(query: FilterQuery, status: FeedStatus, sort: FeedS
     tokenAddress: query.token_address,
     tags: query.tag,
     tokenSymbols: query.token_symbol,
+    ...(query.asset ? { assets: query.asset } : {}),
     source: query.source,
     since: query.since,
     until: query.until,
@@ -191,6 +194,7 @@ export async function articlePage(s: FeedState, caller: CallerCtx, request: Page
   let entry: Entry | undefined = near && decodeEntry(near);
   let picked = false;
   if (!entry) {
+    await requireKnownAssets(s.deps.db, query.asset);
     const filter = feedFilterOf(query, query.status, query.sort_type);
     const q = { ...filter, sort: query.sort_type, page: query.page, perPage: query.per_page ?? query.limit ?? DEFAULT_PER_PAGE };
     entry = await pickedPage(s, request, q);

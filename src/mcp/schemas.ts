@@ -13,7 +13,8 @@ export function toolSchemas(routes: RouteDef[]) {
   const articleParams = schemaOf(routes, 'getArticle', 'params');
   const yapsQuery = schemaOf(routes, 'listYaps', 'query');
   return {
-    feedQuery: schemaOf(routes, 'listArticles', 'query'),
+    // The asset filter is not (yet) offered to MCP clients: the feed tool keeps its documented parameters.
+    feedQuery: schemaOf(routes, 'listArticles', 'query').omit({ asset: true }),
     articleInput: articleParams.extend(yapsQuery.shape),
     searchQuery: schemaOf(routes, 'provenanceSearch', 'query'),
     checkBody: schemaOf(routes, 'provenanceCheck', 'body'),

@@ -17,6 +17,7 @@
  *  - article.yap_posted: the article's debounced hot-score recompute is enqueued;
  *  - a new submission, a wire item's ingestion, a page title or a headline edit: the item's
  *    story-assign job is enqueued (src/stories/rules/triggers.ts);
+ *  - news.submitted, a headline's article.edited, news.tsunami: the item's asset-tag run is enqueued;
  *  - webhooks: the public events are matched against the active endpoints and their delivery rows
  *    inserted in this transaction (src/webhooks/fanout.ts); after the commit, the delivery run of
  *    each endpoint that got one is woken (a lost wake-up is found by the webhook-sweep job).
@@ -34,6 +35,7 @@ import type { Redis } from '../platform/redis.js';
 import { wakeEndpoint } from '../webhooks/index.js';
 import { fanOutWebhooks } from '../webhooks/index.js';
 import { storyAssignDedupeId, storyAssignments } from '../stories/index.js';
+import { assetTagDedupeId, tagTargets } from '../assets/index.js';
 
 export interface RelayDeps {
   config: Pick<Config, 'QUEUE_PREFIX' | 'HOT_SCORE_DEBOUNCE_MS'>;
@@ -103,6 +105,7 @@ async function sideEffects(deps: RelayDeps, trx: Db, rows: readonly OutboxRow[])
   }
 
   for (const a of storyAssignments(rows)) await deps.enqueue('story-assign', a, { dedupeId: storyAssignDedupeId(a) });
+  for (const target of tagTargets(rows)) await deps.enqueue('asset-tag', target, { dedupeId: assetTagDedupeId(target) });
 }
 
 /** How many 10 ms waits a run spends on events above the horizon before it leaves them (see relayUntilEmpty). */

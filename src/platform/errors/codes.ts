@@ -25,6 +25,7 @@ export const ERROR_AREAS = [
   'Sponsored',
   'Webhooks',
   'Stories',
+  'Assets',
 ] as const;
 
 type ErrorArea = (typeof ERROR_AREAS)[number];
@@ -305,6 +306,9 @@ export const errorCodes = {
   webhook_event_expired: { area: 'Webhooks', status: 410, description: "410: the delivery's event was deleted by retention (EVENT_LOG_RETENTION_DAYS); it cannot be sent again." },
   webhooks_not_configured: { area: 'Webhooks', status: 503, description: '503: webhooks are off on this deployment (production without WEBHOOK_SECRET_KEY).' },
   story_not_found: { area: 'Stories', status: 404, description: '404: no story with this id.' },
+  asset_not_found: { area: 'Assets', status: 404, description: '404: no asset in the registry has this id.' },
+  unknown_asset: { area: 'Assets', status: 400, description: '400: an `asset` filter names an id the registry does not know (details.value).' },
+  asset_exists: { area: 'Assets', status: 409, description: '409: the registry already has an asset with this id.' },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -1,0 +1,222 @@
+/** SQL of the assets feature: the registry, article and wire item tags (Kysely only). */
+import { sql } from 'kysely';
+import type { Db } from '../platform/db.js';
+import type { AssetRecord, AssetSource } from './rules/registry.js';
+
+/** A cheap fingerprint of the registry: changes whenever an asset, deployment or ambiguous word does. */
+export async function registryVersion(db: Db): Promise<string> {
+  const r = await sql<{ v: string }>`
+    SELECT concat_ws('/', (SELECT count(*) FROM assets), (SELECT max(updated_at) FROM assets),
+                     (SELECT count(*) FROM asset_deployments), (SELECT count(*) FROM asset_ambiguous_words),
+                     (SELECT max(created_at) FROM asset_ambiguous_words)) AS v`.execute(db);
+  return r.rows[0].v;
+}
+
+export async function loadRegistry(db: Db): Promise<{ assets: AssetRecord[]; ambiguousWords: string[] }> {
+  const rows = await db
+    .selectFrom('assets as s')
+    .select(['s.id', 's.symbol', 's.name', 's.aliases', 's.ambiguous', 's.source'])
+    .select(sql<string[]>`COALESCE((SELECT array_agg(d.caip19 ORDER BY d.caip19) FROM asset_deployments d WHERE d.asset_id = s.id), '{}')`.as('deployments'))
+    .orderBy('s.id')
+    .execute();
+  const words = await db.selectFrom('asset_ambiguous_words').select('word').execute();
+  return { assets: rows.map((r) => ({ ...r, source: r.source as AssetSource })), ambiguousWords: words.map((w) => w.word) };
+}
+
+interface AssetRow {
+  id: string;
+  symbol: string;
+  name: string;
+  aliases: string[];
+  ambiguous: boolean;
+  source: string;
+  deployments: string[];
+}
+
+export async function getAsset(db: Db, id: string): Promise<AssetRow | undefined> {
+  return db
+    .selectFrom('assets as s')
+    .select(['s.id', 's.symbol', 's.name', 's.aliases', 's.ambiguous', 's.source'])
+    .select(sql<string[]>`COALESCE((SELECT array_agg(d.caip19 ORDER BY d.caip19) FROM asset_deployments d WHERE d.asset_id = s.id), '{}')`.as('deployments'))
+    .where('s.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Registry search: exact id or symbol first, then name, alias and symbol prefixes, then substrings of the name. */
+export async function searchAssets(db: Db, q: string, limit: number) {
+  const lower = q.toLowerCase();
+  const like = `${lower.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const inner = `%${lower.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return db
+    .selectFrom('assets as s')
+    .select(['s.id', 's.symbol', 's.name', 's.aliases'])
+    .where((eb) =>
+      eb.or([
+        eb('s.id', '=', lower),
+        sql<boolean>`lower(s.symbol) = ${lower}`,
+        sql<boolean>`lower(s.name) LIKE ${inner}`,
+        sql<boolean>`lower(s.symbol) LIKE ${like}`,
+        sql<boolean>`EXISTS (SELECT 1 FROM unnest(s.aliases) x WHERE lower(x) LIKE ${like})`,
+      ]),
+    )
+    .orderBy(sql`CASE WHEN s.id = ${lower} OR lower(s.symbol) = ${lower} THEN 0 WHEN s.source IN ('curated', 'staff') THEN 1 WHEN lower(s.name) LIKE ${like} THEN 2 ELSE 3 END`)
+    .orderBy('s.id')
+    .limit(limit)
+    .execute();
+}
+
+/** The ids among `ids` that the registry does not know. */
+export async function unknownAssetIds(db: Db, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const known = await db
+    .selectFrom('assets')
+    .select('id')
+    .where('id', 'in', [...ids])
+    .execute();
+  const set = new Set(known.map((k) => k.id));
+  return ids.filter((id) => !set.has(id));
+}
+
+export async function articleForTagging(db: Db, id: number) {
+  return db.selectFrom('articles').select(['id', 'headline', 'status', 'token_symbols', 'token_addresses']).where('id', '=', id).executeTakeFirst();
+}
+
+export async function wireItemForTagging(db: Db, id: number) {
+  return db.selectFrom('wire_items').select(['id', 'title', 'summary']).where('id', '=', id).executeTakeFirst();
+}
+
+export interface TagRow {
+  asset_id: string;
+  salience: number;
+  is_primary: boolean;
+  source: 'worker' | 'editor';
+  removed: boolean;
+}
+
+/** An article's tag rows, locked for the caller's transaction. */
+export async function lockArticleTags(db: Db, articleId: number): Promise<TagRow[]> {
+  return db.selectFrom('article_assets').select(['asset_id', 'salience', 'is_primary', 'source', 'removed']).where('article_id', '=', articleId).forUpdate().execute();
+}
+
+export async function deleteWorkerTags(db: Db, articleId: number, assetIds: readonly string[]): Promise<void> {
+  if (assetIds.length === 0) return;
+  await db
+    .deleteFrom('article_assets')
+    .where('article_id', '=', articleId)
+    .where('source', '=', 'worker')
+    .where('asset_id', 'in', [...assetIds])
+    .execute();
+}
+
+export async function upsertTags(
+  db: Db,
+  articleId: number,
+  rows: readonly { asset_id: string; salience: number; is_primary: boolean; source: 'worker' | 'editor'; removed: boolean; updated_by: number | null }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('article_assets')
+    .values(rows.map((r) => ({ article_id: articleId, ...r, updated_at: sql<Date>`now()` })))
+    .onConflict((oc) =>
+      oc.columns(['article_id', 'asset_id']).doUpdateSet((eb) => ({
+        salience: eb.ref('excluded.salience'),
+        is_primary: eb.ref('excluded.is_primary'),
+        source: eb.ref('excluded.source'),
+        removed: eb.ref('excluded.removed'),
+        updated_by: eb.ref('excluded.updated_by'),
+        updated_at: sql<Date>`now()`,
+      })),
+    )
+    .execute();
+}
+
+/** Symbols and EVM mainnet addresses of assets, for filling an article's token fields. */
+export async function tokenFieldsOf(db: Db, assetIds: readonly string[]): Promise<{ symbols: string[]; addresses: string[] }> {
+  if (assetIds.length === 0) return { symbols: [], addresses: [] };
+  const rows = await db
+    .selectFrom('assets')
+    .select(['id', 'symbol'])
+    .where('id', 'in', [...assetIds])
+    .execute();
+  const deps = await db
+    .selectFrom('asset_deployments')
+    .select(['asset_id', 'caip19'])
+    .where('asset_id', 'in', [...assetIds])
+    .where('caip19', 'like', 'eip155:1/erc20:%')
+    .execute();
+  const order = (id: string) => assetIds.indexOf(id);
+  return {
+    symbols: rows.sort((a, b) => order(a.id) - order(b.id)).map((r) => r.symbol.toUpperCase()),
+    addresses: deps.sort((a, b) => order(a.asset_id) - order(b.asset_id)).map((d) => d.caip19.slice('eip155:1/erc20:'.length)),
+  };
+}
+
+export async function getFill(db: Db, articleId: number) {
+  return db.selectFrom('article_asset_fills').select(['token_symbols', 'token_addresses']).where('article_id', '=', articleId).executeTakeFirst();
+}
+
+export async function writeFill(db: Db, articleId: number, symbols: string[], addresses: string[]): Promise<void> {
+  await db
+    .updateTable('articles')
+    .set({ token_symbols: symbols, token_addresses: addresses, updated_at: sql<Date>`now()` })
+    .where('id', '=', articleId)
+    .execute();
+  await db
+    .insertInto('article_asset_fills')
+    .values({ article_id: articleId, token_symbols: symbols, token_addresses: addresses })
+    .onConflict((oc) => oc.column('article_id').doUpdateSet({ token_symbols: symbols, token_addresses: addresses }))
+    .execute();
+}
+
+export async function replaceWireTags(db: Db, wireItemId: number, tags: readonly { asset_id: string; salience: number; is_primary: boolean }[]): Promise<void> {
+  await db.deleteFrom('wire_item_assets').where('wire_item_id', '=', wireItemId).execute();
+  if (tags.length > 0)
+    await db
+      .insertInto('wire_item_assets')
+      .values(tags.map((t) => ({ wire_item_id: wireItemId, ...t })))
+      .execute();
+}
+
+export async function insertAsset(db: Db, a: { id: string; symbol: string; name: string; aliases: string[]; ambiguous: boolean }): Promise<boolean> {
+  const r = await db
+    .insertInto('assets')
+    .values({ ...a, source: 'staff' })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export async function insertDeployments(db: Db, assetId: string, caip19s: readonly string[]): Promise<void> {
+  if (caip19s.length === 0) return;
+  await db
+    .insertInto('asset_deployments')
+    .values(caip19s.map((caip19) => ({ caip19, asset_id: assetId })))
+    .onConflict((oc) => oc.column('caip19').doNothing())
+    .execute();
+}
+
+export async function addAliases(db: Db, id: string, aliases: readonly string[]): Promise<boolean> {
+  const r = await db
+    .updateTable('assets')
+    .set({ aliases: sql<string[]>`ARRAY(SELECT DISTINCT unnest(aliases || ${sql.val([...aliases])}::text[]))`, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+export async function setAmbiguous(db: Db, id: string, ambiguous: boolean): Promise<boolean> {
+  const r = await db
+    .updateTable('assets')
+    .set({ ambiguous, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+export async function insertAmbiguousWord(db: Db, word: string): Promise<void> {
+  await db
+    .insertInto('asset_ambiguous_words')
+    .values({ word })
+    .onConflict((oc) => oc.column('word').doNothing())
+    .execute();
+}

@@ -1,0 +1,178 @@
+/**
+ * Use cases of the assets feature: tagging an article or a wire item (the asset-tag job), editors'
+ * corrections, and staff changes to the registry. Each runs in one transaction; article changes
+ * record the internal article.edited event (reason `assets`), which retires the feed cache.
+ */
+import type { Db } from '../platform/db.js';
+import { DomainError } from '../platform/errors/index.js';
+import { internalEvent, recordEvents } from '../platform/events/log.js';
+import { articleNotFound, insertArticleEdit } from '../articles/index.js';
+import type { AssetRegistry } from './registry-cache.js';
+import { tagText, type AssetTag } from './rules/tagger.js';
+import {
+  addAliases,
+  articleForTagging,
+  deleteWorkerTags,
+  getAsset,
+  getFill,
+  insertAmbiguousWord,
+  insertAsset,
+  insertDeployments,
+  lockArticleTags,
+  replaceWireTags,
+  setAmbiguous,
+  tokenFieldsOf,
+  unknownAssetIds,
+  upsertTags,
+  wireItemForTagging,
+  writeFill,
+  type TagRow,
+} from './queries.js';
+
+type Trx = Db;
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const visibleIds = (rows: readonly TagRow[]) =>
+  rows
+    .filter((r) => !r.removed)
+    .sort((a, b) => b.salience - a.salience || a.asset_id.localeCompare(b.asset_id))
+    .map((r) => r.asset_id);
+
+/**
+ * Fill token_symbols / token_addresses from the tags only when nobody set them: both empty and never
+ * filled, or still exactly what the worker filled last time.
+ */
+async function fillTokenFields(trx: Trx, article: { id: number; token_symbols: string[]; token_addresses: string[] }, assetIds: string[]): Promise<boolean> {
+  const fill = await getFill(trx, article.id);
+  const untouched = fill
+    ? sameList(fill.token_symbols, article.token_symbols) && sameList(fill.token_addresses, article.token_addresses)
+    : article.token_symbols.length === 0 && article.token_addresses.length === 0;
+  if (!untouched) return false;
+  const next = await tokenFieldsOf(trx, assetIds);
+  if (sameList(next.symbols, article.token_symbols) && sameList(next.addresses, article.token_addresses)) return false;
+  await writeFill(trx, article.id, next.symbols, next.addresses);
+  return true;
+}
+
+interface TagResult {
+  status: 'tagged' | 'not_found';
+  assets: string[];
+  changed: boolean;
+}
+
+/** Re-tag an article from its headline, keeping every editor's tag and removal. */
+export async function tagArticle(db: Db, registry: AssetRegistry, articleId: number): Promise<TagResult> {
+  const tagger = await registry.tagger(db);
+  return db.transaction().execute(async (trx) => {
+    const article = await articleForTagging(trx, articleId);
+    if (!article) return { status: 'not_found' as const, assets: [], changed: false };
+    const tags = tagText(tagger, { title: article.headline });
+    const rows = await lockArticleTags(trx, articleId);
+    const byEditor = new Set(rows.filter((r) => r.source === 'editor').map((r) => r.asset_id));
+    const mine = tags.filter((t) => !byEditor.has(t.id));
+    const stale = rows.filter((r) => r.source === 'worker' && !mine.some((t) => t.id === r.asset_id)).map((r) => r.asset_id);
+    const before = rows.filter((r) => r.source === 'worker').map((r) => `${r.asset_id}:${r.salience.toFixed(2)}:${r.is_primary}`);
+    const after = mine.map((t) => `${t.id}:${t.salience.toFixed(2)}:${t.primary}`);
+    await deleteWorkerTags(trx, articleId, stale);
+    await upsertTags(
+      trx,
+      articleId,
+      mine.map((t) => ({ asset_id: t.id, salience: t.salience, is_primary: t.primary, source: 'worker' as const, removed: false, updated_by: null })),
+    );
+    const assets = visibleIds([
+      ...rows.filter((r) => r.source === 'editor'),
+      ...mine.map((t) => ({ asset_id: t.id, salience: t.salience, is_primary: t.primary, source: 'worker' as const, removed: false })),
+    ]);
+    const filled = await fillTokenFields(trx, article, assets);
+    const changed = filled || !sameList(before.sort(), after.sort());
+    if (changed) await recordEvents(trx, [internalEvent('article.edited', articleId, { reason: 'assets', assets })]);
+    return { status: 'tagged' as const, assets, changed };
+  });
+}
+
+/** Tag a wire item from its title and summary (replacing its tags). */
+export async function tagWireItem(db: Db, registry: AssetRegistry, wireItemId: number): Promise<TagResult> {
+  const tagger = await registry.tagger(db);
+  return db.transaction().execute(async (trx) => {
+    const item = await wireItemForTagging(trx, wireItemId);
+    if (!item) return { status: 'not_found' as const, assets: [], changed: false };
+    const tags: AssetTag[] = tagText(tagger, { title: item.title, body: item.summary });
+    await replaceWireTags(
+      trx,
+      wireItemId,
+      tags.map((t) => ({ asset_id: t.id, salience: t.salience, is_primary: t.primary })),
+    );
+    return { status: 'tagged' as const, assets: tags.map((t) => t.id), changed: true };
+  });
+}
+
+const assetNotFound = (id: string) => new DomainError('asset_not_found', `asset ${id} not found`);
+
+/**
+ * An editor adds (or removes) an asset tag: the row becomes the editor's, kept over every re-tag;
+ * a removal stays as a removed row. Recorded in article_edits (the moderation log) and announced.
+ */
+export async function setEditorTag(db: Db, input: { articleId: number; assetId: string; editorId: number; remove: boolean }): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    const article = await articleForTagging(trx, input.articleId);
+    if (!article) throw articleNotFound(input.articleId);
+    if (!(await getAsset(trx, input.assetId))) throw assetNotFound(input.assetId);
+    const rows = await lockArticleTags(trx, input.articleId);
+    const from = visibleIds(rows);
+    const old = rows.find((r) => r.asset_id === input.assetId);
+    const salience = old?.salience ?? 0.5;
+    await upsertTags(trx, input.articleId, [
+      { asset_id: input.assetId, salience, is_primary: !input.remove && (old?.is_primary ?? false), source: 'editor', removed: input.remove, updated_by: input.editorId },
+    ]);
+    const to = visibleIds([...rows.filter((r) => r.asset_id !== input.assetId), { asset_id: input.assetId, salience, is_primary: false, source: 'editor', removed: input.remove }]);
+    if (sameList(from, to)) return to;
+    await fillTokenFields(trx, article, to);
+    await insertArticleEdit(trx, { articleId: input.articleId, editorId: input.editorId, changes: { assets: { from, to } }, action: 'edit', statusAt: article.status });
+    await recordEvents(trx, [internalEvent('article.edited', input.articleId, { reason: 'assets', fields: ['assets'], assets: to })]);
+    return to;
+  });
+}
+
+interface NewAsset {
+  id: string;
+  symbol: string;
+  name: string;
+  aliases: string[];
+  ambiguous: boolean;
+  deployments: string[];
+}
+
+/** Staff add an asset (409 asset_exists when the id is taken). */
+export async function addAsset(db: Db, registry: AssetRegistry, a: NewAsset): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (!(await insertAsset(trx, { id: a.id, symbol: a.symbol, name: a.name, aliases: a.aliases, ambiguous: a.ambiguous }))) {
+      throw new DomainError('asset_exists', `asset ${a.id} already exists`);
+    }
+    await insertDeployments(trx, a.id, a.deployments);
+  });
+  registry.invalidate();
+}
+
+/** Staff add aliases to an asset, or mark its ticker ambiguous (404 asset_not_found). */
+export async function updateAsset(db: Db, registry: AssetRegistry, id: string, change: { aliases?: string[]; ambiguous?: boolean }): Promise<void> {
+  const found = change.aliases?.length
+    ? await addAliases(db, id, change.aliases)
+    : change.ambiguous !== undefined
+      ? await setAmbiguous(db, id, change.ambiguous)
+      : Boolean(await getAsset(db, id));
+  if (!found) throw assetNotFound(id);
+  if (change.aliases?.length && change.ambiguous !== undefined) await setAmbiguous(db, id, change.ambiguous);
+  registry.invalidate();
+}
+
+/** Staff add a word that needs context to count as a ticker or name. */
+export async function addAmbiguousWord(db: Db, registry: AssetRegistry, word: string): Promise<void> {
+  await insertAmbiguousWord(db, word.toLowerCase());
+  registry.invalidate();
+}
+
+/** 400 unknown_asset naming the first id of a filter the registry does not know. */
+export async function requireKnownAssets(db: Db, ids: readonly string[] | undefined): Promise<void> {
+  if (!ids?.length) return;
+  const unknown = await unknownAssetIds(db, ids);
+  if (unknown.length > 0) throw new DomainError('unknown_asset', `unknown asset: ${unknown[0]}`, { parameter: 'asset', value: unknown[0] });
+}
