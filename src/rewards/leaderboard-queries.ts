@@ -104,7 +104,7 @@ function boardActivity(start: Date, end: Date) {
 }
 
 /** Replaces the month's entries with freshly ranked ones; returns how many were inserted. */
-async function insertEntries(trx: Executor, month: string): Promise<number> {
+export async function insertEntries(trx: Executor, month: string): Promise<number> {
   const { start, end } = monthRange(month);
   await trx.deleteFrom('leaderboard_entries').where('month', '=', month).execute();
   const inserted = await sql<{ n: number }>`
@@ -136,7 +136,7 @@ async function insertEntries(trx: Executor, month: string): Promise<number> {
 }
 
 /** Score total and participants of every board of the month. */
-async function boardTotals(trx: Executor, month: string): Promise<Record<Board, BoardTotals>> {
+export async function boardTotals(trx: Executor, month: string): Promise<Record<Board, BoardTotals>> {
   const rows = await trx
     .selectFrom('leaderboard_entries')
     .select(['board', sql<number>`sum(score)::float8`.as('total'), sql<number>`count(*)::int`.as('participants')])
@@ -148,42 +148,37 @@ async function boardTotals(trx: Executor, month: string): Promise<Record<Board, 
   return totals;
 }
 
-/**
- * Recompute a month inside `trx` (which must be a transaction: the lock is transaction-scoped).
- * A frozen month is left alone unless `freeze` is the caller's own final pass.
- */
-export async function computeMonthIn(trx: Executor, month: string, opts: { freeze?: boolean } = {}): Promise<ComputeResult> {
-  const t0 = performance.now();
-  await lockMonth(trx, month);
-  const snap = await trx.selectFrom('leaderboard_snapshots').select(['frozen_at']).where('month', '=', month).executeTakeFirst();
-  if (snap?.frozen_at) return { month, computed: false, frozen: true, entries: 0, ms: 0, totals: null };
+/** The month's frozen_at, undefined when it has no snapshot row. */
+export async function snapshotFrozenAt(trx: Executor, month: string) {
+  return trx.selectFrom('leaderboard_snapshots').select(['frozen_at']).where('month', '=', month).executeTakeFirst();
+}
 
+export async function ensureSnapshotRow(trx: Executor, month: string): Promise<void> {
   await sql`
     INSERT INTO leaderboard_snapshots (month, computed_at, totals) VALUES (${month}, now(), '{}')
     ON CONFLICT (month) DO NOTHING`.execute(trx);
-  const entries = await insertEntries(trx, month);
-  // Fresh statistics with the new rows: right after a month's first computation the planner would
-  // otherwise still believe the table empty and scan it for every board read (p50 40 ms instead of
-  // 2 ms on the benchmark month until autovacuum caught up).
+}
+
+/**
+ * Fresh statistics with the new rows: right after a month's first computation the planner would
+ * otherwise still believe the table empty and scan it for every board read (p50 40 ms instead of
+ * 2 ms on the benchmark month until autovacuum caught up).
+ */
+export async function analyzeEntries(trx: Executor): Promise<void> {
   await sql`ANALYZE leaderboard_entries`.execute(trx);
-  const totals = await boardTotals(trx, month);
-  const ms = Math.round(performance.now() - t0);
+}
+
+export async function markSnapshotComputed(trx: Executor, month: string, s: { ms: number; totals: Record<Board, BoardTotals>; freeze: boolean }) {
   await trx
     .updateTable('leaderboard_snapshots')
     .set({
       computed_at: sql`now()`,
-      duration_ms: ms,
-      totals: JSON.stringify(totals),
-      ...(opts.freeze ? { frozen_at: sql`now()` } : {}),
+      duration_ms: s.ms,
+      totals: JSON.stringify(s.totals),
+      ...(s.freeze ? { frozen_at: sql`now()` } : {}),
     })
     .where('month', '=', month)
     .execute();
-  return { month, computed: true, frozen: !!opts.freeze, entries, ms, totals };
-}
-
-/** Recompute one month in its own transaction. */
-export async function computeMonth(db: Db, month: string): Promise<ComputeResult> {
-  return db.transaction().execute((trx) => computeMonthIn(trx, month));
 }
 
 /** The earliest activity of any kind (to backfill months that never had a snapshot). */
