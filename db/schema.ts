@@ -151,6 +151,12 @@ interface ArticleHotScoresTable {
   hot_computed_at: Date | null;
 }
 
+interface ArticleReadersTable {
+  article_id: number;
+  user_id: number;
+  first_at: Generated<Date>;
+}
+
 interface ArticlesTable {
   id: Generated<number>;
   slug: string;
@@ -189,6 +195,55 @@ interface ArticlesTable {
 interface AuthGenerationTable {
   id: Generated<boolean>;
   generation: Generated<number>;
+}
+
+interface CredibilityFlagsTable {
+  id: Generated<number>;
+  month: string;
+  kind: string;
+  members: number[];
+  evidence: ColumnType<unknown, string, string>;
+  created_at: Generated<Date>;
+}
+
+interface CredibilityOverridesTable {
+  month: string;
+  kind: string;
+  members: number[];
+  decision: 'confirmed' | 'cleared';
+  note: string | null;
+  decided_by: number | null;
+  decided_at: Generated<Date>;
+}
+
+interface CredibilityRunsTable {
+  id: Generated<number>;
+  month: string;
+  as_of: Date;
+  started_at: Generated<Date>;
+  finished_at: Date | null;
+  cursor: Generated<number>;
+  lease_until: Date | null;
+  attempts: Generated<number>;
+  stats: ColumnType<unknown | null, string | null, string | null>;
+}
+
+interface CredibilityStagedTable {
+  run_id: number;
+  kind: string;
+  target_id: number;
+  user_id: number;
+  weight: number;
+  reasons: string[];
+}
+
+interface CredibilityWeightsTable {
+  month: string;
+  kind: 'article_vote' | 'yap_vote' | 'yap' | 'submission';
+  target_id: number;
+  user_id: number;
+  weight: number;
+  reasons: string[];
 }
 
 interface EventLogTable {
@@ -330,6 +385,13 @@ interface RewardDropsTable {
   top_voters: Generated<number>;
   top_editors: Generated<number>;
   proof: string[];
+}
+
+interface SignInFingerprintsTable {
+  user_id: number;
+  at: Generated<Date>;
+  ip_hash: string;
+  ua_hash: string;
 }
 
 interface TelegramUpdatesTable {
@@ -500,8 +562,14 @@ export interface Database {
   api_keys: ApiKeysTable;
   article_edits: ArticleEditsTable;
   article_hot_scores: ArticleHotScoresTable;
+  article_readers: ArticleReadersTable;
   articles: ArticlesTable;
   auth_generation: AuthGenerationTable;
+  credibility_flags: CredibilityFlagsTable;
+  credibility_overrides: CredibilityOverridesTable;
+  credibility_runs: CredibilityRunsTable;
+  credibility_staged: CredibilityStagedTable;
+  credibility_weights: CredibilityWeightsTable;
   event_log: EventLogTable;
   event_log_state: EventLogStateTable;
   event_outbox: EventOutboxTable;
@@ -517,6 +585,7 @@ export interface Database {
   reward_allocations: RewardAllocationsTable;
   reward_distributions: RewardDistributionsTable;
   reward_drops: RewardDropsTable;
+  sign_in_fingerprints: SignInFingerprintsTable;
   telegram_updates: TelegramUpdatesTable;
   users: UsersTable;
   votes: VotesTable;

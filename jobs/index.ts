@@ -33,6 +33,7 @@ import { job as wirePrune } from './wire-prune.js';
 import { job as telegramUpdatesPrune } from './telegram-updates-prune.js';
 import { job as paymentsPrune } from './payments-prune.js';
 import { job as apiKeysPrune } from './api-keys-prune.js';
+import { job as credibilityRecompute } from './credibility-recompute.js';
 
 export const jobs = {
   ping,
@@ -65,6 +66,7 @@ export const jobs = {
   'telegram-updates-prune': telegramUpdatesPrune,
   'payments-prune': paymentsPrune,
   'api-keys-prune': apiKeysPrune,
+  'credibility-recompute': credibilityRecompute,
 } as const;
 
 export type Jobs = typeof jobs;

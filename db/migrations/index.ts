@@ -31,6 +31,7 @@ import * as m20261129T100000 from './20261129T100000_event_log_record.js';
 import * as m20261130T090000 from './20261130T090000_event_log_record_attrs_lookup.js';
 import * as m20261130T100000 from './20261130T100000_event_log_draw_without_notify.js';
 import * as m20261130T110000 from './20261130T110000_event_log_drop_write_functions.js';
+import * as m20261201T120000 from './20261201T120000_credibility.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '20261130T090000_event_log_record_attrs_lookup': m20261130T090000,
   '20261130T100000_event_log_draw_without_notify': m20261130T100000,
   '20261130T110000_event_log_drop_write_functions': m20261130T110000,
+  '20261201T120000_credibility': m20261201T120000,
 };

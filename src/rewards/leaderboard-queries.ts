@@ -25,6 +25,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
 import { BOARDS, monthIndex, monthRange, type Board } from './rules/rewards.js';
+import { credibleBoardActivity, monthIsCredible } from './credible-queries.js';
 
 /** First key of the per-month advisory lock (the second is the month index). */
 const MONTH_LOCK_NS = 7_000_001;
@@ -56,7 +57,7 @@ export interface ComputeResult {
 function boardActivity(start: Date, end: Date) {
   return sql`
     posters AS (
-      SELECT submitted_by AS user_id, count(*)::bigint AS activity, count(*)::bigint AS contributions
+      SELECT submitted_by AS user_id, count(*)::bigint AS activity, count(*)::float8 AS score, count(*)::bigint AS contributions
       FROM articles
       WHERE status = 'approved' AND submitted_by IS NOT NULL
         AND coalesce(published_at, reviewed_at, created_at) >= ${start}
@@ -71,13 +72,14 @@ function boardActivity(start: Date, end: Date) {
       GROUP BY yv.yap_id
     ),
     yappers AS (
-      SELECT y.user_id, sum(y.base_score + coalesce(o.w, 0))::bigint AS activity, count(*)::bigint AS contributions
+      SELECT y.user_id, sum(y.base_score + coalesce(o.w, 0))::bigint AS activity, sum(y.base_score + coalesce(o.w, 0))::float8 AS score,
+             count(*)::bigint AS contributions
       FROM yaps y LEFT JOIN yap_others o ON o.yap_id = y.id
       WHERE y.created_at >= ${start} AND y.created_at < ${end}
       GROUP BY y.user_id
     ),
     voters AS (
-      SELECT user_id, count(*)::bigint AS activity, count(*)::bigint AS contributions
+      SELECT user_id, count(*)::bigint AS activity, count(*)::float8 AS score, count(*)::bigint AS contributions
       FROM (
         SELECT v.user_id FROM votes v JOIN articles a ON a.id = v.article_id
         WHERE v.created_at >= ${start} AND v.created_at < ${end} AND a.submitted_by IS DISTINCT FROM v.user_id
@@ -88,7 +90,8 @@ function boardActivity(start: Date, end: Date) {
       GROUP BY user_id
     ),
     editors AS (
-      SELECT e.editor_id AS user_id, count(DISTINCT e.article_id)::bigint AS activity, count(DISTINCT e.article_id)::bigint AS contributions
+      SELECT e.editor_id AS user_id, count(DISTINCT e.article_id)::bigint AS activity, count(DISTINCT e.article_id)::float8 AS score,
+             count(DISTINCT e.article_id)::bigint AS contributions
       FROM article_edits e JOIN articles a ON a.id = e.article_id
       WHERE e.editor_id IS NOT NULL AND e.created_at >= ${start} AND e.created_at < ${end}
         AND e.changes -> 'status' ->> 'from' = 'submitted'
@@ -107,13 +110,13 @@ function boardActivity(start: Date, end: Date) {
 export async function insertEntries(trx: Executor, month: string): Promise<number> {
   const { start, end } = monthRange(month);
   await trx.deleteFrom('leaderboard_entries').where('month', '=', month).execute();
+  const credible = await monthIsCredible(trx, month);
   const inserted = await sql<{ n: number }>`
     WITH
-    ${boardActivity(start, end)},
+    ${credible ? credibleBoardActivity(start, end) : boardActivity(start, end)},
     scored AS (
-      SELECT board, user_id, activity, activity::float8 AS score,
-             activity * 100.0 / sum(activity) OVER (PARTITION BY board) AS share
-      FROM cat WHERE activity > 0
+      SELECT board, user_id, activity, score, score * 100.0 / sum(score) OVER (PARTITION BY board) AS share
+      FROM cat WHERE score > 0
     ),
     engagement AS (
       SELECT 'engagement'::text AS board, s.user_id, c.contributions AS activity, s.score,
@@ -243,7 +246,7 @@ export async function categoryEntries(db: Executor, month: string) {
   return db
     .selectFrom('leaderboard_entries as e')
     .innerJoin('users as u', 'u.id', 'e.user_id')
-    .select(['e.board', 'e.user_id', 'e.activity_count', 'u.wallet_address'])
+    .select(['e.board', 'e.user_id', 'e.activity_count', 'e.score', 'u.wallet_address'])
     .where('e.month', '=', month)
     .where('e.board', '<>', 'engagement')
     .execute();

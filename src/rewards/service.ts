@@ -4,6 +4,7 @@
  * these; the SQL lives in leaderboard-queries.ts and queries.ts, the arithmetic in rules/.
  */
 import { getAddress } from 'viem';
+import { ensureMonthRecomputed } from '../credibility/index.js';
 import type { Db } from '../platform/db.js';
 import { buildDropTree } from './rules/reward-tree.js';
 import { addMonths, CATEGORIES, computeDrops, monthOf, POOL_UNITS, type Category, type Participant } from './rules/rewards.js';
@@ -115,7 +116,8 @@ async function freezeAndSplit(trx: Db, month: string): Promise<void> {
   const boards = Object.fromEntries(CATEGORIES.map((c) => [c, [] as Participant[]])) as Record<Category, Participant[]>;
   const addressOf = new Map<number, string>();
   for (const e of entries) {
-    boards[e.board as Category].push({ userId: e.user_id, weight: BigInt(e.activity_count) });
+    // The credited score in millionths (equal to activity_count in months scored without credibility).
+    boards[e.board as Category].push({ userId: e.user_id, weight: BigInt(Math.round(Number(e.score) * 1e6)) });
     addressOf.set(e.user_id, getAddress(e.wallet_address));
   }
   const { drops, totals, totalDistributed } = computeDrops(allocation.bp, boards);
@@ -145,10 +147,15 @@ async function freezeAndSplit(trx: Db, month: string): Promise<void> {
  * (address, total amount) and store the distribution, every drop and its proof, all in one
  * transaction. Idempotent: a month that already has a distribution is returned unchanged; two runs at
  * once queue on the lock and the second finds the first's result. `now` only decides whether the
- * month is over.
+ * month is over. Before freezing, the month's credibility recompute must have finished since the
+ * month ended: it is run (or resumed) here when it has not, and the distribution refuses with
+ * credibility_recompute_pending (409) while another runner holds it past the wait.
  */
 export async function distributeMonth(db: Db, month: string, now: Date = new Date()): Promise<DistributionSummary> {
   if (addMonths(month, 1) > `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`) return notOver(month);
+  const done = await getDistribution(db, month);
+  if (done) return summaryOf(done, 'already_distributed');
+  await ensureMonthRecomputed(db, month, { now });
   return db.transaction().execute(async (trx) => {
     await lockMonth(trx, month);
     const existing = await getDistribution(trx, month);

@@ -303,6 +303,12 @@ export const errorCodes = {
   },
   webhook_event_expired: { area: 'Webhooks', status: 410, description: "410: the delivery's event was deleted by retention (EVENT_LOG_RETENTION_DAYS); it cannot be sent again." },
   webhooks_not_configured: { area: 'Webhooks', status: 503, description: '503: webhooks are off on this deployment (production without WEBHOOK_SECRET_KEY).' },
+  credibility_recompute_pending: {
+    area: 'Rewards',
+    status: 409,
+    description: "The month's credibility recompute has not finished since the month ended (another run holds it); the distribution is not frozen. Retry later.",
+  },
+  credibility_flag_not_found: { area: 'Rewards', status: 404, description: '404: no credibility flag with this id.' },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof errorCodes;
