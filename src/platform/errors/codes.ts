@@ -308,7 +308,6 @@ export const errorCodes = {
     status: 409,
     description: "The month's credibility recompute has not finished since the month ended (another run holds it); the distribution is not frozen. Retry later.",
   },
-  credibility_flag_not_found: { area: 'Rewards', status: 404, description: '404: no credibility flag with this id.' },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof errorCodes;
