@@ -124,6 +124,23 @@ interface ApiKeysTable {
   last_used_at: Date | null;
 }
 
+interface ArticleAssetFillsTable {
+  article_id: number;
+  token_symbols: string[];
+  token_addresses: string[];
+}
+
+interface ArticleAssetsTable {
+  article_id: number;
+  asset_id: string;
+  salience: number;
+  is_primary: Generated<boolean>;
+  source: 'worker' | 'editor';
+  removed: Generated<boolean>;
+  updated_by: number | null;
+  updated_at: Generated<Date>;
+}
+
 interface ArticleEditsTable {
   id: Generated<number>;
   article_id: number;
@@ -149,6 +166,12 @@ interface ArticleHotScoresTable {
   age_hours: number | null;
   decay: number | null;
   hot_computed_at: Date | null;
+}
+
+interface ArticleReadersTable {
+  article_id: number;
+  user_id: number;
+  first_at: Generated<Date>;
 }
 
 interface ArticlesTable {
@@ -187,9 +210,80 @@ interface ArticlesTable {
   story_id: number | null;
 }
 
+interface AssetAmbiguousWordsTable {
+  word: string;
+  created_at: Generated<Date>;
+}
+
+interface AssetDeploymentsTable {
+  caip19: string;
+  asset_id: string;
+  created_at: Generated<Date>;
+}
+
+interface AssetsTable {
+  id: string;
+  symbol: string;
+  name: string;
+  aliases: Generated<string[]>;
+  ambiguous: Generated<boolean>;
+  source: 'curated' | 'staff' | 'cryptocurrency-icons' | 'metamask' | 'token-list';
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 interface AuthGenerationTable {
   id: Generated<boolean>;
   generation: Generated<number>;
+}
+
+interface CredibilityFlagsTable {
+  id: Generated<number>;
+  month: string;
+  kind: string;
+  members: number[];
+  evidence: ColumnType<unknown, string, string>;
+  created_at: Generated<Date>;
+}
+
+interface CredibilityOverridesTable {
+  month: string;
+  kind: string;
+  members: number[];
+  decision: 'confirmed' | 'cleared';
+  note: string | null;
+  decided_by: number | null;
+  decided_at: Generated<Date>;
+}
+
+interface CredibilityRunsTable {
+  id: Generated<number>;
+  month: string;
+  as_of: Date;
+  started_at: Generated<Date>;
+  finished_at: Date | null;
+  cursor: Generated<number>;
+  lease_until: Date | null;
+  attempts: Generated<number>;
+  stats: ColumnType<unknown | null, string | null, string | null>;
+}
+
+interface CredibilityStagedTable {
+  run_id: number;
+  kind: string;
+  target_id: number;
+  user_id: number;
+  weight: number;
+  reasons: string[];
+}
+
+interface CredibilityWeightsTable {
+  month: string;
+  kind: 'article_vote' | 'yap_vote' | 'yap' | 'submission';
+  target_id: number;
+  user_id: number;
+  weight: number;
+  reasons: string[];
 }
 
 interface EventLogTable {
@@ -333,6 +427,13 @@ interface RewardDropsTable {
   proof: string[];
 }
 
+interface SignInFingerprintsTable {
+  user_id: number;
+  at: Generated<Date>;
+  ip_hash: string;
+  ua_hash: string;
+}
+
 interface StoriesTable {
   id: Generated<number>;
   headline: string;
@@ -446,6 +547,13 @@ interface WebhookEndpointsTable {
   updated_at: Generated<Date>;
 }
 
+interface WireItemAssetsTable {
+  wire_item_id: number;
+  asset_id: string;
+  salience: number;
+  is_primary: Generated<boolean>;
+}
+
 interface WireItemTombstonesTable {
   url_sha256: Buffer;
   source_id: number | null;
@@ -525,52 +633,6 @@ interface YapsTable {
   created_at: Generated<Date>;
 }
 
-interface AssetsTable {
-  id: string;
-  symbol: string;
-  name: string;
-  aliases: Generated<string[]>;
-  ambiguous: Generated<boolean>;
-  source: 'curated' | 'staff' | 'cryptocurrency-icons' | 'metamask' | 'token-list';
-  created_at: Generated<Date>;
-  updated_at: Generated<Date>;
-}
-
-interface AssetDeploymentsTable {
-  caip19: string;
-  asset_id: string;
-  created_at: Generated<Date>;
-}
-
-interface AssetAmbiguousWordsTable {
-  word: string;
-  created_at: Generated<Date>;
-}
-
-interface ArticleAssetsTable {
-  article_id: number;
-  asset_id: string;
-  salience: number;
-  is_primary: Generated<boolean>;
-  source: 'worker' | 'editor';
-  removed: Generated<boolean>;
-  updated_by: number | null;
-  updated_at: Generated<Date>;
-}
-
-interface ArticleAssetFillsTable {
-  article_id: number;
-  token_symbols: string[];
-  token_addresses: string[];
-}
-
-interface WireItemAssetsTable {
-  wire_item_id: number;
-  asset_id: string;
-  salience: number;
-  is_primary: Generated<boolean>;
-}
-
 export interface Database {
   agent_chat_accounts: AgentChatAccountsTable;
   agent_chat_invites: AgentChatInvitesTable;
@@ -586,11 +648,17 @@ export interface Database {
   article_assets: ArticleAssetsTable;
   article_edits: ArticleEditsTable;
   article_hot_scores: ArticleHotScoresTable;
+  article_readers: ArticleReadersTable;
   articles: ArticlesTable;
   asset_ambiguous_words: AssetAmbiguousWordsTable;
   asset_deployments: AssetDeploymentsTable;
   assets: AssetsTable;
   auth_generation: AuthGenerationTable;
+  credibility_flags: CredibilityFlagsTable;
+  credibility_overrides: CredibilityOverridesTable;
+  credibility_runs: CredibilityRunsTable;
+  credibility_staged: CredibilityStagedTable;
+  credibility_weights: CredibilityWeightsTable;
   event_log: EventLogTable;
   event_log_state: EventLogStateTable;
   event_outbox: EventOutboxTable;
@@ -606,6 +674,7 @@ export interface Database {
   reward_allocations: RewardAllocationsTable;
   reward_distributions: RewardDistributionsTable;
   reward_drops: RewardDropsTable;
+  sign_in_fingerprints: SignInFingerprintsTable;
   stories: StoriesTable;
   story_keys: StoryKeysTable;
   story_members: StoryMembersTable;
@@ -616,8 +685,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_endpoint_state: WebhookEndpointStateTable;
   webhook_endpoints: WebhookEndpointsTable;
-  wire_item_tombstones: WireItemTombstonesTable;
   wire_item_assets: WireItemAssetsTable;
+  wire_item_tombstones: WireItemTombstonesTable;
   wire_items: WireItemsTable;
   wire_receipts: WireReceiptsTable;
   wire_sources: WireSourcesTable;

@@ -35,6 +35,7 @@ import { job as paymentsPrune } from './payments-prune.js';
 import { job as apiKeysPrune } from './api-keys-prune.js';
 import { job as storyAssign } from './story-assign.js';
 import { job as assetTag } from './asset-tag.js';
+import { job as credibilityRecompute } from './credibility-recompute.js';
 
 export const jobs = {
   ping,
@@ -69,6 +70,7 @@ export const jobs = {
   'api-keys-prune': apiKeysPrune,
   'story-assign': storyAssign,
   'asset-tag': assetTag,
+  'credibility-recompute': credibilityRecompute,
 } as const;
 
 export type Jobs = typeof jobs;

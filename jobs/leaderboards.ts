@@ -9,10 +9,10 @@
  * under the month's advisory lock, so concurrent runs (and the distribution) serialise per month.
  */
 import { z } from 'zod';
-import { addMonths, MONTH_PATTERN, monthOf } from '../src/rewards/index.js';
-import { computeMonth, firstActivityAt, snapshotStates, type ComputeResult } from '../src/rewards/index.js';
-import type { Db } from '../src/platform/db.js';
+import { MONTH_PATTERN, runLeaderboards } from '../src/rewards/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
+
+export { monthsToCompute, runLeaderboards } from '../src/rewards/index.js';
 
 const payload = z
   .object({
@@ -20,29 +20,6 @@ const payload = z
     month: z.string().regex(MONTH_PATTERN).optional(),
   })
   .default({});
-
-/** Months to recompute now (oldest first): missing snapshots since the first activity, the previous and the current month; never frozen ones. */
-export async function monthsToCompute(db: Db, now: Date): Promise<string[]> {
-  const current = monthOf(now);
-  const previous = addMonths(current, -1);
-  const states = new Map((await snapshotStates(db)).map((s) => [s.month, s]));
-  const first = await firstActivityAt(db);
-  const earliest = first && monthOf(first) < previous ? monthOf(first) : previous;
-  const months: string[] = [];
-  for (let m = earliest; m <= current; m = addMonths(m, 1)) {
-    const s = states.get(m);
-    if (s?.frozen_at) continue;
-    if (!s || m >= previous) months.push(m);
-  }
-  return months;
-}
-
-export async function runLeaderboards(db: Db, p: { month?: string }, now = new Date()): Promise<ComputeResult[]> {
-  const months = p.month ? [p.month] : await monthsToCompute(db, now);
-  const out: ComputeResult[] = [];
-  for (const m of months) out.push(await computeMonth(db, m));
-  return out;
-}
 
 export const job = defineJob({
   name: 'leaderboards',

@@ -30,6 +30,8 @@ export const schedules: Schedule[] = [
   { id: 'leaderboards', job: 'leaderboards', payload: {}, everyMs: 5 * 60_000 },
   // Close the previous month at 00:05 UTC on the 1st: freeze, split the pool, publish the Merkle root.
   { id: 'monthly-distribution', job: 'monthly-distribution', payload: {}, pattern: '5 0 1 * *' },
+  // Credibility weights and flags of the current and previous month, nightly (and right after midnight on the 1st, before the distribution).
+  { id: 'credibility-recompute', job: 'credibility-recompute', payload: {}, pattern: '1 0 * * *' },
   // Agent chat: sandboxed agents whose violations aged out return to full_write; overdue challenges expire.
   { id: 'agent-trust-review', job: 'agent-trust-review', payload: {}, everyMs: 10 * 60_000 },
   // Hot scores of recent articles, so age decay moves the feed (votes, yaps and clicks also trigger a debounced recompute).

@@ -33,6 +33,7 @@ import * as m20261130T100000 from './20261130T100000_event_log_draw_without_noti
 import * as m20261130T110000 from './20261130T110000_event_log_drop_write_functions.js';
 import * as m20261201T100000 from './20261201T100000_stories.js';
 import * as m20261201T110000 from './20261201T110000_assets.js';
+import * as m20261201T120000 from './20261201T120000_credibility.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '20261130T110000_event_log_drop_write_functions': m20261130T110000,
   '20261201T100000_stories': m20261201T100000,
   '20261201T110000_assets': m20261201T110000,
+  '20261201T120000_credibility': m20261201T120000,
 };

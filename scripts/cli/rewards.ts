@@ -5,7 +5,8 @@
  */
 import { runLeaderboards } from '../../jobs/leaderboards.js';
 import { CATEGORIES, formatTokens, MONTH_PATTERN, percentToBp, validateAllocation, type AllocationBp, type Category } from '../../src/rewards/rules/rewards.js';
-import { allocationFor, distributeMonth, getDistribution, listAllocations, setAllocation, type DistributionSummary } from '../../src/rewards/queries.js';
+import { allocationFor, getDistribution, listAllocations, setAllocation } from '../../src/rewards/queries.js';
+import { distributeMonth, type DistributionSummary } from '../../src/rewards/service.js';
 import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
 
 function parseMonth(input: string | undefined): string {

@@ -25,6 +25,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
 import { BOARDS, monthIndex, monthRange, type Board } from './rules/rewards.js';
+import { credibleBoardActivity, monthIsCredible } from './credible-queries.js';
 
 /** First key of the per-month advisory lock (the second is the month index). */
 const MONTH_LOCK_NS = 7_000_001;
@@ -56,7 +57,7 @@ export interface ComputeResult {
 function boardActivity(start: Date, end: Date) {
   return sql`
     posters AS (
-      SELECT submitted_by AS user_id, count(*)::bigint AS activity, count(*)::bigint AS contributions
+      SELECT submitted_by AS user_id, count(*)::bigint AS activity, count(*)::float8 AS score, count(*)::bigint AS contributions
       FROM articles
       WHERE status = 'approved' AND submitted_by IS NOT NULL
         AND coalesce(published_at, reviewed_at, created_at) >= ${start}
@@ -71,13 +72,14 @@ function boardActivity(start: Date, end: Date) {
       GROUP BY yv.yap_id
     ),
     yappers AS (
-      SELECT y.user_id, sum(y.base_score + coalesce(o.w, 0))::bigint AS activity, count(*)::bigint AS contributions
+      SELECT y.user_id, sum(y.base_score + coalesce(o.w, 0))::bigint AS activity, sum(y.base_score + coalesce(o.w, 0))::float8 AS score,
+             count(*)::bigint AS contributions
       FROM yaps y LEFT JOIN yap_others o ON o.yap_id = y.id
       WHERE y.created_at >= ${start} AND y.created_at < ${end}
       GROUP BY y.user_id
     ),
     voters AS (
-      SELECT user_id, count(*)::bigint AS activity, count(*)::bigint AS contributions
+      SELECT user_id, count(*)::bigint AS activity, count(*)::float8 AS score, count(*)::bigint AS contributions
       FROM (
         SELECT v.user_id FROM votes v JOIN articles a ON a.id = v.article_id
         WHERE v.created_at >= ${start} AND v.created_at < ${end} AND a.submitted_by IS DISTINCT FROM v.user_id
@@ -88,7 +90,8 @@ function boardActivity(start: Date, end: Date) {
       GROUP BY user_id
     ),
     editors AS (
-      SELECT e.editor_id AS user_id, count(DISTINCT e.article_id)::bigint AS activity, count(DISTINCT e.article_id)::bigint AS contributions
+      SELECT e.editor_id AS user_id, count(DISTINCT e.article_id)::bigint AS activity, count(DISTINCT e.article_id)::float8 AS score,
+             count(DISTINCT e.article_id)::bigint AS contributions
       FROM article_edits e JOIN articles a ON a.id = e.article_id
       WHERE e.editor_id IS NOT NULL AND e.created_at >= ${start} AND e.created_at < ${end}
         AND e.changes -> 'status' ->> 'from' = 'submitted'
@@ -104,16 +107,16 @@ function boardActivity(start: Date, end: Date) {
 }
 
 /** Replaces the month's entries with freshly ranked ones; returns how many were inserted. */
-async function insertEntries(trx: Executor, month: string): Promise<number> {
+export async function insertEntries(trx: Executor, month: string): Promise<number> {
   const { start, end } = monthRange(month);
   await trx.deleteFrom('leaderboard_entries').where('month', '=', month).execute();
+  const credible = await monthIsCredible(trx, month);
   const inserted = await sql<{ n: number }>`
     WITH
-    ${boardActivity(start, end)},
+    ${credible ? credibleBoardActivity(start, end) : boardActivity(start, end)},
     scored AS (
-      SELECT board, user_id, activity, activity::float8 AS score,
-             activity * 100.0 / sum(activity) OVER (PARTITION BY board) AS share
-      FROM cat WHERE activity > 0
+      SELECT board, user_id, activity, score, score * 100.0 / sum(score) OVER (PARTITION BY board) AS share
+      FROM cat WHERE score > 0
     ),
     engagement AS (
       SELECT 'engagement'::text AS board, s.user_id, c.contributions AS activity, s.score,
@@ -136,7 +139,7 @@ async function insertEntries(trx: Executor, month: string): Promise<number> {
 }
 
 /** Score total and participants of every board of the month. */
-async function boardTotals(trx: Executor, month: string): Promise<Record<Board, BoardTotals>> {
+export async function boardTotals(trx: Executor, month: string): Promise<Record<Board, BoardTotals>> {
   const rows = await trx
     .selectFrom('leaderboard_entries')
     .select(['board', sql<number>`sum(score)::float8`.as('total'), sql<number>`count(*)::int`.as('participants')])
@@ -148,42 +151,37 @@ async function boardTotals(trx: Executor, month: string): Promise<Record<Board, 
   return totals;
 }
 
-/**
- * Recompute a month inside `trx` (which must be a transaction: the lock is transaction-scoped).
- * A frozen month is left alone unless `freeze` is the caller's own final pass.
- */
-export async function computeMonthIn(trx: Executor, month: string, opts: { freeze?: boolean } = {}): Promise<ComputeResult> {
-  const t0 = performance.now();
-  await lockMonth(trx, month);
-  const snap = await trx.selectFrom('leaderboard_snapshots').select(['frozen_at']).where('month', '=', month).executeTakeFirst();
-  if (snap?.frozen_at) return { month, computed: false, frozen: true, entries: 0, ms: 0, totals: null };
+/** The month's frozen_at, undefined when it has no snapshot row. */
+export async function snapshotFrozenAt(trx: Executor, month: string) {
+  return trx.selectFrom('leaderboard_snapshots').select(['frozen_at']).where('month', '=', month).executeTakeFirst();
+}
 
+export async function ensureSnapshotRow(trx: Executor, month: string): Promise<void> {
   await sql`
     INSERT INTO leaderboard_snapshots (month, computed_at, totals) VALUES (${month}, now(), '{}')
     ON CONFLICT (month) DO NOTHING`.execute(trx);
-  const entries = await insertEntries(trx, month);
-  // Fresh statistics with the new rows: right after a month's first computation the planner would
-  // otherwise still believe the table empty and scan it for every board read (p50 40 ms instead of
-  // 2 ms on the benchmark month until autovacuum caught up).
+}
+
+/**
+ * Fresh statistics with the new rows: right after a month's first computation the planner would
+ * otherwise still believe the table empty and scan it for every board read (p50 40 ms instead of
+ * 2 ms on the benchmark month until autovacuum caught up).
+ */
+export async function analyzeEntries(trx: Executor): Promise<void> {
   await sql`ANALYZE leaderboard_entries`.execute(trx);
-  const totals = await boardTotals(trx, month);
-  const ms = Math.round(performance.now() - t0);
+}
+
+export async function markSnapshotComputed(trx: Executor, month: string, s: { ms: number; totals: Record<Board, BoardTotals>; freeze: boolean }) {
   await trx
     .updateTable('leaderboard_snapshots')
     .set({
       computed_at: sql`now()`,
-      duration_ms: ms,
-      totals: JSON.stringify(totals),
-      ...(opts.freeze ? { frozen_at: sql`now()` } : {}),
+      duration_ms: s.ms,
+      totals: JSON.stringify(s.totals),
+      ...(s.freeze ? { frozen_at: sql`now()` } : {}),
     })
     .where('month', '=', month)
     .execute();
-  return { month, computed: true, frozen: !!opts.freeze, entries, ms, totals };
-}
-
-/** Recompute one month in its own transaction. */
-export async function computeMonth(db: Db, month: string): Promise<ComputeResult> {
-  return db.transaction().execute((trx) => computeMonthIn(trx, month));
 }
 
 /** The earliest activity of any kind (to backfill months that never had a snapshot). */
@@ -248,7 +246,7 @@ export async function categoryEntries(db: Executor, month: string) {
   return db
     .selectFrom('leaderboard_entries as e')
     .innerJoin('users as u', 'u.id', 'e.user_id')
-    .select(['e.board', 'e.user_id', 'e.activity_count', 'u.wallet_address'])
+    .select(['e.board', 'e.user_id', 'e.activity_count', 'e.score', 'u.wallet_address'])
     .where('e.month', '=', month)
     .where('e.board', '<>', 'engagement')
     .execute();

@@ -5,9 +5,7 @@
 import { sql } from 'kysely';
 import { getAddress } from 'viem';
 import type { Db } from '../platform/db.js';
-import { buildDropTree } from './rules/reward-tree.js';
-import { CATEGORIES, DEFAULT_ALLOCATION_BP, POOL_UNITS, addMonths, allocationTokens, computeDrops, type AllocationBp, type Category, type Participant } from './rules/rewards.js';
-import { categoryEntries, computeMonthIn, lockMonth } from './leaderboard-queries.js';
+import { CATEGORIES, DEFAULT_ALLOCATION_BP, POOL_UNITS, addMonths, allocationTokens, type AllocationBp } from './rules/rewards.js';
 
 interface AllocationInEffect {
   month: string;
@@ -63,35 +61,6 @@ export function describeAllocation(a: AllocationInEffect): string {
   return `${a.month} pool of 1,000,000 SQUID split by ${why}: ${split}`;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Distribution
-
-export interface DistributionSummary {
-  month: string;
-  status: 'distributed' | 'already_distributed' | 'month_not_over';
-  merkle_root: string | null;
-  recipients: number;
-  total_distributed: string;
-  pool_amount: string;
-  allocation: Record<Category, { percent: number; amount: string }> | null;
-  totals: Record<Category, { allocated: string; distributed: string; recipients: number }> | null;
-  created_at: string | null;
-}
-
-function summaryOf(row: DistributionRow, status: DistributionSummary['status']): DistributionSummary {
-  return {
-    month: row.month,
-    status,
-    merkle_root: row.merkle_root,
-    recipients: row.recipients,
-    total_distributed: row.total_distributed,
-    pool_amount: row.pool_amount,
-    allocation: row.allocation as DistributionSummary['allocation'],
-    totals: row.totals as DistributionSummary['totals'],
-    created_at: row.created_at.toISOString(),
-  };
-}
-
 export interface DistributionRow {
   month: string;
   merkle_root: string | null;
@@ -110,76 +79,50 @@ export async function getDistribution(db: Db, month: string): Promise<Distributi
   return r.rows[0];
 }
 
+interface DistributionInsert {
+  month: string;
+  merkleRoot: string | null;
+  totalDistributed: bigint;
+  recipients: number;
+  allocation: unknown;
+  totals: unknown;
+}
+
+export async function insertDistribution(db: Db, d: DistributionInsert): Promise<void> {
+  await sql`
+    INSERT INTO reward_distributions (month, merkle_root, pool_amount, total_distributed, recipients, allocation, totals)
+    VALUES (${d.month}, ${d.merkleRoot}, ${POOL_UNITS.toString()}::numeric, ${d.totalDistributed.toString()}::numeric,
+            ${d.recipients}, ${JSON.stringify(d.allocation)}::jsonb, ${JSON.stringify(d.totals)}::jsonb)`.execute(db);
+}
+
+interface DropInsert {
+  address: string;
+  userId: number;
+  amount: bigint;
+  breakdown: Record<'top_posters' | 'top_yappers' | 'top_voters' | 'top_editors', bigint>;
+  proof: string[];
+}
+
+/** Batched multi-row inserts from parallel arrays (one round trip per 2,000 drops). */
+export async function insertDrops(db: Db, month: string, drops: DropInsert[]): Promise<void> {
+  for (let i = 0; i < drops.length; i += 2000) {
+    const batch = drops.slice(i, i + 2000);
+    const col = (f: (d: DropInsert) => string) => batch.map(f);
+    await sql`
+      INSERT INTO reward_drops (month, address, user_id, amount, top_posters, top_yappers, top_voters, top_editors, proof)
+      SELECT ${month}, t.address, t.user_id, t.amount::numeric, t.p::numeric, t.y::numeric, t.v::numeric, t.e::numeric,
+             string_to_array(t.proof, ',')
+      FROM unnest(${col((d) => d.address)}::text[], ${batch.map((d) => d.userId)}::int[],
+                  ${col((d) => d.amount.toString())}::text[], ${col((d) => d.breakdown.top_posters.toString())}::text[],
+                  ${col((d) => d.breakdown.top_yappers.toString())}::text[], ${col((d) => d.breakdown.top_voters.toString())}::text[],
+                  ${col((d) => d.breakdown.top_editors.toString())}::text[], ${col((d) => d.proof.join(','))}::text[])
+           AS t(address, user_id, amount, p, y, v, e, proof)`.execute(db);
+  }
+}
+
 export async function listDistributions(db: Db, limit: number): Promise<DistributionRow[]> {
   const r = await sql<DistributionRow>`SELECT ${distributionColumns} FROM reward_distributions ORDER BY month DESC LIMIT ${limit}`.execute(db);
   return r.rows;
-}
-
-/**
- * Close `month`: under the month's advisory lock, recompute and freeze its leaderboard snapshot,
- * split each category's allocation exactly (src/rewards/rules/rewards.ts), build the Merkle tree of
- * (address, total amount) and store the distribution, every drop and its proof, all in one
- * transaction. Idempotent: a month that already has a distribution is returned unchanged; two runs at
- * once queue on the lock and the second finds the first's result. `now` only decides whether the
- * month is over.
- */
-export async function distributeMonth(db: Db, month: string, now: Date = new Date()): Promise<DistributionSummary> {
-  if (addMonths(month, 1) > `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`) {
-    return {
-      month,
-      status: 'month_not_over',
-      merkle_root: null,
-      recipients: 0,
-      total_distributed: '0',
-      pool_amount: POOL_UNITS.toString(),
-      allocation: null,
-      totals: null,
-      created_at: null,
-    };
-  }
-  return db.transaction().execute(async (trx) => {
-    await lockMonth(trx, month);
-    const existing = await getDistribution(trx, month);
-    if (existing) return summaryOf(existing, 'already_distributed');
-
-    await computeMonthIn(trx, month, { freeze: true });
-    const allocation = await allocationFor(trx, month);
-    const entries = await categoryEntries(trx, month);
-    const boards = Object.fromEntries(CATEGORIES.map((c) => [c, [] as Participant[]])) as Record<Category, Participant[]>;
-    const addressOf = new Map<number, string>();
-    for (const e of entries) {
-      boards[e.board as Category].push({ userId: e.user_id, weight: BigInt(e.activity_count) });
-      addressOf.set(e.user_id, getAddress(e.wallet_address));
-    }
-    const { drops, totals, totalDistributed } = computeDrops(allocation.bp, boards);
-    const tree = drops.length ? await buildDropTree(drops.map((d) => ({ address: addressOf.get(d.userId)!, amount: d.amount }))) : null;
-
-    const allocationJson = Object.fromEntries(CATEGORIES.map((c) => [c, { percent: allocation.bp[c] / 100, amount: totals[c].allocated.toString() }]));
-    const totalsJson = Object.fromEntries(
-      CATEGORIES.map((c) => [c, { allocated: totals[c].allocated.toString(), distributed: totals[c].distributed.toString(), recipients: totals[c].recipients }]),
-    );
-    await sql`
-      INSERT INTO reward_distributions (month, merkle_root, pool_amount, total_distributed, recipients, allocation, totals)
-      VALUES (${month}, ${tree?.root ?? null}, ${POOL_UNITS.toString()}::numeric, ${totalDistributed.toString()}::numeric,
-              ${drops.length}, ${JSON.stringify({ ...allocationJson, source: allocation.source, from_month: allocation.from_month })}::jsonb,
-              ${JSON.stringify(totalsJson)}::jsonb)`.execute(trx);
-    // Batched multi-row inserts from parallel arrays (one round trip per 2,000 drops).
-    for (let i = 0; i < drops.length; i += 2000) {
-      const batch = drops.slice(i, i + 2000);
-      const col = (f: (d: (typeof drops)[number], j: number) => string) => batch.map((d, j) => f(d, i + j));
-      await sql`
-        INSERT INTO reward_drops (month, address, user_id, amount, top_posters, top_yappers, top_voters, top_editors, proof)
-        SELECT ${month}, t.address, t.user_id, t.amount::numeric, t.p::numeric, t.y::numeric, t.v::numeric, t.e::numeric,
-               string_to_array(t.proof, ',')
-        FROM unnest(${col((d) => addressOf.get(d.userId)!)}::text[], ${batch.map((d) => d.userId)}::int[],
-                    ${col((d) => d.amount.toString())}::text[], ${col((d) => d.breakdown.top_posters.toString())}::text[],
-                    ${col((d) => d.breakdown.top_yappers.toString())}::text[], ${col((d) => d.breakdown.top_voters.toString())}::text[],
-                    ${col((d) => d.breakdown.top_editors.toString())}::text[], ${col((_d, j) => tree!.proofs[j].join(','))}::text[])
-             AS t(address, user_id, amount, p, y, v, e, proof)`.execute(trx);
-    }
-    const row = await getDistribution(trx, month);
-    return summaryOf(row!, 'distributed');
-  });
 }
 
 interface DropRow {

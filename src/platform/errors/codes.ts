@@ -309,6 +309,11 @@ export const errorCodes = {
   asset_not_found: { area: 'Assets', status: 404, description: '404: no asset in the registry has this id.' },
   unknown_asset: { area: 'Assets', status: 400, description: '400: an `asset` filter names an id the registry does not know (details.value).' },
   asset_exists: { area: 'Assets', status: 409, description: '409: the registry already has an asset with this id.' },
+  credibility_recompute_pending: {
+    area: 'Rewards',
+    status: 409,
+    description: "The month's credibility recompute has not finished since the month ended (another run holds it); the distribution is not frozen. Retry later.",
+  },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -1,0 +1,133 @@
+/**
+ * The credibility weight (0..1) of every vote, yap and submission of a month, with the reasons a
+ * person can read for every weight below 1. Pure: the same activity and overrides always give the
+ * same weights (the nightly recompute relies on it to resume after a kill).
+ */
+import { detectBursts, detectIndiscriminate } from './bursts.js';
+import { detectCohorts } from './cohorts.js';
+import { flagKey, type Authored, type Flag, type FlagKind, type MonthActivity, type Vote, type Weighted } from './model.js';
+import { T } from './thresholds.js';
+import { detectCoVoting, detectRings } from './voting-groups.js';
+
+export const REASONS = {
+  bot: 'votes from accounts declared as bots earn no curation credit',
+  newAccount: "cast in the account's first day",
+  youngAccount: "cast in the account's first week",
+  cohort: 'the account is one of several created together from the same place',
+  noClick: 'cast without opening the article, which this account rarely does',
+  indiscriminate: 'the account voted on nearly everything this month',
+  coVoting: 'the account voted in lockstep with other accounts; together they count as one voter',
+  ring: 'a vote inside a group of accounts that mostly vote for each other',
+  burst: 'part of a burst of votes from new accounts on one item',
+  confirmed: 'staff confirmed the account as part of a manipulating group',
+  groupAuthor: 'the author belongs to a group of accounts flagged for voting together',
+  ownGroupReview: "approved by a member of the author's own flagged group",
+} as const;
+
+const GROUP_KINDS: readonly FlagKind[] = ['ring', 'reciprocal_pair', 'co_voting', 'cohort'];
+
+interface Detection {
+  flags: Flag[];
+  weights: Weighted[];
+}
+
+function detectAll(m: MonthActivity): { flags: Flag[]; burstVotes: Set<string> } {
+  const cohorts = detectCohorts(m.accounts.values());
+  const cohortMembers = new Set(cohorts.flatMap((f) => f.members));
+  const { flags: bursts, burstVotes } = detectBursts(m.votes, m.accounts, cohortMembers);
+  const flags = [...cohorts, ...detectCoVoting(m.votes), ...detectRings(m.votes), ...bursts, ...detectIndiscriminate(m.votes)];
+  return { flags, burstVotes };
+}
+
+/** Per account: the active (not cleared) flags it belongs to, and whether staff confirmed one. */
+function membership(flags: Flag[], m: MonthActivity) {
+  const decision = new Map(m.overrides.map((o) => [flagKey(o), o.decision]));
+  const of = new Map<number, Flag[]>();
+  const confirmed = new Set<number>();
+  for (const f of flags) {
+    const d = decision.get(flagKey(f));
+    if (d === 'cleared') continue;
+    for (const u of f.members) {
+      of.set(u, [...(of.get(u) ?? []), f]);
+      if (d === 'confirmed') confirmed.add(u);
+    }
+  }
+  for (const o of m.overrides) if (o.decision === 'confirmed') for (const u of o.members) confirmed.add(u);
+  return { of, confirmed };
+}
+
+function noClickVoters(votes: Vote[]): Set<number> {
+  const n = new Map<number, [number, number]>();
+  for (const v of votes) {
+    if (v.kind !== 'article_vote') continue;
+    const c = n.get(v.userId) ?? [0, 0];
+    c[0]++;
+    if (v.clicked) c[1]++;
+    n.set(v.userId, c);
+  }
+  return new Set([...n].filter(([, [all, clicked]]) => all >= T.noClickMinVotes && clicked < T.noClickMaxShare * all).map(([u]) => u));
+}
+
+type Ctx = { m: MonthActivity; of: Map<number, Flag[]>; confirmed: Set<number>; burstVotes: Set<string>; noClick: Set<number> };
+
+function ageFactor(createdAt: number | undefined, at: number): [number, string] | null {
+  if (createdAt === undefined || at < createdAt) return null;
+  if (at - createdAt < T.newAccountMs) return [T.newAccountFactor, REASONS.newAccount];
+  if (at - createdAt < T.youngAccountMs) return [T.youngAccountFactor, REASONS.youngAccount];
+  return null;
+}
+
+function voteWeight(v: Vote, c: Ctx): Weighted {
+  const out: Weighted = { kind: v.kind, targetId: v.targetId, userId: v.userId, weight: 1, reasons: [] };
+  const apply = (f: number, reason: string) => {
+    out.weight *= f;
+    out.reasons.push(reason);
+  };
+  const acct = c.m.accounts.get(v.userId);
+  if (c.confirmed.has(v.userId)) apply(0, REASONS.confirmed);
+  if (acct?.type === 'bot') apply(0, REASONS.bot);
+  const age = ageFactor(acct?.createdAt, v.at);
+  if (age) apply(...age);
+  if (c.burstVotes.has(`${v.kind}:${v.targetId}:${v.userId}`)) apply(0, REASONS.burst);
+  if (v.kind === 'article_vote' && !v.clicked && c.noClick.has(v.userId)) apply(T.noClickFactor, REASONS.noClick);
+  for (const f of c.of.get(v.userId) ?? []) {
+    if (f.kind === 'cohort') apply(T.cohortFactor, REASONS.cohort);
+    else if (f.kind === 'indiscriminate') apply(T.indiscriminateFactor, REASONS.indiscriminate);
+    else if (f.kind === 'co_voting') apply(1 / f.members.length, REASONS.coVoting);
+    else if ((f.kind === 'ring' || f.kind === 'reciprocal_pair') && v.authorId !== null && f.members.includes(v.authorId)) apply(0, REASONS.ring);
+  }
+  return out;
+}
+
+function authoredWeight(a: Authored, c: Ctx): Weighted {
+  const out: Weighted = { kind: a.kind, targetId: a.targetId, userId: a.userId, weight: 1, reasons: [] };
+  const apply = (f: number, reason: string) => {
+    out.weight *= f;
+    out.reasons.push(reason);
+  };
+  if (c.confirmed.has(a.userId)) apply(0, REASONS.confirmed);
+  const groups = (c.of.get(a.userId) ?? []).filter((f) => GROUP_KINDS.includes(f.kind));
+  if (groups.length) apply(T.flaggedAuthorFactor, REASONS.groupAuthor);
+  const editor = a.reviewedBy;
+  if (editor != null && editor !== a.userId && groups.some((f) => f.members.includes(editor))) apply(0, REASONS.ownGroupReview);
+  return out;
+}
+
+/** Flags of the month and every weight below 1 (sorted by kind, target, user). */
+export function computeCredibility(m: MonthActivity): Detection {
+  const { flags, burstVotes } = detectAll(m);
+  const { of, confirmed } = membership(flags, m);
+  const ctx: Ctx = { m, of, confirmed, burstVotes, noClick: noClickVoters(m.votes) };
+  const weights: Weighted[] = [];
+  for (const v of m.votes) {
+    const w = voteWeight(v, ctx);
+    if (w.weight < 1) weights.push(w);
+  }
+  for (const a of m.authored) {
+    const w = authoredWeight(a, ctx);
+    if (w.weight < 1) weights.push(w);
+  }
+  weights.sort((a, b) => a.kind.localeCompare(b.kind) || a.targetId - b.targetId || a.userId - b.userId);
+  flags.sort((a, b) => a.kind.localeCompare(b.kind) || a.members.join(',').localeCompare(b.members.join(',')));
+  return { flags, weights };
+}
