@@ -104,8 +104,11 @@ async function sideEffects(deps: RelayDeps, trx: Db, rows: readonly OutboxRow[])
     await deps.enqueue('hot-scores', payload, { delayMs });
   }
 
-  for (const a of storyAssignments(rows)) await deps.enqueue('story-assign', a, { dedupeId: storyAssignDedupeId(a) });
-  for (const target of tagTargets(rows)) await deps.enqueue('asset-tag', target, { dedupeId: assetTagDedupeId(target) });
+  // One add per item, sent together (a batch of submissions is one round of Redis commands, not one each).
+  await Promise.all([
+    ...storyAssignments(rows).map((a) => deps.enqueue('story-assign', a, { dedupeId: storyAssignDedupeId(a) })),
+    ...tagTargets(rows).map((target) => deps.enqueue('asset-tag', target, { dedupeId: assetTagDedupeId(target) })),
+  ]);
 }
 
 /** How many 10 ms waits a run spends on events above the horizon before it leaves them (see relayUntilEmpty). */

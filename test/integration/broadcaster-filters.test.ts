@@ -228,7 +228,9 @@ describe('bad filters', () => {
     expect(r.body.error.code).toBe('validation_failed');
     expect(r.body.error.message).toContain(path);
     expect(r.body.error.details.fields.map((f: { path: string }) => f.path)).toContain(path);
-    expect(r.body.error.details.fields[0]).toEqual({ path, code: expect.any(String), message: expect.any(String) });
+    // An unknown name (tags, token_symbols) also carries the known name it is closest to.
+    const suggestion = { 'query.tags': 'tag', 'query.token_symbols': 'token_symbol' }[path];
+    expect(r.body.error.details.fields[0]).toEqual({ path, code: expect.any(String), message: expect.any(String), ...(suggestion ? { suggestion } : {}) });
   });
 
   it('names every bad parameter at once, takes no connection slot, and ignores unrelated parameters', async () => {
