@@ -142,6 +142,14 @@ async function prepareDatabase(config: Config) {
   }
 }
 
+/**
+ * The log line each process type without an HTTP port prints once it is running (src/bin/worker.ts,
+ * src/bin/clock.ts): "ready" is printed only when every process has started, so a Ctrl-C after it
+ * finds each one with its shutdown handler installed.
+ */
+const READY_LINES: Record<string, RegExp> = { worker: /workers started/, clock: /job schedulers upserted/ };
+const readyLines = new Map<string, Promise<void>>();
+
 function startChild(name: string, entry: string, vars: Record<string, string>) {
   const child = spawn(process.execPath, nodeArgs(entry), {
     cwd: repoRoot,
@@ -154,6 +162,8 @@ function startChild(name: string, entry: string, vars: Record<string, string>) {
   child.stdin?.on('error', () => undefined);
   out.attach(name, child.stdout!);
   out.attach(name, child.stderr!);
+  const readyLine = READY_LINES[name];
+  if (readyLine) readyLines.set(name, outputLine(child.stdout!, readyLine));
   children.set(name, child);
   if (child.pid) {
     say(`${name} started (pid ${child.pid}): tsx ${entry}`);
@@ -174,6 +184,30 @@ function startChild(name: string, entry: string, vars: Record<string, string>) {
       void shutdown(1, `${name} exited unexpectedly (${how})`);
     }
   });
+}
+
+/** Resolves when `stream` has printed a line matching `re` (a line may arrive in several chunks). */
+function outputLine(stream: NodeJS.ReadableStream, re: RegExp): Promise<void> {
+  return new Promise((resolve) => {
+    let tail = '';
+    const onData = (chunk: Buffer | string) => {
+      tail = (tail + chunk.toString()).slice(-4096);
+      if (!re.test(tail)) return;
+      stream.off('data', onData);
+      resolve();
+    };
+    stream.on('data', onData);
+  });
+}
+
+/** Every process with a ready line has printed it (or the launcher is stopping; the time-out is the HTTP waits'). */
+async function waitReadyLines(): Promise<void> {
+  const until = Date.now() + READY_TIMEOUT_MS;
+  for (const [name, line] of readyLines) {
+    const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), Math.max(0, until - Date.now())).unref());
+    if ((await Promise.race([line, timeout])) === 'timeout') throw new Error(`${name} did not report that it started within ${seconds(READY_TIMEOUT_MS)}`);
+    if (stopping) throw new Stopping();
+  }
 }
 
 async function waitReady(url: string): Promise<void> {
@@ -311,7 +345,7 @@ try {
   const host = listenHost(config.HOST);
   const web = `http://${host}:${config.PORT}`;
   const ws = `ws://${host}:${config.WS_PORT}/ws/news/`;
-  await Promise.all([waitReady(`${web}/readyz`), waitReady(`http://${host}:${config.WS_PORT}/healthz`)]);
+  await Promise.all([waitReady(`${web}/readyz`), waitReady(`http://${host}:${config.WS_PORT}/healthz`), waitReadyLines()]);
   say(`ready in ${seconds(Date.now() - started)}`);
   for (const line of banner(config, web, ws, await demoEditorListed(config))) say(line);
   say('Ctrl-C stops everything.');
