@@ -9,7 +9,9 @@
  *            accepted, re-encoded in the picture pool (PICTURE_CONCURRENCY / PICTURE_QUEUE_MAX),
  *            the uploads beyond it refused at once with 503 profile_picture_busy.
  * The per-account upload limit is raised out of the way so the pool and the caps carry the load
- * alone. Rounds alternate the three phases; medians of the rounds, and each phase's p99 against the
+ * alone. The uploaders stand for remote clients: their process runs at the lowest CPU priority, so
+ * the CPU they spend making and sending bodies (an attacker's own machine) is not taken from the
+ * server on this one; what the server spends receiving, parsing and refusing them is. Rounds alternate the three phases; medians of the rounds, and each phase's p99 against the
  * idle p99 of its own round (goal: within 1.2x). The GIFs are made here with sharp.
  *   npm run bench:uploads -- [seconds=8] [rounds=3]
  */
@@ -20,6 +22,7 @@ import sharp from 'sharp';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../../src/app.js';
 import { signAccessToken } from '../../src/identity/tokens.js';
+import { lowerPriority } from '../../src/platform/process-priority.js';
 import { allRoutes } from '../../src/routes.js';
 import { benchStack, listenLocal, median } from './lib/bench-stack.js';
 import { nextMessage, startProc, waitExit, type Proc } from '../lib/harness.js';
@@ -124,6 +127,7 @@ async function uploadLoops(base: string, seconds: number, file: string, tokens: 
  * then runs one measurement per {type: 'run', seconds, file} and answers {type: 'result', sample}.
  */
 async function childMain(kind: string, base: string, tokens: string[]): Promise<void> {
+  if (kind === 'upload') lowerPriority();
   process.on('message', (msg: { type: string; seconds: number; file?: string }) => {
     if (msg.type === 'stop') process.exit(0);
     if (msg.type !== 'run') return;

@@ -1,6 +1,8 @@
 /** The media feature's public surface: other features, jobs and the app import only this file. */
-export { inspectPicture, PictureRejected, reencodePicture } from './process.js';
-export { PicturePool, PicturePoolFull } from './picture-pool.js';
+export { PicturePoolFull } from './picture-pool.js';
+export { PictureRejected } from './picture-types.js';
+export { PictureWorkerDown } from './picture-worker.js';
+export { Pictures } from './pictures.js';
 export { pictureSizeProblem } from './rules/picture-limits.js';
 export { sniffPicture } from './profile-pictures.js';
 export { announcesUpload, profileBodyParser } from './profile-upload.js';

@@ -1,11 +1,9 @@
 /**
- * The bounded pool that runs picture work (sharp/libvips) in the web process. sharp runs each
- * operation on a thread of libuv's pool (UV_THREADPOOL_SIZE, 4 by default), the pool that DNS
- * lookups, file system calls and async crypto also wait for; unbounded, a few large uploads take
- * every thread and every core and the process's other requests wait behind them. Here at most
- * `concurrency` operations run at once (each with one libvips thread, see process.ts), always
- * leaving at least one libuv thread free, and at most `queueMax` wait; beyond that the upload is
- * refused at once (PicturePoolFull: 503 with Retry-After) instead of queueing without bound.
+ * The bound on picture work: at most `concurrency` operations run at once in the picture process
+ * (picture-child.ts), each with one libvips thread, and at most `queueMax` wait; beyond that the
+ * upload is refused at once (PicturePoolFull: 503 with Retry-After) instead of queueing without
+ * bound. The work runs at the lowest CPU priority, so the bound is about memory (a decoded upload
+ * holds its frames) and the wait an uploader sees, not about the web process's cores.
  */
 export class PicturePoolFull extends Error {
   constructor(readonly retryAfterS: number) {
@@ -13,22 +11,16 @@ export class PicturePoolFull extends Error {
   }
 }
 
-/** libuv's threadpool size in this process (fixed when the pool first starts). */
-function libuvThreads(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.UV_THREADPOOL_SIZE);
-  return Number.isInteger(n) && n >= 1 ? Math.min(n, 1024) : 4;
-}
-
 export class PicturePool {
-  /** Operations run at once: as configured, but never every libuv thread (at least 1). */
+  /** Operations run at once. */
   readonly concurrency: number;
   private readonly queueMax: number;
   private readonly retryAfterS: number;
   private running = 0;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(opts: { concurrency: number; queueMax: number; retryAfterS: number }, threads = libuvThreads()) {
-    this.concurrency = Math.max(1, Math.min(opts.concurrency, threads - 1));
+  constructor(opts: { concurrency: number; queueMax: number; retryAfterS: number }) {
+    this.concurrency = Math.max(1, opts.concurrency);
     this.queueMax = opts.queueMax;
     this.retryAfterS = opts.retryAfterS;
   }

@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
+import { PictureRejected, type ProcessedPicture } from './picture-types.js';
 import { PICTURE_TYPES, sniffPicture, type PictureExt } from './profile-pictures.js';
 import { PICTURE_MAX_STILL_PIXELS, type PictureSize } from './rules/picture-limits.js';
 
@@ -25,16 +26,7 @@ const PICTURE_MAX_INPUT_PIXELS = PICTURE_MAX_STILL_PIXELS;
 sharp.concurrency(1);
 sharp.cache(false);
 
-interface ProcessedPicture {
-  bytes: Buffer;
-  ext: PictureExt;
-  type: (typeof PICTURE_TYPES)[PictureExt];
-  sha256: Buffer;
-  width: number;
-  height: number;
-}
-
-export class PictureRejected extends Error {}
+export { PictureRejected };
 
 /** Width, frame height and frame count from the header of `input` (already sniffed as `ext`); no frame is decoded. */
 export async function inspectPicture(input: Uint8Array, ext: PictureExt): Promise<PictureSize> {

@@ -197,10 +197,12 @@ export const envSchema = z.object({
     .default(32 * 1024 * 1024),
   /** web: longest a cached picture is served by a process after it was deleted (e.g. replaced by its owner). */
   MEDIA_CACHE_TTL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
-  /** web: picture uploads decoded and re-encoded at once per process (each holds one libuv thread and about one core; never more than UV_THREADPOOL_SIZE - 1). */
+  /** web: picture uploads decoded and re-encoded at once per web process, in its picture process (a child at the lowest CPU priority; each operation holds one thread and about one core at that priority, and its decoded frames in memory). */
   PICTURE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   /** web: picture uploads waiting for a slot per process; one more is refused with 503 profile_picture_busy and Retry-After. */
   PICTURE_QUEUE_MAX: z.coerce.number().int().min(0).max(1000).default(4),
+  /** web: longest one picture operation may take in the picture process; beyond it the process is killed (and forked again on the next upload) and the upload is 503 profile_picture_busy. */
+  PICTURE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** Picture uploads (PUT /wallet/profile/ with a file) per account per hour; one more is 429 rate_limited. */
   PROFILE_PICTURE_UPLOADS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(30),
   /** Retention: wire items (and their receipts) ingested longer ago than this are deleted, leaving a tombstone (normalised-URL hash + source) so they are never re-ingested. */

@@ -10,7 +10,7 @@
  *    stored; refused for humans; switching to human clears it. Requests that touch neither field are
  *    not checked, so an older cyborg account without a model name can still edit its bio.
  *  - profile_picture: multipart file only (JSON may send null to remove the picture). Answered
- *    synchronously; the image work runs in a bounded pool of the web process (see updateProfileRoute).
+ *    synchronously; the image work runs in a bounded picture process at the lowest CPU priority (see updateProfileRoute).
  *  - Public profile: GET /users/<address-or-username>/ (a username never looks like an address).
  */
 import type { Middleware } from 'koa';
@@ -19,7 +19,7 @@ import type { AppDeps } from '../platform/deps.js';
 import { looksLikeAddress, USERNAME_PATTERN } from '../identity/index.js';
 import { DomainError } from '../platform/errors/index.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
-import { announcesUpload, MediaReader, PicturePool, profileBodyParser } from '../media/index.js';
+import { announcesUpload, MediaReader, Pictures, profileBodyParser } from '../media/index.js';
 import { Limits } from '../platform/http/rate-limit.js';
 import { errorCodes, type ErrorCode } from '../platform/errors/codes.js';
 import { findUserByUsername, listOwnSubmissions, submissionStats } from './queries.js';
@@ -91,7 +91,12 @@ function uploadLimits(deps: AppDeps): { spent: Middleware; count: Middleware } {
 
 function updateProfileRoute(deps: AppDeps): RouteDef {
   const uploads = uploadLimits(deps);
-  const pool = new PicturePool({ concurrency: deps.config.PICTURE_CONCURRENCY, queueMax: deps.config.PICTURE_QUEUE_MAX, retryAfterS: PICTURE_RETRY_AFTER_S });
+  const pictures = new Pictures({
+    concurrency: deps.config.PICTURE_CONCURRENCY,
+    queueMax: deps.config.PICTURE_QUEUE_MAX,
+    retryAfterS: PICTURE_RETRY_AFTER_S,
+    timeoutMs: deps.config.PICTURE_TIMEOUT_MS,
+  });
   return defineRoute({
     method: 'put',
     path: '/wallet/profile/',
@@ -105,8 +110,8 @@ function updateProfileRoute(deps: AppDeps): RouteDef {
       'a GIF at most 50 frames and 16 million pixels over all frames (width x height x frames), a JPEG or PNG at most 50 million pixels, read from the header before anything is decoded.',
       'It is decoded and re-encoded (EXIF orientation applied, then every metadata block such as EXIF GPS location dropped; scaled down to fit 1024x1024),',
       'stored in PostgreSQL and served at {host_url}/media/profile-pictures/<sha256>.<ext> (the hash of the stored bytes); the previous picture is deleted unless another profile uses the same bytes.',
-      'The answer is synchronous (200 with the new picture): the image work runs in a small bounded pool of the web process (PICTURE_CONCURRENCY at once, PICTURE_QUEUE_MAX waiting),',
-      'so it never takes the threads and cores other requests need; when the pool is full the upload is refused at once with 503 profile_picture_busy and Retry-After.',
+      'The answer is synchronous (200 with the new picture): the image work runs in a picture process beside the web process, at the lowest CPU priority, so it never takes the cores other requests need,',
+      'and within a bound (PICTURE_CONCURRENCY at once, PICTURE_QUEUE_MAX waiting); when the bound is reached, or the work outlasts PICTURE_TIMEOUT_MS, the upload is refused with 503 profile_picture_busy and Retry-After.',
       'Uploads count against a per-account limit (PROFILE_PICTURE_UPLOADS_PER_HOUR, 429 rate_limited); edits without a file do not.',
       'On any rejection nothing is stored.',
       codes([
@@ -132,7 +137,7 @@ function updateProfileRoute(deps: AppDeps): RouteDef {
       503: { description: 'profile_picture_busy: the picture pool is full; Retry-After says when to send it again' },
     },
     async handler(ctx, { body }) {
-      const row = await editProfile(deps.db, pool, ctx.state.user!.id, body, ctx.state.upload);
+      const row = await editProfile(deps.db, pictures, ctx.state.user!.id, body, ctx.state.upload);
       ctx.body = toProfile(row, deps.config.PUBLIC_BASE_URL);
     },
   });

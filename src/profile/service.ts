@@ -8,16 +8,15 @@ import { validationError } from '../platform/http/route.js';
 import { getUserById, usernameProblem, USERNAME_PATTERN, type UserRow } from '../identity/index.js';
 import {
   deleteMediaIfUnreferenced,
-  inspectPicture,
   lockMedia,
   mediaName,
   parseMediaName,
   pictureSizeProblem,
-  PicturePool,
   PicturePoolFull,
   PictureRejected,
+  Pictures,
+  PictureWorkerDown,
   putMedia,
-  reencodePicture,
   sniffPicture,
   type NewMedia,
 } from '../media/index.js';
@@ -58,22 +57,26 @@ function applyModelNameRule(body: ProfileBody, current: NonNullable<UserRow>, pa
 
 /**
  * Checks the upload by content and by the size in its header (caps of the media feature), then
- * re-encodes it (metadata dropped, scaled down) in `pool`: a full pool is 503 with Retry-After.
+ * re-encodes it (metadata dropped, scaled down) in the picture process: a full pool, or a picture
+ * process that stopped or timed out, is 503 with Retry-After.
  */
-async function preparePicture(bytes: Uint8Array, pool: PicturePool): Promise<NewMedia> {
+async function preparePicture(bytes: Uint8Array, pictures: Pictures): Promise<NewMedia> {
   const ext = await sniffPicture(bytes);
   if (!ext) throw new DomainError('profile_picture_unsupported_type', 'profile_picture must be a JPEG, PNG or GIF image (checked by content)');
   try {
-    const size = await inspectPicture(bytes, ext);
+    const size = await pictures.inspect(bytes, ext);
     const problem = pictureSizeProblem(size, ext === 'gif');
     if (problem) throw new DomainError('profile_picture_too_many_pixels', problem, { width: size.width, height: size.height, frames: size.frames });
-    const p = await pool.run(() => reencodePicture(bytes, ext));
+    const p = await pictures.reencode(bytes, ext);
     return { sha256: p.sha256, bytes: p.bytes, type: p.type, width: p.width, height: p.height };
   } catch (err) {
     if (err instanceof PictureRejected) throw new DomainError('profile_picture_unreadable', 'profile_picture could not be decoded as an image (corrupt or truncated)');
     if (err instanceof PicturePoolFull) {
       const retry = String(err.retryAfterS);
       throw new DomainError('profile_picture_busy', `every picture slot is busy; send it again in ${retry} s`, null, { headers: { 'Retry-After': retry } });
+    }
+    if (err instanceof PictureWorkerDown) {
+      throw new DomainError('profile_picture_busy', 'the picture could not be processed now; send it again in 5 s', null, { headers: { 'Retry-After': '5' } });
     }
     throw err;
   }
@@ -99,8 +102,8 @@ function savePatch(db: Db, userId: number, patch: ProfilePatch, picture?: NewMed
   });
 }
 
-/** The profile edit: only the fields sent change; an upload (re-encoded in `pool`) replaces the picture. Returns the updated row. */
-export async function editProfile(db: Db, pool: PicturePool, userId: number, body: ProfileBody, upload?: Upload) {
+/** The profile edit: only the fields sent change; an upload (re-encoded by `pictures`) replaces the picture. Returns the updated row. */
+export async function editProfile(db: Db, pictures: Pictures, userId: number, body: ProfileBody, upload?: Upload) {
   if (upload && upload.field !== 'profile_picture') {
     throw validationError([{ path: `body.${upload.field}`, code: 'unknown_field', message: `unknown file field "${upload.field}"; the picture goes in profile_picture` }]);
   }
@@ -113,7 +116,7 @@ export async function editProfile(db: Db, pool: PicturePool, userId: number, bod
   if (body.profile_picture === null) patch.profile_picture = null;
   let picture: NewMedia | undefined;
   if (upload) {
-    picture = await preparePicture(upload.bytes, pool);
+    picture = await preparePicture(upload.bytes, pictures);
     patch.profile_picture = mediaName(picture.sha256, picture.type);
   }
   const row = await savePatch(db, current.id, patch, picture);
