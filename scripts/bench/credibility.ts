@@ -1,0 +1,100 @@
+/**
+ * Credibility recompute at scale: one month with `votes` votes (four in five on articles, one in five
+ * on yaps) by `users` accounts, each with sign-in fingerprints, click-throughs on half the article
+ * votes, generated with generate_series. Measures the full recompute of the month's weights and
+ * flags (`recomputeMonth`, what the nightly job and the distribution run; goal: under 60 s for
+ * 1,000,000 votes and 50,000 accounts on one worker) against, in the same run, the leaderboard
+ * computation of the same month (`computeMonth`) and the read of the month's votes alone. Three runs
+ * each, medians.
+ *   npm run bench:credibility -- [users=50000] [votes=1000000]
+ */
+import { sql } from 'kysely';
+import { recomputeMonth } from '../../src/credibility/index.js';
+import { monthVotes } from '../../src/credibility/queries.js';
+import { computeMonth } from '../../src/rewards/service.js';
+import { benchLog, benchStack, median } from './lib/bench-stack.js';
+
+const [USERS, VOTES] = [50_000, 1_000_000].map((d, i) => Number(process.argv[2 + i] ?? d));
+const ARTICLES = Math.round(VOTES / 50);
+const YAPS = Math.round(VOTES / 10);
+const MONTH = '2026-01';
+const START = '2026-01-01T00:00:00Z';
+const SECONDS_IN_MONTH = 31 * 24 * 3600 - 60;
+
+async function seed(db: Parameters<typeof computeMonth>[0]) {
+  await sql`
+    INSERT INTO users (wallet_address, account_type, roles, created_at)
+    SELECT '0x' || lpad(to_hex(g), 40, '0'), (ARRAY['human', 'human', 'human', 'cyborg', 'bot'])[1 + g % 5],
+           CASE WHEN g <= 50 THEN ARRAY['editor'] ELSE '{}' END,
+           '2025-06-01'::timestamptz + make_interval(secs => (g * 97) % (200 * 86400))
+    FROM generate_series(1, ${USERS}::int) g`.execute(db);
+  await sql`
+    INSERT INTO sign_in_fingerprints (user_id, at, ip_hash, ua_hash)
+    SELECT 1 + g % ${USERS}::int, ${START}::timestamptz + make_interval(secs => (g * 11) % ${SECONDS_IN_MONTH}::int),
+           md5('ip' || (g * 7919) % (${USERS}::int * 2)), md5('ua' || g % 400)
+    FROM generate_series(0, ${USERS}::int * 2 - 1) g`.execute(db);
+  await sql`
+    INSERT INTO articles (slug, headline, url, normalized_url, status, submitted_by, created_at, published_at, reviewed_by, reviewed_at)
+    SELECT 'a' || g, 'Headline ' || g, 'https://news.example/' || g, 'https://news.example/' || g,
+           CASE WHEN g % 10 < 7 THEN 'approved' WHEN g % 10 = 7 THEN 'killed' ELSE 'submitted' END,
+           1 + (g * 7919) % ${USERS}::int, t, CASE WHEN g % 10 < 7 THEN t + interval '1 hour' END,
+           CASE WHEN g % 10 < 8 THEN 1 + g % 50 END, CASE WHEN g % 10 < 8 THEN t + interval '1 hour' END
+    FROM generate_series(1, ${ARTICLES}::int) g, LATERAL (SELECT ${START}::timestamptz + make_interval(secs => (g * 37) % ${SECONDS_IN_MONTH}::int) AS t) x`.execute(db);
+  await sql`
+    INSERT INTO article_edits (article_id, editor_id, changes, created_at)
+    SELECT id, reviewed_by, jsonb_build_object('status', jsonb_build_object('from', 'submitted', 'to', status)), reviewed_at
+    FROM articles WHERE reviewed_by IS NOT NULL`.execute(db);
+  await sql`
+    INSERT INTO yaps (article_id, user_id, text, base_score, vote_score, created_at)
+    SELECT 1 + (g * 31) % ${ARTICLES}::int, 1 + (g::bigint * 104729) % ${USERS}::int, 'yap ' || g, (ARRAY[1, 1, 1, 0, -1])[1 + g % 5], (g % 7) - 2,
+           ${START}::timestamptz + make_interval(secs => (g * 13) % ${SECONDS_IN_MONTH}::int)
+    FROM generate_series(1, ${YAPS}::int) g`.execute(db);
+  // Distinct (target, user) pairs: for a fixed target the voters differ by k * 997 (mod users).
+  const articleVotes = Math.round(VOTES * 0.8);
+  await sql`
+    INSERT INTO votes (article_id, user_id, weight, created_at)
+    SELECT 1 + g % ${ARTICLES}::int, 1 + ((g % ${ARTICLES}::int) * 31 + (g / ${ARTICLES}::int) * 997) % ${USERS}::int,
+           CASE WHEN g % 4 = 0 THEN -1 ELSE 1 END, ${START}::timestamptz + make_interval(secs => (g * 7) % ${SECONDS_IN_MONTH}::int)
+    FROM generate_series(0, ${articleVotes}::int - 1) g`.execute(db);
+  await sql`INSERT INTO article_readers (article_id, user_id) SELECT article_id, user_id FROM votes WHERE (article_id + user_id) % 2 = 0 ON CONFLICT DO NOTHING`.execute(db);
+  await sql`
+    INSERT INTO yap_votes (yap_id, user_id, weight, created_at)
+    SELECT 1 + g % ${YAPS}::int, 1 + ((g % ${YAPS}::int) * 17 + (g / ${YAPS}::int) * 1009) % ${USERS}::int,
+           CASE WHEN g % 5 = 0 THEN -1 ELSE 1 END, ${START}::timestamptz + make_interval(secs => (g * 5) % ${SECONDS_IN_MONTH}::int)
+    FROM generate_series(0, ${VOTES - articleVotes}::int - 1) g ON CONFLICT DO NOTHING`.execute(db);
+  await sql`VACUUM ANALYZE`.execute(db);
+}
+
+async function timed(runs: number, fn: () => Promise<unknown>): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn();
+    ms.push(performance.now() - t0);
+  }
+  return ms;
+}
+
+const stack = await benchStack('credibility', { LOG_LEVEL: 'silent' }, { sharedBuffers: '256MB' });
+try {
+  const t0 = performance.now();
+  await seed(stack.db);
+  const counts = await sql<{ votes: number; yap_votes: number; readers: number }>`
+    SELECT (SELECT count(*)::int FROM votes) AS votes, (SELECT count(*)::int FROM yap_votes) AS yap_votes, (SELECT count(*)::int FROM article_readers) AS readers`.execute(stack.db);
+  const c = counts.rows[0];
+  benchLog(`seeded ${USERS} accounts, ${c.votes} article votes, ${c.yap_votes} yap votes, ${c.readers} click-throughs in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const end = new Date('2026-02-01T00:00:00Z');
+  const read = await timed(3, () => monthVotes(stack.db, new Date(START), end));
+  const boards = await timed(3, () => computeMonth(stack.db, MONTH));
+  let last: Awaited<ReturnType<typeof recomputeMonth>> | undefined;
+  const recompute = await timed(3, async () => (last = await recomputeMonth(stack.db, MONTH, { now: new Date('2026-02-01T00:01:00Z') })));
+  const rss = process.memoryUsage().rss / 2 ** 20;
+  const s = (xs: number[]) => `${(median(xs) / 1000).toFixed(2)} s (runs ${xs.map((x) => (x / 1000).toFixed(2)).join(', ')})`;
+  console.log(`${USERS} accounts, ${c.votes + c.yap_votes} votes (${c.votes} on articles, ${c.yap_votes} on yaps), month ${MONTH}; medians of 3 runs`);
+  console.log(`read of the month's votes (baseline)      ${s(read)}`);
+  console.log(`leaderboard computation (baseline)         ${s(boards)}`);
+  console.log(`full credibility recompute                 ${s(recompute)}  goal < 60 s; ${(median(recompute) / median(boards)).toFixed(2)}x the leaderboards`);
+  console.log(`last recompute: ${last?.weights} weights, ${last?.flags} flags; bench process RSS ${rss.toFixed(0)} MB`);
+} finally {
+  await stack.close();
+}
