@@ -80,7 +80,9 @@ try {
   const t0 = performance.now();
   await seed(stack.db);
   const counts = await sql<{ votes: number; yap_votes: number; readers: number }>`
-    SELECT (SELECT count(*)::int FROM votes) AS votes, (SELECT count(*)::int FROM yap_votes) AS yap_votes, (SELECT count(*)::int FROM article_readers) AS readers`.execute(stack.db);
+    SELECT (SELECT count(*)::int FROM votes) AS votes, (SELECT count(*)::int FROM yap_votes) AS yap_votes, (SELECT count(*)::int FROM article_readers) AS readers`.execute(
+    stack.db,
+  );
   const c = counts.rows[0];
   benchLog(`seeded ${USERS} accounts, ${c.votes} article votes, ${c.yap_votes} yap votes, ${c.readers} click-throughs in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const end = new Date('2026-02-01T00:00:00Z');
