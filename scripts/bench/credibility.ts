@@ -13,13 +13,13 @@ import { recomputeMonth } from '../../src/credibility/index.js';
 import { monthVotes } from '../../src/credibility/queries.js';
 import { computeMonth } from '../../src/rewards/service.js';
 import { benchLog, benchStack, median } from './lib/bench-stack.js';
+import { SECONDS_IN_MONTH, seedMonthActivity } from './lib/month-seed.js';
 
 const [USERS, VOTES] = [50_000, 1_000_000].map((d, i) => Number(process.argv[2 + i] ?? d));
 const ARTICLES = Math.round(VOTES / 50);
 const YAPS = Math.round(VOTES / 10);
 const MONTH = '2026-01';
 const START = '2026-01-01T00:00:00Z';
-const SECONDS_IN_MONTH = 31 * 24 * 3600 - 60;
 
 async function seed(db: Parameters<typeof computeMonth>[0]) {
   await sql`
@@ -33,35 +33,13 @@ async function seed(db: Parameters<typeof computeMonth>[0]) {
     SELECT 1 + g % ${USERS}::int, ${START}::timestamptz + make_interval(secs => (g * 11) % ${SECONDS_IN_MONTH}::int),
            md5('ip' || (g * 7919) % (${USERS}::int * 2)), md5('ua' || g % 400)
     FROM generate_series(0, ${USERS}::int * 2 - 1) g`.execute(db);
-  await sql`
-    INSERT INTO articles (slug, headline, url, normalized_url, status, submitted_by, created_at, published_at, reviewed_by, reviewed_at)
-    SELECT 'a' || g, 'Headline ' || g, 'https://news.example/' || g, 'https://news.example/' || g,
-           CASE WHEN g % 10 < 7 THEN 'approved' WHEN g % 10 = 7 THEN 'killed' ELSE 'submitted' END,
-           1 + (g * 7919) % ${USERS}::int, t, CASE WHEN g % 10 < 7 THEN t + interval '1 hour' END,
-           CASE WHEN g % 10 < 8 THEN 1 + g % 50 END, CASE WHEN g % 10 < 8 THEN t + interval '1 hour' END
-    FROM generate_series(1, ${ARTICLES}::int) g, LATERAL (SELECT ${START}::timestamptz + make_interval(secs => (g * 37) % ${SECONDS_IN_MONTH}::int) AS t) x`.execute(db);
-  await sql`
-    INSERT INTO article_edits (article_id, editor_id, changes, created_at)
-    SELECT id, reviewed_by, jsonb_build_object('status', jsonb_build_object('from', 'submitted', 'to', status)), reviewed_at
-    FROM articles WHERE reviewed_by IS NOT NULL`.execute(db);
-  await sql`
-    INSERT INTO yaps (article_id, user_id, text, base_score, vote_score, created_at)
-    SELECT 1 + (g * 31) % ${ARTICLES}::int, 1 + (g::bigint * 104729) % ${USERS}::int, 'yap ' || g, (ARRAY[1, 1, 1, 0, -1])[1 + g % 5], (g % 7) - 2,
-           ${START}::timestamptz + make_interval(secs => (g * 13) % ${SECONDS_IN_MONTH}::int)
-    FROM generate_series(1, ${YAPS}::int) g`.execute(db);
-  // Distinct (target, user) pairs: for a fixed target the voters differ by k * 997 (mod users).
-  const articleVotes = Math.round(VOTES * 0.8);
-  await sql`
-    INSERT INTO votes (article_id, user_id, weight, created_at)
-    SELECT 1 + g % ${ARTICLES}::int, 1 + ((g % ${ARTICLES}::int) * 31 + (g / ${ARTICLES}::int) * 997) % ${USERS}::int,
-           CASE WHEN g % 4 = 0 THEN -1 ELSE 1 END, ${START}::timestamptz + make_interval(secs => (g * 7) % ${SECONDS_IN_MONTH}::int)
-    FROM generate_series(0, ${articleVotes}::int - 1) g`.execute(db);
+  await seedMonthActivity(db, { start: START, users: USERS, articles: ARTICLES, yaps: YAPS, votes: Math.round(VOTES * 0.8) });
   await sql`INSERT INTO article_readers (article_id, user_id) SELECT article_id, user_id FROM votes WHERE (article_id + user_id) % 2 = 0 ON CONFLICT DO NOTHING`.execute(db);
   await sql`
     INSERT INTO yap_votes (yap_id, user_id, weight, created_at)
     SELECT 1 + g % ${YAPS}::int, 1 + ((g % ${YAPS}::int) * 17 + (g / ${YAPS}::int) * 1009) % ${USERS}::int,
            CASE WHEN g % 5 = 0 THEN -1 ELSE 1 END, ${START}::timestamptz + make_interval(secs => (g * 5) % ${SECONDS_IN_MONTH}::int)
-    FROM generate_series(0, ${VOTES - articleVotes}::int - 1) g ON CONFLICT DO NOTHING`.execute(db);
+    FROM generate_series(0, ${VOTES - Math.round(VOTES * 0.8)}::int - 1) g ON CONFLICT DO NOTHING`.execute(db);
   await sql`VACUUM ANALYZE`.execute(db);
 }
 

@@ -27,13 +27,13 @@ import { backingServices } from '../lib/backing-services.js';
 import { benchDeps, createBenchDatabase } from './lib/bench-stack.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
 import { koaListener } from '../../src/platform/http/listener.js';
+import { seedMonthActivity } from './lib/month-seed.js';
 
 const KEEP = process.argv.includes('--keep');
 const numbers = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const [USERS, ARTICLES, YAPS, VOTES] = [20_000, 50_000, 200_000, 1_000_000].map((d, i) => Number(numbers[i] ?? d));
 const MONTH = '2026-01';
 const START = '2026-01-01T00:00:00Z';
-const SECONDS_IN_MONTH = 31 * 24 * 3600 - 60;
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'squid-bench-lb-'));
 const started: RunningService[] = [];
@@ -72,31 +72,7 @@ try {
              CASE WHEN g <= 50 THEN ARRAY['editor'] ELSE '{}' END,
              'user_' || g
       FROM generate_series(1, ${USERS}::int) g`.execute(db);
-    // Submissions: 70% approved (live in the month), 10% killed, 20% pending; reviewers are users 1..50.
-    await sql`
-      INSERT INTO articles (slug, headline, url, normalized_url, status, submitted_by, created_at, published_at, reviewed_by, reviewed_at)
-      SELECT 'a' || g, 'Headline ' || g, 'https://news.example/' || g, 'https://news.example/' || g,
-             CASE WHEN g % 10 < 7 THEN 'approved' WHEN g % 10 = 7 THEN 'killed' ELSE 'submitted' END,
-             1 + (g * 7919) % ${USERS}::int,
-             t, CASE WHEN g % 10 < 7 THEN t + interval '1 hour' END,
-             CASE WHEN g % 10 < 8 THEN 1 + g % 50 END, CASE WHEN g % 10 < 8 THEN t + interval '1 hour' END
-      FROM generate_series(1, ${ARTICLES}::int) g, LATERAL (SELECT ${START}::timestamptz + make_interval(secs => (g * 37) % ${SECONDS_IN_MONTH}::int) AS t) x`.execute(db);
-    await sql`
-      INSERT INTO article_edits (article_id, editor_id, changes, created_at)
-      SELECT id, reviewed_by, jsonb_build_object('status', jsonb_build_object('from', 'submitted', 'to', status)), reviewed_at
-      FROM articles WHERE reviewed_by IS NOT NULL`.execute(db);
-    await sql`
-      INSERT INTO yaps (article_id, user_id, text, base_score, vote_score, created_at)
-      SELECT 1 + (g * 31) % ${ARTICLES}::int, 1 + (g::bigint * 104729) % ${USERS}::int, 'yap ' || g, (ARRAY[1, 1, 1, 0, -1])[1 + g % 5], (g % 7) - 2,
-             ${START}::timestamptz + make_interval(secs => (g * 13) % ${SECONDS_IN_MONTH}::int)
-      FROM generate_series(1, ${YAPS}::int) g`.execute(db);
-    // (article, user) pairs are distinct: for a fixed article the 20 voters differ by k * 997 (mod users).
-    await sql`
-      INSERT INTO votes (article_id, user_id, weight, created_at)
-      SELECT 1 + g % ${ARTICLES}::int, 1 + ((g % ${ARTICLES}::int) * 31 + (g / ${ARTICLES}::int) * 997) % ${USERS}::int,
-             CASE WHEN g % 4 = 0 THEN -1 ELSE 1 END,
-             ${START}::timestamptz + make_interval(secs => (g * 7) % ${SECONDS_IN_MONTH}::int)
-      FROM generate_series(0, ${VOTES}::int - 1) g`.execute(db);
+    await seedMonthActivity(db, { start: START, users: USERS, articles: ARTICLES, yaps: YAPS, votes: VOTES });
     // As a live database would be: vacuumed and analysed (so autovacuum does not run during the figures).
     await sql`VACUUM ANALYZE`.execute(db);
   });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createApp } from '../../src/app.js';
 import { createBroadcaster, WS_PATH } from '../../src/stream/server.js';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { startTestWorkers } from '../support/workers.js';
 import { sessionFor, signIn } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';
@@ -31,10 +31,7 @@ beforeAll(async () => {
   relay = await startRelay(deps);
   http = request(createApp(deps));
   pages = await startPageServer();
-  workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-    { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['page-title', 'hot-scores'] },
-  );
+  workers = startTestWorkers(deps, ['page-title', 'hot-scores'], { concurrencyCap: 4 });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   broadcaster = createBroadcaster({
     redisUrl: deps.config.REDIS_URL,

@@ -4,7 +4,7 @@ import { createApp } from '../../src/app.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { startTestWorkers } from '../support/workers.js';
 import { runCliCaptured } from '../support/cli.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
@@ -24,10 +24,7 @@ beforeAll(async () => {
   deps = await createTestDeps();
   relay = await startRelay(deps);
   http = request(createApp(deps));
-  workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-    { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['asset-tag'] },
-  );
+  workers = startTestWorkers(deps, ['asset-tag'], { concurrencyCap: 4 });
   user = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'writer' });
   editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'], username: 'ed' });
   staff = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['staff'] });

@@ -8,7 +8,7 @@ import { POOL_UNITS, TOKEN_UNIT } from '../../src/rewards/rules/rewards.js';
 import { setAllocation } from '../../src/rewards/queries.js';
 import { distributeMonth } from '../../src/rewards/service.js';
 import { runLeaderboards } from '../../jobs/leaderboards.js';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { startTestWorkers } from '../support/workers.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
@@ -176,10 +176,7 @@ describe('monthly distribution', () => {
     const now = new Date();
     const current = `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
     expect((await distributeMonth(deps.db, current)).status).toBe('month_not_over');
-    workers = startWorkers(
-      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-      { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 2, only: ['monthly-distribution', 'leaderboards'] },
-    );
+    workers = startTestWorkers(deps, ['monthly-distribution', 'leaderboards'], { concurrencyCap: 2 });
     const first = await deps.queue.enqueueAndWait('monthly-distribution', { month: '2025-12' }, 15_000);
     expect(first.state === 'completed' && first.result.status).toBe('distributed');
     const second = await deps.queue.enqueueAndWait('monthly-distribution', { month: '2025-12' }, 15_000);

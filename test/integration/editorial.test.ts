@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { startTestWorkers } from '../support/workers.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
@@ -23,10 +23,7 @@ beforeAll(async () => {
   deps = await createTestDeps();
   relay = await startRelay(deps);
   http = request(createApp(deps));
-  workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-    { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['publish-scheduled'] },
-  );
+  workers = startTestWorkers(deps, ['publish-scheduled'], { concurrencyCap: 4 });
   user = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'writer' });
   editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'], username: 'ed' });
   staff = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['staff'] });

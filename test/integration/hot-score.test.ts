@@ -5,7 +5,7 @@ import { createApp } from '../../src/app.js';
 import { hotScore, type HotTerms } from '../../src/articles/rules/hot-score.js';
 import { invalidateFeedCache } from '../../src/feed/cache.js';
 import { hotTermsJson, recomputeHotScores } from '../../src/articles/hot-score-queries.js';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { startTestWorkers } from '../support/workers.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
@@ -148,10 +148,7 @@ describe('set-based recompute', () => {
 
 describe('jobs', () => {
   it('votes, yaps and clicks trigger a debounced recompute that the worker runs; the record shows the terms', async () => {
-    workers = startWorkers(
-      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-      { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['hot-scores'] },
-    );
+    workers = startTestWorkers(deps, ['hot-scores'], { concurrencyCap: 4 });
     const id = (await http.post('/api/v1/news/post', { url: 'https://hot.example/live', headline: 'Live scoring' }, submitter.bearer)).body.article_id;
     await http.post(`/api/v1/news/${id}/approve`, undefined, editor.bearer);
     const before = (await http.get(`/api/v1/news/${id}/`)).body;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDeps, type TestDeps } from '../support/context.js';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { startTestWorkers } from '../support/workers.js';
 import type { Worker } from 'bullmq';
 import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
 
@@ -20,10 +20,7 @@ afterAll(async () => {
 });
 
 function startInProcessWorkers() {
-  workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-    { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 1500, concurrencyCap: 8 },
-  );
+  workers = startTestWorkers(deps, undefined, { lockDurationMs: 1500 });
 }
 
 describe('job pipeline', () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArticleStatus } from '../../src/articles/rules/state.js';
 import { monthsToCompute, runLeaderboards } from '../../jobs/leaderboards.js';
 import { createApp } from '../../src/app.js';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { startTestWorkers } from '../support/workers.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
@@ -242,10 +242,7 @@ describe('snapshot lifecycle', () => {
   });
 
   it('runs as the registered `leaderboards` job on a worker', async () => {
-    workers = startWorkers(
-      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-      { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 2, only: ['leaderboards'] },
-    );
+    workers = startTestWorkers(deps, ['leaderboards'], { concurrencyCap: 2 });
     const r = await deps.queue.enqueueAndWait('leaderboards', { month: '2025-07' }, 10_000);
     expect(r.state).toBe('completed');
     if (r.state === 'completed') expect(r.result.months).toEqual([expect.objectContaining({ month: '2025-07', computed: true })]);

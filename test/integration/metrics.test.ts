@@ -6,7 +6,7 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { startTestWorkers } from '../support/workers.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import request from '../support/request.js';
@@ -104,10 +104,7 @@ describe('metrics endpoint', () => {
     expect(sample(queued, 'squid_queue_jobs{queue="ping",state="waiting"}')).toBe(4);
     expect(sample(queued, 'squid_queue_jobs{queue="page-title",state="waiting"}')).toBe(0);
 
-    workers = startWorkers(
-      { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-      { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['ping'] },
-    );
+    workers = startTestWorkers(deps, ['ping'], { concurrencyCap: 4 });
     const r = await deps.queue.enqueueAndWait('ping', { token: 'flaky', fail_first_attempts: 1 }, 10_000);
     expect(r.state).toBe('completed');
     await expect.poll(async () => sample((await scrape()).text, 'squid_jobs_completed_total{job="ping"}'), { timeout: 10_000 }).toBe(4);

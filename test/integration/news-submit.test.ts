@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { startTestWorkers } from '../support/workers.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';
@@ -24,10 +24,7 @@ beforeAll(async () => {
   relay = await startRelay(deps);
   http = request(createApp(deps));
   pages = await startPageServer();
-  workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-    { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 8, only: ['page-title'] },
-  );
+  workers = startTestWorkers(deps, ['page-title']);
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   alice = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'alice' });
   bob = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'bob' });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchPageTitle } from '../../jobs/page-title.js';
 import { createApp } from '../../src/app.js';
 import { isPrivateAddress } from '../../src/platform/safe-fetch.js';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { startTestWorkers } from '../support/workers.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';
@@ -43,10 +43,7 @@ beforeAll(async () => {
   http = request(createApp(deps));
   loopback = await startPageServer('127.0.0.1');
   publicSite = await startPageServer(PUBLIC_IP);
-  workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-    { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['page-title'] },
-  );
+  workers = startTestWorkers(deps, ['page-title'], { concurrencyCap: 4 });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   user = await sessionFor(deps.db, deps.config.JWT_SECRET);
 });

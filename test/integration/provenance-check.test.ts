@@ -4,7 +4,7 @@ import type { ArticleStatus } from '../../src/articles/rules/state.js';
 import { createApp } from '../../src/app.js';
 import { slugify } from '../../src/platform/url/slug.js';
 import { hostOf, normalizeUrl } from '../../src/platform/url/normalize.js';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { startTestWorkers } from '../support/workers.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
 
@@ -18,10 +18,7 @@ let ipSeq = 0;
 const newIp = () => ({ 'x-forwarded-for': `198.51.100.${++ipSeq}` });
 
 function runWorkers() {
-  workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-    { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 8, only: ['provenance-check'] },
-  );
+  workers = startTestWorkers(deps, ['provenance-check']);
 }
 
 beforeAll(async () => {
@@ -282,10 +279,7 @@ describe('202 polling path', () => {
       // No worker yet: still pending.
       const early = await slowHttp.get(r.body.poll_url, newIp());
       expect(early.status).toBe(202);
-      const w = startWorkers(
-        { config: slow.config, db: slow.db, redis: slow.redis, events: slow.events, log: slow.log, enqueue: slow.queue.enqueuer },
-        { redisUrl: slow.config.REDIS_URL, prefix: slow.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['provenance-check'] },
-      );
+      const w = startTestWorkers(slow, ['provenance-check'], { concurrencyCap: 4 });
       try {
         await expect.poll(async () => (await slowHttp.get(r.body.poll_url, newIp())).status, { timeout: 10_000, interval: 100 }).toBe(200);
         const done = await slowHttp.get(r.body.poll_url, newIp());
@@ -312,10 +306,7 @@ describe('202 polling path', () => {
           async (_, k) => (await slowHttp.post('/api/v1/provenance/check', { url: `https://example.com/instant-${k}` }, pollIp())).body.poll_url as string,
         ),
       );
-      const w = startWorkers(
-        { config: slow.config, db: slow.db, redis: slow.redis, events: slow.events, log: slow.log, enqueue: slow.queue.enqueuer },
-        { redisUrl: slow.config.REDIS_URL, prefix: slow.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 4, only: ['provenance-check'] },
-      );
+      const w = startTestWorkers(slow, ['provenance-check'], { concurrencyCap: 4 });
       try {
         // Each job polled back to back from before the workers start until its result: some polls
         // land while its state changes.

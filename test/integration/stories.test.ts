@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
+import { startTestWorkers } from '../support/workers.js';
 import { hostOf, normalizeUrl } from '../../src/platform/url/normalize.js';
 import { slugify } from '../../src/platform/url/slug.js';
 import { assignStoryItem } from '../../src/stories/index.js';
@@ -63,10 +63,7 @@ beforeAll(async () => {
   deps = await createTestDeps();
   relay = await startRelay(deps);
   http = request(createApp(deps));
-  workers = startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-    { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 10_000, concurrencyCap: 2, only: ['story-assign'] },
-  );
+  workers = startTestWorkers(deps, ['story-assign'], { lockDurationMs: 10_000, concurrencyCap: 2 });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   await ingest('Desk One', [
     ['cdx1', 'https://one.example/news/coindcx-announces-white-hat-recovery-bounty-after-44m-hack', 'CoinDCX announces white hat recovery bounty after $44M hack', 0],

@@ -3,7 +3,6 @@
  * in-process workers, and a second set of AppDeps (own Redis and Postgres connections) on the same
  * database and queue prefix, standing in for a second web process.
  */
-import type { Worker } from 'bullmq';
 import { generateApiKey, generateKeyId, type Tier } from '../../src/identity/api-keys.js';
 import type { Config } from '../../src/platform/config.js';
 import { createDb } from '../../src/platform/db.js';
@@ -13,8 +12,6 @@ import { createLogger } from '../../src/platform/logger.js';
 import { insertApiKey } from '../../src/identity/api-key-queries.js';
 import { QueueClient } from '../../src/platform/queue.js';
 import { createRedis } from '../../src/platform/redis.js';
-import { startWorkers } from '../../src/bin/worker-runtime.js';
-import type { JobName } from '../../jobs/index.js';
 import type { TestDeps } from './context.js';
 import { jobs } from '../../jobs/index.js';
 
@@ -73,12 +70,7 @@ export async function apiKeyOfTier(db: AppDeps['db'], tier: Tier): Promise<Recor
   return { authorization: `Bearer ${key.raw}` };
 }
 
-export function startTestWorkers(deps: AppDeps, only: JobName[]): Worker[] {
-  return startWorkers(
-    { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer },
-    { redisUrl: deps.config.REDIS_URL, prefix: deps.config.QUEUE_PREFIX, lockDurationMs: 5000, concurrencyCap: 8, only },
-  );
-}
+export { startTestWorkers } from './workers.js';
 
 /** Another process's dependencies: same database and prefix, its own connections; config overrides allowed. */
 export function siblingDeps(deps: TestDeps, overrides: Partial<Config> = {}): AppDeps & { close(): Promise<void> } {
