@@ -260,7 +260,7 @@ export function modlogPage(): string {
   return `<h1>Moderation log</h1>
 <p>The public log of editorial actions, newest first (also as JSON: <a href="/api/v1/modlog/">/api/v1/modlog/</a>). Notes are shown to editors only.</p>
 <form id="modlog-filter" class="filters">
-<label for="ml-action">Action</label><select id="ml-action" name="action"><option value="">Any</option><option>approve</option><option>kill</option><option>schedule</option><option>retract</option><option>edit</option></select>
+<label for="ml-action">Action</label><select id="ml-action" name="action"><option value="">Any</option><option>approve</option><option>kill</option><option>schedule</option><option>retract</option><option>edit</option><option>story_merge</option><option>story_split</option></select>
 <label for="ml-editor">Editor</label><input id="ml-editor" name="editor" autocomplete="off">
 <p><button type="submit">Filter</button></p>
 </form>

@@ -463,7 +463,8 @@
       tbody.replaceChildren(
         ...r.results.map((e) => {
           const tr = document.createElement('tr');
-          tr.dataset.article = String(e.article.id);
+          if (e.article) tr.dataset.article = String(e.article.id);
+          if (e.story) tr.dataset.story = String(e.story.id);
           tr.dataset.action = e.action;
           const cell = (text) => {
             const td = document.createElement('td');
@@ -476,8 +477,14 @@
           cell(e.action);
           const a = cell('');
           const link = document.createElement('a');
-          link.href = `/editor/items/${e.article.id}`;
-          link.textContent = `#${e.article.id} ${e.article.headline}`;
+          if (e.article) {
+            link.href = `/editor/items/${e.article.id}`;
+            link.textContent = `#${e.article.id} ${e.article.headline}`;
+          } else {
+            const verb = e.action === 'story_merge' ? `merged story ${e.story.other_story_id} into` : `split ${e.story.items.length} out into story ${e.story.other_story_id} from`;
+            link.href = `/api/v1/stories/${e.story.id}/`;
+            link.textContent = `${verb} story ${e.story.id} ${e.story.headline}`;
+          }
           a.append(link);
           let reason = e.reason_label || '';
           if (e.duplicate_of) reason += ` (duplicate of #${e.duplicate_of})`;
