@@ -30,6 +30,7 @@ import { discoveryRoutes } from './mcp/index.js';
 import { storyRoutes } from './stories/index.js';
 import { assetRoutes } from './assets/index.js';
 import { storyEditorRoutes } from './stories/index.js';
+import { storyReviewRoutes } from './editor/index.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -57,6 +58,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...storyRoutes(deps),
     ...assetRoutes(deps),
     ...storyEditorRoutes(deps),
+    ...storyReviewRoutes(deps),
     ...docsRoutes(deps),
   ];
   // The document route needs the full list, itself included.

@@ -267,6 +267,26 @@
     }
   }
 
+  // A story's group in the queue: approve the chosen member, kill the others as its duplicates (one request, one transaction).
+  async function approveStory(btn) {
+    const group = btn.closest('.story-group');
+    const out = $('.story-outcome', group);
+    const articleId = Number($('.story-pick', group).value);
+    btn.disabled = true;
+    try {
+      const r = await api('POST', `/api/v1/stories/${btn.dataset.storyApprove}/approve`, { article_id: articleId });
+      const item = (id) => $(`#item-${id}`, group);
+      if (item(articleId)) markDecided(item(articleId), 'approved', 'You approved this for the story.', false);
+      for (const id of r.killed) if (item(id)) markDecided(item(id), 'killed', `You killed this (duplicate #${articleId}).`, false);
+      out.textContent = `Approved #${articleId}; killed ${r.killed.length} as its duplicates.`;
+      announce(out.textContent);
+    } catch (err) {
+      out.textContent = `Refused: ${err.message}`;
+      announce(out.textContent, true);
+      btn.disabled = false;
+    }
+  }
+
   // Edit form (item page): only the fields that changed are sent.
   function splitList(v) {
     return v
@@ -600,6 +620,8 @@
     document.addEventListener('click', (ev) => {
       const b = ev.target.closest('.actions button[data-act]');
       if (b) act(itemOf(b), b.dataset.act);
+      const sb = ev.target.closest('button[data-story-approve]');
+      if (sb && !sb.disabled) approveStory(sb);
       const c = ev.target.closest('dialog .cancel');
       if (c) closeDialog(c.closest('dialog'));
     });
