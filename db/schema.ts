@@ -446,6 +446,20 @@ interface StoriesTable {
   updated_at: Generated<Date>;
 }
 
+interface StoryEditsTable {
+  id: Generated<number>;
+  action: 'merge' | 'split';
+  story_id: number;
+  other_story_id: number;
+  headline: string;
+  other_headline: string;
+  items: ColumnType<unknown, string, string>;
+  note: string | null;
+  forced: Generated<boolean>;
+  editor_id: number | null;
+  created_at: Generated<Date>;
+}
+
 interface StoryKeysTable {
   key: string;
   story_id: number;
@@ -463,6 +477,11 @@ interface StoryMembersTable {
   copy_of_member: Generated<boolean>;
   features: ColumnType<unknown, string, string>;
   assigned_at: Generated<Date>;
+}
+
+interface StorySeparationsTable {
+  story_id: number;
+  other_story_id: number;
 }
 
 interface StoryWordCountsTable {
@@ -676,8 +695,10 @@ export interface Database {
   reward_drops: RewardDropsTable;
   sign_in_fingerprints: SignInFingerprintsTable;
   stories: StoriesTable;
+  story_edits: StoryEditsTable;
   story_keys: StoryKeysTable;
   story_members: StoryMembersTable;
+  story_separations: StorySeparationsTable;
   story_word_counts: StoryWordCountsTable;
   telegram_updates: TelegramUpdatesTable;
   users: UsersTable;

@@ -29,6 +29,8 @@ import { editorRoutes } from './editor/index.js';
 import { discoveryRoutes } from './mcp/index.js';
 import { storyRoutes } from './stories/index.js';
 import { assetRoutes } from './assets/index.js';
+import { storyEditorRoutes } from './stories/index.js';
+import { storyReviewRoutes } from './editor/index.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -55,6 +57,8 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...editorRoutes(deps),
     ...storyRoutes(deps),
     ...assetRoutes(deps),
+    ...storyEditorRoutes(deps),
+    ...storyReviewRoutes(deps),
     ...docsRoutes(deps),
   ];
   // The document route needs the full list, itself included.

@@ -17,7 +17,7 @@ import { errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
 import { queueIds, queueItem } from './queue-queries.js';
 import { ASSET_TYPES, createConsoleContext, editorStreamUrl, type ConsoleContext } from './console-context.js';
-import { itemPage, modlogPage, notFoundPage, provenanceHtml, queuePageOf, queueRow } from './render.js';
+import { groupByStory, itemPage, modlogPage, notFoundPage, provenanceHtml, queuePageOf, queueRow } from './render.js';
 
 const EDITOR_PATH = /^\/editor(\/|$)/;
 
@@ -60,7 +60,7 @@ function queuePageRoute(c: ConsoleContext): RouteDef {
     const { ids, total } = await queueIds(c.deps.db, c.deps.config.EDITOR_QUEUE_LIMIT);
     const cached = await c.prov.peek(ids.map((r) => r.id));
     const rows = await c.rows.render(c.deps.db, ids, cached);
-    c.render(ctx, 200, 'Review queue', queuePageOf(rows, total), who);
+    c.render(ctx, 200, 'Review queue', queuePageOf(groupByStory(ids, rows), total, rows.filter(Boolean).length), who);
   });
 }
 

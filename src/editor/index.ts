@@ -3,3 +3,4 @@ export { editorCsp, editorRoutes } from './console-routes.js';
 export { editorialRoutes } from './editorial-routes.js';
 export { modlogRoutes } from './modlog-routes.js';
 export { publishDueArticles, publishIfDue } from './service.js';
+export { storyReviewRoutes } from './story-review-routes.js';

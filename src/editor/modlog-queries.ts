@@ -1,6 +1,7 @@
 /**
  * The public moderation log: rows of article_edits that are editorial transitions
- * (approve, kill, schedule, retract) or edits made while the article was published, newest first.
+ * (approve, kill, schedule, retract) or edits made while the article was published, and editors'
+ * story merges and splits (story_edits), newest first.
  * Served by the partial index article_edits_modlog_idx (and article_edits_editor_idx per editor).
  */
 import { createHmac } from 'node:crypto';
@@ -9,20 +10,26 @@ import type { Db } from '../platform/db.js';
 import type { ModlogAction } from '../articles/index.js';
 
 interface ModlogFilter {
-  action?: ModlogAction;
+  action?: ModlogAction | StoryModlogAction;
   /** null: the editor filter named nobody (no rows). */
   editorId?: number | null;
   since?: Date;
   until?: Date;
 }
 
+/** Editors' story merges and splits (story_edits), listed in the log beside the article actions. */
+export const STORY_MODLOG_ACTIONS = ['story_merge', 'story_split'] as const;
+type StoryModlogAction = (typeof STORY_MODLOG_ACTIONS)[number];
+const isStoryAction = (a: string): a is StoryModlogAction => (STORY_MODLOG_ACTIONS as readonly string[]).includes(a);
+
 export interface ModlogRow {
   id: number;
-  action: ModlogAction;
-  article_id: number;
-  headline: string;
-  slug: string;
-  article_status: string;
+  action: ModlogAction | StoryModlogAction;
+  /** Null for a story entry. */
+  article_id: number | null;
+  headline: string | null;
+  slug: string | null;
+  article_status: string | null;
   reason: string | null;
   note: string | null;
   duplicate_of: number | null;
@@ -30,14 +37,21 @@ export interface ModlogRow {
   created_at: Date;
   editor_id: number | null;
   editor_username: string | null;
+  /** Story entries: the story kept, the other story (merged away or new), headlines and the members moved. */
+  story_id: number | null;
+  other_story_id: number | null;
+  story_headline: string | null;
+  other_headline: string | null;
+  items: { kind: string; id: number }[] | null;
+  forced: boolean | null;
 }
 
 const PUBLIC_ROWS = sql<SqlBool>`(e.action <> 'edit' OR e.status_at = 'approved')`;
 
-function where(f: ModlogFilter) {
+function where(f: ModlogFilter, story: boolean) {
   return (eb: any): Expression<SqlBool> => {
-    const parts: Expression<SqlBool>[] = [PUBLIC_ROWS];
-    if (f.action) parts.push(eb('e.action', '=', f.action));
+    const parts: Expression<SqlBool>[] = story ? [] : [PUBLIC_ROWS];
+    if (f.action) parts.push(isStoryAction(f.action) !== story ? sql<SqlBool>`false` : eb('e.action', '=', story ? f.action.slice('story_'.length) : f.action));
     if (f.editorId !== undefined) parts.push(f.editorId === null ? sql<SqlBool>`false` : eb('e.editor_id', '=', f.editorId));
     if (f.since) parts.push(eb('e.created_at', '>=', f.since));
     if (f.until) parts.push(eb('e.created_at', '<', f.until));
@@ -45,37 +59,78 @@ function where(f: ModlogFilter) {
   };
 }
 
+function articleEntries(db: Db, f: ModlogFilter) {
+  return db
+    .selectFrom('article_edits as e')
+    .innerJoin('articles as a', 'a.id', 'e.article_id')
+    .select([
+      'e.id',
+      'e.action',
+      sql<number | null>`e.article_id`.as('article_id'),
+      sql<string | null>`a.headline`.as('headline'),
+      sql<string | null>`a.slug`.as('slug'),
+      sql<string | null>`a.status`.as('article_status'),
+      'e.reason',
+      'e.note',
+      'e.duplicate_of',
+      'e.changes',
+      'e.created_at',
+      'e.editor_id',
+      sql<number | null>`NULL::int`.as('story_id'),
+      sql<number | null>`NULL::int`.as('other_story_id'),
+      sql<string | null>`NULL::text`.as('story_headline'),
+      sql<string | null>`NULL::text`.as('other_headline'),
+      sql<unknown>`NULL::jsonb`.as('items'),
+      sql<boolean | null>`NULL::boolean`.as('forced'),
+      sql<number>`0`.as('kind_order'),
+    ])
+    .where(where(f, false));
+}
+
+function storyEntries(db: Db, f: ModlogFilter) {
+  return db
+    .selectFrom('story_edits as e')
+    .select([
+      'e.id',
+      sql<string>`'story_' || e.action`.as('action'),
+      sql<number | null>`NULL::int`.as('article_id'),
+      sql<string | null>`NULL::text`.as('headline'),
+      sql<string | null>`NULL::text`.as('slug'),
+      sql<string | null>`NULL::text`.as('article_status'),
+      sql<string | null>`NULL::text`.as('reason'),
+      'e.note',
+      sql<number | null>`NULL::int`.as('duplicate_of'),
+      sql<unknown>`'{}'::jsonb`.as('changes'),
+      'e.created_at',
+      'e.editor_id',
+      sql<number | null>`e.story_id`.as('story_id'),
+      sql<number | null>`e.other_story_id`.as('other_story_id'),
+      sql<string | null>`e.headline`.as('story_headline'),
+      sql<string | null>`e.other_headline`.as('other_headline'),
+      sql<unknown>`e.items`.as('items'),
+      sql<boolean | null>`e.forced`.as('forced'),
+      sql<number>`1`.as('kind_order'),
+    ])
+    .where(where(f, true));
+}
+
 export async function modlogPage(db: Db, f: ModlogFilter, page: number, perPage: number): Promise<{ rows: ModlogRow[]; count: number }> {
+  const both = articleEntries(db, f).unionAll(storyEntries(db, f) as any);
   const [rows, count] = await Promise.all([
     db
-      .selectFrom('article_edits as e')
-      .innerJoin('articles as a', 'a.id', 'e.article_id')
-      .leftJoin('users as u', 'u.id', 'e.editor_id')
-      .select([
-        'e.id',
-        'e.action',
-        'e.article_id',
-        'a.headline',
-        'a.slug',
-        'a.status as article_status',
-        'e.reason',
-        'e.note',
-        'e.duplicate_of',
-        'e.changes',
-        'e.created_at',
-        'e.editor_id',
-        'u.username as editor_username',
-      ])
-      .where(where(f))
-      .orderBy('e.created_at', 'desc')
-      .orderBy('e.id', 'desc')
+      .selectFrom(both.as('x'))
+      .leftJoin('users as u', 'u.id', 'x.editor_id')
+      .selectAll('x')
+      .select('u.username as editor_username')
+      .orderBy('x.created_at', 'desc')
+      .orderBy('x.kind_order', 'desc')
+      .orderBy('x.id', 'desc')
       .limit(perPage)
       .offset((page - 1) * perPage)
       .execute(),
     db
-      .selectFrom('article_edits as e')
+      .selectFrom(both.as('x'))
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(where(f))
       .executeTakeFirstOrThrow(),
   ]);
   return { rows: rows as unknown as ModlogRow[], count: Number(count.n) };
@@ -96,7 +151,13 @@ const PSEUDONYM_PATTERN = /^editor-[0-9a-f]{10}$/;
 export async function resolveModlogEditor(db: Db, key: string, name: string): Promise<number | null> {
   if (PSEUDONYM_PATTERN.test(name)) {
     // Editors are few: compare against the pseudonyms of everyone without a username who ever acted.
-    const ids = await db.selectFrom('article_edits as e').innerJoin('users as u', 'u.id', 'e.editor_id').select('u.id').distinct().where('u.username', 'is', null).execute();
+    const ids = await db
+      .selectFrom('article_edits as e')
+      .innerJoin('users as u', 'u.id', 'e.editor_id')
+      .select('u.id')
+      .where('u.username', 'is', null)
+      .union(db.selectFrom('story_edits as e').innerJoin('users as u', 'u.id', 'e.editor_id').select('u.id').where('u.username', 'is', null))
+      .execute();
     return ids.find((r) => editorPseudonym(key, r.id) === name)?.id ?? null;
   }
   const u = await db

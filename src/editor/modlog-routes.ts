@@ -10,7 +10,7 @@ import { DECISION_REASON_LABELS, MODLOG_ACTIONS } from '../articles/index.js';
 import { errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, validationError, type RouteDef } from '../platform/http/route.js';
 import { text } from '../platform/http/schemas.js';
-import { editorPseudonym, modlogPage, resolveModlogEditor, type ModlogRow } from './modlog-queries.js';
+import { editorPseudonym, modlogPage, resolveModlogEditor, STORY_MODLOG_ACTIONS, type ModlogRow } from './modlog-queries.js';
 import { userRoles } from '../identity/index.js';
 import { pageLinks } from '../articles/index.js';
 
@@ -28,16 +28,34 @@ const when = (endOfDay: boolean) =>
     .transform((v) => (DATE_ONLY.test(v) ? new Date(Date.parse(`${v}T00:00:00Z`) + (endOfDay ? 86_400_000 : 0)) : new Date(v)))
     .optional();
 
+const LOG_ACTIONS = [...MODLOG_ACTIONS, ...STORY_MODLOG_ACTIONS] as const;
+
+const storyEntrySchema = z
+  .object({
+    id: z.number().int().meta({ description: 'story_merge: the story kept; story_split: the story split' }),
+    headline: z.string().meta({ description: 'Its representative headline just after the edit' }),
+    other_story_id: z.number().int().meta({ description: 'story_merge: the story merged into it (deleted); story_split: the new story' }),
+    other_headline: z.string(),
+    items: z.array(z.object({ kind: z.string(), id: z.number().int() })).meta({ description: 'The members moved (article or wire item ids)' }),
+    forced: z.boolean().meta({ description: 'A merge of two stories an editor had split apart' }),
+  })
+  .nullable()
+  .meta({ description: 'Story entries (story_merge, story_split): the stories and the members moved; null for article entries' });
+
 const entrySchema = z.object({
-  id: z.number().int(),
-  action: z.enum(MODLOG_ACTIONS),
+  id: z.number().int().meta({ description: 'The entry id (article entries and story entries are numbered separately)' }),
+  action: z.enum(LOG_ACTIONS),
   created_at: z.string().meta({ description: 'When the action was taken (ISO 8601 UTC)' }),
-  article: z.object({
-    id: z.number().int(),
-    headline: z.string().meta({ description: 'The headline now' }),
-    slug: z.string(),
-    status: z.string().meta({ description: 'The status now' }),
-  }),
+  article: z
+    .object({
+      id: z.number().int(),
+      headline: z.string().meta({ description: 'The headline now' }),
+      slug: z.string(),
+      status: z.string().meta({ description: 'The status now' }),
+    })
+    .nullable()
+    .meta({ description: 'The article; null for story entries (story_merge, story_split), which carry `story` instead' }),
+  story: storyEntrySchema,
   reason: z.string().nullable().meta({ description: 'kill and retract: the reason (see the kill endpoint); null otherwise' }),
   reason_label: z.string().nullable(),
   duplicate_of: z.number().int().nullable(),
@@ -55,7 +73,11 @@ export function modlogRoutes(deps: AppDeps): RouteDef[] {
     id: r.id,
     action: r.action,
     created_at: r.created_at.toISOString(),
-    article: { id: r.article_id, headline: r.headline, slug: r.slug, status: r.article_status },
+    article: r.article_id === null ? null : { id: r.article_id, headline: r.headline!, slug: r.slug!, status: r.article_status! },
+    story:
+      r.story_id === null
+        ? null
+        : { id: r.story_id, headline: r.story_headline!, other_story_id: r.other_story_id!, other_headline: r.other_headline!, items: r.items ?? [], forced: r.forced ?? false },
     reason: r.reason,
     reason_label: r.reason ? (DECISION_REASON_LABELS[r.reason as keyof typeof DECISION_REASON_LABELS] ?? r.reason) : null,
     duplicate_of: r.duplicate_of,
@@ -80,12 +102,12 @@ export function modlogRoutes(deps: AppDeps): RouteDef[] {
       method: 'get',
       path: '/modlog/',
       operationId: 'listModlog',
-      summary: 'The public moderation log: approvals, kills, schedules, retractions and edits of published articles, newest first',
+      summary: 'The public moderation log: approvals, kills, schedules, retractions and edits of published articles, and story merges and splits, newest first',
       description:
-        "Every editorial transition, and every edit made while the article was published. Filters: action; editor (a username, case-insensitive, or a pseudonym as shown here; an unknown name gives an empty list); since (inclusive) and until (exclusive; a bare date means the end of that day), each a date YYYY-MM-DD (UTC) or an ISO 8601 timestamp with offset. Editors without a username appear as a stable pseudonym derived from their account with a server key. The editor's note is included only for editors and staff. Automatic publication of a scheduled article is not an editor's action and is not listed.",
+        "Every editorial transition, and every edit made while the article was published. Filters: action; editor (a username, case-insensitive, or a pseudonym as shown here; an unknown name gives an empty list); since (inclusive) and until (exclusive; a bare date means the end of that day), each a date YYYY-MM-DD (UTC) or an ISO 8601 timestamp with offset. Editors without a username appear as a stable pseudonym derived from their account with a server key. The editor's note is included only for editors and staff. Automatic publication of a scheduled article is not an editor's action and is not listed. Editors' story merges and splits (POST /stories/{id}/merge, /split) are listed as story_merge and story_split with `article` null and a `story` object; article entries have `story` null.",
       tags: ['editorial'],
       query: z.strictObject({
-        action: z.enum(MODLOG_ACTIONS).optional(),
+        action: z.enum(LOG_ACTIONS).optional(),
         editor: text().trim().min(1).max(64).optional(),
         since: when(false),
         until: when(true),

@@ -32,6 +32,14 @@ export interface QueueItem {
   submitter_account_type: string | null;
 }
 
+interface QueueId {
+  id: number;
+  updated_at: Date;
+  /** The item's story (src/stories/), null until assigned: the queue groups the members of one story. */
+  story_id: number | null;
+  source: string;
+}
+
 function base(db: Db) {
   return db
     .selectFrom('articles as a')
@@ -98,12 +106,12 @@ export async function queueItem(db: Db, id: number): Promise<QueueItem | undefin
   return (await base(db).where('a.id', '=', id).executeTakeFirst()) as QueueItem | undefined;
 }
 
-/** The ids (and last change) of the newest `limit` waiting items, and how many wait in all: the index alone nearly. */
-export async function queueIds(db: Db, limit: number): Promise<{ ids: { id: number; updated_at: Date }[]; total: number }> {
+/** The ids (and last change, story and source) of the newest `limit` waiting items, and how many wait in all. */
+export async function queueIds(db: Db, limit: number): Promise<{ ids: QueueId[]; total: number }> {
   const [ids, total] = await Promise.all([
     db
       .selectFrom('articles')
-      .select(['id', 'updated_at'])
+      .select(['id', 'updated_at', 'story_id', 'source'])
       .where('status', '=', 'submitted')
       .where('origin', '<>', 'x402_ad')
       .orderBy('created_at', 'desc')

@@ -14,8 +14,8 @@ const provStamp = (p: CachedProvenance | undefined) => (p?.state === 'done' ? p.
 export class QueueRowCache {
   private readonly rows = new Map<number, { stamp: string; html: string; until: number }>();
 
-  /** The rows of these queue entries, in order; an entry decided since it was listed is left out. */
-  async render(db: Db, ids: { id: number; updated_at: Date }[], cached: Map<number, CachedProvenance>): Promise<string[]> {
+  /** The rows of these queue entries, one per entry in order; undefined for an entry decided since it was listed. */
+  async render(db: Db, ids: { id: number; updated_at: Date }[], cached: Map<number, CachedProvenance>): Promise<(string | undefined)[]> {
     const now = Date.now();
     const html: string[] = new Array(ids.length);
     const misses: number[] = [];
@@ -42,6 +42,6 @@ export class QueueRowCache {
         this.rows.set(it.id, { stamp: stamps[i], html: html[i], until: now + ROW_CACHE_MS });
       }
     }
-    return html.filter((h) => h !== undefined);
+    return html;
   }
 }

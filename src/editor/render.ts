@@ -196,16 +196,51 @@ export function queuePage(items: QueueItem[], total: number, prov: Map<number, C
 }
 
 /** The queue page around rendered rows (newest first). */
-export function queuePageOf(rowHtml: string[], total: number): string {
-  const items = rowHtml;
+/**
+ * The queue's rows with the members of one story together: the first (newest) member's place holds
+ * one group row (the story, how many wait, their sources; expandable to the members' rows) with the
+ * one-motion action: approve the chosen member, kill the others as its duplicates.
+ */
+export function groupByStory(entries: { id: number; story_id: number | null; source: string }[], rowHtml: (string | undefined)[]): string[] {
+  const shown = entries.map((e, i) => ({ ...e, html: rowHtml[i] })).filter((e): e is typeof e & { html: string } => e.html !== undefined);
+  const byStory = new Map<number, typeof shown>();
+  for (const e of shown) if (e.story_id !== null) byStory.set(e.story_id, [...(byStory.get(e.story_id) ?? []), e]);
+  const out: string[] = [];
+  const done = new Set<number>();
+  for (const e of shown) {
+    const members = e.story_id === null ? [] : byStory.get(e.story_id)!;
+    if (members.length < 2) out.push(e.html);
+    else if (!done.has(e.story_id!)) {
+      done.add(e.story_id!);
+      out.push(storyGroup(e.story_id!, members));
+    }
+  }
+  return out;
+}
+
+function storyGroup(storyId: number, members: { id: number; source: string; html: string }[]): string {
+  const sources = [...new Set(members.map((m) => m.source))];
+  const oldest = [...members].sort((a, b) => a.id - b.id);
+  const options = oldest.map((m, i) => `<option value="${m.id}"${i === 0 ? ' selected' : ''}>#${m.id} (${esc(m.source)})</option>`).join('');
+  return `<li class="story-group" data-story="${storyId}" data-count="${members.length}"><details>
+<summary>Story <a href="/api/v1/stories/${storyId}/">#${storyId}</a>: <span class="story-count">${members.length}</span> waiting from ${sources.length} source${sources.length === 1 ? '' : 's'}: ${sources.map(esc).join(', ')}</summary>
+<ol class="queue story-members">
+${members.map((m) => m.html).join('\n')}
+</ol>
+</details>
+<div class="story-actions"><label>Approve <select class="story-pick" aria-label="The member to approve">${options}</select></label> <button type="button" data-story-approve="${storyId}">Approve it, kill the others as its duplicates</button> <span class="story-outcome" role="status"></span></div>
+</li>`;
+}
+
+export function queuePageOf(rowHtml: string[], total: number, shownCount: number = rowHtml.length): string {
   const rows = rowHtml.join('\n');
   return `<h1>Review queue</h1>
-<p id="queue-count"><span id="queue-total">${total}</span> waiting${total > items.length ? ` (the newest ${items.length} shown)` : ''}. New submissions and other editors' decisions appear here live. <span id="live" class="live" data-state="connecting">Live: connecting…</span></p>
+<p id="queue-count"><span id="queue-total">${total}</span> waiting${total > shownCount ? ` (the newest ${shownCount} shown)` : ''}. New submissions and other editors' decisions appear here live. <span id="live" class="live" data-state="connecting">Live: connecting…</span></p>
 ${shortcutsHtml()}
 <ol id="queue" class="queue" aria-label="Items awaiting review">
 ${rows}
 </ol>
-<p id="queue-empty" class="muted"${items.length ? ' hidden' : ''}>Nothing is waiting for review.</p>
+<p id="queue-empty" class="muted"${shownCount ? ' hidden' : ''}>Nothing is waiting for review.</p>
 ${dialogs()}`;
 }
 
@@ -260,7 +295,7 @@ export function modlogPage(): string {
   return `<h1>Moderation log</h1>
 <p>The public log of editorial actions, newest first (also as JSON: <a href="/api/v1/modlog/">/api/v1/modlog/</a>). Notes are shown to editors only.</p>
 <form id="modlog-filter" class="filters">
-<label for="ml-action">Action</label><select id="ml-action" name="action"><option value="">Any</option><option>approve</option><option>kill</option><option>schedule</option><option>retract</option><option>edit</option></select>
+<label for="ml-action">Action</label><select id="ml-action" name="action"><option value="">Any</option><option>approve</option><option>kill</option><option>schedule</option><option>retract</option><option>edit</option><option>story_merge</option><option>story_split</option></select>
 <label for="ml-editor">Editor</label><input id="ml-editor" name="editor" autocomplete="off">
 <p><button type="submit">Filter</button></p>
 </form>

@@ -6,6 +6,8 @@
  * transaction (the relay publishes it, retires the feed cache and, for schedule, enqueues the
  * delayed publish-scheduled job). The editorial routes and the publish jobs call these functions.
  */
+import type { Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
 import type { Db } from '../platform/db.js';
 import { DomainError } from '../platform/errors/index.js';
 import { internalEvent, newsEvent, recordEvents } from '../platform/events/log.js';
@@ -71,27 +73,30 @@ function decisionOf(input: TransitionInput): { reason: StoredDecisionReason | nu
  * enters the hot feed ranked, and record the transition's event.
  */
 export async function transitionArticle(db: Db, input: TransitionInput): Promise<TransitionOutcome> {
+  return db.transaction().execute((trx) => transitionInTransaction(trx, input));
+}
+
+/** transitionArticle in the caller's transaction (several transitions as one motion: story-review-service.ts). */
+export async function transitionInTransaction(trx: Transaction<Database>, input: TransitionInput): Promise<TransitionOutcome> {
   const t = TRANSITIONS[input.action];
-  return db.transaction().execute(async (trx) => {
-    const cur = await lockForReview(trx, input.id);
-    if (!cur) return { ok: false, reason: 'not_found' } as const;
-    // Read under the row lock: the origin of a paid ad does not change, its status might.
-    if (needsSponsoredReview(input.action, cur.origin)) return { ok: false, reason: 'sponsored' } as const;
-    if (!canTransition(input.action, cur.status)) return { ok: false, reason: 'illegal', currentStatus: cur.status } as const;
-    const scheduledFor = input.action === 'schedule' ? input.scheduledFor! : null;
-    const decision = decisionOf(input);
-    if (decision.duplicateOf !== null && !(await articleExists(trx, decision.duplicateOf))) return { ok: false, reason: 'duplicate_of_not_found' } as const;
-    const article = await writeReview(trx, { id: input.id, to: t.to, editorId: input.editorId, scheduledFor, ...decision, publish: input.action === 'approve' });
-    const changes = transitionChanges(cur, t.to, scheduledFor);
-    await insertArticleEdit(trx, { articleId: input.id, editorId: input.editorId, changes, action: input.action, statusAt: cur.status, ...decision });
-    if (input.action === 'approve') await recomputeHotScores(trx, { articleIds: [input.id], windowHours: 1, all: true });
-    await recordEvents(trx, [newsEvent(articleEvent(t.event, article, cur.status))]);
-    return { ok: true, article, previousStatus: cur.status, changes } as const;
-  });
+  const cur = await lockForReview(trx, input.id);
+  if (!cur) return { ok: false, reason: 'not_found' } as const;
+  // Read under the row lock: the origin of a paid ad does not change, its status might.
+  if (needsSponsoredReview(input.action, cur.origin)) return { ok: false, reason: 'sponsored' } as const;
+  if (!canTransition(input.action, cur.status)) return { ok: false, reason: 'illegal', currentStatus: cur.status } as const;
+  const scheduledFor = input.action === 'schedule' ? input.scheduledFor! : null;
+  const decision = decisionOf(input);
+  if (decision.duplicateOf !== null && !(await articleExists(trx, decision.duplicateOf))) return { ok: false, reason: 'duplicate_of_not_found' } as const;
+  const article = await writeReview(trx, { id: input.id, to: t.to, editorId: input.editorId, scheduledFor, ...decision, publish: input.action === 'approve' });
+  const changes = transitionChanges(cur, t.to, scheduledFor);
+  await insertArticleEdit(trx, { articleId: input.id, editorId: input.editorId, changes, action: input.action, statusAt: cur.status, ...decision });
+  if (input.action === 'approve') await recomputeHotScores(trx, { articleIds: [input.id], windowHours: 1, all: true });
+  await recordEvents(trx, [newsEvent(articleEvent(t.event, article, cur.status))]);
+  return { ok: true, article, previousStatus: cur.status, changes } as const;
 }
 
 /** A refused transition as the API's error. */
-function refusal(input: TransitionInput, r: Exclude<TransitionOutcome, { ok: true }>): DomainError {
+export function refusal(input: TransitionInput, r: Exclude<TransitionOutcome, { ok: true }>): DomainError {
   const { id, action } = input;
   switch (r.reason) {
     case 'not_found':

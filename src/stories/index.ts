@@ -3,3 +3,4 @@ export { assignStoryItem, backfillStories } from './service.js';
 export { parseReplayLines, replayStories } from './rules/replay.js';
 export { storyRoutes } from './routes.js';
 export { storyAssignDedupeId, storyAssignments } from './rules/triggers.js';
+export { storyEditorRoutes } from './editor-routes.js';

@@ -267,6 +267,26 @@
     }
   }
 
+  // A story's group in the queue: approve the chosen member, kill the others as its duplicates (one request, one transaction).
+  async function approveStory(btn) {
+    const group = btn.closest('.story-group');
+    const out = $('.story-outcome', group);
+    const articleId = Number($('.story-pick', group).value);
+    btn.disabled = true;
+    try {
+      const r = await api('POST', `/api/v1/stories/${btn.dataset.storyApprove}/approve`, { article_id: articleId });
+      const item = (id) => $(`#item-${id}`, group);
+      if (item(articleId)) markDecided(item(articleId), 'approved', 'You approved this for the story.', false);
+      for (const id of r.killed) if (item(id)) markDecided(item(id), 'killed', `You killed this (duplicate #${articleId}).`, false);
+      out.textContent = `Approved #${articleId}; killed ${r.killed.length} as its duplicates.`;
+      announce(out.textContent);
+    } catch (err) {
+      out.textContent = `Refused: ${err.message}`;
+      announce(out.textContent, true);
+      btn.disabled = false;
+    }
+  }
+
   // Edit form (item page): only the fields that changed are sent.
   function splitList(v) {
     return v
@@ -463,7 +483,8 @@
       tbody.replaceChildren(
         ...r.results.map((e) => {
           const tr = document.createElement('tr');
-          tr.dataset.article = String(e.article.id);
+          if (e.article) tr.dataset.article = String(e.article.id);
+          if (e.story) tr.dataset.story = String(e.story.id);
           tr.dataset.action = e.action;
           const cell = (text) => {
             const td = document.createElement('td');
@@ -476,8 +497,14 @@
           cell(e.action);
           const a = cell('');
           const link = document.createElement('a');
-          link.href = `/editor/items/${e.article.id}`;
-          link.textContent = `#${e.article.id} ${e.article.headline}`;
+          if (e.article) {
+            link.href = `/editor/items/${e.article.id}`;
+            link.textContent = `#${e.article.id} ${e.article.headline}`;
+          } else {
+            const verb = e.action === 'story_merge' ? `merged story ${e.story.other_story_id} into` : `split ${e.story.items.length} out into story ${e.story.other_story_id} from`;
+            link.href = `/api/v1/stories/${e.story.id}/`;
+            link.textContent = `${verb} story ${e.story.id} ${e.story.headline}`;
+          }
           a.append(link);
           let reason = e.reason_label || '';
           if (e.duplicate_of) reason += ` (duplicate of #${e.duplicate_of})`;
@@ -593,6 +620,8 @@
     document.addEventListener('click', (ev) => {
       const b = ev.target.closest('.actions button[data-act]');
       if (b) act(itemOf(b), b.dataset.act);
+      const sb = ev.target.closest('button[data-story-approve]');
+      if (sb && !sb.disabled) approveStory(sb);
       const c = ev.target.closest('dialog .cancel');
       if (c) closeDialog(c.closest('dialog'));
     });
