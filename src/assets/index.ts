@@ -4,4 +4,5 @@ export { addAmbiguousWord, addAsset, requireKnownAssets, tagArticle, tagWireItem
 export { assetTagDedupeId, tagTargets } from './rules/triggers.js';
 export { tagText } from './rules/tagger.js';
 export { refreshTokenLists } from './token-lists-service.js';
+export { unknownAssetIds } from './queries.js';
 export { ASSET_ID_PATTERN, assetRoutes } from './routes.js';
