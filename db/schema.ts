@@ -564,6 +564,7 @@ interface WebhookEndpointsTable {
   failing_since: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  filter_assets: string[] | null;
 }
 
 interface WireItemAssetsTable {

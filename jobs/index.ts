@@ -36,6 +36,7 @@ import { job as apiKeysPrune } from './api-keys-prune.js';
 import { job as storyAssign } from './story-assign.js';
 import { job as assetTag } from './asset-tag.js';
 import { job as credibilityRecompute } from './credibility-recompute.js';
+import { job as assetTokenListsRefresh } from './asset-token-lists-refresh.js';
 
 export const jobs = {
   ping,
@@ -71,6 +72,7 @@ export const jobs = {
   'story-assign': storyAssign,
   'asset-tag': assetTag,
   'credibility-recompute': credibilityRecompute,
+  'asset-token-lists-refresh': assetTokenListsRefresh,
 } as const;
 
 export type Jobs = typeof jobs;

@@ -51,4 +51,6 @@ export const schedules: Schedule[] = [
   { id: 'api-keys-prune', job: 'api-keys-prune', payload: {}, pattern: '23 3 * * *' },
   // Payments: settle x402 payments whose settle job was lost (still `verified` after 60 s).
   { id: 'settle-payment-sweep', job: 'settle-payment', payload: {}, everyMs: 60_000 },
+  // Assets: add the assets and deployments of the operator's Token Lists (ASSET_TOKEN_LISTS_URLS), daily.
+  { id: 'asset-token-lists-refresh', job: 'asset-token-lists-refresh', payload: {}, pattern: '41 4 * * *' },
 ];

@@ -27,6 +27,7 @@ function defaultOf(schema: { safeParse(v: unknown): { success: boolean; data?: u
   const r = schema.safeParse(undefined);
   if (!r.success) return '(required)';
   if (r.data === undefined) return '(unset)';
+  if (Array.isArray(r.data) && r.data.length === 0) return '(empty)';
   return `\`${String(r.data)}\``;
 }
 

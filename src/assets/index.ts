@@ -3,4 +3,6 @@ export { sharedRegistry } from './registry-cache.js';
 export { addAmbiguousWord, addAsset, requireKnownAssets, tagArticle, tagWireItem, updateAsset } from './service.js';
 export { assetTagDedupeId, tagTargets } from './rules/triggers.js';
 export { tagText } from './rules/tagger.js';
+export { refreshTokenLists } from './token-lists-service.js';
+export { unknownAssetIds } from './queries.js';
 export { ASSET_ID_PATTERN, assetRoutes } from './routes.js';

@@ -220,3 +220,27 @@ export async function insertAmbiguousWord(db: Db, word: string): Promise<void> {
     .onConflict((oc) => oc.column('word').doNothing())
     .execute();
 }
+
+const CHUNK = 1000;
+
+/** Assets a token list adds (source `token-list`); an id taken meanwhile is left as it is. */
+export async function insertListAssets(db: Db, rows: readonly { id: string; symbol: string; name: string }[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await db
+      .insertInto('assets')
+      .values(rows.slice(i, i + CHUNK).map((r) => ({ id: r.id, symbol: r.symbol, name: r.name, aliases: [], ambiguous: false, source: 'token-list' })))
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+}
+
+/** Deployments a token list adds; one already held by an asset keeps its asset. */
+export async function insertDeploymentRows(db: Db, rows: readonly { asset_id: string; caip19: string }[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await db
+      .insertInto('asset_deployments')
+      .values(rows.slice(i, i + CHUNK))
+      .onConflict((oc) => oc.column('caip19').doNothing())
+      .execute();
+  }
+}

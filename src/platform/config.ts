@@ -290,6 +290,17 @@ export const envSchema = z.object({
   ETH_RPC_URL: url(['http:', 'https:']).optional(),
   /** Mainnet fallback: blocks a transfer needs (its own block included) before it pays. */
   MAINNET_MIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(10_000).default(12),
+  /** Assets: Token Lists URLs (the @uniswap/token-lists format, comma-separated) the daily asset-token-lists-refresh job adds assets and deployments from. Empty: the job does nothing. */
+  ASSET_TOKEN_LISTS_URLS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(url(['http:', 'https:'])).max(20)),
 });
 
 type Env = z.infer<typeof envSchema>;

@@ -12,6 +12,8 @@ import { errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { listEvents, oldestEventId } from '../platform/events/log.js';
 import { userRoles } from '../identity/index.js';
+import { requireKnownAssets } from '../assets/index.js';
+import { ASSET_FILTER_PATTERN } from '../platform/events/filter.js';
 
 const MAX_EVENTS_LIMIT = 500;
 const DEFAULT_EVENTS_LIMIT = 100;
@@ -27,6 +29,12 @@ const typesParam = z
   })
   .transform((v) => [...new Set(v.split(',').map((t) => t.trim()))] as EventType[]);
 
+/** `asset`: comma-separated canonical asset ids, at most 50. */
+const assetsParam = z
+  .string()
+  .transform((v) => [...new Set(v.split(',').map((t) => t.trim()))])
+  .pipe(z.array(z.string().max(100).regex(ASSET_FILTER_PATTERN, 'must be asset ids (lower-case slugs), comma-separated')).min(1).max(50));
+
 const eventSchema = z
   .object({
     type: z.enum(eventTypes),
@@ -38,6 +46,10 @@ const eventSchema = z
     origin: z.string(),
     previous_status: z.string().optional().meta({ description: 'On status-changing events' }),
     sponsored: z.object({ tier: z.string(), ad_status: z.string(), is_paid: z.boolean() }).nullable(),
+    assets: z
+      .array(z.object({ id: z.string(), symbol: z.string(), name: z.string(), salience: z.number(), primary: z.boolean() }))
+      .optional()
+      .meta({ description: "Article events: the article's asset tags when the event was recorded, by salience (absent when it had none)" }),
     event_id: z
       .number()
       .int()
@@ -95,6 +107,10 @@ export function eventRoutes(deps: AppDeps): RouteDef[] {
           description: `Most events returned, 1-${MAX_EVENTS_LIMIT} (default ${DEFAULT_EVENTS_LIMIT})`,
         }),
         types: typesParam.optional().meta({ description: `Comma-separated event types: ${eventTypes.join(', ')} (default all the caller may see)` }),
+        asset: assetsParam.optional().meta({
+          description:
+            'Comma-separated asset ids (any of): only events of articles tagged with one of them when the event was recorded (their `assets`). An id the registry does not know is 400 unknown_asset with details.value.',
+        }),
       }),
       responses: {
         200: { description: 'Events after the cursor, ascending event_id', schema: eventPageSchema },
@@ -106,7 +122,8 @@ export function eventRoutes(deps: AppDeps): RouteDef[] {
         const staff = await seesStaffEvents(deps, ctx);
         const visibilities: Visibility[] = staff ? ['public', 'staff'] : ['public'];
         const types = (query.types ?? eventTypes).filter((t) => staff || !isStaffOnly(t));
-        const { rows, prunedThrough } = await listEvents(deps.db, { after, limit: limit + 1, types, visibilities });
+        await requireKnownAssets(deps.db, query.asset);
+        const { rows, prunedThrough } = await listEvents(deps.db, { after, limit: limit + 1, types, visibilities, assets: query.asset });
         // pruned_through is read with the page (one snapshot): retention raises it in the transaction
         // that deletes, so a page that lost events to a prune always sees the raised value.
         if (after > 0 && after < prunedThrough) {

@@ -64,11 +64,17 @@ type IndexKind = 'types' | AttributeKind;
  * Filtered groups by the values of one kind their filter names: an event can only match a filter
  * that lists one of its values of that kind, so the groups listed under the event's own values are
  * the only candidates (each is still checked against its whole filter). The kind is the first of
- * token_addresses, token_symbols, tags, types that the filter names (the first ones are the most
+ * assets, token_addresses, token_symbols, tags, types that the filter names (the first ones are the most
  * selective in practice).
  */
 class GroupIndex {
-  private readonly byKind: Record<IndexKind, Map<string, Group[]>> = { types: new Map(), token_addresses: new Map(), token_symbols: new Map(), tags: new Map() };
+  private readonly byKind: Record<IndexKind, Map<string, Group[]>> = {
+    types: new Map(),
+    token_addresses: new Map(),
+    token_symbols: new Map(),
+    tags: new Map(),
+    assets: new Map(),
+  };
 
   add(g: Group): void {
     const { kind, values } = anchorOf(g.filter!);
@@ -101,6 +107,7 @@ class GroupIndex {
     offerValues(this.byKind.token_addresses, a.token_addresses, item, stamp);
     offerValues(this.byKind.token_symbols, a.token_symbols, item, stamp);
     offerValues(this.byKind.tags, a.tags, item, stamp);
+    if (a.assets) offerValues(this.byKind.assets, a.assets, item, stamp);
   }
 }
 
@@ -120,6 +127,7 @@ function offerAll(groups: Group[] | undefined, item: StreamItem, stamp: number):
 }
 
 function anchorOf(f: StreamFilter): { kind: IndexKind; values: ReadonlySet<string> } {
+  if (f.assets) return { kind: 'assets', values: f.assets };
   if (f.token_addresses !== null) return { kind: 'token_addresses', values: f.token_addresses };
   if (f.token_symbols !== null) return { kind: 'token_symbols', values: f.token_symbols };
   if (f.tags !== null) return { kind: 'tags', values: f.tags };

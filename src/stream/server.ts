@@ -33,6 +33,7 @@ import { RangeConnection } from './range-connection.js';
 import { StreamReader } from './stream-reader.js';
 import { viewerFromRequest, type Viewer } from './viewer.js';
 import { handleUpgrade } from './ws-upgrade.js';
+import type { UnknownAssets } from './asset-check.js';
 
 export { WS_PATH };
 
@@ -66,6 +67,8 @@ export interface BroadcasterOptions {
   sseRetryMs?: number;
   /** Who a connection is; defaults to the access-token cookie checked with jwtSecret. */
   resolveViewer?: (req: http.IncomingMessage) => Promise<Viewer>;
+  /** The registry look-up of asset filters (asset-check.ts); without it every well-formed asset id is accepted. */
+  unknownAssets?: UnknownAssets;
   /** Plain HTTP requests other than /healthz go here first (the ws process's /metrics); true when answered. */
   httpHandler?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
 }
@@ -230,11 +233,12 @@ export function createBroadcaster(opts: BroadcasterOptions): Broadcaster {
     retryMs: opts.sseRetryMs ?? 2000,
     isClosing,
     resolveViewer,
+    unknownAssets: opts.unknownAssets,
     open: (socket: ConnectionSocket, viewer: Viewer, filter: StreamFilter | null, from: ResumeFrom | null, t: { end(): void; kill(): void }) =>
       connections.open(socket, viewer, filter, from, { sse: true, ...t }),
   };
   const server = http.createServer(httpRequestHandler(opts, connections, sseDeps));
-  const upgradeDeps = { wss, trustedOrigin: opts.trustedOrigin, trustProxy, caps, connections, isClosing, resolveViewer };
+  const upgradeDeps = { wss, trustedOrigin: opts.trustedOrigin, trustProxy, caps, connections, isClosing, resolveViewer, unknownAssets: opts.unknownAssets };
   server.on('upgrade', (req: http.IncomingMessage, socket, head) => handleUpgrade(upgradeDeps, req, socket, head));
 
   const parts: Parts = { server, reader, fanOut, connections, heartbeat, historyRedis };

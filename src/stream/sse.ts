@@ -23,6 +23,7 @@ import type http from 'node:http';
 import type { ConnectionCaps } from './caps.js';
 import type { Connection, ConnectionSocket } from './connection.js';
 import { filterRejection, parseStreamFilter, type StreamFilter } from './rules/filter.js';
+import { assetRejection, unknownAssetOf, type UnknownAssets } from './asset-check.js';
 import { sseOf } from './rules/frames.js';
 import { clientIp, originAllowed, type UpgradeTarget } from './handshake.js';
 import { anonymous, type Viewer } from './viewer.js';
@@ -40,6 +41,8 @@ interface SseDeps {
   retryMs: number;
   isClosing(): boolean;
   resolveViewer(req: http.IncomingMessage): Promise<Viewer>;
+  /** The asset filter's registry look-up (asset-check.ts). */
+  unknownAssets?: UnknownAssets;
   /** Register a connection (server.ts): it joins its group and, with `from`, starts catching up. */
   open(
     socket: ConnectionSocket,
@@ -98,37 +101,38 @@ export function handleSse(req: http.IncomingMessage, res: http.ServerResponse, t
   const header = req.headers['last-event-id'];
   const lastEventId = (typeof header === 'string' && header !== '' ? header : null) ?? target.query.get('last_event_id');
 
-  void deps
-    .resolveViewer(req)
-    .catch(() => anonymous)
-    .then((viewer) => {
-      if (gone) return;
-      if (deps.isClosing()) return sendError(res, 503, 'unavailable', 'server going away', null, { 'retry-after': '1', ...cors });
-      res.writeHead(200, {
-        ...cors,
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        // The stream is the connection's whole life: a reconnect opens a new one (through the
-        // load balancer, and never into a process that is shutting down).
-        connection: 'close',
-        'x-accel-buffering': 'no',
-      });
-      res.write(`retry: ${Math.round(deps.retryMs * (1 + Math.random()))}\n\n`);
-      const socket: ConnectionSocket = {
-        get bufferedAmount() {
-          return res.writableLength;
-        },
-        isOpen: () => !gone && !res.writableEnded,
-        send: (frame) => void res.write(sseOf(frame)),
-        terminate: () => res.destroy(),
-      };
-      const tcp = req.socket;
-      const { dispose } = deps.open(socket, viewer, parsed.filter, lastEventId === null ? null : { eventId: lastEventId }, {
-        // Once the last bytes are handed to the kernel the connection is done (Connection: close):
-        // do not wait for a client that stopped reading to close its side.
-        end: () => res.end(() => tcp.destroy()),
-        kill: () => res.destroy(),
-      });
-      res.once('close', dispose);
+  void Promise.all([deps.resolveViewer(req).catch(() => anonymous), unknownAssetOf(parsed.filter, deps.unknownAssets)]).then(([viewer, unknown]) => {
+    if (gone) return;
+    if (deps.isClosing()) return sendError(res, 503, 'unavailable', 'server going away', null, { 'retry-after': '1', ...cors });
+    if (unknown !== null) {
+      const r = assetRejection(unknown);
+      return sendError(res, r.status, r.code, r.message, r.details, cors);
+    }
+    res.writeHead(200, {
+      ...cors,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      // The stream is the connection's whole life: a reconnect opens a new one (through the
+      // load balancer, and never into a process that is shutting down).
+      connection: 'close',
+      'x-accel-buffering': 'no',
     });
+    res.write(`retry: ${Math.round(deps.retryMs * (1 + Math.random()))}\n\n`);
+    const socket: ConnectionSocket = {
+      get bufferedAmount() {
+        return res.writableLength;
+      },
+      isOpen: () => !gone && !res.writableEnded,
+      send: (frame) => void res.write(sseOf(frame)),
+      terminate: () => res.destroy(),
+    };
+    const tcp = req.socket;
+    const { dispose } = deps.open(socket, viewer, parsed.filter, lastEventId === null ? null : { eventId: lastEventId }, {
+      // Once the last bytes are handed to the kernel the connection is done (Connection: close):
+      // do not wait for a client that stopped reading to close its side.
+      end: () => res.end(() => tcp.destroy()),
+      kill: () => res.destroy(),
+    });
+    res.once('close', dispose);
+  });
 }

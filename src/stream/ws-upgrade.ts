@@ -9,6 +9,7 @@ import type { ConnectionCaps } from './caps.js';
 import type { ConnectionSocket } from './connection.js';
 import type { Connections } from './connections.js';
 import { filterRejection, parseStreamFilter, type StreamFilter } from './rules/filter.js';
+import { assetRejection, unknownAssetOf, type UnknownAssets } from './asset-check.js';
 import { wireOf } from './rules/frames.js';
 import { clientIp, originAllowed, parseUpgradeUrl, rejectHandshake, WS_PATH, type UpgradeTarget } from './handshake.js';
 import { anonymous, type Viewer } from './viewer.js';
@@ -21,6 +22,8 @@ interface WsUpgradeDeps {
   connections: Connections;
   isClosing(): boolean;
   resolveViewer(req: http.IncomingMessage): Promise<Viewer>;
+  /** The asset filter's registry look-up (asset-check.ts). */
+  unknownAssets?: UnknownAssets;
 }
 
 /**
@@ -58,12 +61,13 @@ export function handleUpgrade(d: WsUpgradeDeps, req: http.IncomingMessage, socke
   }
   // The slot lives exactly as long as the TCP connection, whatever happens below.
   socket.once('close', slot.release);
-  void d
-    .resolveViewer(req)
-    .catch(() => anonymous)
-    .then((viewer) => {
-      d.wss.handleUpgrade(req, socket, head, (ws) => attach(d, ws, socket, viewer, sub.filter, target));
-    });
+  void Promise.all([d.resolveViewer(req).catch(() => anonymous), unknownAssetOf(sub.filter, d.unknownAssets)]).then(([viewer, unknown]) => {
+    if (unknown !== null) {
+      const r = assetRejection(unknown);
+      return rejectHandshake(socket, r.status, r.code, r.message, r.details);
+    }
+    d.wss.handleUpgrade(req, socket, head, (ws) => attach(d, ws, socket, viewer, sub.filter, target));
+  });
 }
 
 function attach(d: WsUpgradeDeps, ws: WebSocket, socket: Duplex, viewer: Viewer, filter: StreamFilter | null, target: UpgradeTarget): void {

@@ -34,6 +34,7 @@ const ENDPOINT_COLS = [
   'filter_tags',
   'filter_token_addresses',
   'filter_token_symbols',
+  'filter_assets',
   'enabled',
   'disabled_reason',
   'disabled_at',
@@ -51,7 +52,7 @@ interface EndpointInput {
   url: string;
   description: string | null;
   eventTypes: string[];
-  filters: { tags: string[] | null; token_addresses: string[] | null; token_symbols: string[] | null };
+  filters: { tags: string[] | null; token_addresses: string[] | null; token_symbols: string[] | null; assets?: string[] | null };
 }
 
 /** Tiers of the account's API keys that are not revoked (they raise its endpoint cap). */
@@ -73,9 +74,9 @@ export async function insertEndpoint(
     const count = Number(c.rows[0].n);
     if (count >= cap) return { ok: false as const, count };
     const r = await sql<EndpointRow>`
-      INSERT INTO webhook_endpoints (user_id, api_key_id, url, description, event_types, filter_tags, filter_token_addresses, filter_token_symbols, secret_enc)
+      INSERT INTO webhook_endpoints (user_id, api_key_id, url, description, event_types, filter_tags, filter_token_addresses, filter_token_symbols, filter_assets, secret_enc)
       VALUES (${owner.kind === 'user' ? owner.userId : null}, ${owner.kind === 'api_key' ? owner.apiKeyId : null}, ${input.url}, ${input.description},
-              ${input.eventTypes}::text[], ${input.filters.tags}::text[], ${input.filters.token_addresses}::text[], ${input.filters.token_symbols}::text[], ${input.secretEnc})
+              ${input.eventTypes}::text[], ${input.filters.tags}::text[], ${input.filters.token_addresses}::text[], ${input.filters.token_symbols}::text[], ${input.filters.assets ?? null}::text[], ${input.secretEnc})
       RETURNING ${endpointCols}`.execute(trx);
     return { ok: true as const, row: r.rows[0] };
   });
@@ -116,6 +117,7 @@ export async function updateEndpoint(db: Db, owner: Owner, id: number, p: Endpoi
         sql`filter_tags = ${p.filters.tags}::text[]`,
         sql`filter_token_addresses = ${p.filters.token_addresses}::text[]`,
         sql`filter_token_symbols = ${p.filters.token_symbols}::text[]`,
+        sql`filter_assets = ${p.filters.assets ?? null}::text[]`,
       );
     }
     if (p.enabled === true) sets.push(sql`enabled = true`, sql`disabled_reason = NULL`, sql`disabled_at = NULL`, sql`failing_since = NULL`);
@@ -249,14 +251,21 @@ export async function endpointsVersion(db: Conn): Promise<number> {
 }
 
 export async function activeEndpointsForMatching(db: Conn): Promise<MatchableEndpoint[]> {
-  const r = await sql<{ id: number; event_types: string[]; filter_tags: string[] | null; filter_token_addresses: string[] | null; filter_token_symbols: string[] | null }>`
-    SELECT e.id, e.event_types, e.filter_tags, e.filter_token_addresses, e.filter_token_symbols
+  const r = await sql<{
+    id: number;
+    event_types: string[];
+    filter_tags: string[] | null;
+    filter_token_addresses: string[] | null;
+    filter_token_symbols: string[] | null;
+    filter_assets: string[] | null;
+  }>`
+    SELECT e.id, e.event_types, e.filter_tags, e.filter_token_addresses, e.filter_token_symbols, e.filter_assets
     FROM webhook_endpoints e LEFT JOIN api_keys k ON k.id = e.api_key_id
     WHERE e.enabled AND k.revoked_at IS NULL`.execute(db);
   return r.rows.map((x) => ({
     id: x.id,
     eventTypes: x.event_types,
-    filters: { tags: x.filter_tags, token_addresses: x.filter_token_addresses, token_symbols: x.filter_token_symbols },
+    filters: { tags: x.filter_tags, token_addresses: x.filter_token_addresses, token_symbols: x.filter_token_symbols, assets: x.filter_assets },
   }));
 }
 

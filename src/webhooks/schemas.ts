@@ -5,6 +5,7 @@
 import net from 'node:net';
 import { z } from 'zod';
 import { MAX_YAP_TAG_LENGTH, YAP_TAG_PATTERN, idParam, tokenAddress } from '../articles/index.js';
+import { ASSET_FILTER_PATTERN } from '../platform/events/filter.js';
 import { publicEventTypes } from '../platform/events/events.js';
 import { isoTimeOrNull } from '../platform/iso-time.js';
 import { isoTimestamp, text } from '../platform/http/schemas.js';
@@ -19,6 +20,7 @@ const tagValue = z
   .string()
   .transform((v) => v.trim().toLowerCase())
   .pipe(z.string().min(1).max(MAX_YAP_TAG_LENGTH).regex(YAP_TAG_PATTERN, 'must be a slug: lower-case letters, digits and single hyphens'));
+const assetValue = z.string().trim().max(100).regex(ASSET_FILTER_PATTERN, 'must be an asset id: a lower-case slug (GET /api/v1/assets/?q= finds it)');
 const symbolValue = z
   .string()
   .trim()
@@ -37,10 +39,11 @@ export const filtersInput = z
     tags: filterList(tagValue, 'tag'),
     token_addresses: filterList(tokenAddress, 'token address'),
     token_symbols: filterList(symbolValue, 'token symbol'),
+    assets: filterList(assetValue, 'asset id'),
   })
   .meta({
     description:
-      'An event matches when its article has at least one of the listed values of EACH kind given (tags AND token_addresses AND token_symbols, each an OR list). No key (or {}) = no filter: every event of the chosen types. Events without an article (news.tsunami, a wire item) only reach endpoints without filters. Tags and addresses compare lower-case, symbols case-insensitively.',
+      "An event matches when its article has at least one of the listed values of EACH kind given (tags AND token_addresses AND token_symbols AND assets, each an OR list; assets are canonical asset ids, matched against the article's asset tags when the event was recorded, and an id the registry does not know is 400 unknown_asset). No key (or {}) = no filter: every event of the chosen types. Events without an article (news.tsunami, a wire item) only reach endpoints without filters. Tags and addresses compare lower-case, symbols case-insensitively.",
   });
 
 export const eventTypesInput = z
@@ -81,7 +84,12 @@ export function endpointUrl(allowPrivate: boolean) {
 }
 
 const filtersOut = z
-  .object({ tags: z.array(z.string()).nullable(), token_addresses: z.array(z.string()).nullable(), token_symbols: z.array(z.string()).nullable() })
+  .object({
+    tags: z.array(z.string()).nullable(),
+    token_addresses: z.array(z.string()).nullable(),
+    token_symbols: z.array(z.string()).nullable(),
+    assets: z.array(z.string()).optional().meta({ description: 'Asset ids; present only when the endpoint filters on assets' }),
+  })
   .meta({ id: 'WebhookFilters', description: 'null = that kind does not filter' });
 
 export const endpointSchema = z
@@ -139,7 +147,12 @@ export function toEndpoint(r: EndpointRow) {
     url: r.url,
     description: r.description,
     event_types: r.event_types,
-    filters: { tags: r.filter_tags, token_addresses: r.filter_token_addresses, token_symbols: r.filter_token_symbols },
+    filters: {
+      tags: r.filter_tags,
+      token_addresses: r.filter_token_addresses,
+      token_symbols: r.filter_token_symbols,
+      ...(r.filter_assets ? { assets: r.filter_assets } : {}),
+    },
     enabled: r.enabled,
     disabled_reason: r.disabled_reason,
     disabled_at: isoTimeOrNull(r.disabled_at),

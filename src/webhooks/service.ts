@@ -5,6 +5,7 @@
  * only in the answers to create and rotate. Deliveries themselves are made by the worker
  * (src/webhooks/deliver.ts); test deliveries and redeliveries wake the endpoint's run.
  */
+import { requireKnownAssets } from '../assets/index.js';
 import type { Tier } from '../identity/index.js';
 import type { AppDeps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors/index.js';
@@ -45,6 +46,7 @@ interface Filters {
   tags?: string[];
   token_addresses?: string[];
   token_symbols?: string[];
+  assets?: string[];
 }
 
 interface EndpointFields {
@@ -73,6 +75,7 @@ const storedFilters = (f: Filters | null | undefined) => ({
   tags: f?.tags ?? null,
   token_addresses: f?.token_addresses ?? null,
   token_symbols: f?.token_symbols ?? null,
+  assets: f?.assets ?? null,
 });
 
 function secretKey(config: ServiceDeps['config']): Buffer {
@@ -92,6 +95,7 @@ async function wake(deps: ServiceDeps, endpointId: number): Promise<void> {
 export async function createWebhookEndpoint(deps: ServiceDeps, caller: WebhookCaller, fields: EndpointFields): Promise<{ row: EndpointRow; secret: string }> {
   const { owner } = caller;
   const key = secretKey(deps.config);
+  await requireKnownAssets(deps.db, fields.filters?.assets);
   const cap =
     owner.kind === 'user' ? endpointCap({ kind: 'account', keyTiers: await accountKeyTiers(deps.db, owner.userId) }) : endpointCap({ kind: 'api_key', tier: caller.apiKeyTier! });
   const secret = generateSecret();
@@ -128,6 +132,7 @@ export async function ownEndpoint(db: Db, owner: Owner, id: number): Promise<End
 
 /** Apply a change; disabling cancels the pending deliveries, re-enabling clears the reason and the failure clock. */
 export async function updateWebhookEndpoint(db: Db, owner: Owner, id: number, c: EndpointChanges): Promise<EndpointRow> {
+  await requireKnownAssets(db, c.filters?.assets);
   const row = await updateEndpoint(db, owner, id, {
     url: c.url,
     description: c.description === undefined ? undefined : c.description || null,

@@ -329,7 +329,7 @@ describe('OpenAPI', () => {
     const doc = (await http.get('/api/v1/openapi.json')).body;
     const op = doc.paths['/api/v1/events/'].get;
     expect(op.operationId).toBe('listEvents');
-    expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['after', 'limit', 'types']);
+    expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['after', 'asset', 'limit', 'types']);
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '410', '429']));
     expect(op.description).toContain('EVENT_LOG_RETENTION_DAYS');
     expect(op.description).toContain('at-least-once');

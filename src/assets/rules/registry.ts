@@ -48,14 +48,14 @@ export function slugify(s: string): string {
 }
 
 /** CAIP-19 id of an ERC-20 on an EVM chain, lowercase. */
-function erc20Caip19(chainId: number, address: string): string {
+export function erc20Caip19(chainId: number, address: string): string {
   return `eip155:${chainId}/erc20:${address.toLowerCase()}`;
 }
 
 const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** The same asset under two sources: same symbol and one name contains the other. */
-function sameAsset(a: { symbol: string; name: string }, b: { symbol: string; name: string }): boolean {
+export function sameAsset(a: { symbol: string; name: string }, b: { symbol: string; name: string }): boolean {
   if (a.symbol.toUpperCase() !== b.symbol.toUpperCase()) return false;
   const x = squash(a.name);
   const y = squash(b.name);

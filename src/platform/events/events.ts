@@ -224,7 +224,8 @@ export function parseAttrs(raw: string, normalized: boolean): EventAttrs | null 
   if (!normalized) return normalizeAttrs(v);
   if (!v || typeof v !== 'object') return null;
   const r = v as Record<string, unknown>;
-  return { token_addresses: listOf(r.token_addresses), token_symbols: listOf(r.token_symbols), tags: listOf(r.tags) };
+  const base = { token_addresses: listOf(r.token_addresses), token_symbols: listOf(r.token_symbols), tags: listOf(r.tags) };
+  return Array.isArray(r.assets) ? { ...base, assets: r.assets as string[] } : base;
 }
 
 const none: readonly string[] = [];

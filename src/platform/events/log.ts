@@ -244,8 +244,10 @@ function sharedEventHorizon(db: Db): Promise<{ horizon: number; top: number }> {
  */
 export async function listEvents(
   db: Db,
-  q: { after: number; limit: number; types: readonly string[]; visibilities: readonly Visibility[] },
+  q: { after: number; limit: number; types: readonly string[]; visibilities: readonly Visibility[]; assets?: readonly string[] },
 ): Promise<{ rows: LoggedEventRow[]; prunedThrough: number }> {
+  // Any of the asset ids among the event's attrs.assets (the article's asset tags when it was recorded).
+  const assets = q.assets?.length ? sql`AND (attrs::jsonb -> 'assets') ?| ${q.assets as string[]}::text[]` : sql``;
   const { horizon } = await sharedEventHorizon(db);
   const r = await sql<{ event_id: number | null; payload: string | null; pruned_through: string | null }>`
     SELECT e.event_id, e.payload, (SELECT pruned_through FROM event_log_state) AS pruned_through
@@ -255,6 +257,7 @@ export async function listEvents(
       WHERE event_id > ${q.after} AND event_id <= ${horizon}
         AND type = ANY(${q.types as string[]}::text[])
         AND visibility = ANY(${q.visibilities as string[]}::text[])
+        ${assets}
       ORDER BY event_id
       LIMIT ${q.limit}
     ) e ON true

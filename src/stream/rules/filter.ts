@@ -1,13 +1,13 @@
 /**
  * Stream filters from the query string of /ws/news/ and /sse/news/: `types` (a comma
- * list, given once), `token_address`, `token_symbol`, `tag` (each repeatable, and each value may
+ * list, given once), `token_address`, `token_symbol`, `tag`, `asset` (each repeatable, and each value may
  * itself be a comma list). Matching is the rule of src/platform/events/filter.ts. Without any of them
  * a connection is unfiltered and takes the broadcast path (one frame for its whole class).
  *
  * Staff-only types named by a connection that is not staff are accepted and never delivered (as
  * `types` on GET /api/v1/events/). Other query parameters are ignored (as before filters existed),
  * except the plural names of the webhook filter object (`tags`, `token_addresses`,
- * `token_symbols`) and `type`, which are refused so that a typo does not silently mean "everything".
+ * `token_symbols`, `assets`) and `type`, which are refused so that a typo does not silently mean "everything".
  */
 import { eventFilterKey, filterValueRules, isEmptyFilter, matchesEventFilter, normalizeFilterValue, type AttributeKind, type EventFilter } from '../../platform/events/filter.js';
 import { eventTypes, isEventType, type EventType } from '../../platform/events/events.js';
@@ -32,9 +32,9 @@ interface FilterIssue {
 
 type FilterParse = { ok: true; filter: StreamFilter | null } | { ok: false; issues: FilterIssue[] };
 
-const params: Record<string, AttributeKind> = { token_address: 'token_addresses', token_symbol: 'token_symbols', tag: 'tags' };
+const params: Record<string, AttributeKind> = { token_address: 'token_addresses', token_symbol: 'token_symbols', tag: 'tags', asset: 'assets' };
 /** Names refused (rather than ignored) because they are near a filter's name; the suggestion is didYouMean's, as on REST. */
-const misnamed = ['tags', 'token_addresses', 'token_symbols', 'type'];
+const misnamed = ['tags', 'token_addresses', 'token_symbols', 'type', 'assets'];
 const known = ['types', ...Object.keys(params)];
 
 /** The filter a query string asks for: null when it asks for none, issues when any value is bad. */
@@ -83,7 +83,13 @@ export function parseStreamFilter(query: URLSearchParams): FilterParse {
   }
 
   if (issues.length > 0) return { ok: false, issues };
-  const f: EventFilter<EventType> = { types, token_addresses: kinds.token_addresses ?? null, token_symbols: kinds.token_symbols ?? null, tags: kinds.tags ?? null };
+  const f: EventFilter<EventType> = {
+    types,
+    token_addresses: kinds.token_addresses ?? null,
+    token_symbols: kinds.token_symbols ?? null,
+    tags: kinds.tags ?? null,
+    assets: kinds.assets ?? null,
+  };
   if (isEmptyFilter(f)) return { ok: true, filter: null };
   return { ok: true, filter: { ...f, key: eventFilterKey(f) } };
 }

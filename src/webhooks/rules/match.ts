@@ -5,7 +5,7 @@
  * Rule: an endpoint matches an event when the event's type is one of its event_types and its
  * filters match the event's article by the rule of src/platform/events/filter.ts (`matchesAttributes`,
  * shared with the filtered streams): for each filter kind it lists (tags, token_addresses,
- * token_symbols), the article has at least one of the listed values. No filters = every event of its
+ * token_symbols, assets), the article has at least one of the listed values. No filters = every event of its
  * types. An event without article attributes (news.tsunami is about a wire item) matches only
  * endpoints without filters. What is particular to endpoints is only how their stored filters are
  * read (`compileFilters`: an absent, null or empty list does not filter; values are folded to the
@@ -31,6 +31,7 @@ export interface EventAttrs {
   tags?: string[] | null;
   token_addresses?: string[] | null;
   token_symbols?: string[] | null;
+  assets?: string[] | null;
 }
 
 export interface MatchableEndpoint {
@@ -45,7 +46,8 @@ export function compileFilters(filters: EndpointFilters): AttributeFilter {
     const list = filters[k];
     return list && list.length > 0 ? new Set(list.map((v) => foldFilterValue(k, v))) : null;
   };
-  return { token_addresses: kind('token_addresses'), token_symbols: kind('token_symbols'), tags: kind('tags') };
+  const assets = kind('assets');
+  return { token_addresses: kind('token_addresses'), token_symbols: kind('token_symbols'), tags: kind('tags'), ...(assets ? { assets } : {}) };
 }
 
 /** The rule of the module comment, for one endpoint (the index applies the same test). */
@@ -106,7 +108,7 @@ export class EndpointIndex {
     if (byKey && have) {
       const seen = new Set<number>();
       for (const kind of attributeKinds) {
-        for (const v of have[kind]) {
+        for (const v of have[kind] ?? []) {
           for (const c of byKey.get(`${kind}:${v}`) ?? []) {
             if (seen.has(c.id)) continue;
             seen.add(c.id);
