@@ -34,6 +34,7 @@ import * as m20261130T110000 from './20261130T110000_event_log_drop_write_functi
 import * as m20261201T100000 from './20261201T100000_stories.js';
 import * as m20261201T110000 from './20261201T110000_assets.js';
 import * as m20261201T120000 from './20261201T120000_credibility.js';
+import * as m20261202T110000 from './20261202T110000_credibility_evidence.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '20261201T100000_stories': m20261201T100000,
   '20261201T110000_assets': m20261201T110000,
   '20261201T120000_credibility': m20261201T120000,
+  '20261202T110000_credibility_evidence': m20261202T110000,
 };
