@@ -432,6 +432,9 @@ interface SignInFingerprintsTable {
   at: Generated<Date>;
   ip_hash: string;
   ua_hash: string;
+  via: Generated<'wallet' | 'api_key'>;
+  api_key_id: string | null;
+  day: Generated<Date>;
 }
 
 interface StoriesTable {

@@ -544,6 +544,15 @@ export async function addClick(db: Db, id: number): Promise<boolean> {
   return Number(r.numUpdatedRows) > 0;
 }
 
+/** Record that the user opened the article through its click-through (the first time only). */
+export async function addReader(db: Db, articleId: number, userId: number): Promise<void> {
+  await db
+    .insertInto('article_readers')
+    .values({ article_id: articleId, user_id: userId })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
 export async function articleUrl(db: Db, id: number) {
   return db.selectFrom('articles').select(['id', 'url', 'status']).where('id', '=', id).executeTakeFirst();
 }

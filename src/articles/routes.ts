@@ -110,6 +110,7 @@ function clickRoute(deps: AppDeps): RouteDef {
     description: [
       '302 to the article URL. The click is counted (`clicks`) when the article is approved, the request is a GET from a browser-like user agent (crawlers, link-preview fetchers and scripted HTTP clients are redirected but not counted), and the same reader (user id, else IP + user agent) has not clicked this article in the last CLICK_DEDUPE_S seconds (default 3600).',
       'Counted clicks feed the hot score (debounced recompute).',
+      'A signed-in caller opening the link from a browser is recorded as a reader of the article (whatever its status), which the rewards credibility rules read (docs/rewards.md).',
     ].join('\n\n'),
     tags: ['articles'],
     params: idParam,

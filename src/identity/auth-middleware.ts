@@ -18,6 +18,7 @@ import type { Db } from '../platform/db.js';
 import type { ErrorCode } from '../platform/errors/codes.js';
 import { DomainError } from '../platform/errors/index.js';
 import { authCacheFor, type AuthCache } from './auth-cache.js';
+import { keyUseRecorder } from './fingerprints.js';
 
 interface AuthUser {
   id: number;
@@ -100,10 +101,13 @@ export function authorizationAuthenticator(deps: { db: Db; secret: string; authC
 export function authenticate(deps: { db: Db; secret: string; authCacheCheckMs?: number }): Middleware {
   const cache = authCacheFor(deps.db, { checkMs: deps.authCacheCheckMs });
   const fromHeader = authorizationAuthenticator(deps);
+  const recordKeyUse = keyUseRecorder(deps.db, deps.secret);
   return async (ctx, next) => {
     const header = ctx.get('authorization');
     if (header) {
       Object.assign(ctx.state, await fromHeader(header));
+      const { apiKey, user } = ctx.state as Principal;
+      if (apiKey && user) await recordKeyUse({ id: user.id, apiKeyId: apiKey.id }, { ip: ctx.ip, userAgent: ctx.get('user-agent') || undefined });
     } else {
       const cookie = ctx.cookies.get('access_token');
       if (cookie) {

@@ -10,6 +10,8 @@ import type { Db } from '../platform/db.js';
 import { DomainError } from '../platform/errors/index.js';
 import { insertApiKey, recentSignups, revokeApiKey, rotateApiKey } from './api-key-queries.js';
 import { generateApiKey, generateKeyId } from './api-keys.js';
+import { insertFingerprint } from './fingerprint-queries.js';
+import { fingerprintOf } from './fingerprints.js';
 import { consumeNonce, readNonce } from './nonce.js';
 import { insertRefreshToken, lockRefreshToken, markRefreshTokenUsed, revokeFamily } from './refresh-token-queries.js';
 import { REFRESH_TOKEN_TTL_S, type Role, signAccessToken, signRefreshToken, TokenError, verifyRefreshToken } from './tokens.js';
@@ -37,9 +39,13 @@ async function issueSession(deps: AppDeps, user: User, family?: string): Promise
  * Sign in with a personal_sign signature over the message issued with `nonce`: the nonce must be
  * live and issued to this address, the signature over the message (a signature over the bare nonce
  * is told apart: signature_over_nonce), and the nonce is spent once. The user is created on first
- * sign-in.
+ * sign-in. With the client, its hashed fingerprint is recorded (src/identity/fingerprints.ts).
  */
-export async function signIn(deps: AppDeps, input: { address: string; signature: string; nonce: string }): Promise<Session> {
+export async function signIn(
+  deps: AppDeps,
+  input: { address: string; signature: string; nonce: string },
+  client?: { ip: string; userAgent: string | undefined },
+): Promise<Session> {
   const prefix = deps.config.QUEUE_PREFIX;
   const rec = await readNonce(deps.redis, prefix, input.nonce, input.address);
   if (typeof rec === 'string') throw new DomainError(rec);
@@ -54,6 +60,7 @@ export async function signIn(deps: AppDeps, input: { address: string; signature:
   }
   if (!(await consumeNonce(deps.redis, prefix, input.nonce))) throw new DomainError('nonce_used');
   const user = await upsertUserOnSignIn(deps.db, input.address);
+  if (client) await insertFingerprint(deps.db, fingerprintOf(deps.config.JWT_SECRET, { id: user.id, via: 'wallet' }, client));
   return issueSession(deps, user);
 }
 

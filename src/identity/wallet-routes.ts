@@ -109,7 +109,7 @@ function verifyRoute(deps: AppDeps): RouteDef {
     }),
     responses: { 200: { description: 'signed in', schema: tokensResponse }, 401: { description: `The signature or nonce is refused (${SIGN_IN_CODES.join(', ')})` } },
     async handler(ctx, { body }) {
-      answerSession(deps, ctx, await signIn(deps, body));
+      answerSession(deps, ctx, await signIn(deps, body, { ip: ctx.ip, userAgent: ctx.get('user-agent') || undefined }));
     },
   });
 }

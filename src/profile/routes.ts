@@ -290,6 +290,11 @@ function submissionsRoute(deps: AppDeps): RouteDef {
   });
 }
 
+/** The positions as the spec shapes them (without the credited fields include=credibility adds). */
+function withoutCredited<P extends { credited_score?: number; credited_share?: number | null }>(positions: Record<string, P>) {
+  return Object.fromEntries(Object.entries(positions).map(([c, { credited_score: _s, credited_share: _c, ...p }]) => [c, p]));
+}
+
 function earningsRoute(deps: AppDeps): RouteDef {
   const base = deps.config.PUBLIC_BASE_URL;
   return defineRoute({
@@ -301,20 +306,25 @@ function earningsRoute(deps: AppDeps): RouteDef {
       "Positions come from the current month's leaderboard snapshot (recomputed every 5 minutes).",
       "estimated_squid.breakdown[c] = allocation[c] * market_share[c] / 100 (6 decimals), allocation[c] being the category's share of the 1,000,000 SQUID pool",
       "set by the previous month's DAO vote (the last recorded vote stays in force; 25% each when none was ever recorded).",
+      'With include=credibility: credited_score is what the share is computed from (activity weighted by credibility, docs/rewards.md) and credited_share how much of activity_count counted; credibility.reasons says in general terms why some activity counted less.',
       `Positions and the estimate are cached in Redis for ${EARNINGS_CACHE_TTL_S / 3600} hour per user and month; recent_drops are read fresh.`,
     ].join(' '),
     tags: ['rewards'],
     auth: 'user',
+    // Not strict: unknown parameters stay ignored, as before include existed.
+    query: z.object({ include: z.enum(['credibility']).optional().meta({ description: 'credibility: add credited_score, credited_share and credibility' }) }),
     responses: { 200: { description: 'earnings summary', schema: earningsResponse } },
-    async handler(ctx) {
+    async handler(ctx, { query }) {
       const u = await currentUser(deps.db, ctx.state.user!.id);
       const now = new Date();
       const estimate = await earningsEstimate(deps, u.id, monthOf(now));
       const drops = await recentDropsOf(deps.db, u.id, 12);
+      const withCredibility = query.include === 'credibility';
       ctx.body = {
         user: { id: u.id, username: u.username, ethereum_address: toProfile(u, base).ethereum_address },
         current_month: { month: now.getUTCMonth() + 1, year: now.getUTCFullYear() },
-        leaderboard_positions: estimate.leaderboard_positions,
+        leaderboard_positions: withCredibility ? estimate.leaderboard_positions : withoutCredited(estimate.leaderboard_positions),
+        ...(withCredibility ? { credibility: estimate.credibility } : {}),
         estimated_squid: estimate.estimated_squid,
         recent_drops: drops.map(toDrop),
       };

@@ -103,6 +103,15 @@ const position = z.object({
   rank: z.number().int().nullable().meta({ description: 'Rank on the board this month (ties share a rank); null when the user has no counted activity' }),
   market_share: z.number().meta({ description: "Percent of the month's total in this category (0..100, 4 decimals)" }),
   activity_count: z.number().meta({ description: 'The measured activity (see GET /leaderboards/); 0 when not on the board' }),
+  credited_score: z
+    .number()
+    .optional()
+    .meta({ description: "With include=credibility only: the credited activity the share is computed from (the board entry's score, 4 decimals); 0 when not on the board" }),
+  credited_share: z
+    .number()
+    .nullable()
+    .optional()
+    .meta({ description: 'With include=credibility only: how much of activity_count counted, credited_score / activity_count, 0..1; null when not on the board' }),
 });
 const perCategory = <T extends z.ZodType>(t: T) => z.object(Object.fromEntries(categoryKeys.map((k) => [k, t])) as Record<(typeof categoryKeys)[number], T>);
 
@@ -124,6 +133,14 @@ export const earningsResponse = z
     user: z.object({ id: z.number().int(), username: z.string().nullable(), ethereum_address: z.string() }),
     current_month: z.object({ month: z.number().int().meta({ description: '1..12 (UTC)' }), year: z.number().int() }),
     leaderboard_positions: perCategory(position),
+    credibility: z
+      .object({
+        reasons: z
+          .array(z.object({ reason: z.string().meta({ description: 'Why, in general terms (docs/rewards.md)' }), items: z.number().int() }))
+          .meta({ description: "Why some of this month's votes, yaps and submissions counted less, with how many each; empty when everything counted" }),
+      })
+      .optional()
+      .meta({ description: "With include=credibility only: how much of the user's own activity counted this month, and why (the detector's limits are not published)" }),
     estimated_squid: z.object({
       total: z.number(),
       breakdown: perCategory(z.number()),

@@ -96,3 +96,12 @@ export function credibleBoardActivity(start: Date, end: Date) {
       UNION ALL SELECT 'top_editors', * FROM editors
     )`;
 }
+
+/** The reasons the user's activity of the month counted less, each with how many items it applied to (most first). */
+export async function creditReasons(db: Db, month: string, userId: number): Promise<{ reason: string; items: number }[]> {
+  const r = await sql<{ reason: string; items: number }>`
+    SELECT r AS reason, count(*)::int AS items FROM credibility_weights cw, unnest(cw.reasons) r
+    WHERE cw.month = ${month} AND cw.user_id = ${userId}
+    GROUP BY r ORDER BY items DESC, r`.execute(db);
+  return r.rows;
+}

@@ -5,6 +5,7 @@
 import { getAddress } from 'viem';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
+import { creditedShare } from './rules/credited.js';
 import { BOARDS, MONTH_PATTERN, monthOf, type Board } from './rules/rewards.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { getSnapshot, topEntries, type BoardTotals } from './leaderboard-queries.js';
@@ -28,7 +29,14 @@ const entrySchema = z.object({
     account_type: z.string(),
   }),
   activity_count: z.number().meta({ description: "The board's measure (see metric); on engagement, the number of counted contributions" }),
-  score: z.number().meta({ description: 'What is ranked: equal to activity_count on the four category boards; engagement points on engagement' }),
+  score: z.number().meta({
+    description:
+      'What is ranked and paid: on the four category boards, the credited activity (activity_count weighted by the credibility of each vote, yap and submission, votes by their curation value; equal to activity_count in a month scored without credibility, see docs/rewards.md); engagement points on engagement',
+  }),
+  credited_share: z.number().nullable().optional().meta({
+    description:
+      'With include=credited only: how much of activity_count counted, score / activity_count, 0..1 (4 decimals); null on engagement or when activity_count is not positive',
+  }),
   market_share: z.number().meta({ description: "Percent of the board's monthly total (0..100, 4 decimals)" }),
 });
 
@@ -60,6 +68,7 @@ export function leaderboardRoutes(deps: AppDeps): RouteDef[] {
       description: [
         'Served from snapshots recomputed every 5 minutes (poll; see computed_at). A month is final once frozen by the monthly distribution.',
         'Boards: top_posters, top_yappers, top_voters, top_editors (the four reward categories) and engagement.',
+        'On the four category boards activity_count is what was done and score what was credited: each vote, yap and submission counts by its credibility (0..1), and a vote by whether it agreed with the eventual judgement; market_share and the monthly distribution use score. The rules users are paid by: docs/rewards.md.',
         "Self-votes and votes on one's own articles or yaps never count. month defaults to the current UTC month; a month without a snapshot returns empty boards.",
       ].join(' '),
       tags: ['leaderboards'],
@@ -75,6 +84,7 @@ export function leaderboardRoutes(deps: AppDeps): RouteDef[] {
           .default('all')
           .meta({ description: 'One board, or all (default)' }),
         limit: queryInt({ min: 1, max: 100, default: 10 }).meta({ description: 'Entries per board, 1..100, default 10' }),
+        include: z.enum(['credited']).optional().meta({ description: 'credited: add credited_share to every entry' }),
       }),
       responses: { 200: { description: 'leaderboards', schema: leaderboardsResponse } },
       async handler(ctx, { query }) {
@@ -100,6 +110,7 @@ export function leaderboardRoutes(deps: AppDeps): RouteDef[] {
             },
             activity_count: Number(r.activity_count),
             score: round4(r.score),
+            ...(query.include === 'credited' ? { credited_share: creditedShare(r.board, Number(r.activity_count), r.score) } : {}),
             market_share: round4(r.market_share),
           });
         }

@@ -149,13 +149,14 @@ async function freezeAndSplit(trx: Db, month: string): Promise<void> {
  * once queue on the lock and the second finds the first's result. `now` only decides whether the
  * month is over. Before freezing, the month's credibility recompute must have finished since the
  * month ended: it is run (or resumed) here when it has not, and the distribution refuses with
- * credibility_recompute_pending (409) while another runner holds it past the wait.
+ * credibility_recompute_pending (409) while another runner holds it past the wait (`recomputeWaitMs`,
+ * default 30 s).
  */
-export async function distributeMonth(db: Db, month: string, now: Date = new Date()): Promise<DistributionSummary> {
+export async function distributeMonth(db: Db, month: string, now: Date = new Date(), opts: { recomputeWaitMs?: number } = {}): Promise<DistributionSummary> {
   if (addMonths(month, 1) > `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`) return notOver(month);
   const done = await getDistribution(db, month);
   if (done) return summaryOf(done, 'already_distributed');
-  await ensureMonthRecomputed(db, month, { now });
+  await ensureMonthRecomputed(db, month, { now, waitMs: opts.recomputeWaitMs });
   return db.transaction().execute(async (trx) => {
     await lockMonth(trx, month);
     const existing = await getDistribution(trx, month);

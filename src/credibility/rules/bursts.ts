@@ -1,10 +1,26 @@
 /**
  * Bursts on one target, and indiscriminate voters. A burst: within a short window, several votes on
- * one item from accounts that were new at the time or belong to a cohort, making up at least half
- * of that window's votes. Indiscriminate: a voter who voted on nearly every item voted on this month.
+ * one item from one cluster of fresh accounts (one cohort, or accounts that were new at the time
+ * and were created close together), making up at least half of that window's votes. Fresh
+ * accounts from different clusters never add up to a burst, so a newcomer who votes on an item at
+ * the same time as a farm is not counted with it. One flag per cluster, however many items it
+ * burst on. Indiscriminate: a voter who voted on nearly every item voted on this month.
  */
 import type { Account, Flag, Vote } from './model.js';
 import { T } from './thresholds.js';
+
+/** Cluster of each account: its cohort, else a chain of accounts created at most burstCreatedGapMs apart. */
+function clusters(accounts: Map<number, Account>, cohorts: Flag[]): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const f of cohorts) for (const m of f.members) out.set(m, `c${f.members[0]}`);
+  const rest = [...accounts.values()].filter((a) => !out.has(a.id)).sort((a, b) => a.createdAt - b.createdAt || a.id - b.id);
+  let key = '';
+  for (let i = 0; i < rest.length; i++) {
+    if (i === 0 || rest[i].createdAt - rest[i - 1].createdAt > T.burstCreatedGapMs) key = `n${rest[i].id}`;
+    out.set(rest[i].id, key);
+  }
+  return out;
+}
 
 const isFresh = (v: Vote, accounts: Map<number, Account>, cohort: Set<number>) => {
   const a = accounts.get(v.userId);
@@ -12,32 +28,63 @@ const isFresh = (v: Vote, accounts: Map<number, Account>, cohort: Set<number>) =
   return !!a && v.at >= a.createdAt && v.at - a.createdAt < T.youngAccountMs;
 };
 
-/** The burst flags, and the keys (kind:target:user) of the votes that belong to a burst. */
-export function detectBursts(votes: Vote[], accounts: Map<number, Account>, cohort: Set<number>): { flags: Flag[]; burstVotes: Set<string> } {
-  const byTarget = new Map<string, Vote[]>();
+function byTarget(votes: Vote[]): Map<string, Vote[]> {
+  const out = new Map<string, Vote[]>();
   for (const v of votes) {
     const k = `${v.kind}:${v.targetId}`;
-    const list = byTarget.get(k);
+    const list = out.get(k);
     if (list) list.push(v);
-    else byTarget.set(k, [v]);
+    else out.set(k, [v]);
   }
-  const flags: Flag[] = [];
-  const burstVotes = new Set<string>();
-  for (const [target, list] of byTarget) {
-    if (list.length < T.burstMinVotes) continue;
-    list.sort((a, b) => a.at - b.at || a.userId - b.userId);
-    const members = new Set<number>();
-    let lo = 0;
-    for (let hi = 0; hi < list.length; hi++) {
-      while (list[hi].at - list[lo].at > T.burstWindowMs) lo++;
-      const window = list.slice(lo, hi + 1);
-      const fresh = window.filter((v) => isFresh(v, accounts, cohort));
-      if (fresh.length >= T.burstMinVotes && fresh.length * 2 >= window.length) for (const v of fresh) members.add(v.userId);
+  return out;
+}
+
+/** Per cluster: the accounts whose fresh votes on this item formed a burst. */
+function burstsOn(list: Vote[], accounts: Map<number, Account>, cohort: Set<number>, clusterOf: Map<number, string>): Map<string, Set<number>> {
+  list.sort((a, b) => a.at - b.at || a.userId - b.userId);
+  const found = new Map<string, Set<number>>();
+  let lo = 0;
+  for (let hi = 0; hi < list.length; hi++) {
+    while (list[hi].at - list[lo].at > T.burstWindowMs) lo++;
+    const window = list.slice(lo, hi + 1);
+    const per = new Map<string, number[]>();
+    for (const v of window) {
+      if (!isFresh(v, accounts, cohort)) continue;
+      const c = clusterOf.get(v.userId) ?? `u${v.userId}`;
+      per.set(c, [...(per.get(c) ?? []), v.userId]);
     }
-    if (members.size === 0) continue;
-    for (const v of list) if (members.has(v.userId)) burstVotes.add(`${v.kind}:${v.targetId}:${v.userId}`);
-    flags.push({ kind: 'burst', members: [...members].sort((a, b) => a - b), evidence: { target, votes: members.size } });
+    for (const [c, us] of per) {
+      if (us.length < T.burstMinVotes || us.length * 2 < window.length) continue;
+      const s = found.get(c) ?? new Set<number>();
+      for (const u of us) s.add(u);
+      found.set(c, s);
+    }
   }
+  return found;
+}
+
+/** The burst flags, and the keys (kind:target:user) of the votes that belong to a burst. */
+export function detectBursts(votes: Vote[], accounts: Map<number, Account>, cohorts: Flag[]): { flags: Flag[]; burstVotes: Set<string> } {
+  const cohort = new Set(cohorts.flatMap((f) => f.members));
+  const clusterOf = clusters(accounts, cohorts);
+  const groups = new Map<string, { members: Set<number>; target: string; votes: number; items: number }>();
+  const burstVotes = new Set<string>();
+  for (const [target, list] of byTarget(votes)) {
+    if (list.length < T.burstMinVotes) continue;
+    for (const [c, members] of burstsOn(list, accounts, cohort, clusterOf)) {
+      for (const v of list) if (members.has(v.userId)) burstVotes.add(`${v.kind}:${v.targetId}:${v.userId}`);
+      const g = groups.get(c);
+      if (g) {
+        for (const m of members) g.members.add(m);
+        g.items++;
+      } else groups.set(c, { members: new Set(members), target, votes: members.size, items: 1 });
+    }
+  }
+  const flags = [...groups.values()].map((g): Flag => {
+    const evidence: Flag['evidence'] = { target: g.target, votes: g.votes };
+    if (g.items > 1) evidence.items = g.items;
+    return { kind: 'burst', members: [...g.members].sort((a, b) => a - b), evidence };
+  });
   return { flags, burstVotes };
 }
 

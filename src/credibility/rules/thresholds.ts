@@ -33,9 +33,13 @@ export const T = {
   ringInsideShare: 0.5,
   ringMinEdgeVotes: 3,
   ringMinVotes: 5,
+  /** ... and at least this many times the share of upvotes from outside the group that go to the group's content. */
+  ringMinLift: 3,
   /** Bursts: this many votes from new or cohort accounts on one item within the window, and at least half of the window's votes. */
   burstWindowMs: 30 * 60_000,
   burstMinVotes: 5,
+  /** Fresh accounts outside a cohort count together in a burst when created at most this far apart (chained). */
+  burstCreatedGapMs: DAY_MS,
   /** Authored content of a flagged group's member. */
   flaggedAuthorFactor: 0.25,
 } as const;

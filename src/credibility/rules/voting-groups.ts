@@ -59,26 +59,58 @@ function upvoteGraph(votes: Vote[]) {
   return { edges, total };
 }
 
-function peel(group: Set<number>, edges: Map<number, Map<number, number>>, total: Map<number, number>): Set<number> {
-  const inside = (u: number) => {
+/** Upvotes each author received from each voter (the reverse of `edges`). */
+function reverse(edges: Map<number, Map<number, number>>): Map<number, Map<number, number>> {
+  const rev = new Map<number, Map<number, number>>();
+  for (const [u, out] of edges)
+    for (const [v, n] of out) {
+      const m = rev.get(v) ?? new Map<number, number>();
+      m.set(u, n);
+      rev.set(v, m);
+    }
+  return rev;
+}
+
+/**
+ * Peel `group` down to its core: repeatedly drop the member that sends the smallest share of its
+ * upvotes inside, until every member sends at least ringInsideShare inside and at least ringMinLift
+ * times the share everyone outside the group sends to the group's content (the baseline). The
+ * baseline keeps a large honest community, whose members naturally vote mostly for each other's
+ * content, from standing as a ring: its baseline is as high as its members' inside share.
+ */
+function peel(group: Set<number>, edges: Map<number, Map<number, number>>, total: Map<number, number>, allUpvotes: number): Set<number> {
+  const rev = reverse(edges);
+  const inside = new Map<number, number>();
+  let fromOutside = 0;
+  let outsideTotal = allUpvotes;
+  for (const u of group) {
     let s = 0;
     for (const [v, n] of edges.get(u) ?? []) if (group.has(v)) s += n;
-    return s / (total.get(u) ?? 1);
-  };
+    inside.set(u, s);
+    outsideTotal -= total.get(u) ?? 0;
+    for (const [x, n] of rev.get(u) ?? []) if (!group.has(x)) fromOutside += n;
+  }
   for (;;) {
     let worst = -1;
     let worstShare = Infinity;
     for (const u of group) {
-      const sh = inside(u);
+      const sh = inside.get(u)! / (total.get(u) ?? 1);
       if (sh < worstShare || (sh === worstShare && u > worst)) [worst, worstShare] = [u, sh];
     }
-    if (group.size < 2 || worstShare >= T.ringInsideShare) return group;
+    // A group of every voter has nobody to vote for more than for the rest: no ring.
+    const baseline = outsideTotal > 0 ? fromOutside / outsideTotal : 1;
+    if (group.size < 2 || (worstShare >= T.ringInsideShare && worstShare >= T.ringMinLift * baseline)) return group;
     group.delete(worst);
+    for (const [x, n] of rev.get(worst) ?? []) if (!group.has(x) && x !== worst) fromOutside -= n;
+    for (const [v, n] of edges.get(worst) ?? []) if (group.has(v)) fromOutside += n;
+    outsideTotal += total.get(worst) ?? 0;
+    for (const [x, n] of rev.get(worst) ?? []) if (group.has(x)) inside.set(x, inside.get(x)! - n);
   }
 }
 
 export function detectRings(votes: Vote[]): Flag[] {
   const { edges, total } = upvoteGraph(votes);
+  const allUpvotes = [...total.values()].reduce((s, n) => s + n, 0);
   const uf = new UnionFind();
   const linked = new Set<number>();
   for (const [u, out] of edges) {
@@ -93,7 +125,7 @@ export function detectRings(votes: Vote[]): Flag[] {
   }
   const flags: Flag[] = [];
   for (const g of uf.groups(linked)) {
-    const core = peel(new Set(g), edges, total);
+    const core = peel(new Set(g), edges, total, allUpvotes);
     if (core.size < 2) continue;
     const members = [...core].sort((a, b) => a - b);
     let inside = 0;

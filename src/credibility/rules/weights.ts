@@ -33,8 +33,7 @@ interface Detection {
 
 function detectAll(m: MonthActivity): { flags: Flag[]; burstVotes: Set<string> } {
   const cohorts = detectCohorts(m.accounts.values());
-  const cohortMembers = new Set(cohorts.flatMap((f) => f.members));
-  const { flags: bursts, burstVotes } = detectBursts(m.votes, m.accounts, cohortMembers);
+  const { flags: bursts, burstVotes } = detectBursts(m.votes, m.accounts, cohorts);
   const flags = [...cohorts, ...detectCoVoting(m.votes), ...detectRings(m.votes), ...bursts, ...detectIndiscriminate(m.votes)];
   return { flags, burstVotes };
 }
