@@ -381,7 +381,7 @@ export interface SubmissionInput {
   userId: number;
 }
 
-const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'] as const;
+const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored', 'story_id'] as const;
 
 interface DuplicateInfo {
   id: number;
