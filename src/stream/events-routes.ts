@@ -38,15 +38,10 @@ const eventSchema = z
     origin: z.string(),
     previous_status: z.string().optional().meta({ description: 'On status-changing events' }),
     sponsored: z.object({ tier: z.string(), ad_status: z.string(), is_paid: z.boolean() }).nullable(),
-    story_id: z
-      .number()
-      .int()
-      .nullable()
-      .optional()
-      .meta({
-        description:
-          "The item's story (GET /api/v1/stories/{id}/) as of the event, null while it has none (a new submission or wire item is assigned just after its event); absent on events recorded before the field existed",
-      }),
+    story_id: z.number().int().nullable().optional().meta({
+      description:
+        "The item's story (GET /api/v1/stories/{id}/) as of the event, null while it has none (a new submission or wire item is assigned just after its event); absent on events recorded before the field existed",
+    }),
     event_id: z
       .number()
       .int()

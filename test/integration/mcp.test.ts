@@ -84,6 +84,7 @@ describe('tools and their schemas', () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(['article', 'feed', 'intel_report', 'intel_trending', 'provenance_check', 'search', 'submit_article']);
     expect(Object.keys(byName.feed.inputSchema.properties ?? {}).sort()).toEqual([
+      'collapse',
       'limit',
       'page',
       'per_page',
