@@ -3,3 +3,5 @@ export { assignStoryItem, backfillStories } from './service.js';
 export { parseReplayLines, replayStories } from './rules/replay.js';
 export { storyRoutes } from './routes.js';
 export { storyAssignDedupeId, storyAssignments } from './rules/triggers.js';
+export { readStory, readStoryPage } from './service.js';
+export { storyListFilter, type StoryListQuery } from './list-query.js';
