@@ -6,14 +6,18 @@
  *    with its page title, no article is duplicated, no job fails;
  *  - provenance-check: a burst of checks answered 202; every job id polls to a result;
  *  - monthly-distribution: the job is held inside its transaction (we hold the month's advisory
- *    lock), the worker is killed there; afterwards exactly one distribution, drops summing to it.
+ *    lock), the worker is killed there; afterwards exactly one distribution, drops summing to it;
+ *  - story-assign: S items are enqueued while we hold the assigner's advisory lock, so the jobs
+ *    wait inside their transactions; the worker is killed there; afterwards every item is a member
+ *    of exactly one story, with exactly one story.assigned event, and the story counts add up.
  *
- *   npx tsx scripts/drills/worker-kill.ts [--articles 40] [--checks 120] [--recipients 300]
+ *   npx tsx scripts/drills/worker-kill.ts [--articles 40] [--checks 120] [--recipients 300] [--stories 24]
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { addMonths, monthOf } from '../../src/rewards/rules/rewards.js';
 import { lockMonth } from '../../src/rewards/leaderboard-queries.js';
+import { lockAssigner } from '../../src/stories/queries.js';
 import { QueueClient } from '../../src/platform/queue.js';
 import { Api, createUser, startPageSite } from './lib/actors.js';
 import { JWT_SECRET, sleep, Stack, type StackOptions } from './lib/stack.js';
@@ -43,7 +47,20 @@ export interface WorkerKillReport {
     secondRun: string;
     recoveryMs: number;
   };
+  storyAssign: StoryAssignReport;
   lost: string[];
+}
+
+interface StoryAssignReport {
+  items: number;
+  killedInsideTransaction: boolean;
+  activeAtKill: number;
+  unassigned: number;
+  /** Items with more than one membership row or more than one story.assigned event. */
+  assignedTwice: number;
+  countMismatches: number;
+  failedJobs: number;
+  recoveryMs: number;
 }
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 100): Promise<T> {
@@ -57,7 +74,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 }
 
 export async function runWorkerKillDrill(
-  opts: { articles?: number; checks?: number; recipients?: number; stack?: StackOptions; log?: (l: string) => void } = {},
+  opts: { articles?: number; checks?: number; recipients?: number; stories?: number; stack?: StackOptions; log?: (l: string) => void } = {},
 ): Promise<WorkerKillReport> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`[worker-kill] ${l}\n`));
   const N = opts.articles ?? 40;
@@ -237,7 +254,9 @@ export async function runWorkerKillDrill(
     if (dr.n !== d.recipients) lost.push(`distribution: ${dr.n} drops for ${d.recipients} recipients`);
     if (!distribution.sumMatches) lost.push('distribution: drops do not sum to the distributed total');
     if (distribution.secondRun !== 'already_distributed') lost.push(`distribution: second run was ${distribution.secondRun}`);
-    return { pageTitle, provenance, distribution, lost };
+
+    const storyAssign = await storyAssignCase(stack, queue, opts.stories ?? 24, log, lost);
+    return { pageTitle, provenance, distribution, storyAssign, lost };
   } finally {
     api.close();
     await queue.close();
@@ -246,12 +265,87 @@ export async function runWorkerKillDrill(
   }
 }
 
+/**
+ * story-assign: S approved articles (in groups of three near-identical headlines from different
+ * hosts), their jobs enqueued while this drill holds the assigner's advisory lock, so each active
+ * job waits inside its transaction (item row locked); SIGKILL the worker there, release, start a
+ * worker. Exactly once: one membership row and one story.assigned event per item, and each
+ * story's member_count equal to its membership rows.
+ */
+async function storyAssignCase(stack: Stack, queue: QueueClient, S: number, log: (l: string) => void, lost: string[]): Promise<StoryAssignReport> {
+  const at = new Date();
+  const ids = (
+    await sql<{ id: number }>`
+      INSERT INTO articles (slug, headline, url, normalized_url, source, status, created_at, published_at)
+      SELECT 'story-drill-' || i, 'Drill exchange ' || (i / 3) || ' lists token ' || (i / 3) || ' for spot trading', 'https://h' || (i % 3) || '.drill.example/s/' || i,
+             'https://h' || (i % 3) || '.drill.example/s/' || i, 'h' || (i % 3) || '.drill.example', 'approved', ${at}, ${at}
+      FROM generate_series(0, ${S - 1}) AS i
+      RETURNING id`.execute(stack.db)
+  ).rows.map((r) => r.id);
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let lockHeld!: () => void;
+  const held = new Promise<void>((r) => (lockHeld = r));
+  const holder = stack.db.transaction().execute(async (trx) => {
+    await lockAssigner(trx);
+    lockHeld();
+    await released;
+  });
+  await held;
+  log(`story-assign: ${S} items enqueued while the assigner lock is held`);
+  for (const id of ids) await queue.enqueue('story-assign', { kind: 'article', id }, { dedupeId: `story-assign-article-${id}` });
+  await until('story-assign jobs active', async () => (await queue.queue('story-assign').getActiveCount()) > 0, 20_000);
+  const blocked = await until(
+    'story-assign waiting for the assigner lock',
+    async () => {
+      const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'worker'`.execute(stack.db);
+      return r.rows[0].n > 0 ? true : undefined;
+    },
+    10_000,
+  ).catch(() => false);
+  const activeAtKill = await queue.queue('story-assign').getActiveCount();
+  const w = stack.procs.filter((p) => p.type === 'worker' && p.running())[0];
+  log(`story-assign: SIGKILL ${w.name} with ${activeAtKill} jobs active${blocked ? ', inside their transactions' : ''}`);
+  await w.stop('SIGKILL');
+  const killedAt = Date.now();
+  release();
+  await holder;
+  await stack.spawn('worker');
+  const unassignedCount = async () =>
+    Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM articles WHERE id = ANY(${ids}::int[]) AND story_id IS NULL`.execute(stack.db)).rows[0].n);
+  await until('every drill item assigned', async () => (await unassignedCount()) === 0, 60_000, 200);
+  const recoveryMs = Date.now() - killedAt;
+  const twice = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM unnest(${ids}::int[]) AS x(id)
+    WHERE (SELECT count(*) FROM story_members m WHERE m.item_kind = 'article' AND m.item_id = x.id) <> 1
+       OR (SELECT count(*) FROM event_log e WHERE e.type = 'story.assigned' AND e.article_id = x.id) <> 1`.execute(stack.db);
+  const mismatches = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM stories s
+    WHERE s.id IN (SELECT story_id FROM articles WHERE id = ANY(${ids}::int[]))
+      AND s.member_count <> (SELECT count(*) FROM story_members m WHERE m.story_id = s.id)`.execute(stack.db);
+  const report: StoryAssignReport = {
+    items: S,
+    killedInsideTransaction: blocked === true,
+    activeAtKill,
+    unassigned: await unassignedCount(),
+    assignedTwice: twice.rows[0].n,
+    countMismatches: mismatches.rows[0].n,
+    failedJobs: await queue.queue('story-assign').getFailedCount(),
+    recoveryMs,
+  };
+  if (report.assignedTwice) lost.push(`story-assign: ${report.assignedTwice} items not assigned exactly once`);
+  if (report.countMismatches) lost.push(`story-assign: ${report.countMismatches} stories whose member_count is off`);
+  if (report.failedJobs) lost.push(`story-assign: ${report.failedJobs} jobs failed`);
+  return report;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { articles: { type: 'string' }, checks: { type: 'string' }, recipients: { type: 'string' } } });
+  const { values } = parseArgs({ options: { articles: { type: 'string' }, checks: { type: 'string' }, recipients: { type: 'string' }, stories: { type: 'string' } } });
   const report = await runWorkerKillDrill({
     articles: values.articles ? Number(values.articles) : undefined,
     checks: values.checks ? Number(values.checks) : undefined,
     recipients: values.recipients ? Number(values.recipients) : undefined,
+    stories: values.stories ? Number(values.stories) : undefined,
   });
   console.log(JSON.stringify(report, null, 2));
   console.log(report.lost.length ? `LOST: ${report.lost.join('; ')}` : 'lost: nothing');

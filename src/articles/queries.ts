@@ -18,7 +18,7 @@ export type FeedStatus = 'approved' | 'submitted' | 'all';
 export type FeedSort = 'hot' | 'new' | 'top';
 
 /** Columns of a feed item, from `articles AS a` joined to `article_hot_scores AS h`. */
-const itemColumns = [
+export const itemColumns = [
   'a.id',
   'a.slug',
   'a.headline',
@@ -90,14 +90,14 @@ interface ArticleAssetJson {
 }
 
 /** assets: the article's tags that are not removed, joined to the registry, by salience. */
-const assetsJson = sql<ArticleAssetJson[]>`COALESCE((
+export const assetsJson = sql<ArticleAssetJson[]>`COALESCE((
   SELECT json_agg(json_build_object('id', s.id, 'symbol', s.symbol, 'name', s.name, 'salience', round(aa.salience::numeric, 2), 'primary', aa.is_primary)
                   ORDER BY aa.salience DESC, s.id)
   FROM article_assets aa JOIN assets s ON s.id = aa.asset_id
   WHERE aa.article_id = a.id AND NOT aa.removed), '[]'::json)`;
 
 /** top_tldr: the best-scored yap tagged tldr with score >= 0 (ties: the older one), via the partial index yaps_article_tldr_idx. */
-const tldrJson = sql<TldrJson | null>`(
+export const tldrJson = sql<TldrJson | null>`(
   SELECT json_build_object('yap_id', y.id, 'text', y.text, 'score', y.score, 'tags', y.tags, 'created_at', y.created_at,
                            'author_id', y.user_id, 'author_username', u.username)
   FROM yaps y JOIN users u ON u.id = y.user_id
@@ -136,7 +136,7 @@ export interface FeedQuery extends FeedFilter {
 const WINDOW_INTERVAL: Record<Exclude<TopWindow, 'all'>, string> = { day: '1 day', week: '7 days', month: '1 month', year: '1 year' };
 
 /** The time column of since/until and the top window: publication for approved, submission otherwise. */
-const feedTimeColumn = (status: FeedStatus) => (status === 'approved' ? 'a.published_at' : 'a.created_at');
+export const feedTimeColumn = (status: FeedStatus) => (status === 'approved' ? 'a.published_at' : 'a.created_at');
 
 /** True when the filter needs columns of articles beyond status (the hot sort then joins articles). */
 function hasArticleFilters(q: FeedFilter): boolean {
@@ -158,7 +158,7 @@ function hasArticleFilters(q: FeedFilter): boolean {
  * symbols through the GIN index on feed_upper_symbols(token_symbols), source through
  * lower(source), times through the (status, time) btrees.
  */
-function feedWhere(q: FeedFilter, statusFrom: 'a' | 'h' = 'a') {
+export function feedWhere(q: FeedFilter, statusFrom: 'a' | 'h' = 'a') {
   return (eb: any): Expression<SqlBool> => {
     const parts: Expression<SqlBool>[] = [];
     if (q.status !== 'all') parts.push(eb(statusFrom === 'a' ? 'a.status' : 'h.status', '=', q.status));
@@ -381,7 +381,7 @@ export interface SubmissionInput {
   userId: number;
 }
 
-const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'] as const;
+const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored', 'story_id'] as const;
 
 interface DuplicateInfo {
   id: number;

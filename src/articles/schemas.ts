@@ -156,6 +156,18 @@ const articleItemSchema = z
       .int()
       .nullable()
       .meta({ description: 'The story (GET /api/v1/stories/{id}/) this article reports; null until the story worker has assigned it, and for sponsored posts' }),
+    story_size: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .meta({ description: "collapse=story only: the story's member count (articles and wire items, copies included); null for an article without a story" }),
+    story_sources: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .meta({ description: "collapse=story only: the story's count of independent sources; null for an article without a story" }),
     my_vote: z
       .union([z.literal(1), z.literal(-1), z.literal(0)])
       .optional()

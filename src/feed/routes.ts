@@ -27,13 +27,14 @@ import { renderAtom, renderJsonFeed, renderRss, type SyndicationMeta } from './r
 import { answerConditional, PRIVATE_REVALIDATE, PUBLIC_REVALIDATE } from '../platform/http/conditional.js';
 import { API_PREFIX, errorResponses as errors } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
-import { feedPage, type FeedSort } from '../articles/index.js';
+import { collapsedFeedPage, feedPage, type FeedSort } from '../articles/index.js';
 import { FEED_CACHE_TTL_MS } from './cache.js';
 import { toArticleItem } from '../articles/index.js';
 import { isSignedIn } from '../articles/index.js';
 import { requireKnownAssets } from '../assets/index.js';
 import { articlePageSchema, DEFAULT_PER_PAGE, feedFilterParams, MAX_FILTER_VALUES, MAX_PAGE, MAX_PER_PAGE, topWindowParam } from '../articles/index.js';
 import { decodeEntry, encodeEntry, lmKeyOf, type Entry, type PageBytes } from './entries.js';
+import { collapseParam, toCollapsedItem, type Collapse } from './collapse.js';
 import { articlePage, feedFilterOf, feedState, pageKeyOf, rememberFeedState, type FeedOptions, type FeedState, type FilterQuery } from './service.js';
 
 const SYNDICATION_MAX_ITEMS = 50;
@@ -68,6 +69,7 @@ const listArticlesDescription = [
   '`sort_type`: hot (default; stored hot score, see GET /news/{id}/ hot_terms), new (newest first: publication time for approved, submission time otherwise), top (net votes, vote_count; `t` limits it to a rolling window). Ties: newest id first.',
   `\`per_page\`: 1 to ${MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE}. \`limit\` is the same page size under the name used with \`token_address\`; give one of the two. \`page\`: 1 to ${MAX_PAGE}; a page past the end returns empty results.`,
   ...filterDocs,
+  '`collapse=story`: one item per story (its best-ranked matching article in this ordering) with `story_size` and `story_sources`; articles without a story stay items of their own; `count` counts the collapsed items. The page is cached under its own query string, so its ETag is its own.',
   'Items: `vote_count` is net votes (up minus down), `votes` the number of votes cast; `top_tldr` the best-scored yap tagged tldr (score >= 0) or null.',
   "Conditional requests: the response has a strong `ETag` and a `Last-Modified` (when these bytes were first served; for a page with `since` / `until` picked from its filter's match list, when the serving process first saw the feed's current state, which every change to an article renews, so never before the bytes existed); `If-None-Match` / `If-Modified-Since` that still match get 304 with no body. `Cache-Control: public, max-age=0, must-revalidate` for anonymous callers, `private, ...` for authenticated ones (`Vary: Authorization, Cookie`).",
   'Unknown parameters, repeated non-repeatable parameters and out-of-range values are 400 validation_failed naming the parameter.',
@@ -89,6 +91,7 @@ function listArticlesRoute(s: FeedState): RouteDef {
       limit: queryInt({ min: 1, max: MAX_PER_PAGE }),
       ...feedFilterParams,
       t: topWindowParam,
+      collapse: collapseParam,
     }),
     responses: {
       200: {
@@ -122,16 +125,27 @@ const formats = [
 type Format = (typeof formats)[number];
 
 /** The syndication document of a query string, through the feed cache. */
-async function syndicationEntry(s: FeedState, ctx: Context, f: Format, query: FilterQuery & { sort_type: FeedSort; limit: number }): Promise<Entry> {
+type SyndicationQuery = FilterQuery & { sort_type: FeedSort; limit: number; collapse?: Collapse };
+
+/** The items of a syndication document: the feed's first page, collapsed by story when asked. */
+async function syndicationItems(s: FeedState, query: SyndicationQuery) {
+  const filter = feedFilterOf(query, 'approved', query.sort_type);
+  const q = { ...filter, sort: query.sort_type, page: 1, perPage: query.limit ?? SYNDICATION_MAX_ITEMS };
+  if (query.collapse) return (await collapsedFeedPage(s.deps.db, q, false)).rows.map(toCollapsedItem);
+  return (await feedPage(s.deps.db, q)).map(toArticleItem);
+}
+
+async function syndicationEntry(s: FeedState, ctx: Context, f: Format, query: SyndicationQuery): Promise<Entry> {
   const { deps, homeUrl } = s;
   await requireKnownAssets(deps.db, query.asset);
-  const filter = feedFilterOf(query, 'approved', query.sort_type);
+  // The combination rules are checked before the cache: a bad query is 400 even when a page is cached.
+  feedFilterOf(query, 'approved', query.sort_type);
   const key = `${f.ext}:${ctx.querystring}`;
   return decodeEntry(
     await s.cache.getOrCompute(
       key,
       async (peek) => {
-        const rows = await feedPage(deps.db, { ...filter, sort: query.sort_type, page: 1, perPage: query.limit ?? SYNDICATION_MAX_ITEMS });
+        const items = await syndicationItems(s, query);
         const meta: SyndicationMeta = {
           title: 'Squid News',
           description: 'Crowdsourced crypto and DeFi news, curated by the community',
@@ -140,13 +154,12 @@ async function syndicationEntry(s: FeedState, ctx: Context, f: Format, query: Fi
           recordUrl: (id) => `${homeUrl}${id}/`,
           schemeBase: `${homeUrl}#`,
         };
-        const items = rows.map((r) => ({ ...toArticleItem(r) }));
         return encodeEntry(
           deps,
           key,
           peek.raw[0],
           Buffer.from(f.render(items, meta)),
-          rows.map((r) => r.id),
+          items.map((r) => r.id),
         );
       },
       { raw: [lmKeyOf(deps, key)] },
@@ -163,6 +176,7 @@ function syndicationRoute(s: FeedState, f: Format): RouteDef {
     description: [
       `The approved feed (the first page of GET /news/ with the same \`sort_type\` and filters), up to ${SYNDICATION_MAX_ITEMS} items (\`limit\`, default ${SYNDICATION_MAX_ITEMS}). Each item: headline, article URL, publication time, source, tags and token symbols as categories, and the URL of the article record (GET /news/{id}/).`,
       ...filterDocs,
+      '`collapse=story`: one item per story, as on GET /news/ (JSON Feed items carry `_squid.story_size` and `_squid.story_sources`).',
       'The same for every caller (credentials are not needed and change nothing): `Cache-Control: public, max-age=0, must-revalidate`, a strong `ETag` and `Last-Modified`; conditional requests get 304.',
     ].join('\n\n'),
     tags: ['articles'],
@@ -171,13 +185,14 @@ function syndicationRoute(s: FeedState, f: Format): RouteDef {
       limit: queryInt({ min: 1, max: SYNDICATION_MAX_ITEMS, default: SYNDICATION_MAX_ITEMS }),
       ...feedFilterParams,
       t: topWindowParam,
+      collapse: collapseParam,
     }),
     responses: {
       200: { description: f.name, schema: f.ext === 'json' ? z.record(z.string(), z.unknown()) : z.string(), contentType: f.type.split(';')[0] },
       304: { description: 'not modified; no body' },
       ...errors({ 400: 'validation_failed naming the parameter' }),
     },
-    async handler(ctx: Context, { query }: { query: FilterQuery & { sort_type: FeedSort; limit: number } }) {
+    async handler(ctx: Context, { query }: { query: SyndicationQuery }) {
       const entry = await syndicationEntry(s, ctx, f, query);
       s.laneKeys.add(`${f.ext}:${ctx.querystring}`);
       answer(ctx, f.type, entry.etag, entry.body, entry.lastModified, PUBLIC_REVALIDATE);

@@ -14,6 +14,7 @@ import { etagOf } from '../platform/http/conditional.js';
 import { API_PREFIX } from '../platform/http/openapi.js';
 import type { RouteDef } from '../platform/http/route.js';
 import {
+  collapsedFeedPage,
   DEFAULT_PER_PAGE,
   feedPage,
   feedPageWithCount,
@@ -30,6 +31,7 @@ import { FEED_CACHE_TTL_MS, FEED_GEN_CHECK_MS, FeedCache } from './cache.js';
 import { decodeEntry, encodeEntry, LaneKeys, listedBody, lmKeyOf, PersonalPages, type Entry, type PageBytes } from './entries.js';
 import { FeedMatchLists } from './match-lists.js';
 import { requireKnownAssets } from '../assets/index.js';
+import { toCollapsedItem, type Collapse } from './collapse.js';
 
 /** What the feed's routes (and the MCP feed tool) share: the feed cache, match lists, personal overlays and lane keys of this process. */
 export interface FeedState {
@@ -96,8 +98,8 @@ export interface FilterQuery {
   t?: 'day' | 'week' | 'month' | 'year' | 'all';
 }
 
-/** GET /news/'s parsed query. */
-export type ListQuery = FilterQuery & { status: FeedStatus; sort_type: FeedSort; page: number; per_page?: number; limit?: number };
+/** GET /news/'s parsed query. `collapse=story`: one item per story (src/feed/collapse.ts). */
+export type ListQuery = FilterQuery & { status: FeedStatus; sort_type: FeedSort; page: number; per_page?: number; limit?: number; collapse?: Collapse };
 
 function badCombination(param: string, message: string): DomainError {
   return new DomainError('validation_failed', `invalid request: query.${param}`, { fields: [{ path: `query.${param}`, code: 'conflict', message }] });
@@ -123,7 +125,7 @@ export function feedFilterOf(query: FilterQuery, status: FeedStatus, sort: FeedS
 // ---------------------------------------------------------------------------------------------
 // Pages of GET /news/
 
-type PageQuery = FeedFilter & { sort: FeedSort; page: number; perPage: number };
+type PageQuery = FeedFilter & { sort: FeedSort; page: number; perPage: number; collapse?: Collapse };
 
 /**
  * A time-bounded page (a new `since` is a new query string, which no cache holds): picked from the
@@ -132,7 +134,8 @@ type PageQuery = FeedFilter & { sort: FeedSort; page: number; perPage: number };
  * article starts a new one, so these bytes cannot be older. Undefined when no match list applies.
  */
 async function pickedPage(s: FeedState, request: PageRequest, q: PageQuery): Promise<Entry | undefined> {
-  if (!s.lists.applies(q)) return undefined;
+  // Match lists hold uncollapsed orderings only.
+  if (q.collapse || !s.lists.applies(q)) return undefined;
   const current = s.cache.knownGeneration() ?? (await s.cache.readGeneration());
   const listed = await s.lists.page(current.gen, q);
   if (!listed) return undefined;
@@ -154,16 +157,9 @@ async function cachedPage(s: FeedState, request: PageRequest, key: string, filte
       key,
       async (peek) => {
         const cachedCount = peek.cached[0];
-        let rows;
-        let count: number;
-        if (cachedCount) {
-          rows = await feedPage(deps.db, q);
-          count = Number(cachedCount.toString());
-        } else {
-          ({ rows, count } = await feedPageWithCount(deps.db, q));
-          cache.put(countKey, peek.gen, Buffer.from(String(count)));
-        }
-        const body = Buffer.from(JSON.stringify({ count, ...pageLinks(request, deps.config.PUBLIC_BASE_URL, q.page, q.perPage, count), results: rows.map(toArticleItem) }));
+        const { rows, count } = await pageRows(s, q, cachedCount ? Number(cachedCount.toString()) : null);
+        if (!cachedCount) cache.put(countKey, peek.gen, Buffer.from(String(count)));
+        const body = Buffer.from(JSON.stringify({ count, ...pageLinks(request, deps.config.PUBLIC_BASE_URL, q.page, q.perPage, count), results: rows }));
         return encodeEntry(
           deps,
           key,
@@ -172,9 +168,22 @@ async function cachedPage(s: FeedState, request: PageRequest, key: string, filte
           rows.map((r) => r.id),
         );
       },
-      () => ({ cached: [(countKey = `count:${JSON.stringify(filter)}`)], raw: [lmKeyOf(deps, key)] }),
+      // A collapsed page counts groups, not articles: its own count entry.
+      () => ({ cached: [(countKey = `count:${q.collapse ? `${q.collapse}:` : ''}${JSON.stringify(filter)}`)], raw: [lmKeyOf(deps, key)] }),
     ),
   );
+}
+
+/** A page's items as the API shapes them, and the count (`knownCount` when cached, else read with the page). */
+async function pageRows(s: FeedState, q: PageQuery, knownCount: number | null): Promise<{ rows: { id: number }[]; count: number }> {
+  const db = s.deps.db;
+  if (q.collapse) {
+    const page = await collapsedFeedPage(db, q, knownCount === null);
+    return { rows: page.rows.map(toCollapsedItem), count: knownCount ?? page.count! };
+  }
+  if (knownCount !== null) return { rows: (await feedPage(db, q)).map(toArticleItem), count: knownCount };
+  const page = await feedPageWithCount(db, q);
+  return { rows: page.rows.map(toArticleItem), count: page.count };
 }
 
 /** The cache key of GET /news/ with this query string. */
@@ -196,7 +205,7 @@ export async function articlePage(s: FeedState, caller: CallerCtx, request: Page
   if (!entry) {
     await requireKnownAssets(s.deps.db, query.asset);
     const filter = feedFilterOf(query, query.status, query.sort_type);
-    const q = { ...filter, sort: query.sort_type, page: query.page, perPage: query.per_page ?? query.limit ?? DEFAULT_PER_PAGE };
+    const q = { ...filter, sort: query.sort_type, page: query.page, perPage: query.per_page ?? query.limit ?? DEFAULT_PER_PAGE, collapse: query.collapse };
     entry = await pickedPage(s, request, q);
     picked = entry !== undefined;
     entry ??= await cachedPage(s, request, key, filter, q);

@@ -16,7 +16,7 @@ export function registerFeedTool(server: McpServer, env: ToolEnv, call: ToolCall
     {
       title: 'Article feed',
       description:
-        'The curated article feed (GET /api/v1/news/): status, sort_type (hot, new, top), page, per_page or limit, token_address. Integers are given as decimal strings, exactly as in the REST query.',
+        'The curated article feed (GET /api/v1/news/): status, sort_type (hot, new, top), page, per_page or limit, token_address, collapse=story (one item per story, with story_size and story_sources). Integers are given as decimal strings, exactly as in the REST query.',
       inputSchema: s.feedQuery,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

@@ -21,6 +21,8 @@ export function toolSchemas(routes: RouteDef[]) {
     trendingQuery: schemaOf(routes, 'getIntelTrending', 'query'),
     reportQuery: schemaOf(routes, 'getIntelReport', 'query'),
     submitBody: schemaOf(routes, 'submitArticle', 'body'),
+    storiesQuery: schemaOf(routes, 'listStories', 'query'),
+    storyParams: schemaOf(routes, 'getStory', 'params'),
   };
 }
 export type ToolSchemas = ReturnType<typeof toolSchemas>;

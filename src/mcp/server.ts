@@ -23,6 +23,7 @@ import { registerReadTools } from './read-tools.js';
 import { registerReportTool } from './report-tool.js';
 import { toolSchemas } from './schemas.js';
 import { registerSubmitTool } from './submit-tool.js';
+import { registerStoryTools } from './story-tools.js';
 import { toolCallOf } from './tool-call.js';
 import { toolEnv } from './tool-env.js';
 
@@ -65,6 +66,7 @@ function toolsFor(deps: AppDeps, routes: RouteDef[]): (ctx: Context) => McpServe
     registerCheckTools(server, env, call, schemas);
     registerReportTool(server, env, call, schemas);
     registerSubmitTool(server, env, call, schemas);
+    registerStoryTools(server, env, call, schemas);
     return server;
   };
 }

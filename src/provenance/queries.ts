@@ -8,6 +8,7 @@ import { headlineSimilarity, HEADLINE_MATCH_THRESHOLD } from './rules/headline-s
 import { buildCheckResult, type MatchInput, type ProvenanceCheckResult, type ReceiptInput } from './rules/check.js';
 import { LOOKBACK_MS } from './rules/verdict.js';
 import { normalizeUrl } from '../platform/url/normalize.js';
+import { matchStories } from './story-queries.js';
 
 /** Statuses that count as curated coverage for provenance checks and search. */
 const CURATED_STATUSES = ['approved'] as const;
@@ -167,8 +168,16 @@ export async function checkProvenance(db: Db, input: { url?: string; text?: stri
     matches = await headlineMatches(db, text, since, opts);
     for (const m of matches) receiptUrls.add(m.normalized_url);
   }
-  const receipts = await wireReceiptsFor(db, [...receiptUrls], since);
-  return buildCheckResult({ normalizedUrl, matches, receipts, methods, now: opts.now });
+  const [receipts, stories] = await Promise.all([
+    wireReceiptsFor(db, [...receiptUrls], since),
+    matchStories(
+      db,
+      matches.map((m) => m.id),
+      [...receiptUrls],
+      since,
+    ),
+  ]);
+  return buildCheckResult({ normalizedUrl, matches, receipts, methods, now: opts.now, stories });
 }
 
 // ---------------------------------------------------------------------------------------------

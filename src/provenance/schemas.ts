@@ -12,7 +12,17 @@ const matchSchema = z.object({
   similarity: z.number().meta({ description: '1.0 for a URL match or identical normalised headlines' }),
   method: z.enum(['url', 'headline']),
   seen_at: isoTimestamp('When this service first observed the article (its submission time)'),
+  story_id: z.number().int().nullable().meta({ description: "The article's story (GET /api/v1/stories/{id}/); null while it has none" }),
 });
+
+const storySchema = z
+  .object({
+    id: z.number().int().meta({ description: 'GET /api/v1/stories/{id}/' }),
+    first_seen_at: isoTimestamp('When the story was first seen'),
+    member_count: z.number().int().meta({ description: 'Articles and wire items in the story, syndicated copies included' }),
+    source_count: z.number().int().meta({ description: 'Independent sources among them' }),
+  })
+  .meta({ id: 'ProvenanceStory' });
 
 const receiptSchema = z.object({
   source_name: z.string(),
@@ -31,6 +41,9 @@ export const checkResultSchema = z
     normalized_url: z.string().nullable().meta({ description: 'The normalised form of `url` (null when only text was given)' }),
     matches: z.array(matchSchema),
     tsunami_receipts: z.array(receiptSchema),
+    story: storySchema
+      .nullable()
+      .meta({ description: 'The story of the best match that has one, else of a wire item carrying the URL; null when none. Never changes the verdict.' }),
     meta: z.object({
       first_seen_basis: z.literal('leviathan_observation'),
       lookback_days: z.number().int(),

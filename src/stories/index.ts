@@ -4,3 +4,5 @@ export { parseReplayLines, replayStories } from './rules/replay.js';
 export { storyRoutes } from './routes.js';
 export { storyAssignDedupeId, storyAssignments } from './rules/triggers.js';
 export { storyEditorRoutes } from './editor-routes.js';
+export { readStory, readStoryPage } from './service.js';
+export { storyListFilter, type StoryListQuery } from './list-query.js';

@@ -10,6 +10,7 @@ import { errorResponses as errors } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { storyDetailSchema, storyPageSchema } from './schemas.js';
 import { readStory, readStoryPage } from './service.js';
+import { storyListFilter } from './list-query.js';
 
 const MAX_MIN_SOURCES = 1000;
 
@@ -39,18 +40,7 @@ function listStoriesRoute(deps: AppDeps): RouteDef {
     }),
     responses: { 200: { description: 'page', schema: storyPageSchema }, ...errors({ 400: 'validation_failed naming the parameter' }) },
     async handler(ctx, { query }) {
-      if (query.since && query.until && query.until <= query.since) {
-        throw new DomainError('validation_failed', 'invalid request: query.until', { fields: [{ path: 'query.until', code: 'conflict', message: 'must be later than since' }] });
-      }
-      const page = await readStoryPage(deps.db, {
-        since: query.since,
-        until: query.until,
-        tags: query.tag,
-        tokenSymbols: query.token_symbol,
-        minSources: query.min_sources,
-        page: query.page,
-        perPage: query.per_page,
-      });
+      const page = await readStoryPage(deps.db, storyListFilter(query));
       ctx.body = { count: page.count, ...pageLinks(ctx, deps.config.PUBLIC_BASE_URL, query.page, query.per_page, page.count), results: page.results };
     },
   });

@@ -50,6 +50,10 @@ const eventSchema = z
       .array(z.object({ id: z.string(), symbol: z.string(), name: z.string(), salience: z.number(), primary: z.boolean() }))
       .optional()
       .meta({ description: "Article events: the article's asset tags when the event was recorded, by salience (absent when it had none)" }),
+    story_id: z.number().int().nullable().optional().meta({
+      description:
+        "The item's story (GET /api/v1/stories/{id}/) as of the event, null while it has none (a new submission or wire item is assigned just after its event); absent on events recorded before the field existed",
+    }),
     event_id: z
       .number()
       .int()

@@ -29,6 +29,7 @@ describe('fault drills', () => {
       articles: 12,
       checks: 30,
       recipients: 40,
+      stories: 12,
       stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: env.prefix },
       log: quiet,
     });
@@ -37,6 +38,8 @@ describe('fault drills', () => {
     expect(r.pageTitle).toMatchObject({ created: 12, duplicates: 0, stillProvisional: 0, wrongHeadline: 0, failedJobs: 0 });
     expect(r.provenance).toMatchObject({ accepted: 30, results: 30, missing: 0 });
     expect(r.distribution).toMatchObject({ killedInsideTransaction: true, distributions: 1, drops: 40, duplicateDrops: 0, sumMatches: true, secondRun: 'already_distributed' });
+    expect(r.storyAssign).toMatchObject({ items: 12, killedInsideTransaction: true, unassigned: 0, assignedTwice: 0, countMismatches: 0, failedJobs: 0 });
+    expect(r.storyAssign.activeAtKill).toBeGreaterThan(0);
   }, 180_000);
 
   it('SIGKILL of a worker mid-settlement: payments the facilitator settled end settled, once, nobody suspended', async () => {

@@ -14,6 +14,7 @@ import type { Worker } from 'bullmq';
 import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assignStoryItem } from '../../src/stories/index.js';
 import { createApp } from '../../src/app.js';
 import { reportSchema } from '../../src/intel/schemas.js';
 import { SERVICE_VERSION } from '../../src/platform/version.js';
@@ -82,8 +83,9 @@ describe('tools and their schemas', () => {
     expect(c.getServerVersion()).toEqual({ name: 'squid-news', version: SERVICE_VERSION });
     const { tools } = await c.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(['article', 'feed', 'intel_report', 'intel_trending', 'provenance_check', 'search', 'submit_article']);
+    expect(Object.keys(byName).sort()).toEqual(['article', 'feed', 'intel_report', 'intel_trending', 'provenance_check', 'search', 'stories', 'story', 'submit_article']);
     expect(Object.keys(byName.feed.inputSchema.properties ?? {}).sort()).toEqual([
+      'collapse',
       'limit',
       'page',
       'per_page',
@@ -260,5 +262,27 @@ describe('intel_report (paid)', () => {
     expect(r.isError).toBe(true);
     expect((r.structuredContent as any).x402Version).toBe(2);
     expect((r.content[1] as any).text).toMatch(/payment_invalid_encoding/);
+  });
+});
+
+describe('stories tools', () => {
+  it('stories lists, story reads one (unknown id: story_not_found), feed collapses by story', async () => {
+    const assigned = await assignStoryItem(deps.db, 'article', articleId);
+    expect(assigned.outcome).toBe('assigned');
+    const storyId = (assigned as { storyId: number }).storyId;
+    const c = await connect();
+    const list = await call(c, 'stories', { per_page: '5' });
+    expect(list.isError).toBeFalsy();
+    expect(list.structuredContent).toMatchObject({ count: 1, results: [{ id: storyId, member_count: 1 }] });
+    const one = await call(c, 'story', { id: String(storyId) });
+    expect(one.structuredContent).toMatchObject({ id: storyId, members: [{ kind: 'article', id: articleId, first: true }] });
+    const missing = await call(c, 'story', { id: '999999' });
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent).toMatchObject({ error: { code: 'story_not_found' } });
+    const bad = await call(c, 'stories', { since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' });
+    expect(bad.structuredContent).toMatchObject({ error: { code: 'validation_failed' } });
+    const feed = await call(c, 'feed', { collapse: 'story' });
+    const items = (feed.structuredContent as { results: { id: number; story_size: number | null }[] }).results;
+    expect(items.find((i) => i.id === articleId)).toMatchObject({ story_size: 1 });
   });
 });

@@ -10,9 +10,11 @@ export interface ArticleEventSource {
   created_at: Date;
   published_at: Date | null;
   sponsored: unknown;
+  /** The item's story as of the event (null or absent: none yet). */
+  story_id?: number | null;
 }
 
-/** Build the spec's event object from an article row. date_posted is the publish time once published. */
+/** Build the spec's event object from an article row. date_posted is the publish time once published; story_id (additive) null until the story-assign job has run. */
 export function articleEvent(type: EventType, a: ArticleEventSource, previousStatus?: string): NewsEvent {
   const event: NewsEvent = {
     type,
@@ -23,6 +25,7 @@ export function articleEvent(type: EventType, a: ArticleEventSource, previousSta
     date_posted: (a.published_at ?? a.created_at).toISOString(),
     origin: a.origin,
     sponsored: (a.sponsored as SponsoredInfo | null) ?? null,
+    story_id: a.story_id ?? null,
   };
   if (previousStatus !== undefined && previousStatus !== a.status) event.previous_status = previousStatus;
   return event;

@@ -6,7 +6,8 @@
  * Every item carries: the headline (title), the article URL (link), the publication time, the
  * source, the tags and token symbols as categories (RSS `category domain="tag"|"token_symbol"`,
  * Atom `category scheme=...`, JSON Feed `tags` plus `_squid.token_symbols`), and the URL of the
- * article record on this API (RSS guid, Atom id and `link rel="related"`, JSON Feed id).
+ * article record on this API (RSS guid, Atom id and `link rel="related"`, JSON Feed id). JSON Feed
+ * items also carry `_squid.story_id`, and with collapse=story `_squid.story_size` / `story_sources`.
  * Text is XML-escaped (& < > " ') and characters XML 1.0 forbids (C0 controls other than tab, CR,
  * LF; lone surrogates; U+FFFE/U+FFFF) are dropped; emoji and other non-ASCII text pass as UTF-8.
  */
@@ -21,6 +22,10 @@ interface SyndicationItem {
   tags: string[];
   token_symbols: string[];
   token_addresses: string[];
+  story_id?: number | null;
+  /** collapse=story only: the story's member and independent-source counts. */
+  story_size?: number | null;
+  story_sources?: number | null;
 }
 
 export interface SyndicationMeta {
@@ -156,6 +161,8 @@ export function renderJsonFeed(items: readonly SyndicationItem[], meta: Syndicat
         tags: i.tags,
         token_symbols: i.token_symbols,
         token_addresses: i.token_addresses,
+        story_id: i.story_id ?? null,
+        ...(i.story_size !== undefined ? { story_size: i.story_size, story_sources: i.story_sources ?? null } : {}),
       },
     })),
   });

@@ -51,6 +51,11 @@ export interface NewsEvent {
   origin: string;
   previous_status?: string;
   sponsored: SponsoredInfo | null;
+  /**
+   * Additive: the story (src/stories/) of the article or wire item as of the event's commit, null
+   * while it has none. Events recorded before the field existed do not carry it.
+   */
+  story_id?: number | null;
   /** The event log's id: strictly increasing, gap-tolerant; duplicates (at-least-once) carry the same id. */
   event_id?: number;
 }
@@ -170,6 +175,8 @@ export function clientEvent(raw: string): ClientEvent | null {
   };
   if (e.previous_status !== undefined) event.previous_status = e.previous_status;
   event.sponsored = e.sponsored ?? null;
+  // Additive: passed on when the recorded payload has it (an integer or null), so that the stream carries what the log holds.
+  if (e.story_id === null || (typeof e.story_id === 'number' && Number.isSafeInteger(e.story_id))) event.story_id = e.story_id;
   // Additive: the event log's id, by which a client drops the duplicates of at-least-once delivery.
   const eventId = typeof e.event_id === 'number' && Number.isSafeInteger(e.event_id) ? e.event_id : null;
   if (eventId !== null) event.event_id = eventId;

@@ -15,6 +15,10 @@
  *  - `url` given: URL matching (normalised URL equality, similarity 1.0, method `url`). When the URL
  *    matches nothing and `text` is given too, headline similarity is the fallback (method `headline`).
  *  - Every lookup covers the last 30 days of observation time.
+ *  - `story` (additive): the story (src/stories/) of the best-ranked match that has one, else the
+ *    story of the earliest wire item carrying the checked URL (or a matched article's URL); null
+ *    when none has a story yet. Each match carries its article's `story_id` (null when none).
+ *    Stories never change the verdict.
  */
 import { HEADLINE_MATCH_THRESHOLD } from './headline-similarity.js';
 import { LOOKBACK_MS, provenanceVerdict, type ProvenanceVerdict } from './verdict.js';
@@ -28,7 +32,27 @@ interface ProvenanceMatch {
   method: 'url' | 'headline';
   /** When this service first observed the article (extra field). */
   seen_at: string;
+  /** The article's story, null while it has none (extra field). */
+  story_id: number | null;
 }
+
+/** A story as a check result shows it. */
+export interface StorySummary {
+  id: number;
+  first_seen_at: Date;
+  member_count: number;
+  source_count: number;
+}
+
+/** The stories behind a check's matches (src/provenance/story-queries.ts). */
+export interface MatchStories {
+  byArticle: ReadonlyMap<number, number | null>;
+  /** The story of the earliest wire item carrying a checked URL, or null. */
+  wireStory: number | null;
+  summaries: ReadonlyMap<number, StorySummary>;
+}
+
+const NO_STORIES: MatchStories = { byArticle: new Map(), wireStory: null, summaries: new Map() };
 
 interface TsunamiReceipt {
   source_name: string;
@@ -47,6 +71,7 @@ export interface ProvenanceCheckResult {
   normalized_url: string | null;
   matches: ProvenanceMatch[];
   tsunami_receipts: TsunamiReceipt[];
+  story: { id: number; first_seen_at: string; member_count: number; source_count: number } | null;
   meta: {
     first_seen_basis: 'leviathan_observation';
     lookback_days: number;
@@ -85,7 +110,9 @@ export function buildCheckResult(input: {
   receipts: ReceiptInput[];
   methods: ('url' | 'headline')[];
   now: Date;
+  stories?: MatchStories;
 }): ProvenanceCheckResult {
+  const stories = input.stories ?? NO_STORIES;
   const matches = [...input.matches].sort((a, b) => b.similarity - a.similarity || a.seen_at.getTime() - b.seen_at.getTime() || a.id - b.id);
   const receipts = [...input.receipts].sort((a, b) => a.ingested_at.getTime() - b.ingested_at.getTime());
   const times = [...matches.map((m) => m.seen_at.getTime()), ...receipts.map((r) => r.ingested_at.getTime())];
@@ -106,6 +133,7 @@ export function buildCheckResult(input: {
       similarity: m.method === 'url' ? 1 : round4(m.similarity),
       method: m.method,
       seen_at: m.seen_at.toISOString(),
+      story_id: stories.byArticle.get(m.id) ?? null,
     })),
     tsunami_receipts: receipts.map((r) => ({
       source_name: r.source_name,
@@ -114,6 +142,7 @@ export function buildCheckResult(input: {
       publisher_claimed_time: r.publisher_claimed_at ? r.publisher_claimed_at.toISOString() : null,
       item_url: r.item_url,
     })),
+    story: storyOf(matches, stories),
     meta: {
       first_seen_basis: 'leviathan_observation',
       lookback_days: LOOKBACK_MS / 86_400_000,
@@ -122,4 +151,12 @@ export function buildCheckResult(input: {
       checked_at: input.now.toISOString(),
     },
   };
+}
+
+/** The story of the best-ranked match that has one (matches sorted best first), else the wire item's; null when none. */
+function storyOf(matches: readonly MatchInput[], stories: MatchStories): ProvenanceCheckResult['story'] {
+  const id = matches.map((m) => stories.byArticle.get(m.id) ?? null).find((x) => x !== null) ?? stories.wireStory;
+  const s = id === null ? undefined : stories.summaries.get(id);
+  if (!s) return null;
+  return { id: s.id, first_seen_at: s.first_seen_at.toISOString(), member_count: s.member_count, source_count: s.source_count };
 }
