@@ -3,11 +3,14 @@
  * verify, client-side signing excluded) and of the feed (GET /api/v1/news/), paced probes from
  * their own processes, served by createApp() in this process (as the web process serves them):
  *   idle     no uploads;
- *   gif40    16 uploads at once, each sent again as soon as it is answered: the 40-frame 1000x1000 GIF
- *            (69 KB, 40 million pixels), refused from its header (413 profile_picture_too_many_pixels);
- *   atcap    the same with a 16-frame 1000x1000 GIF (16 million pixels, the most an animation may have):
- *            accepted, re-encoded in the picture pool (PICTURE_CONCURRENCY / PICTURE_QUEUE_MAX),
- *            the uploads beyond it refused at once with 503 profile_picture_busy.
+ *   gif40    a flood from 16 accounts, each upload sent again as soon as it is answered: the 40-frame
+ *            1000x1000 GIF (69 KB, 40 million pixels), refused from its header (413
+ *            profile_picture_too_many_pixels);
+ *   atcap    the same flood with a 16-frame 1000x1000 GIF (16 million pixels, the most an animation
+ *            may have): accepted, re-encoded in the picture process within its bound
+ *            (PICTURE_CONCURRENCY / PICTURE_QUEUE_MAX), the uploads beyond it refused at once with 503
+ *            profile_picture_busy;
+ *   gif40x16, atcapx16  sixteen such uploads at once (one per account), every second.
  * The per-account upload limit is raised out of the way so the pool and the caps carry the load
  * alone. The uploaders stand for remote clients: their process runs at the lowest CPU priority, so
  * the CPU they spend making and sending bodies (an attacker's own machine) is not taken from the
@@ -99,26 +102,39 @@ function feedProbe(base: string, seconds: number): Promise<Sample> {
   });
 }
 
-/** Child: one upload loop per token, each sending the file again as soon as it is answered. */
-async function uploadLoops(base: string, seconds: number, file: string, tokens: string[]): Promise<Sample> {
+/**
+ * Child: uploads of `file`, one account per token. `flood`: each account sends it again as soon as
+ * it is answered. `waves`: every second all accounts send it at once (sixteen uploads at once), the
+ * next wave at the next second or when the last upload of this one is answered, whichever is later.
+ */
+async function uploadLoops(base: string, seconds: number, file: string, tokens: string[], mode: 'flood' | 'waves'): Promise<Sample> {
   const { readFileSync } = await import('node:fs');
   const bytes = readFileSync(file);
   const lat: number[] = [];
   const statuses: Record<string, number> = {};
   const until = performance.now() + seconds * 1000;
-  await Promise.all(
-    tokens.map(async (token) => {
-      while (performance.now() < until) {
-        const form = new FormData();
-        form.append('profile_picture', new Blob([bytes], { type: 'image/gif' }), 'a.gif');
-        const t = performance.now();
-        const r = await fetch(`${base}/api/v1/wallet/profile/`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: form });
-        await r.arrayBuffer();
-        lat.push(performance.now() - t);
-        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-      }
-    }),
-  );
+  const upload = async (token: string) => {
+    const form = new FormData();
+    form.append('profile_picture', new Blob([bytes], { type: 'image/gif' }), 'a.gif');
+    const t = performance.now();
+    const r = await fetch(`${base}/api/v1/wallet/profile/`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: form });
+    await r.arrayBuffer();
+    lat.push(performance.now() - t);
+    statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+  };
+  if (mode === 'flood') {
+    await Promise.all(
+      tokens.map(async (token) => {
+        while (performance.now() < until) await upload(token);
+      }),
+    );
+  } else {
+    while (performance.now() < until) {
+      const next = performance.now() + 1000;
+      await Promise.all(tokens.map(upload));
+      await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+    }
+  }
   return summary(lat, statuses);
 }
 
@@ -128,10 +144,11 @@ async function uploadLoops(base: string, seconds: number, file: string, tokens: 
  */
 async function childMain(kind: string, base: string, tokens: string[]): Promise<void> {
   if (kind === 'upload') lowerPriority();
-  process.on('message', (msg: { type: string; seconds: number; file?: string }) => {
+  process.on('message', (msg: { type: string; seconds: number; file?: string; mode?: 'flood' | 'waves' }) => {
     if (msg.type === 'stop') process.exit(0);
     if (msg.type !== 'run') return;
-    const run = kind === 'signin' ? signinProbe(base, msg.seconds) : kind === 'feed' ? feedProbe(base, msg.seconds) : uploadLoops(base, msg.seconds, msg.file!, tokens);
+    const run =
+      kind === 'signin' ? signinProbe(base, msg.seconds) : kind === 'feed' ? feedProbe(base, msg.seconds) : uploadLoops(base, msg.seconds, msg.file!, tokens, msg.mode ?? 'flood');
     void run.then((sample) => process.send!({ type: 'result', sample }));
   });
   process.send!({ type: 'ready' });
@@ -153,7 +170,7 @@ async function flatGif(frames: number): Promise<Buffer> {
 
 const SECONDS = Number(process.argv[2] ?? 8);
 const ROUNDS = Number(process.argv[3] ?? 3);
-const PHASES = ['idle', 'gif40', 'atcap'] as const;
+const PHASES = ['idle', 'gif40', 'atcap', 'gif40x16', 'atcapx16'] as const;
 type Phase = (typeof PHASES)[number];
 type Round = { signin: Sample; feed: Sample; upload?: Sample };
 
@@ -168,15 +185,15 @@ async function main(): Promise<void> {
     );
     children.push(signin, feed, upload);
     await Promise.all(children.map((c) => nextMessage(c, 'ready')));
-    const measure = async (c: Proc, seconds: number, file?: string) => {
-      c.child.send({ type: 'run', seconds, file });
+    const measure = async (c: Proc, seconds: number, file?: string, mode?: 'flood' | 'waves') => {
+      c.child.send({ type: 'run', seconds, file, mode });
       return (await nextMessage<{ sample: Sample }>(c, 'result', 600_000)).sample;
     };
     await Promise.all([measure(signin, 2), measure(feed, 2)]); // warm-up
-    const results: Record<Phase, Round[]> = { idle: [], gif40: [], atcap: [] };
+    const results: Record<Phase, Round[]> = { idle: [], gif40: [], atcap: [], gif40x16: [], atcapx16: [] };
     for (let round = 0; round < ROUNDS; round++) {
       for (const phase of PHASES) {
-        const uploads = phase === 'idle' ? undefined : measure(upload, SECONDS, files[phase]);
+        const uploads = phase === 'idle' ? undefined : measure(upload, SECONDS, files[phase.startsWith('gif40') ? 'gif40' : 'atcap'], phase.endsWith('x16') ? 'waves' : 'flood');
         const [s, f, u] = await Promise.all([measure(signin, SECONDS), measure(feed, SECONDS), uploads]);
         results[phase].push({ signin: s, feed: f, upload: u });
       }
@@ -197,7 +214,7 @@ async function main(): Promise<void> {
 async function prepare(stack: Awaited<ReturnType<typeof benchStack>>) {
   const { deps, config, db, tmp } = stack;
   await seedFeed(db, 2000);
-  const files: Record<Exclude<Phase, 'idle'>, string> = { gif40: path.join(tmp, 'gif40.gif'), atcap: path.join(tmp, 'atcap.gif') };
+  const files: Record<'gif40' | 'atcap', string> = { gif40: path.join(tmp, 'gif40.gif'), atcap: path.join(tmp, 'atcap.gif') };
   const t0 = performance.now();
   const gif40 = await flatGif(40);
   const atcap = await flatGif(16);
@@ -228,14 +245,14 @@ function report(results: Record<Phase, Round[]>, loadBefore: number[]): void {
       const ratio = median(rs.map((r, i) => r[probe].p99 / results.idle[i][probe].p99));
       const statuses = JSON.stringify(rs.at(-1)![probe].statuses);
       console.log(
-        `${phase.padEnd(6)} ${probe.padEnd(7)} p50 ${f(median(rs.map((r) => r[probe].p50)))} ms  p99 ${f(median(rs.map((r) => r[probe].p99)))} ms  p99 vs idle ${ratio.toFixed(2)}x  (last round ${statuses})`,
+        `${phase.padEnd(8)} ${probe.padEnd(7)} p50 ${f(median(rs.map((r) => r[probe].p50)))} ms  p99 ${f(median(rs.map((r) => r[probe].p99)))} ms  p99 vs idle ${ratio.toFixed(2)}x  (last round ${statuses})`,
       );
     }
     if (phase !== 'idle') {
       const u = rs.map((r) => r.upload!);
       const per = (k: string) => median(u.map((x) => x.statuses[k] ?? 0));
       console.log(
-        `${phase.padEnd(6)} uploads answered per round (median): 200 ${per('200')}, 413 ${per('413')}, 503 ${per('503')}, 429 ${per('429')}; p50 ${f(median(u.map((x) => x.p50)))} ms`,
+        `${phase.padEnd(8)} uploads answered per round (median): 200 ${per('200')}, 413 ${per('413')}, 503 ${per('503')}, 429 ${per('429')}; p50 ${f(median(u.map((x) => x.p50)))} ms`,
       );
     }
   }
