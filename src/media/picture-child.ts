@@ -2,7 +2,7 @@
  * The picture process: decodes, inspects and re-encodes uploads (sharp/libvips) for a web process,
  * which forks it (picture-worker.ts) and talks to it over the IPC channel.
  *
- * It lowers its own CPU priority to the lowest (nice 19) for every thread, so every thread started
+ * It lowers its own CPU priority (PICTURE_NICE, by default the lowest: nice 19) for every thread, so every thread started
  * afterwards (libuv's pool, libvips's workers) inherits it: on a busy machine the
  * kernel gives the web process's request handling, the database and the other processes the cores
  * first, and a burst of expensive uploads slows only other uploads. It exits when the web process
@@ -11,10 +11,12 @@
 import { lowerPriority } from '../platform/process-priority.js';
 import type { PictureExt } from './profile-pictures.js';
 
-lowerPriority();
+// PICTURE_NICE, passed by the web process (picture-worker.ts).
+const nice = Number(process.env.PICTURE_CHILD_NICE ?? 19);
+lowerPriority(nice);
 // Loaded after the priority change, and the threads sharp starts on load lowered too.
 const { inspectPicture, PictureRejected, reencodePicture } = await import('./process.js');
-lowerPriority();
+lowerPriority(nice);
 
 interface Request {
   id: number;

@@ -37,8 +37,8 @@ export class PictureWorker {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
 
-  /** `threads`: libuv threads of the child (at least the operations the pool lets run at once, plus one). */
-  constructor(private readonly opts: { timeoutMs: number; threads: number }) {}
+  /** `threads`: libuv threads of the child (at least the operations the pool lets run at once, plus one); `nice`: its CPU priority (19 when not given). */
+  constructor(private readonly opts: { timeoutMs: number; threads: number; nice?: number }) {}
 
   /** The child's process id, once forked (for tests and diagnostics). */
   get pid(): number | undefined {
@@ -65,7 +65,7 @@ export class PictureWorker {
       execArgv,
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, UV_THREADPOOL_SIZE: String(this.opts.threads) },
+      env: { ...process.env, UV_THREADPOOL_SIZE: String(this.opts.threads), PICTURE_CHILD_NICE: String(this.opts.nice ?? 19) },
     });
     child.on('message', (m: Reply) => this.settle(m));
     child.on('exit', () => this.down(child));

@@ -13,10 +13,10 @@ export class Pictures {
   readonly pool: PicturePool;
   readonly worker: PictureWorker;
 
-  constructor(opts: { concurrency: number; queueMax: number; retryAfterS: number; timeoutMs: number }) {
+  constructor(opts: { concurrency: number; queueMax: number; retryAfterS: number; timeoutMs: number; nice: number }) {
     this.pool = new PicturePool(opts);
     // One libuv thread per operation that may run at once, plus one for the child's own I/O.
-    this.worker = new PictureWorker({ timeoutMs: opts.timeoutMs, threads: this.pool.concurrency + 1 });
+    this.worker = new PictureWorker({ timeoutMs: opts.timeoutMs, threads: this.pool.concurrency + 1, nice: opts.nice });
   }
 
   /** Width, frame height and frame count from the header; no frame is decoded. */

@@ -201,6 +201,8 @@ export const envSchema = z.object({
   PICTURE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   /** web: picture uploads waiting for a slot per process; one more is refused with 503 profile_picture_busy and Retry-After. */
   PICTURE_QUEUE_MAX: z.coerce.number().int().min(0).max(1000).default(4),
+  /** web: CPU priority (nice, 0 to 19) of the picture process's threads: 19 gives every other process the cores first; a busy machine then answers uploads 503 after PICTURE_TIMEOUT_MS rather than slowing requests. */
+  PICTURE_NICE: z.coerce.number().int().min(0).max(19).default(19),
   /** web: longest one picture operation may take in the picture process; beyond it the process is killed (and forked again on the next upload) and the upload is 503 profile_picture_busy. */
   PICTURE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** Picture uploads (PUT /wallet/profile/ with a file) per account per hour; one more is 429 rate_limited. */

@@ -1,5 +1,5 @@
 /**
- * Lowers this process to the lowest CPU priority (nice 19). On Linux a priority belongs to a
+ * Lowers this process's CPU priority (by default to the lowest, nice 19). On Linux a priority belongs to a
  * thread, and Node has started threads of its own before any code runs (libuv's pool, V8's
  * workers): every thread is lowered, so every thread started later inherits the lowest priority
  * too. Elsewhere the process's priority is set. Never throws: where it is not permitted the process
@@ -8,7 +8,7 @@
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 
-export function lowerPriority(): void {
+export function lowerPriority(nice: number = os.constants.priority.PRIORITY_LOW): void {
   let threads: number[] = [0];
   try {
     threads = readdirSync('/proc/self/task').map(Number);
@@ -17,7 +17,7 @@ export function lowerPriority(): void {
   }
   for (const tid of threads) {
     try {
-      os.setPriority(tid, os.constants.priority.PRIORITY_LOW);
+      os.setPriority(tid, nice);
     } catch {
       // Not permitted, or the thread has ended.
     }

@@ -96,6 +96,7 @@ function updateProfileRoute(deps: AppDeps): RouteDef {
     queueMax: deps.config.PICTURE_QUEUE_MAX,
     retryAfterS: PICTURE_RETRY_AFTER_S,
     timeoutMs: deps.config.PICTURE_TIMEOUT_MS,
+    nice: deps.config.PICTURE_NICE,
   });
   return defineRoute({
     method: 'put',

@@ -60,6 +60,9 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     JOB_WAIT_MS: '3000',
     // Revocations and role changes made by a test take effect on its next request (production: within 200 ms).
     AUTH_CACHE_CHECK_MS: '0',
+    // The suite runs many processes at once on few cores: at nice 19 a picture process would get
+    // almost none of them (test/integration/picture-worker.test.ts covers the lowered priority).
+    PICTURE_NICE: '0',
     ...overrides,
   };
   const config = loadConfig(env);
