@@ -124,26 +124,29 @@ export async function runRelayKillDrill(opts: RelayKillOptions = {}): Promise<Re
     const firstHalfMs = Date.now() - t1;
     // Let the run that relayed it finish (it stops at the first empty claim).
     await sleep(300);
-    const streamBefore = await streamLength(stack, streamBaseline);
+    let streamBefore = await streamLength(stack, streamBaseline);
     log(`first half relayed in ${firstHalfMs} ms (${streamBefore} stream entries); ${held.rowCount} events held back`);
 
     // ---- 3. the next pass XADDs and blocks before it can commit ----------------------------------
     await tableLock.query('BEGIN');
     await tableLock.query('LOCK TABLE event_outbox IN SHARE MODE');
     await rowLocks.query('COMMIT');
-    // The worker's waker sees the released rows at its next outbox probe and wakes the relay.
-    await until(
-      'a relay pass blocked on its DELETE',
-      async () => {
-        const r = await sql<{ n: number }>`
-          SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND application_name = 'worker' AND wait_event_type = 'Lock' AND query ILIKE 'DELETE FROM event_outbox%'`.execute(stack.db);
-        return r.rows[0].n > 0;
-      },
-      30_000,
-      20,
-    );
-    const inFlightAtKill = (await streamLength(stack, streamBaseline)) - streamBefore;
+    // The worker's waker sees the released rows at its next outbox probe and wakes the relay. The
+    // relayed first half keeps the worker busy with story-assign jobs whose story.assigned events
+    // (internal: never on the stream) are relayed too; a pass that claimed only those before the row
+    // locks went can be the one that blocks. Then the table lock is let go for that pass to finish
+    // and taken again, until the blocked pass is one that XADDed backlog events.
+    let inFlightAtKill = 0;
+    for (let attempt = 0; ; attempt++) {
+      await until('a relay pass blocked on its DELETE', () => relayBlockedOnDelete(stack), 30_000, 20);
+      inFlightAtKill = (await streamLength(stack, streamBaseline)) - streamBefore;
+      if (inFlightAtKill > 0 || attempt >= 20) break;
+      log('the blocked pass carried no backlog events; releasing the table lock once');
+      await tableLock.query('COMMIT');
+      streamBefore = await streamLength(stack, streamBaseline);
+      await tableLock.query('BEGIN');
+      await tableLock.query('LOCK TABLE event_outbox IN SHARE MODE');
+    }
     const pendingAtKill = await pending(stack, baseline, top);
 
     // ---- 4. SIGKILL, release, second worker ------------------------------------------------------
@@ -255,6 +258,14 @@ async function until(what: string, fn: () => Promise<boolean>, timeoutMs: number
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
     await sleep(everyMs);
   }
+}
+
+/** Is a worker's relay pass waiting on the table lock with its DELETE (after its XADD)? */
+async function relayBlockedOnDelete(stack: Stack): Promise<boolean> {
+  const r = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM pg_stat_activity
+    WHERE datname = current_database() AND application_name = 'worker' AND wait_event_type = 'Lock' AND query ILIKE 'DELETE FROM event_outbox%'`.execute(stack.db);
+  return r.rows[0].n > 0;
 }
 
 async function maxEventId(stack: Stack): Promise<number> {
