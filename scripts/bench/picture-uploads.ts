@@ -10,12 +10,17 @@
  *            may have): accepted, re-encoded in the picture process within its bound
  *            (PICTURE_CONCURRENCY / PICTURE_QUEUE_MAX), the uploads beyond it refused at once with 503
  *            profile_picture_busy;
- *   gif40x16, atcapx16  sixteen such uploads at once (one per account), every second.
- * The per-account upload limit is raised out of the way so the pool and the caps carry the load
- * alone. The uploaders stand for remote clients: their process runs at the lowest CPU priority, so
+ *   gif40x16, atcapx16  sixteen such uploads at once (one per account), every second;
+ *   idle2    no uploads again: the A/A control, what the probes' own noise makes of "p99 vs idle";
+ *   gif40x16lim, atcapx16lim  the waves against a second app on the same stack with the default upload
+ *            limits (per account and per client address): once the address has spent its hourly uploads,
+ *            every upload from it is refused (429) before its body is read.
+ * In the other phases the upload limits are raised out of the way so the pool and the caps carry the
+ * load alone. The uploaders stand for remote clients: their process runs at the lowest CPU priority, so
  * the CPU they spend making and sending bodies (an attacker's own machine) is not taken from the
- * server on this one; what the server spends receiving, parsing and refusing them is. Rounds alternate the three phases; medians of the rounds, and each phase's p99 against the
- * idle p99 of its own round (goal: within 1.2x). The GIFs are made here with sharp.
+ * server on this one; what the server spends receiving, parsing and refusing them is. Rounds alternate the phases; p50 is the median of
+ * the rounds; p99 is taken over every round's samples together (more samples than one round's) and
+ * compared with the idle phase's (goal: within 1.2x). The GIFs are made here with sharp.
  *   npm run bench:uploads -- [seconds=8] [rounds=3]
  */
 import { writeFileSync } from 'node:fs';
@@ -24,6 +29,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { signAccessToken } from '../../src/identity/tokens.js';
 import { lowerPriority } from '../../src/platform/process-priority.js';
 import { allRoutes } from '../../src/routes.js';
@@ -33,7 +39,7 @@ import { pct } from './lib/stats.js';
 import { seedFeed } from './seed-feed.js';
 
 const UPLOADERS = 16;
-const SIGNINS_PER_S = 4;
+const SIGNINS_PER_S = 8;
 const FEED_PER_S = 20;
 
 interface Sample {
@@ -41,12 +47,21 @@ interface Sample {
   p50: number;
   p99: number;
   statuses: Record<string, number>;
+  /** Every latency, sorted (pooled over the rounds for p99). */
+  lat: number[];
 }
 
 const summary = (lat: number[], statuses: Record<string, number>): Sample => {
   const s = [...lat].sort((a, b) => a - b);
-  return { n: s.length, p50: pct(s, 0.5), p99: pct(s, 0.99), statuses };
+  return { n: s.length, p50: pct(s, 0.5), p99: pct(s, 0.99), statuses, lat: s };
 };
+
+/** p99 over the samples of every round together. */
+const pooledP99 = (samples: Sample[]): number =>
+  pct(
+    samples.flatMap((x) => x.lat).sort((a, b) => a - b),
+    0.99,
+  );
 
 /** Child: calls `one` every 1000/rate ms for `seconds` (open loop: a slow answer does not delay the next call). */
 async function paced(rate: number, seconds: number, one: () => Promise<{ ms: number; status: number }>): Promise<Sample> {
@@ -117,10 +132,13 @@ async function uploadLoops(base: string, seconds: number, file: string, tokens: 
     const form = new FormData();
     form.append('profile_picture', new Blob([bytes], { type: 'image/gif' }), 'a.gif');
     const t = performance.now();
-    const r = await fetch(`${base}/api/v1/wallet/profile/`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: form });
-    await r.arrayBuffer();
+    // A refusal before the body is read closes the connection: the client may see that as an error.
+    const status = await fetch(`${base}/api/v1/wallet/profile/`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: form }).then(
+      async (r) => (await r.arrayBuffer(), String(r.status)),
+      () => 'error',
+    );
     lat.push(performance.now() - t);
-    statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    statuses[status] = (statuses[status] ?? 0) + 1;
   };
   if (mode === 'flood') {
     await Promise.all(
@@ -144,11 +162,15 @@ async function uploadLoops(base: string, seconds: number, file: string, tokens: 
  */
 async function childMain(kind: string, base: string, tokens: string[]): Promise<void> {
   if (kind === 'upload') lowerPriority();
-  process.on('message', (msg: { type: string; seconds: number; file?: string; mode?: 'flood' | 'waves' }) => {
+  process.on('message', (msg: { type: string; seconds: number; file?: string; mode?: 'flood' | 'waves'; base?: string }) => {
     if (msg.type === 'stop') process.exit(0);
     if (msg.type !== 'run') return;
     const run =
-      kind === 'signin' ? signinProbe(base, msg.seconds) : kind === 'feed' ? feedProbe(base, msg.seconds) : uploadLoops(base, msg.seconds, msg.file!, tokens, msg.mode ?? 'flood');
+      kind === 'signin'
+        ? signinProbe(base, msg.seconds)
+        : kind === 'feed'
+          ? feedProbe(base, msg.seconds)
+          : uploadLoops(msg.base ?? base, msg.seconds, msg.file!, tokens, msg.mode ?? 'flood');
     void run.then((sample) => process.send!({ type: 'result', sample }));
   });
   process.send!({ type: 'ready' });
@@ -170,30 +192,32 @@ async function flatGif(frames: number): Promise<Buffer> {
 
 const SECONDS = Number(process.argv[2] ?? 8);
 const ROUNDS = Number(process.argv[3] ?? 3);
-const PHASES = ['idle', 'gif40', 'atcap', 'gif40x16', 'atcapx16'] as const;
+const PHASES = ['idle', 'gif40', 'atcap', 'gif40x16', 'atcapx16', 'idle2', 'gif40x16lim', 'atcapx16lim'] as const;
 type Phase = (typeof PHASES)[number];
 type Round = { signin: Sample; feed: Sample; upload?: Sample };
 
 async function main(): Promise<void> {
-  const stack = await benchStack('uploads', { PROFILE_PICTURE_UPLOADS_PER_HOUR: '1000000' });
+  const stack = await benchStack('uploads', { PROFILE_PICTURE_UPLOADS_PER_HOUR: '1000000', PROFILE_PICTURE_UPLOADS_PER_ADDRESS_PER_HOUR: '1000000' });
   const children: Proc[] = [];
   try {
     const loadBefore = os.loadavg();
-    const { origin, files, tokens } = await prepare(stack);
+    const { origin, limitedOrigin, files, tokens } = await prepare(stack);
     const [signin, feed, upload] = ['signin', 'feed', 'upload'].map((kind) =>
       startProc(kind, 'scripts/bench/picture-uploads.ts', {}, ['child', kind, origin, JSON.stringify(tokens)], { ipc: true, echo: 'all' }),
     );
     children.push(signin, feed, upload);
     await Promise.all(children.map((c) => nextMessage(c, 'ready')));
-    const measure = async (c: Proc, seconds: number, file?: string, mode?: 'flood' | 'waves') => {
-      c.child.send({ type: 'run', seconds, file, mode });
+    const measure = async (c: Proc, seconds: number, file?: string, mode?: 'flood' | 'waves', base?: string) => {
+      c.child.send({ type: 'run', seconds, file, mode, base });
       return (await nextMessage<{ sample: Sample }>(c, 'result', 600_000)).sample;
     };
     await Promise.all([measure(signin, 2), measure(feed, 2)]); // warm-up
-    const results: Record<Phase, Round[]> = { idle: [], gif40: [], atcap: [], gif40x16: [], atcapx16: [] };
+    const results = Object.fromEntries(PHASES.map((p) => [p, [] as Round[]])) as Record<Phase, Round[]>;
     for (let round = 0; round < ROUNDS; round++) {
       for (const phase of PHASES) {
-        const uploads = phase === 'idle' ? undefined : measure(upload, SECONDS, files[phase.startsWith('gif40') ? 'gif40' : 'atcap'], phase.endsWith('x16') ? 'waves' : 'flood');
+        const file = files[phase.startsWith('gif40') ? 'gif40' : 'atcap'];
+        const mode = phase.includes('x16') ? 'waves' : 'flood';
+        const uploads = phase.startsWith('idle') ? undefined : measure(upload, SECONDS, file, mode, phase.endsWith('lim') ? limitedOrigin : origin);
         const [s, f, u] = await Promise.all([measure(signin, SECONDS), measure(feed, SECONDS), uploads]);
         results[phase].push({ signin: s, feed: f, upload: u });
       }
@@ -228,7 +252,18 @@ async function prepare(stack: Awaited<ReturnType<typeof benchStack>>) {
     tokens.push(await signAccessToken(config.JWT_SECRET, { userId: u.id, address, roles: [] }));
   }
   const { origin } = await listenLocal(createApp(deps, allRoutes(deps)), { keepAliveTimeoutMs: 30_000 });
-  return { origin, files, tokens };
+  // The same stack with the default upload limits.
+  const defaults = loadConfig({ DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, JWT_SECRET: config.JWT_SECRET });
+  const limited = {
+    ...deps,
+    config: {
+      ...config,
+      PROFILE_PICTURE_UPLOADS_PER_HOUR: defaults.PROFILE_PICTURE_UPLOADS_PER_HOUR,
+      PROFILE_PICTURE_UPLOADS_PER_ADDRESS_PER_HOUR: defaults.PROFILE_PICTURE_UPLOADS_PER_ADDRESS_PER_HOUR,
+    },
+  };
+  const { origin: limitedOrigin } = await listenLocal(createApp(limited, allRoutes(limited)), { keepAliveTimeoutMs: 30_000 });
+  return { origin, limitedOrigin, files, tokens };
 }
 
 if (process.argv[2] === 'child') await childMain(process.argv[3], process.argv[4], JSON.parse(process.argv[5] ?? '[]') as string[]);
@@ -237,22 +272,23 @@ else await main();
 function report(results: Record<Phase, Round[]>, loadBefore: number[]): void {
   const f = (x: number) => x.toFixed(1).padStart(7);
   console.log(
-    `${SECONDS} s per phase, ${ROUNDS} alternated rounds, medians; probes paced at ${SIGNINS_PER_S} sign-ins/s and ${FEED_PER_S} feed GETs/s; ${UPLOADERS} upload loops; ${os.cpus().length} CPUs shared by server, probes, uploaders, PostgreSQL and Redis`,
+    `${SECONDS} s per phase, ${ROUNDS} alternated rounds (p50: median of the rounds; p99: over all rounds' samples); probes paced at ${SIGNINS_PER_S} sign-ins/s and ${FEED_PER_S} feed GETs/s; ${UPLOADERS} upload loops; ${os.cpus().length} CPUs shared by server, probes, uploaders, PostgreSQL and Redis`,
   );
   for (const phase of PHASES) {
     const rs = results[phase];
     for (const probe of ['signin', 'feed'] as const) {
-      const ratio = median(rs.map((r, i) => r[probe].p99 / results.idle[i][probe].p99));
+      const p99 = pooledP99(rs.map((r) => r[probe]));
+      const ratio = p99 / pooledP99(results.idle.map((r) => r[probe]));
       const statuses = JSON.stringify(rs.at(-1)![probe].statuses);
       console.log(
-        `${phase.padEnd(8)} ${probe.padEnd(7)} p50 ${f(median(rs.map((r) => r[probe].p50)))} ms  p99 ${f(median(rs.map((r) => r[probe].p99)))} ms  p99 vs idle ${ratio.toFixed(2)}x  (last round ${statuses})`,
+        `${phase.padEnd(11)} ${probe.padEnd(7)} p50 ${f(median(rs.map((r) => r[probe].p50)))} ms  p99 ${f(p99)} ms (n ${rs.reduce((a, r) => a + r[probe].n, 0)})  p99 vs idle ${ratio.toFixed(2)}x  (last round ${statuses})`,
       );
     }
-    if (phase !== 'idle') {
+    if (!phase.startsWith('idle')) {
       const u = rs.map((r) => r.upload!);
       const per = (k: string) => median(u.map((x) => x.statuses[k] ?? 0));
       console.log(
-        `${phase.padEnd(8)} uploads answered per round (median): 200 ${per('200')}, 413 ${per('413')}, 503 ${per('503')}, 429 ${per('429')}; p50 ${f(median(u.map((x) => x.p50)))} ms`,
+        `${phase.padEnd(11)} uploads answered per round (median): 200 ${per('200')}, 413 ${per('413')}, 503 ${per('503')}, 429 ${per('429')}, connection errors ${per('error')}; p50 ${f(median(u.map((x) => x.p50)))} ms`,
       );
     }
   }

@@ -30,6 +30,11 @@ export class PicturePool {
     return { running: this.running, waiting: this.waiting.length };
   }
 
+  /** Every slot runs and `queueMax` wait: the next operation would be refused. */
+  get full(): boolean {
+    return this.running >= this.concurrency && this.waiting.length >= this.queueMax;
+  }
+
   /** Run `work` when a slot is free; PicturePoolFull when `queueMax` are already waiting. */
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.running < this.concurrency) this.running++;

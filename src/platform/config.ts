@@ -207,6 +207,8 @@ export const envSchema = z.object({
   PICTURE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** Picture uploads (PUT /wallet/profile/ with a file) per account per hour; one more is 429 rate_limited. */
   PROFILE_PICTURE_UPLOADS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  /** Picture uploads per client address per hour, over every account behind it (one more is 429 rate_limited); once spent, a multipart profile edit from that address is refused before its body is read. */
+  PROFILE_PICTURE_UPLOADS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(120),
   /** Retention: wire items (and their receipts) ingested longer ago than this are deleted, leaving a tombstone (normalised-URL hash + source) so they are never re-ingested. */
   WIRE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** Retention: wire tombstones are kept this long after their item was deleted (a feed listing an item older than this would ingest it again). */

@@ -28,7 +28,7 @@ import { getUserByAddress, toProfile, type UserRow } from '../identity/index.js'
 import { profileSchema, text } from '../platform/http/schemas.js';
 import { toDecision } from '../articles/index.js';
 import { earningsResponse, profileBody, publicProfileSchema, submissionsResponse } from './schemas.js';
-import { changeUsername, currentUser, editProfile } from './service.js';
+import { changeUsername, currentUser, editProfile, pictureBusy } from './service.js';
 
 export { dropSchema } from './schemas.js';
 
@@ -71,26 +71,51 @@ function myProfileRoute(deps: AppDeps): RouteDef {
 }
 
 const uploadLimit = (deps: AppDeps) => ({ key: 'profile-picture-upload', points: deps.config.PROFILE_PICTURE_UPLOADS_PER_HOUR, durationS: 3600 });
+const addressUploadLimit = (deps: AppDeps) => ({
+  key: 'profile-picture-upload-address',
+  points: deps.config.PROFILE_PICTURE_UPLOADS_PER_ADDRESS_PER_HOUR,
+  durationS: 3600,
+});
 
 /**
- * The account's hourly upload limit: a multipart body too long to be text fields alone, from an
- * account with no upload left, is refused (429) before it is read; the requests that carry a picture are counted after the
- * body is read, before any image work; other edits are not counted.
+ * The upload limits and the picture bound, applied as early as each can be:
+ *  - before the body is read: a multipart body from a client address with no upload left is refused
+ *    (429); a multipart body too long to be text fields alone (it must carry a file) is refused when
+ *    the account has no upload left (429) or every picture slot is taken (503 profile_picture_busy);
+ *  - after it is read, before any image work, a request that carries a picture counts against the
+ *    address's and the account's hourly limits. Other edits are not counted.
  */
-function uploadLimits(deps: AppDeps): { spent: Middleware; count: Middleware } {
-  let limits: { spent: Middleware; count: Middleware } | undefined;
+function uploadLimits(deps: AppDeps, pictures: Pictures): { spent: Middleware; count: Middleware } {
+  let limits: { address: Middleware; account: Middleware; countAccount: Middleware; limits: Limits } | undefined;
   const of = () => {
     const l = new Limits(deps.redis, deps.config.QUEUE_PREFIX, deps.config);
-    return (limits ??= { spent: l.perAccountSpent(uploadLimit(deps)), count: l.perAccount(uploadLimit(deps)) });
+    return (limits ??= {
+      address: l.perIpSpent(addressUploadLimit(deps)),
+      account: l.perAccountSpent(uploadLimit(deps)),
+      countAccount: l.perAccount(uploadLimit(deps)),
+      limits: l,
+    });
+  };
+  const admit: Middleware = (ctx, next) => {
+    if (pictures.pool.full) throw pictureBusy(PICTURE_RETRY_AFTER_S);
+    return next();
   };
   return {
-    spent: (ctx, next) => (announcesUpload(ctx) ? of().spent(ctx, next) : next()),
-    count: (ctx, next) => (ctx.state.upload ? of().count(ctx, next) : next()),
+    spent: async (ctx, next) => {
+      if (!ctx.is('multipart/form-data') || (!ctx.request.length && !ctx.get('transfer-encoding'))) return next();
+      if (!announcesUpload(ctx)) return of().address(ctx, next);
+      return of().address(ctx, () => of().account(ctx, () => admit(ctx, next)));
+    },
+    count: async (ctx, next) => {
+      if (!ctx.state.upload) return next();
+      const counted = await of().limits.countPerIp(addressUploadLimit(deps), ctx.ip);
+      if (counted.refuse) throw counted.refuse;
+      return of().countAccount(ctx, next);
+    },
   };
 }
 
 function updateProfileRoute(deps: AppDeps): RouteDef {
-  const uploads = uploadLimits(deps);
   const pictures = new Pictures({
     concurrency: deps.config.PICTURE_CONCURRENCY,
     queueMax: deps.config.PICTURE_QUEUE_MAX,
@@ -98,6 +123,7 @@ function updateProfileRoute(deps: AppDeps): RouteDef {
     timeoutMs: deps.config.PICTURE_TIMEOUT_MS,
     nice: deps.config.PICTURE_NICE,
   });
+  const uploads = uploadLimits(deps, pictures);
   return defineRoute({
     method: 'put',
     path: '/wallet/profile/',
@@ -113,7 +139,8 @@ function updateProfileRoute(deps: AppDeps): RouteDef {
       'stored in PostgreSQL and served at {host_url}/media/profile-pictures/<sha256>.<ext> (the hash of the stored bytes); the previous picture is deleted unless another profile uses the same bytes.',
       'The answer is synchronous (200 with the new picture): the image work runs in a picture process beside the web process, at the lowest CPU priority, so it never takes the cores other requests need,',
       'and within a bound (PICTURE_CONCURRENCY at once, PICTURE_QUEUE_MAX waiting); when the bound is reached, or the work outlasts PICTURE_TIMEOUT_MS, the upload is refused with 503 profile_picture_busy and Retry-After.',
-      'Uploads count against a per-account limit (PROFILE_PICTURE_UPLOADS_PER_HOUR, 429 rate_limited); edits without a file do not.',
+      'Uploads count against a per-account limit (PROFILE_PICTURE_UPLOADS_PER_HOUR) and a per-client-address limit (PROFILE_PICTURE_UPLOADS_PER_ADDRESS_PER_HOUR), 429 rate_limited; edits without a file do not.',
+      'Refusals come before the body is read where they can: any multipart body from an address with no upload left (429), and a multipart body too long to be text fields alone when the account has no upload left (429) or every picture slot is taken (503).',
       'On any rejection nothing is stored.',
       codes([
         'profile_picture_too_large',
@@ -134,7 +161,9 @@ function updateProfileRoute(deps: AppDeps): RouteDef {
       200: { description: 'the updated profile', schema: profileSchema },
       413: { description: 'profile_picture_too_large or profile_picture_too_many_pixels' },
       415: { description: 'profile_picture_unsupported_type, profile_picture_unreadable or unsupported_media_type' },
-      429: { description: 'rate_limited: PROFILE_PICTURE_UPLOADS_PER_HOUR picture uploads per account per hour' },
+      429: {
+        description: 'rate_limited: PROFILE_PICTURE_UPLOADS_PER_HOUR picture uploads per account, or PROFILE_PICTURE_UPLOADS_PER_ADDRESS_PER_HOUR per client address, per hour',
+      },
       503: { description: 'profile_picture_busy: the picture pool is full; Retry-After says when to send it again' },
     },
     async handler(ctx, { body }) {

@@ -60,6 +60,12 @@ function applyModelNameRule(body: ProfileBody, current: NonNullable<UserRow>, pa
  * re-encodes it (metadata dropped, scaled down) in the picture process: a full pool, or a picture
  * process that stopped or timed out, is 503 with Retry-After.
  */
+/** 503 profile_picture_busy: every picture slot is taken. */
+export function pictureBusy(retryAfterS: number): DomainError {
+  const retry = String(retryAfterS);
+  return new DomainError('profile_picture_busy', `every picture slot is busy; send it again in ${retry} s`, null, { headers: { 'Retry-After': retry } });
+}
+
 async function preparePicture(bytes: Uint8Array, pictures: Pictures): Promise<NewMedia> {
   const ext = await sniffPicture(bytes);
   if (!ext) throw new DomainError('profile_picture_unsupported_type', 'profile_picture must be a JPEG, PNG or GIF image (checked by content)');
@@ -71,10 +77,7 @@ async function preparePicture(bytes: Uint8Array, pictures: Pictures): Promise<Ne
     return { sha256: p.sha256, bytes: p.bytes, type: p.type, width: p.width, height: p.height };
   } catch (err) {
     if (err instanceof PictureRejected) throw new DomainError('profile_picture_unreadable', 'profile_picture could not be decoded as an image (corrupt or truncated)');
-    if (err instanceof PicturePoolFull) {
-      const retry = String(err.retryAfterS);
-      throw new DomainError('profile_picture_busy', `every picture slot is busy; send it again in ${retry} s`, null, { headers: { 'Retry-After': retry } });
-    }
+    if (err instanceof PicturePoolFull) throw pictureBusy(err.retryAfterS);
     if (err instanceof PictureWorkerDown) {
       throw new DomainError('profile_picture_busy', 'the picture could not be processed now; send it again in 5 s', null, { headers: { 'Retry-After': '5' } });
     }

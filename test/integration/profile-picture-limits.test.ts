@@ -134,3 +134,49 @@ describe('PUT /wallet/profile/ picture pool', () => {
     expect(again.status).toBe(200);
   });
 });
+
+describe('PUT /wallet/profile/ picture pool, before the body is read', () => {
+  it('a body that must carry a file is refused 503 before it is read while every slot is taken', async () => {
+    const heavy = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: '#a36' } })
+      .png({ compressionLevel: 1 })
+      .toBuffer();
+    const [first, second] = await Promise.all([sessionFor(deps.db, deps.config.JWT_SECRET), sessionFor(deps.db, deps.config.JWT_SECRET)]);
+    let done = false;
+    const running = narrow.put('/api/v1/wallet/profile/', form(heavy, 'h.png', 'image/png'), first.bearer).finally(() => (done = true));
+    const seen: (number | null)[] = [];
+    while (!done && !seen.includes(503)) seen.push(await statusBeforeBodyEnds(await narrow.base, second.bearer, 300));
+    expect((await running).status).toBe(200);
+    expect(seen).toContain(503);
+    // Free again: the body is read as before.
+    expect(await statusBeforeBodyEnds(await narrow.base, second.bearer, 500)).toBeNull();
+  });
+});
+
+describe('PUT /wallet/profile/ upload limit per client address', () => {
+  const PER_ADDRESS = 2;
+  let own: TestDeps;
+  let app: ReturnType<typeof request>;
+  beforeAll(async () => {
+    own = await createTestDeps({ PROFILE_PICTURE_UPLOADS_PER_ADDRESS_PER_HOUR: String(PER_ADDRESS) });
+    app = request(createApp(own));
+  });
+  afterAll(async () => {
+    await own.close();
+  });
+
+  it('counts uploads of every account behind one address; once spent, any multipart edit from it is refused before its body is read', async () => {
+    const users = await Promise.all(Array.from({ length: PER_ADDRESS + 1 }, () => sessionFor(own.db, own.config.JWT_SECRET)));
+    const gif = tinyFramesGif(8, 8, 2);
+    for (const u of users.slice(0, PER_ADDRESS)) expect((await app.put('/api/v1/wallet/profile/', form(gif, 'a.gif', 'image/gif'), u.bearer)).status).toBe(200);
+    const last = users[PER_ADDRESS];
+    const refused = await app.put('/api/v1/wallet/profile/', form(gif, 'a.gif', 'image/gif', { bio: 'not saved' }), last.bearer);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('rate_limited');
+    expect(refused.body.error.details).toMatchObject({ limit: PER_ADDRESS, window_seconds: 3600 });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await app.get('/api/v1/wallet/me/', last.bearer)).body).toMatchObject({ bio: null, profile_picture: null });
+    expect(await statusBeforeBodyEnds(await app.base, last.bearer, 5000)).toBe(429);
+    // JSON edits are not uploads.
+    expect((await app.put('/api/v1/wallet/profile/', { bio: 'still editable' }, last.bearer)).status).toBe(200);
+  });
+});

@@ -60,6 +60,18 @@ function rateLimited(spec: LimitSpec, scope: 'route' | 'account', resetS: number
   );
 }
 
+/** Throws rate_limited (with the RateLimit headers) when `id` has consumed every point of `spec`; consumes nothing. */
+async function refuseWhenSpent(ctx: Context, limiter: RateLimiterRedis, spec: LimitSpec, id: string, scope: 'route' | 'account'): Promise<void> {
+  const res = await limiter.get(id).catch(() => {
+    throw unavailable();
+  });
+  if (res && res.consumedPoints >= spec.points) {
+    const resetS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    setHeaders(ctx, spec.points, 0, resetS);
+    throw rateLimited(spec, scope, resetS);
+  }
+}
+
 function unavailable(): DomainError {
   return new DomainError('service_unavailable', 'rate limiting is unavailable (Redis); retry shortly', null, { headers: { 'Retry-After': '5' } });
 }
@@ -372,16 +384,20 @@ export class Limits {
     const limiter = this.limiterOf(spec);
     return async (ctx, next) => {
       const user = ctx.state.user as { id: number } | undefined;
-      if (user) {
-        const res = await limiter.get(`user:${user.id}`).catch(() => {
-          throw unavailable();
-        });
-        if (res && res.consumedPoints >= spec.points) {
-          const resetS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-          setHeaders(ctx, spec.points, 0, resetS);
-          throw rateLimited(spec, 'account', resetS);
-        }
-      }
+      if (user) await refuseWhenSpent(ctx, limiter, spec, `user:${user.id}`, 'account');
+      await next();
+    };
+  }
+
+  /**
+   * countPerIp's refusal, consuming nothing: 429 when client `ctx.ip` has no request of `spec` left,
+   * so a request can be refused before its body is read (count it with countPerIp once it is known
+   * to be one that counts).
+   */
+  perIpSpent(spec: LimitSpec): Middleware {
+    const limiter = this.limiterOf(spec);
+    return async (ctx, next) => {
+      await refuseWhenSpent(ctx, limiter, spec, ctx.ip, 'route');
       await next();
     };
   }
