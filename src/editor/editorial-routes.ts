@@ -17,6 +17,7 @@ import { DECISION_REASONS, DEFAULT_DECISION_REASON, MAX_DECISION_NOTE } from '..
 import { articleNotFound } from '../articles/index.js';
 import { toArticleRecord } from '../articles/index.js';
 import { articleTags, editHistorySchema, editorialResult, headlineInput, idParam, tokenAddress } from '../articles/index.js';
+import { decisionNote } from './schemas.js';
 import { approveArticle, editArticle, killArticle, retractArticle, scheduleArticle, type DecisionInput } from './service.js';
 
 const editorErrors = errorResponses({ 401: 'not signed in', 403: 'editor_required', 404: 'article_not_found', 409: 'illegal_transition' });
@@ -26,12 +27,7 @@ const REASON_DOC = `Optional JSON body {reason, note, duplicate_of}: reason is o
 const decisionBody = z
   .strictObject({
     reason: z.enum(DECISION_REASONS).optional(),
-    note: text()
-      .trim()
-      .max(MAX_DECISION_NOTE, `at most ${MAX_DECISION_NOTE} characters`)
-      .nullable()
-      .optional()
-      .transform((v) => (v ? v : null)),
+    note: decisionNote,
     duplicate_of: z.number().int().min(1).max(2_147_483_647).nullable().optional(),
   })
   .superRefine((b, ctx) => {

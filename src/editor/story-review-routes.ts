@@ -8,8 +8,8 @@ import { articleNotFound, editorialResult, getArticleRecord, MAX_DECISION_NOTE, 
 import type { AppDeps } from '../platform/deps.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
-import { text } from '../platform/http/schemas.js';
 import { approveStoryArticle } from './story-review-service.js';
+import { decisionNote } from './schemas.js';
 
 const id = z.number().int().min(1).max(2_147_483_647);
 
@@ -41,12 +41,7 @@ export function storyReviewRoutes(deps: AppDeps): RouteDef[] {
       }),
       body: z.strictObject({
         article_id: id.meta({ description: 'The article to approve: a member of the story' }),
-        note: text()
-          .trim()
-          .max(MAX_DECISION_NOTE, `at most ${MAX_DECISION_NOTE} characters`)
-          .nullable()
-          .optional()
-          .transform((v) => (v ? v : null)),
+        note: decisionNote,
       }),
       responses: {
         200: { description: 'done', schema: resultSchema },

@@ -10,6 +10,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../platform/db.js';
 import { slugify } from '../platform/url/slug.js';
+import type { ArticleEventSource } from '../articles/index.js';
 
 export const AD_STATUSES = ['sponsored_pending', 'sponsored_approved', 'sponsored_rejected', 'sponsored_payment_failed'] as const;
 type AdStatus = (typeof AD_STATUSES)[number];
@@ -26,16 +27,7 @@ export interface SponsoredInfo {
 const eventColumns = ['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'] as const;
 
 /** The columns an article event is built from. */
-export interface AdEventRow {
-  id: number;
-  slug: string;
-  status: string;
-  headline: string;
-  origin: string;
-  created_at: Date;
-  published_at: Date | null;
-  sponsored: unknown;
-}
+export type AdEventRow = Omit<ArticleEventSource, 'story_id'>;
 
 const adColumns = [
   'a.id',
