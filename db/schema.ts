@@ -237,6 +237,17 @@ interface AuthGenerationTable {
   generation: Generated<number>;
 }
 
+interface CredibilityDecisionsTable {
+  id: Generated<number>;
+  month: string;
+  kind: string;
+  members: number[];
+  decision: 'confirmed' | 'cleared';
+  note: string | null;
+  decided_by: number | null;
+  created_at: Generated<Date>;
+}
+
 interface CredibilityFlagsTable {
   id: Generated<number>;
   month: string;
@@ -677,6 +688,7 @@ export interface Database {
   asset_deployments: AssetDeploymentsTable;
   assets: AssetsTable;
   auth_generation: AuthGenerationTable;
+  credibility_decisions: CredibilityDecisionsTable;
   credibility_flags: CredibilityFlagsTable;
   credibility_overrides: CredibilityOverridesTable;
   credibility_runs: CredibilityRunsTable;

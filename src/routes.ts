@@ -31,6 +31,7 @@ import { storyRoutes } from './stories/index.js';
 import { assetRoutes } from './assets/index.js';
 import { storyEditorRoutes } from './stories/index.js';
 import { storyReviewRoutes } from './editor/index.js';
+import { credibilityStaffRoutes } from './credibility/index.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [
@@ -59,6 +60,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...assetRoutes(deps),
     ...storyEditorRoutes(deps),
     ...storyReviewRoutes(deps),
+    ...credibilityStaffRoutes(deps),
     ...docsRoutes(deps),
   ];
   // The document route needs the full list, itself included.

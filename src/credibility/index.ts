@@ -1,2 +1,5 @@
 /** The credibility feature's public surface: jobs, the rewards feature and the app import only this file. */
 export { ensureMonthRecomputed, recomputeMonth } from './service.js';
+export { ensureDecisionsApplied } from './overrides-service.js';
+export { credibilityStaffRoutes } from './routes.js';
+export { listFlags, type StaffFlag } from './flags-view.js';

@@ -9,6 +9,7 @@ import type { Db } from '../platform/db.js';
 import { DomainError } from '../platform/errors/index.js';
 import type { Weighted } from './rules/model.js';
 import { monthBounds } from './rules/month.js';
+import { applyOverrides } from './rules/overrides.js';
 import { computeCredibility } from './rules/weights.js';
 import { accountsOf, claimRun, createRun, finishedSince, latestRun, monthAuthored, monthVotes, overridesOf, publishRun, stageBatch } from './queries.js';
 
@@ -58,7 +59,8 @@ export async function recomputeMonth(db: Db, month: string, opts: RecomputeOptio
     return { month, runId: last!.id, status: 'busy', resumed: false, weights: 0, flags: 0, ms: 0 };
   }
   const { run, resumed } = opened;
-  const detection = computeCredibility(await loadMonth(db, month, run.as_of));
+  const activity = await loadMonth(db, month, run.as_of);
+  const detection = applyOverrides(computeCredibility(activity), activity.overrides);
   const byUser = new Map<number, Weighted[]>();
   for (const w of detection.weights) {
     const list = byUser.get(w.userId);

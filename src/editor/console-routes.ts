@@ -5,6 +5,7 @@
  *  - GET /editor/items/:id/row        the queue row of one item (HTML fragment; live updates insert it)
  *  - GET /editor/items/:id/provenance its provenance block (HTML fragment; 202 while still checking)
  *  - GET /editor/modlog/              the moderation log (rendered by the script from GET /api/v1/modlog/)
+ *  - GET /editor/credibility/         credibility flags to confirm or clear (staff; credibility-console.ts)
  *  - GET /editor/assets/<file>        editor.js and editor.css (versioned by content hash)
  * Actions are not served here: the page's script calls the REST endpoints (same rules, same CSRF
  * check: the browser sends the Origin of the page) and shows their error messages.
@@ -17,6 +18,7 @@ import { errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
 import { queueIds, queueItem } from './queue-queries.js';
 import { ASSET_TYPES, createConsoleContext, editorStreamUrl, type ConsoleContext } from './console-context.js';
+import { credibilityPageRoute } from './credibility-console.js';
 import { groupByStory, itemPage, modlogPage, notFoundPage, provenanceHtml, queuePageOf, queueRow } from './render.js';
 
 const EDITOR_PATH = /^\/editor(\/|$)/;
@@ -156,5 +158,5 @@ function assetRoute(c: ConsoleContext): RouteDef {
 
 export function editorRoutes(deps: AppDeps): RouteDef[] {
   const c = createConsoleContext(deps);
-  return [queuePageRoute(c), modlogPageRoute(c), itemPageRoute(c), queueRowRoute(c), provenanceFragmentRoute(c), assetRoute(c)];
+  return [queuePageRoute(c), modlogPageRoute(c), itemPageRoute(c), queueRowRoute(c), provenanceFragmentRoute(c), assetRoute(c), credibilityPageRoute(c)];
 }

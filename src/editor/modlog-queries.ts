@@ -1,7 +1,8 @@
 /**
  * The public moderation log: rows of article_edits that are editorial transitions
- * (approve, kill, schedule, retract) or edits made while the article was published, and editors'
- * story merges and splits (story_edits), newest first.
+ * (approve, kill, schedule, retract) or edits made while the article was published, editors'
+ * story merges and splits (story_edits), and staff decisions on credibility flags
+ * (credibility_decisions), newest first.
  * Served by the partial index article_edits_modlog_idx (and article_edits_editor_idx per editor).
  */
 import { createHmac } from 'node:crypto';
@@ -10,7 +11,7 @@ import type { Db } from '../platform/db.js';
 import type { ModlogAction } from '../articles/index.js';
 
 interface ModlogFilter {
-  action?: ModlogAction | StoryModlogAction;
+  action?: ModlogAction | StoryModlogAction | CredibilityModlogAction;
   /** null: the editor filter named nobody (no rows). */
   editorId?: number | null;
   since?: Date;
@@ -22,9 +23,16 @@ export const STORY_MODLOG_ACTIONS = ['story_merge', 'story_split'] as const;
 type StoryModlogAction = (typeof STORY_MODLOG_ACTIONS)[number];
 const isStoryAction = (a: string): a is StoryModlogAction => (STORY_MODLOG_ACTIONS as readonly string[]).includes(a);
 
+/** Staff decisions on credibility flags and accounts (credibility_decisions). */
+export const CREDIBILITY_MODLOG_ACTIONS = ['credibility_confirm', 'credibility_clear'] as const;
+type CredibilityModlogAction = (typeof CREDIBILITY_MODLOG_ACTIONS)[number];
+const isCredibilityAction = (a: string): a is CredibilityModlogAction => (CREDIBILITY_MODLOG_ACTIONS as readonly string[]).includes(a);
+type Source = 'article' | 'story' | 'credibility';
+const sourceOf = (a: string): Source => (isStoryAction(a) ? 'story' : isCredibilityAction(a) ? 'credibility' : 'article');
+
 export interface ModlogRow {
   id: number;
-  action: ModlogAction | StoryModlogAction;
+  action: ModlogAction | StoryModlogAction | CredibilityModlogAction;
   /** Null for a story entry. */
   article_id: number | null;
   headline: string | null;
@@ -44,15 +52,26 @@ export interface ModlogRow {
   other_headline: string | null;
   items: { kind: string; id: number }[] | null;
   forced: boolean | null;
+  /** Credibility entries: the month, the flag's kind (or `account`) and its accounts. */
+  credibility: { month: string; kind: string; members: number[] } | null;
 }
 
 const PUBLIC_ROWS = sql<SqlBool>`(e.action <> 'edit' OR e.status_at = 'approved')`;
 
-function where(f: ModlogFilter, story: boolean) {
+const CREDIBILITY_DECISION = { credibility_confirm: 'confirmed', credibility_clear: 'cleared' } as const;
+
+function actionFilter(eb: any, action: NonNullable<ModlogFilter['action']>, source: Source): Expression<SqlBool> {
+  if (sourceOf(action) !== source) return sql<SqlBool>`false`;
+  if (source === 'story') return eb('e.action', '=', action.slice('story_'.length));
+  if (source === 'credibility') return eb('e.decision', '=', CREDIBILITY_DECISION[action as CredibilityModlogAction]);
+  return eb('e.action', '=', action);
+}
+
+function where(f: ModlogFilter, source: Source) {
   return (eb: any): Expression<SqlBool> => {
-    const parts: Expression<SqlBool>[] = story ? [] : [PUBLIC_ROWS];
-    if (f.action) parts.push(isStoryAction(f.action) !== story ? sql<SqlBool>`false` : eb('e.action', '=', story ? f.action.slice('story_'.length) : f.action));
-    if (f.editorId !== undefined) parts.push(f.editorId === null ? sql<SqlBool>`false` : eb('e.editor_id', '=', f.editorId));
+    const parts: Expression<SqlBool>[] = source === 'article' ? [PUBLIC_ROWS] : [];
+    if (f.action) parts.push(actionFilter(eb, f.action, source));
+    if (f.editorId !== undefined) parts.push(f.editorId === null ? sql<SqlBool>`false` : eb(source === 'credibility' ? 'e.decided_by' : 'e.editor_id', '=', f.editorId));
     if (f.since) parts.push(eb('e.created_at', '>=', f.since));
     if (f.until) parts.push(eb('e.created_at', '<', f.until));
     return eb.and(parts);
@@ -82,9 +101,10 @@ function articleEntries(db: Db, f: ModlogFilter) {
       sql<string | null>`NULL::text`.as('other_headline'),
       sql<unknown>`NULL::jsonb`.as('items'),
       sql<boolean | null>`NULL::boolean`.as('forced'),
+      sql<unknown>`NULL::jsonb`.as('credibility'),
       sql<number>`0`.as('kind_order'),
     ])
-    .where(where(f, false));
+    .where(where(f, 'article'));
 }
 
 function storyEntries(db: Db, f: ModlogFilter) {
@@ -109,13 +129,44 @@ function storyEntries(db: Db, f: ModlogFilter) {
       sql<string | null>`e.other_headline`.as('other_headline'),
       sql<unknown>`e.items`.as('items'),
       sql<boolean | null>`e.forced`.as('forced'),
+      sql<unknown>`NULL::jsonb`.as('credibility'),
       sql<number>`1`.as('kind_order'),
     ])
-    .where(where(f, true));
+    .where(where(f, 'story'));
+}
+
+function credibilityEntries(db: Db, f: ModlogFilter) {
+  return db
+    .selectFrom('credibility_decisions as e')
+    .select([
+      'e.id',
+      sql<string>`CASE e.decision WHEN 'confirmed' THEN 'credibility_confirm' ELSE 'credibility_clear' END`.as('action'),
+      sql<number | null>`NULL::int`.as('article_id'),
+      sql<string | null>`NULL::text`.as('headline'),
+      sql<string | null>`NULL::text`.as('slug'),
+      sql<string | null>`NULL::text`.as('article_status'),
+      sql<string | null>`NULL::text`.as('reason'),
+      'e.note',
+      sql<number | null>`NULL::int`.as('duplicate_of'),
+      sql<unknown>`'{}'::jsonb`.as('changes'),
+      'e.created_at',
+      sql<number | null>`e.decided_by`.as('editor_id'),
+      sql<number | null>`NULL::int`.as('story_id'),
+      sql<number | null>`NULL::int`.as('other_story_id'),
+      sql<string | null>`NULL::text`.as('story_headline'),
+      sql<string | null>`NULL::text`.as('other_headline'),
+      sql<unknown>`NULL::jsonb`.as('items'),
+      sql<boolean | null>`NULL::boolean`.as('forced'),
+      sql<unknown>`jsonb_build_object('month', e.month, 'kind', e.kind, 'members', to_jsonb(e.members))`.as('credibility'),
+      sql<number>`2`.as('kind_order'),
+    ])
+    .where(where(f, 'credibility'));
 }
 
 export async function modlogPage(db: Db, f: ModlogFilter, page: number, perPage: number): Promise<{ rows: ModlogRow[]; count: number }> {
-  const both = articleEntries(db, f).unionAll(storyEntries(db, f) as any);
+  const both = articleEntries(db, f)
+    .unionAll(storyEntries(db, f) as any)
+    .unionAll(credibilityEntries(db, f) as any);
   const [rows, count] = await Promise.all([
     db
       .selectFrom(both.as('x'))
@@ -157,6 +208,7 @@ export async function resolveModlogEditor(db: Db, key: string, name: string): Pr
       .select('u.id')
       .where('u.username', 'is', null)
       .union(db.selectFrom('story_edits as e').innerJoin('users as u', 'u.id', 'e.editor_id').select('u.id').where('u.username', 'is', null))
+      .union(db.selectFrom('credibility_decisions as e').innerJoin('users as u', 'u.id', 'e.decided_by').select('u.id').where('u.username', 'is', null))
       .execute();
     return ids.find((r) => editorPseudonym(key, r.id) === name)?.id ?? null;
   }

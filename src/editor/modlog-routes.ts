@@ -10,7 +10,7 @@ import { DECISION_REASON_LABELS, MODLOG_ACTIONS } from '../articles/index.js';
 import { errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, validationError, type RouteDef } from '../platform/http/route.js';
 import { text } from '../platform/http/schemas.js';
-import { editorPseudonym, modlogPage, resolveModlogEditor, STORY_MODLOG_ACTIONS, type ModlogRow } from './modlog-queries.js';
+import { CREDIBILITY_MODLOG_ACTIONS, editorPseudonym, modlogPage, resolveModlogEditor, STORY_MODLOG_ACTIONS, type ModlogRow } from './modlog-queries.js';
 import { userRoles } from '../identity/index.js';
 import { pageLinks } from '../articles/index.js';
 
@@ -28,7 +28,7 @@ const when = (endOfDay: boolean) =>
     .transform((v) => (DATE_ONLY.test(v) ? new Date(Date.parse(`${v}T00:00:00Z`) + (endOfDay ? 86_400_000 : 0)) : new Date(v)))
     .optional();
 
-const LOG_ACTIONS = [...MODLOG_ACTIONS, ...STORY_MODLOG_ACTIONS] as const;
+const LOG_ACTIONS = [...MODLOG_ACTIONS, ...STORY_MODLOG_ACTIONS, ...CREDIBILITY_MODLOG_ACTIONS] as const;
 
 const storyEntrySchema = z
   .object({
@@ -41,6 +41,19 @@ const storyEntrySchema = z
   })
   .nullable()
   .meta({ description: 'Story entries (story_merge, story_split): the stories and the members moved; null for article entries' });
+
+const credibilityEntrySchema = z
+  .object({
+    month: z.string().meta({ description: 'The reward month the decision applies to (YYYY-MM)' }),
+    kind: z.string().meta({ description: 'The kind of flag (ring, reciprocal_pair, co_voting, cohort, burst, indiscriminate), or account for a decision on one account' }),
+    accounts: z.number().int().meta({ description: 'How many accounts the decision covers' }),
+    members: z.array(z.number().int()).optional().meta({ description: 'The account ids: present for editors and staff only' }),
+  })
+  .nullable()
+  .meta({
+    description:
+      "Credibility entries (credibility_confirm: staff confirmed the flag, its accounts' activity of the month counts 0; credibility_clear: staff cleared it, it counts in full); null for other entries. The detector's evidence and thresholds are never shown here.",
+  });
 
 const entrySchema = z.object({
   id: z.number().int().meta({ description: 'The entry id (article entries and story entries are numbered separately)' }),
@@ -56,6 +69,7 @@ const entrySchema = z.object({
     .nullable()
     .meta({ description: 'The article; null for story entries (story_merge, story_split), which carry `story` instead' }),
   story: storyEntrySchema,
+  credibility: credibilityEntrySchema,
   reason: z.string().nullable().meta({ description: 'kill and retract: the reason (see the kill endpoint); null otherwise' }),
   reason_label: z.string().nullable(),
   duplicate_of: z.number().int().nullable(),
@@ -78,6 +92,10 @@ export function modlogRoutes(deps: AppDeps): RouteDef[] {
       r.story_id === null
         ? null
         : { id: r.story_id, headline: r.story_headline!, other_story_id: r.other_story_id!, other_headline: r.other_headline!, items: r.items ?? [], forced: r.forced ?? false },
+    credibility:
+      r.credibility === null
+        ? null
+        : { month: r.credibility.month, kind: r.credibility.kind, accounts: r.credibility.members.length, ...(staff ? { members: r.credibility.members } : {}) },
     reason: r.reason,
     reason_label: r.reason ? (DECISION_REASON_LABELS[r.reason as keyof typeof DECISION_REASON_LABELS] ?? r.reason) : null,
     duplicate_of: r.duplicate_of,
@@ -104,7 +122,7 @@ export function modlogRoutes(deps: AppDeps): RouteDef[] {
       operationId: 'listModlog',
       summary: 'The public moderation log: approvals, kills, schedules, retractions and edits of published articles, and story merges and splits, newest first',
       description:
-        "Every editorial transition, and every edit made while the article was published. Filters: action; editor (a username, case-insensitive, or a pseudonym as shown here; an unknown name gives an empty list); since (inclusive) and until (exclusive; a bare date means the end of that day), each a date YYYY-MM-DD (UTC) or an ISO 8601 timestamp with offset. Editors without a username appear as a stable pseudonym derived from their account with a server key. The editor's note is included only for editors and staff. Automatic publication of a scheduled article is not an editor's action and is not listed. Editors' story merges and splits (POST /stories/{id}/merge, /split) are listed as story_merge and story_split with `article` null and a `story` object; article entries have `story` null.",
+        "Every editorial transition, and every edit made while the article was published. Filters: action; editor (a username, case-insensitive, or a pseudonym as shown here; an unknown name gives an empty list); since (inclusive) and until (exclusive; a bare date means the end of that day), each a date YYYY-MM-DD (UTC) or an ISO 8601 timestamp with offset. Editors without a username appear as a stable pseudonym derived from their account with a server key. The editor's note is included only for editors and staff. Automatic publication of a scheduled article is not an editor's action and is not listed. Editors' story merges and splits (POST /stories/{id}/merge, /split) are listed as story_merge and story_split with `article` null and a `story` object; article entries have `story` null Staff decisions on credibility flags and accounts (POST /credibility/flags/{id}/confirm, /clear; /credibility/accounts/{id}/confirm, /clear) are listed as credibility_confirm and credibility_clear with `article` and `story` null and a `credibility` object (month, kind, number of accounts; the account ids for editors and staff only); other entries have `credibility` null.",
       tags: ['editorial'],
       query: z.strictObject({
         action: z.enum(LOG_ACTIONS).optional(),

@@ -31,7 +31,7 @@ export function shell(s: Shell, body: string): string {
 <p class="brand"><a href="/editor/">Squid editors' desk</a></p>
 ${
   signedIn
-    ? `<nav aria-label="Console"><a href="/editor/">Queue</a> <a href="/editor/modlog/">Moderation log</a></nav>
+    ? `<nav aria-label="Console"><a href="/editor/">Queue</a> <a href="/editor/modlog/">Moderation log</a> <a href="/editor/credibility/">Credibility</a></nav>
 <p class="who">Signed in as <span id="who">${esc(s.who)}</span> <button type="button" id="signout">Sign out</button></p>`
     : ''
 }
@@ -295,7 +295,7 @@ export function modlogPage(): string {
   return `<h1>Moderation log</h1>
 <p>The public log of editorial actions, newest first (also as JSON: <a href="/api/v1/modlog/">/api/v1/modlog/</a>). Notes are shown to editors only.</p>
 <form id="modlog-filter" class="filters">
-<label for="ml-action">Action</label><select id="ml-action" name="action"><option value="">Any</option><option>approve</option><option>kill</option><option>schedule</option><option>retract</option><option>edit</option><option>story_merge</option><option>story_split</option></select>
+<label for="ml-action">Action</label><select id="ml-action" name="action"><option value="">Any</option><option>approve</option><option>kill</option><option>schedule</option><option>retract</option><option>edit</option><option>story_merge</option><option>story_split</option><option>credibility_confirm</option><option>credibility_clear</option></select>
 <label for="ml-editor">Editor</label><input id="ml-editor" name="editor" autocomplete="off">
 <p><button type="submit">Filter</button></p>
 </form>

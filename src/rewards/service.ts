@@ -4,7 +4,7 @@
  * these; the SQL lives in leaderboard-queries.ts and queries.ts, the arithmetic in rules/.
  */
 import { getAddress } from 'viem';
-import { ensureMonthRecomputed } from '../credibility/index.js';
+import { ensureDecisionsApplied, ensureMonthRecomputed } from '../credibility/index.js';
 import type { Db } from '../platform/db.js';
 import { buildDropTree } from './rules/reward-tree.js';
 import { addMonths, CATEGORIES, computeDrops, monthOf, POOL_UNITS, type Category, type Participant } from './rules/rewards.js';
@@ -150,13 +150,15 @@ async function freezeAndSplit(trx: Db, month: string): Promise<void> {
  * month is over. Before freezing, the month's credibility recompute must have finished since the
  * month ended: it is run (or resumed) here when it has not, and the distribution refuses with
  * credibility_recompute_pending (409) while another runner holds it past the wait (`recomputeWaitMs`,
- * default 30 s).
+ * default 30 s). A staff decision (confirm or clear) newer than that run's start is applied by one
+ * more recompute first, so a confirmed ring loses the month's share before it is frozen.
  */
 export async function distributeMonth(db: Db, month: string, now: Date = new Date(), opts: { recomputeWaitMs?: number } = {}): Promise<DistributionSummary> {
   if (addMonths(month, 1) > `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`) return notOver(month);
   const done = await getDistribution(db, month);
   if (done) return summaryOf(done, 'already_distributed');
   await ensureMonthRecomputed(db, month, { now, waitMs: opts.recomputeWaitMs });
+  await ensureDecisionsApplied(db, month, { now, waitMs: opts.recomputeWaitMs });
   return db.transaction().execute(async (trx) => {
     await lockMonth(trx, month);
     const existing = await getDistribution(trx, month);

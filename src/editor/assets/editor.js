@@ -500,6 +500,10 @@
           if (e.article) {
             link.href = `/editor/items/${e.article.id}`;
             link.textContent = `#${e.article.id} ${e.article.headline}`;
+          } else if (e.credibility) {
+            const c = e.credibility;
+            link.href = `/editor/credibility/?month=${encodeURIComponent(c.month)}`;
+            link.textContent = `${e.action === 'credibility_confirm' ? 'confirmed' : 'cleared'} ${c.kind} of ${c.accounts} account${c.accounts === 1 ? '' : 's'} (${c.month})`;
           } else {
             const verb = e.action === 'story_merge' ? `merged story ${e.story.other_story_id} into` : `split ${e.story.items.length} out into story ${e.story.other_story_id} from`;
             link.href = `/api/v1/stories/${e.story.id}/`;
@@ -516,6 +520,29 @@
       );
     } catch (e) {
       err.textContent = `Could not load the log: ${e.message}`;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Credibility page (staff): confirm or clear a flag through the REST API
+
+  async function decideFlag(btn) {
+    const section = btn.closest('.flag');
+    const act = btn.dataset.flagAct;
+    const note = $('.flag-note', section).value.trim();
+    const out = $('.flag-decision', section);
+    for (const b of $$('button[data-flag-act]', section)) b.disabled = true;
+    try {
+      const f = await api('POST', `/api/v1/credibility/flags/${encodeURIComponent(section.dataset.flag)}/${act}`, note ? { note } : {});
+      section.dataset.state = f.decision.decision;
+      out.textContent = `${f.decision.decision === 'confirmed' ? 'Confirmed' : 'Cleared'} just now${f.decision.note ? ` (note: ${f.decision.note})` : ''}; the month is being recomputed.`;
+      announce(out.textContent);
+    } catch (err) {
+      out.textContent = `Refused: ${err.message}`;
+      announce(out.textContent, true);
+    } finally {
+      for (const b of $$('button[data-flag-act]', section))
+        b.disabled = b.dataset.flagAct === 'confirm' ? section.dataset.state === 'confirmed' : section.dataset.state === 'cleared';
     }
   }
 
@@ -642,6 +669,13 @@
     for (const t of $$('time.local')) t.textContent = new Date(t.dateTime).toLocaleString();
     relativeTimes();
     setInterval(relativeTimes, 30_000);
+
+    const flags = $('#flags');
+    if (flags)
+      flags.addEventListener('click', (ev) => {
+        const btn = ev.target.closest('button[data-flag-act]');
+        if (btn) decideFlag(btn);
+      });
 
     const ml = $('#modlog-filter');
     if (ml) {

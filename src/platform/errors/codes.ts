@@ -322,6 +322,12 @@ export const errorCodes = {
     status: 409,
     description: "The month's credibility recompute has not finished since the month ended (another run holds it); the distribution is not frozen. Retry later.",
   },
+  credibility_flag_not_found: {
+    area: 'Rewards',
+    status: 404,
+    description: '404: no credibility flag has this id (details.flag_id); a recompute that no longer finds the group drops its flag.',
+  },
+  credibility_account_not_found: { area: 'Rewards', status: 404, description: '404: no account has this id (details.account_id).' },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof errorCodes;
