@@ -3,25 +3,18 @@
  * signed in (from any address); and the free keys nobody holds or used are deleted after
  * API_KEY_UNUSED_DAYS by api-keys-prune.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { job as apiKeysPrune } from '../../jobs/api-keys-prune.js';
-import { createApp } from '../../src/app.js';
-import { sessionFor } from '../support/auth.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import request from '../support/request.js';
+import { useTestApp } from '../support/app.js';
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
-
-beforeAll(async () => {
-  // TRUST_PROXY: the test picks each request's client address with X-Forwarded-For.
-  deps = await createTestDeps({ API_KEY_SIGNUPS_PER_HOUR: '2', TRUST_PROXY: 'true' });
-  http = request(createApp(deps));
-});
-afterAll(() => deps.close());
+const app = useTestApp(undefined, { API_KEY_SIGNUPS_PER_HOUR: '2', TRUST_PROXY: 'true' });
 
 const signup = (from: string, headers: Record<string, string> = {}) =>
-  http.post('/api-key/signup/', new URLSearchParams({ name: 'metered' }).toString(), { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': from, ...headers });
+  app.http.post('/api-key/signup/', new URLSearchParams({ name: 'metered' }).toString(), {
+    'content-type': 'application/x-www-form-urlencoded',
+    'x-forwarded-for': from,
+    ...headers,
+  });
 
 describe('sign-up limits', () => {
   it('one address gets API_KEY_SIGNUPS_PER_HOUR keys an hour, then 429 rate_limited with Retry-After; another address is not affected', async () => {
@@ -35,8 +28,8 @@ describe('sign-up limits', () => {
   });
 
   it('a signed-in account gets API_KEY_SIGNUPS_PER_HOUR keys an hour from any address', async () => {
-    const user = await sessionFor(deps.db, deps.config.JWT_SECRET);
-    const cookie = user.cookie(deps.config.TRUSTED_ORIGIN);
+    const user = await app.session();
+    const cookie = user.cookie(app.deps.config.TRUSTED_ORIGIN);
     expect((await signup('198.51.100.1', cookie)).status).toBe(201);
     expect((await signup('198.51.100.2', cookie)).status).toBe(201);
     const third = await signup('198.51.100.3', cookie);
@@ -44,15 +37,15 @@ describe('sign-up limits', () => {
     expect(third.body.error.code).toBe('rate_limited');
     expect(third.body.error.message).toContain('this account signed up for 2 API keys in the last hour');
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(3500);
-    const held = await deps.db.selectFrom('api_keys').select('id').where('user_id', '=', user.userId).execute();
+    const held = await app.deps.db.selectFrom('api_keys').select('id').where('user_id', '=', user.userId).execute();
     expect(held).toHaveLength(2);
   });
 });
 
 describe('api-keys-prune', () => {
   it('deletes free keys that nobody holds and nobody used once API_KEY_UNUSED_DAYS have passed, and nothing else', async () => {
-    const owner = await sessionFor(deps.db, deps.config.JWT_SECRET);
-    const old = new Date(Date.now() - (deps.config.API_KEY_UNUSED_DAYS + 1) * 86400_000);
+    const owner = await app.session();
+    const old = new Date(Date.now() - (app.deps.config.API_KEY_UNUSED_DAYS + 1) * 86400_000);
     const base = { key_first4: 'sq_a', key_last4: 'zzzz', name: 'prune' };
     const rows = [
       { id: 'k_prune_unused_old', created_at: old },
@@ -62,13 +55,13 @@ describe('api-keys-prune', () => {
       { id: 'k_prune_builder_old', created_at: old, tier: 'builder' as const },
     ];
     for (const r of rows)
-      await deps.db
+      await app.deps.db
         .insertInto('api_keys')
         .values({ ...base, key_hash: `hash-${r.id}`, ...r })
         .execute();
-    const deps2 = { config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer };
+    const deps2 = { config: app.deps.config, db: app.deps.db, redis: app.deps.redis, events: app.deps.events, log: app.deps.log, enqueue: app.deps.queue.enqueuer };
     await apiKeysPrune.run(apiKeysPrune.payload.parse({}), deps2, { attempt: 1, jobId: 'test' });
-    const left = await deps.db.selectFrom('api_keys').select('id').where('id', 'like', 'k_prune_%').orderBy('id').execute();
+    const left = await app.deps.db.selectFrom('api_keys').select('id').where('id', 'like', 'k_prune_%').orderBy('id').execute();
     expect(left.map((r) => r.id)).toEqual(['k_prune_builder_old', 'k_prune_held_old', 'k_prune_unused_new', 'k_prune_used_old']);
   });
 });

@@ -8,36 +8,31 @@ import type { AddressInfo } from 'node:net';
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createApp } from '../../src/app.js';
 import { createBroadcaster, WS_PATH } from '../../src/stream/server.js';
 import { startTestWorkers } from '../support/workers.js';
-import { sessionFor, signIn } from '../support/auth.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
+import { signIn } from '../support/auth.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';
-import request from '../support/request.js';
 import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
+import { useTestApp } from '../support/app.js';
 
 let relay: RunningRelay;
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
+const app = useTestApp(undefined, { OUTBOUND_ALLOW_PRIVATE: 'true', JOB_WAIT_MS: '4000' });
 let pages: PageServer;
 let workers: Worker[];
 let broadcaster: ReturnType<typeof createBroadcaster>;
 let wsUrl: string;
 
 beforeAll(async () => {
-  deps = await createTestDeps({ OUTBOUND_ALLOW_PRIVATE: 'true', JOB_WAIT_MS: '4000' });
-  relay = await startRelay(deps);
-  http = request(createApp(deps));
+  relay = await startRelay(app.deps);
   pages = await startPageServer();
-  workers = startTestWorkers(deps, ['page-title', 'hot-scores'], { concurrencyCap: 4 });
+  workers = startTestWorkers(app.deps, ['page-title', 'hot-scores'], { concurrencyCap: 4 });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   broadcaster = createBroadcaster({
-    redisUrl: deps.config.REDIS_URL,
-    streamKey: deps.events.streamKey,
-    trustedOrigin: deps.config.TRUSTED_ORIGIN,
-    log: deps.log,
+    redisUrl: app.deps.config.REDIS_URL,
+    streamKey: app.deps.events.streamKey,
+    trustedOrigin: app.deps.config.TRUSTED_ORIGIN,
+    log: app.deps.log,
     batchMs: 50,
   });
   await (broadcaster as { ready?: Promise<void> }).ready;
@@ -49,13 +44,11 @@ afterAll(async () => {
   await broadcaster.close();
   await Promise.all(workers.map((w) => w.close()));
   await pages.close();
-  await http.close();
-  await deps.close();
 });
 
 function connect(): Promise<{ ws: WebSocket; events: { type: string; id: number; [k: string]: unknown }[] }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl, { headers: { origin: deps.config.TRUSTED_ORIGIN } });
+    const ws = new WebSocket(wsUrl, { headers: { origin: app.deps.config.TRUSTED_ORIGIN } });
     const events: { type: string; id: number }[] = [];
     ws.on('message', (data) => {
       const frame = JSON.parse(String(data));
@@ -71,29 +64,29 @@ it('submit without a headline, approve, and see it in the hot feed, the event st
   // No wait needed: beforeAll awaited broadcaster.ready, which resolves once the stream reader holds an
   // explicit position at the stream's end (it never reads from `$`), so every later event is read.
 
-  const author = await signIn(http); // the real wallet flow: nonce, personal_sign, verify
-  const editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] });
+  const author = await signIn(app.http); // the real wallet flow: nonce, personal_sign, verify
+  const editor = await app.session({ roles: ['editor'] });
   const url = `${pages.base}/article?title=${encodeURIComponent('Lido ships withdrawals on Arbitrum')}`;
 
-  const submitted = await http.post('/api/v1/news/post', { url }, { authorization: `Bearer ${author.accessToken}` });
+  const submitted = await app.http.post('/api/v1/news/post', { url }, { authorization: `Bearer ${author.accessToken}` });
   expect(submitted.status).toBe(201);
   expect(submitted.body).toMatchObject({ success: true, status: 'submitted', headline: 'Lido ships withdrawals on Arbitrum', headline_source: 'page_title', warnings: [] });
   const id = submitted.body.article_id as number;
 
   // In the editor queue, not yet in the public feed.
-  const queue = await http.get('/api/v1/news/?status=submitted&sort_type=new', editor.bearer);
+  const queue = await app.http.get('/api/v1/news/?status=submitted&sort_type=new', editor.bearer);
   expect(queue.body.results[0].id).toBe(id);
-  expect((await http.get('/api/v1/news/')).body.results.map((a: { id: number }) => a.id)).not.toContain(id);
+  expect((await app.http.get('/api/v1/news/')).body.results.map((a: { id: number }) => a.id)).not.toContain(id);
 
-  const approved = await http.post(`/api/v1/news/${id}/approve`, undefined, editor.bearer);
+  const approved = await app.http.post(`/api/v1/news/${id}/approve`, undefined, editor.bearer);
   expect(approved.status).toBe(200);
 
-  const feed = await http.get('/api/v1/news/?sort_type=hot');
+  const feed = await app.http.get('/api/v1/news/?sort_type=hot');
   expect(feed.body.results[0]).toMatchObject({ id, headline: 'Lido ships withdrawals on Arbitrum', status: 'approved', url, source: '127.0.0.1' });
   expect(feed.body.results[0].hot_score).toBeGreaterThan(0);
 
-  await relayed(deps);
-  const stream = ((await deps.redis.xrange(deps.events.streamKey, '-', '+')) as [string, string[]][]).map(([, f]) => JSON.parse(f[1]));
+  await relayed(app.deps);
+  const stream = ((await app.deps.redis.xrange(app.deps.events.streamKey, '-', '+')) as [string, string[]][]).map(([, f]) => JSON.parse(f[1]));
   const mine = stream.filter((e) => e.id === id);
   expect(mine.map((e) => e.type)).toEqual(['news.submitted', 'news.approved']);
   expect(mine[1]).toMatchObject({ status: 'approved', previous_status: 'submitted', headline: 'Lido ships withdrawals on Arbitrum', slug: 'lido-ships-withdrawals-on-arbitrum' });

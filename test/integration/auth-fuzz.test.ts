@@ -1,16 +1,8 @@
 import fc from '../support/property.js';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import request from '../support/request.js';
+import { expect, it } from 'vitest';
+import { useTestApp } from '../support/app.js';
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
-beforeAll(async () => {
-  deps = await createTestDeps({ ANON_DAILY_QUOTA: '1000000' });
-  http = request(createApp(deps));
-});
-afterAll(() => deps.close());
+const app = useTestApp(undefined, { ANON_DAILY_QUOTA: '1000000' });
 
 // Arbitrary text, including control characters and non-ASCII, as clients might send it.
 const junk = fc.oneof(
@@ -23,7 +15,7 @@ const headerSafe = (s: string) => s.replace(/[\r\n\0]/g, '').replace(/[^\x20-\x7
 it('random address, signature, nonce: never a 5xx', async () => {
   await fc.assert(
     fc.asyncProperty(fc.oneof(junk, fc.constant(`0x${'1'.repeat(40)}`)), junk, junk, async (address, signature, nonce) => {
-      const r = await http.post('/api/v1/wallet/verify/', { address, signature, nonce });
+      const r = await app.http.post('/api/v1/wallet/verify/', { address, signature, nonce });
       expect(r.status).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
       expect(typeof r.body.error.code).toBe('string');
@@ -35,7 +27,7 @@ it('random address, signature, nonce: never a 5xx', async () => {
 it('random path parameter for the nonce endpoint: never a 5xx', async () => {
   await fc.assert(
     fc.asyncProperty(junk, async (address) => {
-      const r = await http.get(`/api/v1/wallet/nonce/${encodeURIComponent(address)}/`);
+      const r = await app.http.get(`/api/v1/wallet/nonce/${encodeURIComponent(address)}/`);
       expect(r.status).toBeLessThan(500);
     }),
     { numRuns: 150 },
@@ -48,10 +40,10 @@ it('random bearer tokens, API keys and cookies: never a 5xx', async () => {
       const t = headerSafe((asKey ? 'squid_' : '') + token);
       const r =
         where === 'bearer'
-          ? await http.get('/api/v1/wallet/me/', { authorization: `Bearer ${t}` })
+          ? await app.http.get('/api/v1/wallet/me/', { authorization: `Bearer ${t}` })
           : where === 'cookie'
-            ? await http.get('/api/v1/wallet/me/', { cookie: `access_token=${encodeURIComponent(t)}` })
-            : await http.post('/api/v1/wallet/refresh/', { refresh_token: token });
+            ? await app.http.get('/api/v1/wallet/me/', { cookie: `access_token=${encodeURIComponent(t)}` })
+            : await app.http.post('/api/v1/wallet/refresh/', { refresh_token: token });
       expect(r.status).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
     }),
@@ -62,7 +54,7 @@ it('random bearer tokens, API keys and cookies: never a 5xx', async () => {
 it('random JSON bodies for verify: never a 5xx', async () => {
   await fc.assert(
     fc.asyncProperty(fc.jsonValue({ maxDepth: 3 }), async (body) => {
-      const r = await http.post('/api/v1/wallet/verify/', JSON.stringify(body), { 'content-type': 'application/json' });
+      const r = await app.http.post('/api/v1/wallet/verify/', JSON.stringify(body), { 'content-type': 'application/json' });
       expect(r.status).toBeLessThan(500);
     }),
     { numRuns: 100 },

@@ -1,15 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import request from '../support/request.js';
+import { expect, it } from 'vitest';
+import { useTestApp } from '../support/app.js';
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
-beforeAll(async () => {
-  deps = await createTestDeps({ PUBLIC_BASE_URL: 'https://news.example.org', TRUSTED_ORIGIN: 'https://news.example.org', WS_PORT: '8443' });
-  http = request(createApp(deps));
-});
-afterAll(() => deps.close());
+const app = useTestApp(undefined, { PUBLIC_BASE_URL: 'https://news.example.org', TRUSTED_ORIGIN: 'https://news.example.org', WS_PORT: '8443' });
 
 const LINKS = {
   docs: 'https://news.example.org/api/v1/docs',
@@ -24,7 +16,7 @@ const LINKS = {
 
 it('GET / answers JSON with the links for Accept: application/json, */* or no Accept', async () => {
   for (const accept of ['application/json', '*/*', undefined]) {
-    const r = await http.get('/', accept ? { accept } : {});
+    const r = await app.http.get('/', accept ? { accept } : {});
     expect(r.status, String(accept)).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     expect(r.headers.get('vary')).toMatch(/Accept/);
@@ -33,7 +25,7 @@ it('GET / answers JSON with the links for Accept: application/json, */* or no Ac
 });
 
 it('GET / answers an HTML index for a browser, linking every entry (same-host links relative)', async () => {
-  const r = await http.get('/', { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
+  const r = await app.http.get('/', { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
   expect(r.status).toBe(200);
   expect(r.headers.get('content-type')).toMatch(/^text\/html/);
   for (const href of ['/api/v1/docs', '/api/v1/openapi.json', '/api-key/signup/', '/llms.txt', '/.well-known/x402', '/mcp', LINKS.stream, LINKS.sse]) {
@@ -41,11 +33,11 @@ it('GET / answers an HTML index for a browser, linking every entry (same-host li
   }
   expect(r.headers.get('content-security-policy')).toContain("default-src 'none'");
   // Not a route for writes.
-  expect((await http.post('/', {})).status).toBe(405);
+  expect((await app.http.post('/', {})).status).toBe(405);
 });
 
 it('GET /api/v1/docs serves the reference page with its own CSP; the renderer and its start-up script come from this host', async () => {
-  const r = await http.get('/api/v1/docs');
+  const r = await app.http.get('/api/v1/docs');
   expect(r.status).toBe(200);
   expect(r.headers.get('content-type')).toMatch(/^text\/html/);
   const csp = r.headers.get('content-security-policy')!;
@@ -55,28 +47,28 @@ it('GET /api/v1/docs serves the reference page with its own CSP; the renderer an
   expect(scripts).toEqual(['/api/v1/docs/redoc.js', '/api/v1/docs/init.js']);
   // No inline script: every <script> has a src.
   expect(r.text.match(/<script(?![^>]*src=)[^>]*>/g)).toBeNull();
-  const bundle = await http.get(scripts[0]);
+  const bundle = await app.http.get(scripts[0]);
   expect(bundle.status).toBe(200);
   expect(bundle.headers.get('content-type')).toMatch(/^text\/javascript/);
   expect(bundle.text.length).toBeGreaterThan(500_000);
   expect(bundle.text).not.toContain('cdn.redoc.ly');
-  const init = await http.get(scripts[1]);
+  const init = await app.http.get(scripts[1]);
   expect(init.text).toContain('Redoc.init("/api/v1/openapi.json"');
   // Other pages keep the API's strict policy.
-  expect((await http.get('/api/v1/openapi.json')).headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+  expect((await app.http.get('/api/v1/openapi.json')).headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
 });
 
 it('the docs and the document are not metered against the daily quota', async () => {
-  const doc = (await http.get('/api/v1/openapi.json')).body;
+  const doc = (await app.http.get('/api/v1/openapi.json')).body;
   for (const p of ['/api/v1/docs', '/api/v1/docs/redoc.js', '/api/v1/docs/init.js']) {
     expect(doc.paths[p].get.responses['429'], p).toBeUndefined();
   }
 });
 
 it('GET /favicon.ico answers 204 with a long cache, so browsers stop asking (and the log has no 404s)', async () => {
-  const r = await http.get('/favicon.ico');
+  const r = await app.http.get('/favicon.ico');
   expect(r.status).toBe(204);
   expect(r.headers.get('cache-control')).toBe('public, max-age=604800, immutable');
   expect(r.text).toBe('');
-  expect((await http.request('HEAD', '/favicon.ico')).status).toBe(204);
+  expect((await app.http.request('HEAD', '/favicon.ico')).status).toBe(204);
 });

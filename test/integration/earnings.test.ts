@@ -1,19 +1,13 @@
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runLeaderboards } from '../../jobs/leaderboards.js';
-import { createApp } from '../../src/app.js';
 import { addMonths, monthOf, monthRange } from '../../src/rewards/rules/rewards.js';
 import { setAllocation } from '../../src/rewards/queries.js';
 import { distributeMonth } from '../../src/rewards/service.js';
-import { sessionFor, type Session } from '../support/auth.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import request from '../support/request.js';
+import type { Session } from '../support/auth.js';
+import { useTestApp } from '../support/app.js';
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
-let me: Session;
-let rival: Session;
-let idle: Session;
+const app = useTestApp({ me: { username: 'earner' }, rival: {}, idle: {} });
 const now = new Date();
 const current = monthOf(now);
 const previous = addMonths(current, -1);
@@ -22,7 +16,7 @@ let n = 0;
 async function approved(by: Session, when: Date) {
   n++;
   return (
-    await deps.db
+    await app.deps.db
       .insertInto('articles')
       .values({
         slug: `e${n}`,
@@ -39,42 +33,36 @@ async function approved(by: Session, when: Date) {
   ).id;
 }
 async function vote(u: Session, articleId: number, when: Date) {
-  await deps.db.insertInto('votes').values({ article_id: articleId, user_id: u.userId, weight: 1, created_at: when }).execute();
+  await app.deps.db.insertInto('votes').values({ article_id: articleId, user_id: u.userId, weight: 1, created_at: when }).execute();
 }
 
-const earnings = (s: Session) => http.get('/api/v1/wallet/me/earnings/', s.bearer);
+const earnings = (s: Session) => app.http.get('/api/v1/wallet/me/earnings/', s.bearer);
 
 beforeAll(async () => {
-  deps = await createTestDeps();
-  http = request(createApp(deps));
-  me = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'earner' });
-  rival = await sessionFor(deps.db, deps.config.JWT_SECRET);
-  idle = await sessionFor(deps.db, deps.config.JWT_SECRET);
   // Early in the month, so the test holds at any time of the month.
   const thisMonth = new Date(monthRange(current).start.getTime() + 10_000);
   // This month: posters me 1, rival 3 (25% / 75%); voters me 1 vote (100%).
-  const mine = await approved(me, thisMonth);
-  const theirs = await approved(rival, thisMonth);
-  await approved(rival, thisMonth);
-  await approved(rival, thisMonth);
-  await vote(me, theirs, thisMonth);
-  await vote(rival, mine, new Date(thisMonth.getTime() - 1)); // rival also votes once: voters 50/50
-  await runLeaderboards(deps.db, { month: current });
-  await setAllocation(deps.db, current, { top_posters: 4000, top_yappers: 3000, top_voters: 2000, top_editors: 1000 }, null);
+  const mine = await approved(app.me, thisMonth);
+  const theirs = await approved(app.rival, thisMonth);
+  await approved(app.rival, thisMonth);
+  await approved(app.rival, thisMonth);
+  await vote(app.me, theirs, thisMonth);
+  await vote(app.rival, mine, new Date(thisMonth.getTime() - 1)); // rival also votes once: voters 50/50
+  await runLeaderboards(app.deps.db, { month: current });
+  await setAllocation(app.deps.db, current, { top_posters: 4000, top_yappers: 3000, top_voters: 2000, top_editors: 1000 }, null);
   // Last month: me alone, then closed.
   const prevDate = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15));
-  await approved(me, prevDate);
-  await distributeMonth(deps.db, previous);
+  await approved(app.me, prevDate);
+  await distributeMonth(app.deps.db, previous);
 });
-afterAll(() => deps.close());
 
 describe('GET /wallet/me/earnings/', () => {
   it('reports positions and the estimate allocation * market_share / 100 per category', async () => {
-    const r = await earnings(me);
+    const r = await earnings(app.me);
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['current_month', 'estimated_squid', 'leaderboard_positions', 'recent_drops', 'user']);
-    expect(r.body.user).toEqual({ id: me.userId, username: 'earner', ethereum_address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) });
-    expect(r.body.user.ethereum_address.toLowerCase()).toBe(me.address);
+    expect(r.body.user).toEqual({ id: app.me.userId, username: 'earner', ethereum_address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) });
+    expect(r.body.user.ethereum_address.toLowerCase()).toBe(app.me.address);
     expect(r.body.current_month).toEqual({ month: now.getUTCMonth() + 1, year: now.getUTCFullYear() });
     expect(r.body.leaderboard_positions).toEqual({
       top_posters: { rank: 2, market_share: 25, activity_count: 1 },
@@ -91,29 +79,29 @@ describe('GET /wallet/me/earnings/', () => {
   });
 
   it('a user with no activity has null ranks and a zero estimate', async () => {
-    const r = await earnings(idle);
+    const r = await earnings(app.idle);
     for (const p of Object.values(r.body.leaderboard_positions)) expect(p).toEqual({ rank: null, market_share: 0, activity_count: 0 });
     expect(r.body.estimated_squid.total).toBe(0);
     expect(r.body.recent_drops).toEqual([]);
   });
 
   it('caches positions and estimate for one hour in Redis', async () => {
-    const key = `${deps.config.QUEUE_PREFIX}:earnings:${rival.userId}:${current}`;
-    const first = await earnings(rival);
+    const key = `${app.deps.config.QUEUE_PREFIX}:earnings:${app.rival.userId}:${current}`;
+    const first = await earnings(app.rival);
     expect(first.body.leaderboard_positions.top_posters).toMatchObject({ rank: 1, market_share: 75 });
-    const ttl = await deps.redis.ttl(key);
+    const ttl = await app.deps.redis.ttl(key);
     expect(ttl).toBeGreaterThan(3590);
     expect(ttl).toBeLessThanOrEqual(3600);
     // New activity and a new snapshot: the cached answer stands until it expires.
-    await approved(idle, new Date(monthRange(current).start.getTime() + 20_000));
-    await runLeaderboards(deps.db, { month: current });
-    expect((await earnings(rival)).body.leaderboard_positions.top_posters.market_share).toBe(75);
-    await deps.redis.del(key);
-    expect((await earnings(rival)).body.leaderboard_positions.top_posters.market_share).toBe(60);
+    await approved(app.idle, new Date(monthRange(current).start.getTime() + 20_000));
+    await runLeaderboards(app.deps.db, { month: current });
+    expect((await earnings(app.rival)).body.leaderboard_positions.top_posters.market_share).toBe(75);
+    await app.deps.redis.del(key);
+    expect((await earnings(app.rival)).body.leaderboard_positions.top_posters.market_share).toBe(60);
   });
 
   it('recent_drops carry amount, breakdown, root and a proof that verifies', async () => {
-    const r = await earnings(me);
+    const r = await earnings(app.me);
     expect(r.body.recent_drops).toHaveLength(1);
     const d = r.body.recent_drops[0];
     expect(Object.keys(d).sort()).toEqual(['address', 'amount', 'amount_squid', 'breakdown', 'distributed_at', 'merkle_root', 'month', 'proof']);
@@ -126,7 +114,7 @@ describe('GET /wallet/me/earnings/', () => {
   });
 
   it('needs credentials', async () => {
-    const r = await http.get('/api/v1/wallet/me/earnings/');
+    const r = await app.http.get('/api/v1/wallet/me/earnings/');
     expect(r.status).toBe(401);
     expect(r.body.error.code).toBe('auth_required');
   });

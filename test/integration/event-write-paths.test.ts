@@ -8,35 +8,25 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobDeps } from '../../jobs/define.js';
 import { job as publishScheduled } from '../../jobs/publish-scheduled.js';
-import { createApp } from '../../src/app.js';
 import { articleEvent } from '../../src/articles/rules/article-event.js';
 import { internalEvent, recordEvents, recordEventsCommitted } from '../../src/platform/events/log.js';
 import { insertPayment, markFailed, newPaymentId } from '../../src/payments/queries.js';
 import { decideAd, failAdPayment, insertSponsoredArticle } from '../../src/sponsored/service.js';
 import { addSource, ingestItems, promoteWireItem } from '../../src/wire/queries.js';
-import { sessionFor, type Session } from '../support/auth.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import request from '../support/request.js';
+import { useTestApp } from '../support/app.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
-let user: Session;
-let editor: Session;
+const app = useTestApp({ user: { username: 'writer' }, editor: { roles: ['editor'], username: 'ed' } });
 
 beforeAll(async () => {
-  deps = await createTestDeps();
-  http = request(createApp(deps));
-  user = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'writer' });
-  editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'], username: 'ed' });
   await sql`
     CREATE TABLE status_audit (
       id bigserial PRIMARY KEY, article_id integer NOT NULL, op text NOT NULL, old_status text, new_status text NOT NULL,
-      txid xid8 NOT NULL DEFAULT pg_current_xact_id())`.execute(deps.db);
+      txid xid8 NOT NULL DEFAULT pg_current_xact_id())`.execute(app.deps.db);
   await sql`
     CREATE FUNCTION status_audit() RETURNS trigger LANGUAGE plpgsql AS $fn$
     BEGIN
@@ -44,21 +34,17 @@ beforeAll(async () => {
       VALUES (NEW.id, TG_OP, CASE WHEN TG_OP = 'UPDATE' THEN OLD.status END, NEW.status);
       RETURN NULL;
     END
-    $fn$`.execute(deps.db);
-  await sql`CREATE TRIGGER status_audit AFTER INSERT OR UPDATE OF status ON articles FOR EACH ROW EXECUTE FUNCTION status_audit()`.execute(deps.db);
-  await sql`CREATE TABLE wire_audit (wire_item_id integer NOT NULL, txid xid8 NOT NULL DEFAULT pg_current_xact_id())`.execute(deps.db);
+    $fn$`.execute(app.deps.db);
+  await sql`CREATE TRIGGER status_audit AFTER INSERT OR UPDATE OF status ON articles FOR EACH ROW EXECUTE FUNCTION status_audit()`.execute(app.deps.db);
+  await sql`CREATE TABLE wire_audit (wire_item_id integer NOT NULL, txid xid8 NOT NULL DEFAULT pg_current_xact_id())`.execute(app.deps.db);
   await sql`
     CREATE FUNCTION wire_audit() RETURNS trigger LANGUAGE plpgsql AS $fn$
     BEGIN
       INSERT INTO wire_audit (wire_item_id) VALUES (NEW.id);
       RETURN NULL;
     END
-    $fn$`.execute(deps.db);
-  await sql`CREATE TRIGGER wire_audit AFTER INSERT ON wire_items FOR EACH ROW EXECUTE FUNCTION wire_audit()`.execute(deps.db);
-});
-afterAll(async () => {
-  await http.close();
-  await deps.close();
+    $fn$`.execute(app.deps.db);
+  await sql`CREATE TRIGGER wire_audit AFTER INSERT ON wire_items FOR EACH ROW EXECUTE FUNCTION wire_audit()`.execute(app.deps.db);
 });
 
 interface Step {
@@ -75,18 +61,18 @@ const steps: Step[] = [];
 const step = (articleId: number, path: string, from: string | null, to: string, ...types: string[]) =>
   steps.push({ articleId, op: from === null ? 'INSERT' : 'UPDATE', from, to, types, path });
 
-const jobDeps = (): JobDeps => ({ config: deps.config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer });
+const jobDeps = (): JobDeps => ({ config: app.deps.config, db: app.deps.db, redis: app.deps.redis, events: app.deps.events, log: app.deps.log, enqueue: app.deps.queue.enqueuer });
 
 let n = 0;
 async function submit(): Promise<number> {
-  const r = await http.post('/api/v1/news/post', { url: `https://paths.example/${++n}`, headline: `Story ${n}` }, user.bearer);
+  const r = await app.http.post('/api/v1/news/post', { url: `https://paths.example/${++n}`, headline: `Story ${n}` }, app.user.bearer);
   expect(r.status).toBe(201);
   step(r.body.article_id, 'news.post', null, 'submitted', 'news.submitted');
   return r.body.article_id;
 }
 
 async function act(id: number, action: string, from: string, to: string, type: string, body?: unknown) {
-  const r = await http.post(`/api/v1/news/${id}/${action}`, body, editor.bearer);
+  const r = await app.http.post(`/api/v1/news/${id}/${action}`, body, app.editor.bearer);
   expect(r.status, `${action} ${id}: ${r.text}`).toBe(200);
   expect(r.body.article.status).toBe(to);
   step(id, `editorial.${action}`, from, to, type);
@@ -94,7 +80,7 @@ async function act(id: number, action: string, from: string, to: string, type: s
 
 async function buyAd(isPaid: boolean): Promise<{ id: number; paymentId: string }> {
   const paymentId = newPaymentId();
-  const id = await deps.db.transaction().execute(async (trx) => {
+  const id = await app.deps.db.transaction().execute(async (trx) => {
     await insertPayment(trx, {
       id: paymentId,
       method: 'x402',
@@ -147,7 +133,7 @@ describe('every status change records its event in its own transaction', () => {
     // scheduled_for alone does not touch status: the audit must not see it.
     const d = await submit();
     await act(d, 'schedule', 'submitted', 'scheduled', 'news.scheduled', { publish_at: far });
-    await sql`UPDATE articles SET scheduled_for = now() - interval '1 minute' WHERE id = ${d}`.execute(deps.db);
+    await sql`UPDATE articles SET scheduled_for = now() - interval '1 minute' WHERE id = ${d}`.execute(app.deps.db);
     expect(await publishScheduled.run({ article_id: d }, jobDeps(), { attempt: 1, jobId: 't' })).toEqual({ published: true });
     step(d, 'publishIfDue', 'scheduled', 'approved', 'news.approved');
     expect(await publishScheduled.run({ article_id: d }, jobDeps(), { attempt: 2, jobId: 't' })).toEqual({ published: false });
@@ -155,22 +141,22 @@ describe('every status change records its event in its own transaction', () => {
     // Sponsored posts: bought (insertSponsoredArticle), decided by an editor (decideAd), or killed
     // by a settlement that failed for good (failAdPayment, as jobs/settle-payment.ts does it).
     const approved = await buyAd(true);
-    expect((await decideAd(deps.db, { id: approved.id, editorId: editor.userId, action: 'approve', hotScoreWindowHours: 48 })).ok).toBe(true);
+    expect((await decideAd(app.deps.db, { id: approved.id, editorId: app.editor.userId, action: 'approve', hotScoreWindowHours: 48 })).ok).toBe(true);
     step(approved.id, 'decideAd.approve', 'submitted', 'approved', 'news.sponsored');
     const rejected = await buyAd(true);
-    expect((await decideAd(deps.db, { id: rejected.id, editorId: editor.userId, action: 'reject', hotScoreWindowHours: 48 })).ok).toBe(true);
+    expect((await decideAd(app.deps.db, { id: rejected.id, editorId: app.editor.userId, action: 'reject', hotScoreWindowHours: 48 })).ok).toBe(true);
     step(rejected.id, 'decideAd.reject', 'submitted', 'killed', 'news.killed');
     const unpaid = await buyAd(false);
-    await deps.db.transaction().execute(async (trx) => {
+    await app.deps.db.transaction().execute(async (trx) => {
       await markFailed(trx, unpaid.paymentId, 'refused');
       expect(await failAdPayment(trx, unpaid.id)).toMatchObject({ status: 'killed' });
     });
     step(unpaid.id, 'failAdPayment', 'submitted', 'killed', 'news.killed');
 
     // The wire: ingestion (news.tsunami about wire items) and promotion into the editors' queue.
-    const source = await addSource(deps.db, { name: 'Paths Wire', url: 'https://wire.paths.example/feed' });
+    const source = await addSource(app.deps.db, { name: 'Paths Wire', url: 'https://wire.paths.example/feed' });
     const { created } = await ingestItems(
-      deps.db,
+      app.deps.db,
       { id: source.id, name: source.name, url: source.url },
       [1, 2].map((i) => ({
         normalizedUrl: `https://wire.paths.example/${i}`,
@@ -183,7 +169,7 @@ describe('every status change records its event in its own transaction', () => {
       new Date(),
     );
     expect(created).toHaveLength(2);
-    const promoted = await promoteWireItem(deps.db, created[0].id, { promotedBy: editor.userId, now: new Date() });
+    const promoted = await promoteWireItem(app.deps.db, created[0].id, { promotedBy: app.editor.userId, now: new Date() });
     expect(promoted.outcome).toBe('promoted');
     if (promoted.outcome === 'promoted') step(promoted.article.id, 'promoteWireItem', null, 'submitted', 'news.tsunami_promoted', 'news.submitted');
 
@@ -204,7 +190,7 @@ describe('every status change records its event in its own transaction', () => {
              coalesce(array_agg(e.payload->>'previous_status' ORDER BY e.event_id) FILTER (WHERE e.event_id IS NOT NULL), '{}') AS previous
       FROM status_audit a
       LEFT JOIN event_log e ON e.article_id = a.article_id AND e.txid = a.txid
-      GROUP BY a.id ORDER BY a.id`.execute(deps.db);
+      GROUP BY a.id ORDER BY a.id`.execute(app.deps.db);
     expect(audit.rows.map((r) => ({ articleId: r.article_id, op: r.op, from: r.old_status, to: r.new_status }))).toEqual(
       steps.map((s) => ({ articleId: s.articleId, op: s.op, from: s.from, to: s.to })),
     );
@@ -220,7 +206,7 @@ describe('every status change records its event in its own transaction', () => {
     const orphans = await sql<{ event_id: number; type: string }>`
       SELECT e.event_id, e.type FROM event_log e
       WHERE e.article_id IS NOT NULL AND e.visibility <> 'internal'
-        AND NOT EXISTS (SELECT 1 FROM status_audit a WHERE a.article_id = e.article_id AND a.txid = e.txid)`.execute(deps.db);
+        AND NOT EXISTS (SELECT 1 FROM status_audit a WHERE a.article_id = e.article_id AND a.txid = e.txid)`.execute(app.deps.db);
     expect(orphans.rows).toEqual([]);
 
     // Each new wire item has its news.tsunami (about the item, no article) in the transaction that created it.
@@ -230,7 +216,7 @@ describe('every status change records its event in its own transaction', () => {
              coalesce(array_agg((e.payload->>'id')::int) FILTER (WHERE e.event_id IS NOT NULL), '{}') AS ids
       FROM wire_audit w
       LEFT JOIN event_log e ON e.txid = w.txid AND e.type = 'news.tsunami' AND (e.payload->>'id')::int = w.wire_item_id AND e.article_id IS NULL
-      GROUP BY w.wire_item_id ORDER BY w.wire_item_id`.execute(deps.db);
+      GROUP BY w.wire_item_id ORDER BY w.wire_item_id`.execute(app.deps.db);
     expect(wire.rows).toEqual(created.map((w) => ({ wire_item_id: w.id, types: ['news.tsunami'], ids: [w.id] })));
   });
 
@@ -238,46 +224,46 @@ describe('every status change records its event in its own transaction', () => {
     // insertSubmission draws the id and reads now() in its duplicate check, builds the event, and
     // stages it in the INSERT statement itself: the event must still match the row to the byte.
     const url = `https://paths.example/exact-${Date.now()}`;
-    const r = await http.post('/api/v1/news/post', { url, headline: 'Ünïcode & <exact> "match" 🚀' }, user.bearer);
+    const r = await app.http.post('/api/v1/news/post', { url, headline: 'Ünïcode & <exact> "match" 🚀' }, app.user.bearer);
     expect(r.status).toBe(201);
     const id = r.body.article_id as number;
-    const row = await deps.db
+    const row = await app.deps.db
       .selectFrom('articles')
       .select(['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'])
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
-    const logged = await sql<{ event_id: string; payload: Record<string, unknown> }>`SELECT event_id::text, payload FROM event_log WHERE article_id = ${id}`.execute(deps.db);
+    const logged = await sql<{ event_id: string; payload: Record<string, unknown> }>`SELECT event_id::text, payload FROM event_log WHERE article_id = ${id}`.execute(app.deps.db);
     expect(logged.rows).toHaveLength(1);
     expect(logged.rows[0].payload).toEqual({ ...articleEvent('news.submitted', row), event_id: Number(logged.rows[0].event_id) });
     // A duplicate submission creates no article and records no event (the id it drew is wasted:
     // ids may have gaps).
     const articlesOfUrl = sql<{ n: number }>`SELECT count(*)::int AS n FROM articles WHERE url = ${url}`;
-    const eventsBefore = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(deps.db)).rows[0].n;
-    const dup = await http.post('/api/v1/news/post', { url, headline: 'again' }, user.bearer);
+    const eventsBefore = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(app.deps.db)).rows[0].n;
+    const dup = await app.http.post('/api/v1/news/post', { url, headline: 'again' }, app.user.bearer);
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('duplicate_submission');
     expect(dup.body.error.details).toMatchObject({ article_id: id, status: 'submitted', headline: row.headline, submitted_at: row.created_at.toISOString() });
-    expect((await articlesOfUrl.execute(deps.db)).rows[0].n).toBe(1);
-    expect((await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(deps.db)).rows[0].n).toBe(eventsBefore);
+    expect((await articlesOfUrl.execute(app.deps.db)).rows[0].n).toBe(1);
+    expect((await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(app.deps.db)).rows[0].n).toBe(eventsBefore);
   });
 
   it('recordEvents refuses to run outside a transaction', async () => {
-    const before = await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(deps.db);
-    await expect(recordEvents(deps.db as never, [internalEvent('article.edited', 1)])).rejects.toThrow(/inside the transaction/);
-    const after = await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(deps.db);
+    const before = await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(app.deps.db);
+    await expect(recordEvents(app.deps.db as never, [internalEvent('article.edited', 1)])).rejects.toThrow(/inside the transaction/);
+    const after = await sql<{ n: number }>`SELECT count(*)::int AS n FROM event_log`.execute(app.deps.db);
     expect(after.rows[0].n).toBe(before.rows[0].n);
   });
 
   it('event_log is append-only: an UPDATE raises', async () => {
-    const [id] = await recordEventsCommitted(deps.db, [internalEvent('article.edited', 1)]);
-    await expect(sql`UPDATE event_log SET type = 'news.approved' WHERE event_id = ${id}`.execute(deps.db)).rejects.toThrow(/append-only/);
-    await expect(sql`UPDATE event_log SET recorded_at = now() - interval '1 year'`.execute(deps.db)).rejects.toThrow(/append-only/);
-    const row = await deps.db.selectFrom('event_log').select('type').where('event_id', '=', id).executeTakeFirstOrThrow();
+    const [id] = await recordEventsCommitted(app.deps.db, [internalEvent('article.edited', 1)]);
+    await expect(sql`UPDATE event_log SET type = 'news.approved' WHERE event_id = ${id}`.execute(app.deps.db)).rejects.toThrow(/append-only/);
+    await expect(sql`UPDATE event_log SET recorded_at = now() - interval '1 year'`.execute(app.deps.db)).rejects.toThrow(/append-only/);
+    const row = await app.deps.db.selectFrom('event_log').select('type').where('event_id', '=', id).executeTakeFirstOrThrow();
     expect(row.type).toBe('article.edited');
   });
 
   it("an event's attrs: the article's tags and tokens as the recording statement sees them, or those given; none for internal or article-less events", async () => {
-    const a = await deps.db
+    const a = await app.deps.db
       .insertInto('articles')
       .values({
         slug: 'attrs',
@@ -292,7 +278,7 @@ describe('every status change records its event in its own transaction', () => {
       .returning('id')
       .executeTakeFirstOrThrow();
     const given = { tags: ['l2'], token_addresses: [], token_symbols: ['ARB'] };
-    const ids = await deps.db.transaction().execute(async (trx) => {
+    const ids = await app.deps.db.transaction().execute(async (trx) => {
       await sql`UPDATE articles SET tags = '{defi,dex}' WHERE id = ${a.id}`.execute(trx);
       const rec = (type: string, articleId: number | null, visibility: string, attrs: unknown) =>
         sql<{ id: string }>`SELECT event_log_record1(${type}, ${articleId}::int, ${visibility}, '{}', ${attrs === null ? null : JSON.stringify(attrs)}::json)::text AS id`.execute(
@@ -306,7 +292,7 @@ describe('every status change records its event in its own transaction', () => {
       ].map((r) => r.rows[0].id);
     });
     const rows = await sql<{ id: string; attrs: unknown }>`SELECT event_id::text AS id, attrs FROM event_log WHERE event_id = ANY(${ids}::bigint[]) ORDER BY event_id`.execute(
-      deps.db,
+      app.deps.db,
     );
     expect(rows.rows.map((r) => r.attrs)).toEqual([{ tags: ['defi', 'dex'], token_addresses: ['0xabc'], token_symbols: ['UNI'] }, given, null, null]);
   });

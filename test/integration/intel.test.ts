@@ -6,15 +6,14 @@ import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { reportSchema, trendingSchema } from '../../src/intel/schemas.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
 import { apiKeyOfTier, hoursAgo, insertArticle, siblingDeps, startTestWorkers } from '../support/intel.js';
 import request from '../support/request.js';
 import { quietFor } from '../support/wait.js';
+import { useTestApp } from '../support/app.js';
 
 const TTL_S = 3;
-let deps: TestDeps;
+const app = useTestApp(undefined, { INTEL_CACHE_TTL_S: String(TTL_S), JOB_WAIT_MS: '5000', X402_PAY_TO: '0x5000000000000000000000000000000000000005' });
 let workers: Worker[];
-let http: ReturnType<typeof request>;
 let builder: Record<string, string>;
 const now = Date.now();
 const seedHour = new Date(now).getUTCHours();
@@ -24,14 +23,12 @@ const votesInWindow: number[] = [];
 async function seed(tags: string[], h: number, clicks: number, extra: Parameters<typeof insertArticle>[1] = {}) {
   clicksInWindow.push(clicks);
   votesInWindow.push(extra.votesCast ?? 0);
-  return insertArticle(deps.db, { tags, publishedAt: hoursAgo(h, now), clicks, ...extra });
+  return insertArticle(app.deps.db, { tags, publishedAt: hoursAgo(h, now), clicks, ...extra });
 }
 
 beforeAll(async () => {
-  deps = await createTestDeps({ INTEL_CACHE_TTL_S: String(TTL_S), JOB_WAIT_MS: '5000', X402_PAY_TO: '0x5000000000000000000000000000000000000005' });
-  workers = startTestWorkers(deps, ['intel-report', 'intel-trending']);
-  http = request(createApp(deps));
-  builder = await apiKeyOfTier(deps.db, 'builder');
+  workers = startTestWorkers(app.deps, ['intel-report', 'intel-trending']);
+  builder = await apiKeyOfTier(app.deps.db, 'builder');
   // 24 h window: defi 3 recent + 1 earlier, nft 1 recent + 3 earlier, l2 1 earlier.
   await seed(['defi'], 0.5, 30, { source: 'coindesk.com', votesCast: 4, hotScore: 9, headline: 'Top DeFi story' });
   await seed(['defi'], 2, 10, { source: 'coindesk.com', votesCast: 2, hotScore: 5 });
@@ -43,25 +40,23 @@ beforeAll(async () => {
   await seed(['nft'], 20, 3, { source: 'decrypt.co', yapCount: 2 });
   await seed(['l2'], 18, 100, { source: 'l2beat.com', hotScore: 0.5 });
   // Outside the window, not approved, or sponsored: never counted.
-  await insertArticle(deps.db, { tags: ['defi'], publishedAt: hoursAgo(30, now), clicks: 1 });
-  await insertArticle(deps.db, { tags: ['defi'], status: 'submitted', publishedAt: null, createdAt: hoursAgo(1, now) });
-  await insertArticle(deps.db, { tags: ['defi'], status: 'scheduled', publishedAt: null, createdAt: hoursAgo(2, now) });
-  await insertArticle(deps.db, { tags: ['defi'], status: 'scheduled', publishedAt: null, createdAt: hoursAgo(3, now) });
-  await insertArticle(deps.db, { tags: ['defi'], publishedAt: hoursAgo(1, now), clicks: 999, sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } });
+  await insertArticle(app.deps.db, { tags: ['defi'], publishedAt: hoursAgo(30, now), clicks: 1 });
+  await insertArticle(app.deps.db, { tags: ['defi'], status: 'submitted', publishedAt: null, createdAt: hoursAgo(1, now) });
+  await insertArticle(app.deps.db, { tags: ['defi'], status: 'scheduled', publishedAt: null, createdAt: hoursAgo(2, now) });
+  await insertArticle(app.deps.db, { tags: ['defi'], status: 'scheduled', publishedAt: null, createdAt: hoursAgo(3, now) });
+  await insertArticle(app.deps.db, { tags: ['defi'], publishedAt: hoursAgo(1, now), clicks: 999, sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } });
   // Posting-signal history: articles published at this UTC hour of day did best.
-  for (let d = 2; d <= 6; d++) await insertArticle(deps.db, { tags: ['history'], publishedAt: new Date(now - d * 24 * 3600_000), clicks: 500 });
-  for (let d = 2; d <= 6; d++) await insertArticle(deps.db, { tags: ['history'], publishedAt: new Date(now - d * 24 * 3600_000 - 5 * 3600_000), clicks: 5 });
+  for (let d = 2; d <= 6; d++) await insertArticle(app.deps.db, { tags: ['history'], publishedAt: new Date(now - d * 24 * 3600_000), clicks: 500 });
+  for (let d = 2; d <= 6; d++) await insertArticle(app.deps.db, { tags: ['history'], publishedAt: new Date(now - d * 24 * 3600_000 - 5 * 3600_000), clicks: 5 });
 });
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
-  await http.close();
-  await deps.close();
 });
 
 describe('GET /intel/trending/', () => {
   it('tags with counts per half and velocity, most articles first, and the platform pulse', async () => {
-    const r = await http.get('/api/v1/intel/trending/?hours=24&top_n=20');
+    const r = await app.http.get('/api/v1/intel/trending/?hours=24&top_n=20');
     expect(r.status).toBe(200);
     expect(() => trendingSchema.parse(r.body)).not.toThrow();
     expect(r.body.parameters).toEqual({ hours: 24, top_n: 20 });
@@ -74,11 +69,11 @@ describe('GET /intel/trending/', () => {
   });
 
   it('defaults to 24 hours and top 20; top_n limits the list; a short window sees only recent tags', async () => {
-    const d = await http.get('/api/v1/intel/trending/');
+    const d = await app.http.get('/api/v1/intel/trending/');
     expect(d.body.parameters).toEqual({ hours: 24, top_n: 20 });
-    const one = await http.get('/api/v1/intel/trending/?top_n=1');
+    const one = await app.http.get('/api/v1/intel/trending/?top_n=1');
     expect(one.body.tags.map((t: any) => t.tag)).toEqual(['defi']);
-    const short = await http.get('/api/v1/intel/trending/?hours=4');
+    const short = await app.http.get('/api/v1/intel/trending/?hours=4');
     expect(short.body.tags).toEqual([
       { tag: 'defi', article_count: 2, recent_count: 1, earlier_count: 1, velocity: 0 },
       { tag: 'nft', article_count: 1, recent_count: 0, earlier_count: 1, velocity: -1 },
@@ -86,38 +81,38 @@ describe('GET /intel/trending/', () => {
   });
 
   it('is served from the cache (X-Intel-Cache) until INTEL_CACHE_TTL_S passes', async () => {
-    const a = await http.get('/api/v1/intel/trending/?hours=12&top_n=5');
+    const a = await app.http.get('/api/v1/intel/trending/?hours=12&top_n=5');
     expect(a.headers.get('x-intel-cache')).toBe('miss');
-    const b = await http.get('/api/v1/intel/trending/?hours=12&top_n=5');
+    const b = await app.http.get('/api/v1/intel/trending/?hours=12&top_n=5');
     expect(b.headers.get('x-intel-cache')).toBe('hit');
     expect(b.body.generated_at).toBe(a.body.generated_at);
-    const fresh = await insertArticle(deps.db, { tags: ['fresh'], publishedAt: new Date(), clicks: 1 });
-    expect((await http.get('/api/v1/intel/trending/?hours=12&top_n=5')).body.tags.map((t: any) => t.tag)).not.toContain('fresh');
+    const fresh = await insertArticle(app.deps.db, { tags: ['fresh'], publishedAt: new Date(), clicks: 1 });
+    expect((await app.http.get('/api/v1/intel/trending/?hours=12&top_n=5')).body.tags.map((t: any) => t.tag)).not.toContain('fresh');
     // The behaviour under test is the cache's TTL on the wall clock (Redis expiry, not faked): wait it out.
     await quietFor(TTL_S * 1000 + 200);
-    const c = await http.get('/api/v1/intel/trending/?hours=12&top_n=5');
+    const c = await app.http.get('/api/v1/intel/trending/?hours=12&top_n=5');
     expect(c.body.tags.map((t: any) => t.tag)).toContain('fresh');
-    await deps.db.deleteFrom('articles').where('id', '=', fresh).execute();
+    await app.deps.db.deleteFrom('articles').where('id', '=', fresh).execute();
   });
 
   it('the scheduled run refreshes the default set and the sets clients asked for', async () => {
-    await http.get('/api/v1/intel/trending/?hours=36&top_n=7');
-    await deps.redis.del(`${deps.config.QUEUE_PREFIX}:intel:trending:h36-n7`, `${deps.config.QUEUE_PREFIX}:intel:trending:h24-n20`);
-    const run = await deps.queue.enqueueAndWait('intel-trending', {}, 5000);
+    await app.http.get('/api/v1/intel/trending/?hours=36&top_n=7');
+    await app.deps.redis.del(`${app.deps.config.QUEUE_PREFIX}:intel:trending:h36-n7`, `${app.deps.config.QUEUE_PREFIX}:intel:trending:h24-n20`);
+    const run = await app.deps.queue.enqueueAndWait('intel-trending', {}, 5000);
     expect(run.state === 'completed' && run.result.refreshed).toBeGreaterThanOrEqual(2);
-    expect(await deps.redis.exists(`${deps.config.QUEUE_PREFIX}:intel:trending:h36-n7`, `${deps.config.QUEUE_PREFIX}:intel:trending:h24-n20`)).toBe(2);
+    expect(await app.deps.redis.exists(`${app.deps.config.QUEUE_PREFIX}:intel:trending:h36-n7`, `${app.deps.config.QUEUE_PREFIX}:intel:trending:h24-n20`)).toBe(2);
   });
 
   it('validates hours (1-168) and top_n (1-50)', async () => {
     for (const q of ['hours=0', 'hours=169', 'hours=1.5', 'hours=x', 'top_n=0', 'top_n=51']) {
-      const r = await http.get(`/api/v1/intel/trending/?${q}`);
+      const r = await app.http.get(`/api/v1/intel/trending/?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.error.code).toBe('validation_failed');
     }
   });
 
   it('answers 503 intel_pending (with Retry-After) when the worker does not answer in time', async () => {
-    const lonely = siblingDeps(deps, { QUEUE_PREFIX: `${deps.config.QUEUE_PREFIX}x`, JOB_WAIT_MS: 200 });
+    const lonely = siblingDeps(app.deps, { QUEUE_PREFIX: `${app.deps.config.QUEUE_PREFIX}x`, JOB_WAIT_MS: 200 });
     const h = request(createApp(lonely));
     const r = await h.get('/api/v1/intel/trending/?hours=2');
     expect(r.status).toBe(503);
@@ -130,7 +125,7 @@ describe('GET /intel/trending/', () => {
 
 describe('GET /intel/report/', () => {
   it('has every documented part, computed from the window', async () => {
-    const r = await http.get('/api/v1/intel/report/', builder);
+    const r = await app.http.get('/api/v1/intel/report/', builder);
     expect(r.status).toBe(200);
     const report = reportSchema.parse(r.body);
     expect(report.parameters).toEqual({ hours: 24, topics: [], top_n: 10 });
@@ -177,7 +172,7 @@ describe('GET /intel/report/', () => {
   });
 
   it('topics restrict trending topics and content performance; top_n limits every list', async () => {
-    const r = await http.get('/api/v1/intel/report/?topics=NFT,nft&top_n=2&hours=48', builder);
+    const r = await app.http.get('/api/v1/intel/report/?topics=NFT,nft&top_n=2&hours=48', builder);
     expect(r.status).toBe(200);
     expect(r.body.parameters).toEqual({ hours: 48, topics: ['nft'], top_n: 2 });
     expect(r.body.trending_topics.map((t: any) => t.tag)).toEqual(['nft']);
@@ -188,14 +183,14 @@ describe('GET /intel/report/', () => {
   });
 
   it('a topic nobody wrote about gives empty lists, not an error', async () => {
-    const r = await http.get('/api/v1/intel/report/?topics=nothing-here', builder);
+    const r = await app.http.get('/api/v1/intel/report/?topics=nothing-here', builder);
     expect(r.status).toBe(200);
     expect(r.body.trending_topics).toEqual([]);
     expect(r.body.content_performance.engagement).toMatchObject({ articles: 0, clicks: { total: 0, avg: 0, median: 0 } });
   });
 
   it('is documented in the OpenAPI document with every sub-field', async () => {
-    const doc = (await http.get('/api/v1/openapi.json')).body;
+    const doc = (await app.http.get('/api/v1/openapi.json')).body;
     const op = doc.paths['/api/v1/intel/report/'].get;
     expect(op.responses['402'].headers['PAYMENT-REQUIRED']).toBeDefined();
     expect(op.parameters.map((p: any) => p.name).sort()).toEqual(['hours', 'top_n', 'topics']);
@@ -208,7 +203,7 @@ describe('GET /intel/report/', () => {
 describe('trending rate limit', () => {
   it('allows 30 requests per minute per IP, then 429 with Retry-After', async () => {
     // Fresh counters: a web process on its own prefix (no worker there, so the allowed ones are 503 intel_pending at once).
-    const fresh = siblingDeps(deps, { QUEUE_PREFIX: `${deps.config.QUEUE_PREFIX}rl`, JOB_WAIT_MS: 0 });
+    const fresh = siblingDeps(app.deps, { QUEUE_PREFIX: `${app.deps.config.QUEUE_PREFIX}rl`, JOB_WAIT_MS: 0 });
     const h = request(createApp(fresh));
     const statuses: number[] = [];
     for (let i = 0; i < 31; i++) statuses.push((await h.get('/api/v1/intel/trending/')).status);

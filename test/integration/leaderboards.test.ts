@@ -2,14 +2,11 @@ import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArticleStatus } from '../../src/articles/rules/state.js';
 import { monthsToCompute, runLeaderboards } from '../../jobs/leaderboards.js';
-import { createApp } from '../../src/app.js';
 import { startTestWorkers } from '../support/workers.js';
-import { sessionFor, type Session } from '../support/auth.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import request from '../support/request.js';
+import type { Session } from '../support/auth.js';
+import { useTestApp } from '../support/app.js';
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
+const app = useTestApp();
 let workers: Worker[] = [];
 const M = '2025-06';
 const at = (day: number, hour = 12) => new Date(Date.UTC(2025, 5, day, hour));
@@ -21,7 +18,7 @@ let n = 0;
 
 async function article(by: Session | null, status: ArticleStatus, opts: { published?: Date; created?: Date } = {}) {
   n++;
-  const r = await deps.db
+  const r = await app.deps.db
     .insertInto('articles')
     .values({
       slug: `a${n}`,
@@ -38,17 +35,17 @@ async function article(by: Session | null, status: ArticleStatus, opts: { publis
   return r.id;
 }
 async function review(editor: Session, articleId: number, to: string, when: Date, from = 'submitted') {
-  await deps.db
+  await app.deps.db
     .insertInto('article_edits')
     .values({ article_id: articleId, editor_id: editor.userId, changes: JSON.stringify({ status: { from, to } }), created_at: when })
     .execute();
 }
 async function vote(user: Session, articleId: number, when: Date, weight: 1 | -1 = 1) {
-  await deps.db.insertInto('votes').values({ article_id: articleId, user_id: user.userId, weight, created_at: when }).execute();
+  await app.deps.db.insertInto('votes').values({ article_id: articleId, user_id: user.userId, weight, created_at: when }).execute();
 }
 async function yap(user: Session, articleId: number, base: -1 | 0 | 1, when: Date) {
   return (
-    await deps.db
+    await app.deps.db
       .insertInto('yaps')
       .values({ article_id: articleId, user_id: user.userId, text: 'hm', base_score: base, created_at: when })
       .returning('id')
@@ -56,22 +53,20 @@ async function yap(user: Session, articleId: number, base: -1 | 0 | 1, when: Dat
   ).id;
 }
 async function yapVote(user: Session, yapId: number, weight: 1 | -1, when: Date) {
-  await deps.db.insertInto('yap_votes').values({ yap_id: yapId, user_id: user.userId, weight, created_at: when }).execute();
+  await app.deps.db.insertInto('yap_votes').values({ yap_id: yapId, user_id: user.userId, weight, created_at: when }).execute();
 }
 
 const board = async (name: string, qs = '') => {
-  const r = await http.get(`/api/v1/leaderboards/?month=${M}&board=${name}&limit=100${qs}`);
+  const r = await app.http.get(`/api/v1/leaderboards/?month=${M}&board=${name}&limit=100${qs}`);
   expect(r.status).toBe(200);
   return r.body.boards[name];
 };
 const summary = (b: any) => b.entries.map((e: any) => [e.user.id, e.rank, e.activity_count, e.market_share]);
 
 beforeAll(async () => {
-  deps = await createTestDeps();
-  http = request(createApp(deps));
-  const s = () => sessionFor(deps.db, deps.config.JWT_SECRET);
-  [A, B, C, D] = [await s(), await s(), await s(), await sessionFor(deps.db, deps.config.JWT_SECRET, { accountType: 'bot' })];
-  [E, F] = [await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] }), await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] })];
+  const s = () => app.session();
+  [A, B, C, D] = [await s(), await s(), await s(), await app.session({ accountType: 'bot' })];
+  [E, F] = [await app.session({ roles: ['editor'] }), await app.session({ roles: ['editor'] })];
 
   // Posters: A 2, B 2, C 1, E 1 (approved and live in June). Not counted: C's killed and pending ones, C's
   // article that went live in July, A's article that went live in May, a retracted one, a wire item.
@@ -128,11 +123,10 @@ beforeAll(async () => {
   await yapVote(D, ya, 1, NEXT);
   // Yap votes count as voting activity: A 1 (on C's), B 2 (A's, C's), C 2 (A's, B's).
 
-  await runLeaderboards(deps.db, { month: M });
+  await runLeaderboards(app.deps.db, { month: M });
 });
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
-  await deps.close();
 });
 
 describe('leaderboard boards', () => {
@@ -184,7 +178,7 @@ describe('leaderboard boards', () => {
   });
 
   it('serves all five boards by default with the documented shape; limit cuts each board', async () => {
-    const r = await http.get(`/api/v1/leaderboards/?month=${M}&limit=1`);
+    const r = await app.http.get(`/api/v1/leaderboards/?month=${M}&limit=1`);
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['boards', 'computed_at', 'frozen', 'month']);
     expect(r.body.month).toBe(M);
@@ -198,10 +192,10 @@ describe('leaderboard boards', () => {
   });
 
   it('a month without a snapshot has empty boards; bad parameters are 400', async () => {
-    const r = await http.get('/api/v1/leaderboards/?month=2024-01&board=top_posters');
+    const r = await app.http.get('/api/v1/leaderboards/?month=2024-01&board=top_posters');
     expect(r.body).toMatchObject({ month: '2024-01', computed_at: null, boards: { top_posters: { entries: [], total: 0, participants: 0 } } });
     for (const qs of ['month=2025-13', 'month=2025-6', 'month=2999-01', 'board=top_lurkers', 'limit=0', 'limit=101', 'limit=x', 'sort=rank']) {
-      const bad = await http.get(`/api/v1/leaderboards/?${qs}`);
+      const bad = await app.http.get(`/api/v1/leaderboards/?${qs}`);
       expect(bad.status, qs).toBe(400);
       expect(bad.body.error.code).toBe('validation_failed');
     }
@@ -210,42 +204,42 @@ describe('leaderboard boards', () => {
 
 describe('snapshot lifecycle', () => {
   it('a recompute replaces the snapshot: new activity shows up, the old entries are gone', async () => {
-    const before = (await http.get(`/api/v1/leaderboards/?month=${M}`)).body.computed_at;
+    const before = (await app.http.get(`/api/v1/leaderboards/?month=${M}`)).body.computed_at;
     const extra = await article(D, 'killed');
     await review(F, extra, 'killed', at(25));
-    await runLeaderboards(deps.db, { month: M });
+    await runLeaderboards(app.deps.db, { month: M });
     expect(summary(await board('top_editors'))).toEqual([
       [F.userId, 1, 4, 57.1429],
       [E.userId, 2, 3, 42.8571],
     ]);
-    const again = await http.get(`/api/v1/leaderboards/?month=${M}`);
+    const again = await app.http.get(`/api/v1/leaderboards/?month=${M}`);
     expect(new Date(again.body.computed_at).getTime()).toBeGreaterThan(new Date(before).getTime());
   });
 
   it('the scheduled run computes the current and previous month and backfills months with no snapshot, never frozen ones', async () => {
     const now = new Date(Date.UTC(2025, 8, 15)); // 2025-09
     // First activity is in May 2025: May, July, August, September (June already has a snapshot; it is older than the previous month).
-    expect(await monthsToCompute(deps.db, now)).toEqual(['2025-05', '2025-07', '2025-08', '2025-09']);
-    await deps.db.updateTable('leaderboard_snapshots').set({ frozen_at: new Date() }).where('month', '=', M).execute();
-    await runLeaderboards(deps.db, {}, now);
-    expect(await monthsToCompute(deps.db, now)).toEqual(['2025-08', '2025-09']);
+    expect(await monthsToCompute(app.deps.db, now)).toEqual(['2025-05', '2025-07', '2025-08', '2025-09']);
+    await app.deps.db.updateTable('leaderboard_snapshots').set({ frozen_at: new Date() }).where('month', '=', M).execute();
+    await runLeaderboards(app.deps.db, {}, now);
+    expect(await monthsToCompute(app.deps.db, now)).toEqual(['2025-08', '2025-09']);
     // A frozen month is not recomputed even when asked.
     const extra = await article(D, 'killed');
     await review(E, extra, 'killed', at(26));
-    const [r] = await runLeaderboards(deps.db, { month: M });
+    const [r] = await runLeaderboards(app.deps.db, { month: M });
     expect(r).toMatchObject({ computed: false, frozen: true });
     expect(summary(await board('top_editors'))[0]).toEqual([F.userId, 1, 4, 57.1429]);
-    expect((await http.get(`/api/v1/leaderboards/?month=${M}`)).body.frozen).toBe(true);
+    expect((await app.http.get(`/api/v1/leaderboards/?month=${M}`)).body.frozen).toBe(true);
     // May got its own snapshot (A's May article and yap).
-    const may = await http.get('/api/v1/leaderboards/?month=2025-05&board=top_posters');
+    const may = await app.http.get('/api/v1/leaderboards/?month=2025-05&board=top_posters');
     expect(summary(may.body.boards.top_posters)).toEqual([[A.userId, 1, 1, 100]]);
   });
 
   it('runs as the registered `leaderboards` job on a worker', async () => {
-    workers = startTestWorkers(deps, ['leaderboards'], { concurrencyCap: 2 });
-    const r = await deps.queue.enqueueAndWait('leaderboards', { month: '2025-07' }, 10_000);
+    workers = startTestWorkers(app.deps, ['leaderboards'], { concurrencyCap: 2 });
+    const r = await app.deps.queue.enqueueAndWait('leaderboards', { month: '2025-07' }, 10_000);
     expect(r.state).toBe('completed');
     if (r.state === 'completed') expect(r.result.months).toEqual([expect.objectContaining({ month: '2025-07', computed: true })]);
-    await expect(deps.queue.enqueue('leaderboards', { month: '2025-7' })).rejects.toThrow();
+    await expect(app.deps.queue.enqueue('leaderboards', { month: '2025-7' })).rejects.toThrow();
   });
 });

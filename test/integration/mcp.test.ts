@@ -18,40 +18,38 @@ import { assignStoryItem } from '../../src/stories/index.js';
 import { createApp } from '../../src/app.js';
 import { reportSchema } from '../../src/intel/schemas.js';
 import { SERVICE_VERSION } from '../../src/platform/version.js';
-import { sessionFor, type Session } from '../support/auth.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startFacilitator, type FacilitatorServer } from '../support/facilitator-server.js';
 import { apiKeyOfTier, hoursAgo, insertArticle, siblingDeps, startTestWorkers } from '../support/intel.js';
 import request from '../support/request.js';
+import { useTestApp } from '../support/app.js';
+import { x402TestEnv } from '../support/x402.js';
 
 const PAY_TO = getAddress('0x7000000000000000000000000000000000000007');
 
-let deps: TestDeps;
 let fac: FacilitatorServer;
 let workers: Worker[];
-let http: ReturnType<typeof request>;
 let base: string;
-let user: Session;
 let articleId: number;
 const clients: Client[] = [];
 const closers: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
   fac = await startFacilitator({ network: 'eip155:84532' });
-  deps = await createTestDeps({
-    X402_PAY_TO: PAY_TO,
-    X402_NETWORK: 'eip155:84532',
-    X402_FACILITATOR_URL: fac.url,
-    JOB_WAIT_MS: '5000',
+});
+const app = useTestApp({ user: {} }, () => ({ ...x402TestEnv(PAY_TO, fac.url), JOB_WAIT_MS: '5000' }));
+beforeAll(async () => {
+  workers = startTestWorkers(app.deps, ['intel-report', 'intel-trending', 'provenance-check', 'page-title']);
+  base = await app.http.base;
+  articleId = await insertArticle(app.deps.db, {
+    tags: ['defi'],
+    clicks: 40,
+    publishedAt: hoursAgo(2),
+    source: 'coindesk.com',
+    headline: 'Uniswap governance approves fee switch',
   });
-  workers = startTestWorkers(deps, ['intel-report', 'intel-trending', 'provenance-check', 'page-title']);
-  http = request(createApp(deps));
-  base = await http.base;
-  user = await sessionFor(deps.db, deps.config.JWT_SECRET);
-  articleId = await insertArticle(deps.db, { tags: ['defi'], clicks: 40, publishedAt: hoursAgo(2), source: 'coindesk.com', headline: 'Uniswap governance approves fee switch' });
-  await insertArticle(deps.db, { tags: ['defi', 'l2'], clicks: 10, publishedAt: hoursAgo(20), source: 'theblock.co', headline: 'Arbitrum sequencer outage resolved' });
+  await insertArticle(app.deps.db, { tags: ['defi', 'l2'], clicks: 10, publishedAt: hoursAgo(20), source: 'theblock.co', headline: 'Arbitrum sequencer outage resolved' });
   for (const text of ['first take on the fee switch', 'second take, more detail here']) {
-    const r = await http.post(`/api/v1/news/${articleId}/post_yap`, { text }, user.bearer);
+    const r = await app.http.post(`/api/v1/news/${articleId}/post_yap`, { text }, app.user.bearer);
     expect(r.status).toBe(201);
   }
 });
@@ -60,8 +58,6 @@ afterAll(async () => {
   for (const c of clients) await c.close().catch(() => undefined);
   await Promise.all(workers.map((w) => w.close()));
   for (const c of closers) await c.close();
-  await http.close();
-  await deps.close();
   await fac.close();
 });
 
@@ -108,7 +104,7 @@ describe('tools and their schemas', () => {
 
 describe('the endpoint', () => {
   it('is POST-only (stateless): GET is 405 with Allow: POST', async () => {
-    const r = await http.get('/mcp', { accept: 'text/event-stream' });
+    const r = await app.http.get('/mcp', { accept: 'text/event-stream' });
     expect(r.status).toBe(405);
     expect(r.headers.get('allow')).toBe('POST');
   });
@@ -163,22 +159,22 @@ describe('submit_article', () => {
     const denied = await call(anon, 'submit_article', { url: 'https://example.org/story-1', headline: 'A story' });
     expect(denied.isError).toBe(true);
     expect((denied.structuredContent as any).error.code).toBe('auth_required');
-    const signedIn = await connect(user.bearer);
+    const signedIn = await connect(app.user.bearer);
     const ok = await call(signedIn, 'submit_article', { url: 'https://example.org/story-1', headline: 'A story' });
     expect(ok.isError).toBeFalsy();
     expect(ok.structuredContent).toMatchObject({ success: true, status: 'submitted', headline: 'A story' });
-    const row = await deps.db
+    const row = await app.deps.db
       .selectFrom('articles')
       .select('submitted_by')
       .where('id', '=', (ok.structuredContent as any).article_id)
       .executeTakeFirstOrThrow();
-    expect(row.submitted_by).toBe(user.userId);
+    expect(row.submitted_by).toBe(app.user.userId);
   });
 });
 
 describe('limits as on REST', () => {
   it('per-IP route limit: the 31st search in a minute is rate_limited', async () => {
-    await deps.redis.del(...(await deps.redis.keys(`${deps.config.QUEUE_PREFIX}:rl:provenance-search*`)), 'none');
+    await app.deps.redis.del(...(await app.deps.redis.keys(`${app.deps.config.QUEUE_PREFIX}:rl:provenance-search*`)), 'none');
     const c = await connect();
     let last: CallToolResult | undefined;
     for (let i = 0; i < 31; i++) last = await call(c, 'search', { q: 'arbitrum' });
@@ -187,12 +183,12 @@ describe('limits as on REST', () => {
   });
 
   it('the daily quota counts tool calls like REST requests', async () => {
-    const small = siblingDeps(deps, { ANON_DAILY_QUOTA: 2 } as never);
+    const small = siblingDeps(app.deps, { ANON_DAILY_QUOTA: 2 } as never);
     closers.push(small);
     const h = request(createApp(small));
     closers.push(h);
     const c = await connect({ 'x-forwarded-for': '203.0.113.9' }, `${await h.base}/mcp`);
-    await deps.redis.del(...(await deps.redis.keys(`${deps.config.QUEUE_PREFIX}:quota:ip:*`)), 'none');
+    await app.deps.redis.del(...(await app.deps.redis.keys(`${app.deps.config.QUEUE_PREFIX}:quota:ip:*`)), 'none');
     const results = [];
     for (let i = 0; i < 3; i++) results.push(await call(c, 'feed', {}));
     expect(results.slice(0, 2).every((r) => !r.isError)).toBe(true);
@@ -216,7 +212,7 @@ describe('intel_report (paid)', () => {
   });
 
   it('a builder API key on the MCP request gets the report', async () => {
-    const c = await connect(await apiKeyOfTier(deps.db, 'builder'));
+    const c = await connect(await apiKeyOfTier(app.deps.db, 'builder'));
     const r = await call(c, 'intel_report', {});
     expect(r.isError).toBeFalsy();
     expect(() => reportSchema.parse(r.structuredContent)).not.toThrow();
@@ -267,7 +263,7 @@ describe('intel_report (paid)', () => {
 
 describe('stories tools', () => {
   it('stories lists, story reads one (unknown id: story_not_found), feed collapses by story', async () => {
-    const assigned = await assignStoryItem(deps.db, 'article', articleId);
+    const assigned = await assignStoryItem(app.deps.db, 'article', articleId);
     expect(assigned.outcome).toBe('assigned');
     const storyId = (assigned as { storyId: number }).storyId;
     const c = await connect();

@@ -4,20 +4,18 @@
  * and the event stream.
  */
 import type { Worker } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { startTestWorkers } from '../support/workers.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import { sessionFor, type Session } from '../support/auth.js';
+import { createTestDeps } from '../support/context.js';
 import request from '../support/request.js';
+import { useTestApp } from '../support/app.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
+const app = useTestApp({ user: {} }, { METRICS_TOKEN: TOKEN });
 let workers: Worker[] = [];
-let user: Session;
 
-const scrape = () => http.get('/metrics', { authorization: `Bearer ${TOKEN}` });
+const scrape = () => app.http.get('/metrics', { authorization: `Bearer ${TOKEN}` });
 
 /** The value of one sample line, e.g. sample(text, 'squid_jobs_completed_total{job="ping"}'). */
 function sample(text: string, series: string): number | undefined {
@@ -25,15 +23,8 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-beforeAll(async () => {
-  deps = await createTestDeps({ METRICS_TOKEN: TOKEN });
-  http = request(createApp(deps));
-  user = await sessionFor(deps.db, deps.config.JWT_SECRET);
-});
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
-  await http.close();
-  await deps.close();
 });
 
 describe('metrics endpoint', () => {
@@ -53,13 +44,13 @@ describe('metrics endpoint', () => {
   it('needs the bearer token: none or a wrong one is 401, and the token never appears in a response', async () => {
     const variants: Record<string, string>[] = [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: TOKEN }, { cookie: `access_token=${TOKEN}` }];
     for (const headers of variants) {
-      const r = await http.get('/metrics', headers);
+      const r = await app.http.get('/metrics', headers);
       expect(r.status).toBe(401);
       expect(r.body.error.code).toBe('metrics_token_invalid');
       expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
       expect(r.text).not.toContain(TOKEN);
     }
-    expect((await http.post('/metrics', {}, { authorization: `Bearer ${TOKEN}` })).status).toBe(405);
+    expect((await app.http.post('/metrics', {}, { authorization: `Bearer ${TOKEN}` })).status).toBe(405);
     const ok = await scrape();
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -67,10 +58,10 @@ describe('metrics endpoint', () => {
   });
 
   it('counts HTTP requests by route pattern, never by raw path', async () => {
-    for (const id of [101, 202, 303]) await http.get(`/api/v1/news/${id}/`);
-    await http.get('/api/v1/news/check?url=https://example.com/a');
-    await http.get('/no/such/path/7f3a');
-    await http.request('PROPFIND', '/api/v1/news/');
+    for (const id of [101, 202, 303]) await app.http.get(`/api/v1/news/${id}/`);
+    await app.http.get('/api/v1/news/check?url=https://example.com/a');
+    await app.http.get('/no/such/path/7f3a');
+    await app.http.request('PROPFIND', '/api/v1/news/');
     const text = (await scrape()).text;
     expect(sample(text, 'squid_http_requests_total{method="GET",route="/api/v1/news/:id/",status="404"}')).toBe(3);
     expect(sample(text, 'squid_http_requests_total{method="GET",route="/api/v1/news/check",status="200"}')).toBe(1);
@@ -98,14 +89,14 @@ describe('metrics endpoint', () => {
     const before = (await scrape()).text;
     expect(sample(before, 'squid_jobs_completed_total{job="ping"}')).toBe(0);
     // Queued before any worker runs: a depth of 3 waiting.
-    for (let i = 0; i < 3; i++) await deps.queue.enqueue('ping', { token: `m${i}`, sleep_ms: 20 });
-    await deps.queue.queue('ping').add('ping', { token: 42 }, { attempts: 3 }); // bad payload: fails for good
+    for (let i = 0; i < 3; i++) await app.deps.queue.enqueue('ping', { token: `m${i}`, sleep_ms: 20 });
+    await app.deps.queue.queue('ping').add('ping', { token: 42 }, { attempts: 3 }); // bad payload: fails for good
     const queued = (await scrape()).text;
     expect(sample(queued, 'squid_queue_jobs{queue="ping",state="waiting"}')).toBe(4);
     expect(sample(queued, 'squid_queue_jobs{queue="page-title",state="waiting"}')).toBe(0);
 
-    workers = startTestWorkers(deps, ['ping'], { concurrencyCap: 4 });
-    const r = await deps.queue.enqueueAndWait('ping', { token: 'flaky', fail_first_attempts: 1 }, 10_000);
+    workers = startTestWorkers(app.deps, ['ping'], { concurrencyCap: 4 });
+    const r = await app.deps.queue.enqueueAndWait('ping', { token: 'flaky', fail_first_attempts: 1 }, 10_000);
     expect(r.state).toBe('completed');
     await expect.poll(async () => sample((await scrape()).text, 'squid_jobs_completed_total{job="ping"}'), { timeout: 10_000 }).toBe(4);
     const text = (await scrape()).text;
@@ -124,7 +115,7 @@ describe('metrics endpoint', () => {
     const before = (await scrape()).text;
     expect(sample(before, 'squid_event_stream_length')).toBe(0);
     expect(before).not.toMatch(/^squid_event_stream_last_event_age_seconds /m);
-    await deps.events.publish({
+    await app.deps.events.publish({
       type: 'news.approved',
       id: 1,
       slug: 'a',
@@ -143,7 +134,7 @@ describe('metrics endpoint', () => {
     const before = (await scrape()).text;
     const pending0 = sample(before, 'squid_event_outbox_pending')!;
     // A submission records news.submitted in its transaction; no relay runs in this file, so it waits.
-    const r = await http.post('/api/v1/news/post', { url: `https://metrics.example/outbox-${Date.now()}`, headline: 'Outbox gauge' }, user.bearer);
+    const r = await app.http.post('/api/v1/news/post', { url: `https://metrics.example/outbox-${Date.now()}`, headline: 'Outbox gauge' }, app.user.bearer);
     expect(r.status).toBe(201);
     const after = (await scrape()).text;
     expect(sample(after, 'squid_event_outbox_pending')).toBe(pending0 + 1);

@@ -2,43 +2,27 @@
  * Kill and retract reasons and the public moderation log.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { describe, expect, it } from 'vitest';
 import { editorPseudonym } from '../../src/editor/modlog-queries.js';
-import { sessionFor, type Session } from '../support/auth.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import request from '../support/request.js';
+import type { Session } from '../support/auth.js';
+import { useTestApp } from '../support/app.js';
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
-let user: Session;
-let other: Session;
-let editor: Session;
-let anonEditor: Session;
-let staff: Session;
-
-beforeAll(async () => {
-  deps = await createTestDeps();
-  http = request(createApp(deps));
-  user = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'writer' });
-  other = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'reader' });
-  editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'], username: 'Ed' });
-  anonEditor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] });
-  staff = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['staff'], username: 'boss' });
-});
-afterAll(async () => {
-  await http.close();
-  await deps.close();
+const app = useTestApp({
+  user: { username: 'writer' },
+  other: { username: 'reader' },
+  editor: { roles: ['editor'], username: 'Ed' },
+  anonEditor: { roles: ['editor'] },
+  staff: { roles: ['staff'], username: 'boss' },
 });
 
 let n = 0;
-async function submit(headline = `Moderated story ${++n}`, who: Session = user): Promise<number> {
-  const r = await http.post('/api/v1/news/post', { url: `https://mod.example/${++n}-${Date.now()}`, headline }, who.bearer);
+async function submit(headline = `Moderated story ${++n}`, who: Session = app.user): Promise<number> {
+  const r = await app.http.post('/api/v1/news/post', { url: `https://mod.example/${++n}-${Date.now()}`, headline }, who.bearer);
   expect(r.status).toBe(201);
   return r.body.article_id;
 }
-const act = (id: number, action: string, body?: unknown, who: Session = editor) => http.post(`/api/v1/news/${id}/${action}`, body, who.bearer);
-const mine = async (who: Session = user) => (await http.get('/api/v1/wallet/me/submissions/?per_page=50', who.bearer)).body.submissions as any[];
+const act = (id: number, action: string, body?: unknown, who: Session = app.editor) => app.http.post(`/api/v1/news/${id}/${action}`, body, who.bearer);
+const mine = async (who: Session = app.user) => (await app.http.get('/api/v1/wallet/me/submissions/?per_page=50', who.bearer)).body.submissions as any[];
 
 describe('kill and retract reasons', () => {
   it('a kill as a duplicate names the original; the submitter sees reason and duplicate_of but not the note', async () => {
@@ -52,7 +36,7 @@ describe('kill and retract reasons', () => {
     const row = (await mine()).find((s) => s.id === dup);
     expect(row.decision).toEqual({ reason: 'duplicate', label: 'Duplicate of another article', duplicate_of: original });
     // The record as the submitter reads it: reason, no note.
-    const rec = await http.get(`/api/v1/news/${dup}/`, user.bearer);
+    const rec = await app.http.get(`/api/v1/news/${dup}/`, app.user.bearer);
     expect(rec.status).toBe(200);
     expect(rec.body.decision).toEqual({ reason: 'duplicate', label: 'Duplicate of another article', duplicate_of: original });
     expect(JSON.stringify(rec.body)).not.toContain('we ran this yesterday');
@@ -76,7 +60,7 @@ describe('kill and retract reasons', () => {
     expect(back.body.article.decision).toBeNull();
     const rt = await act(id, 'retract', { reason: 'misleading', note: 'source walked it back' });
     expect(rt.status).toBe(200);
-    const anon = await http.get(`/api/v1/news/${id}/`);
+    const anon = await app.http.get(`/api/v1/news/${id}/`);
     expect(anon.status).toBe(200);
     expect(anon.body.decision).toEqual({ reason: 'misleading', label: 'Misleading', duplicate_of: null });
   });
@@ -104,9 +88,9 @@ describe('kill and retract reasons', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('duplicate_of_not_found');
     // Nothing changed on refusal.
-    expect((await http.get(`/api/v1/news/${id}/`, user.bearer)).body.status).toBe('submitted');
-    expect((await act(id, 'kill', { reason: 'spam' }, user)).status).toBe(403);
-    expect((await http.post(`/api/v1/news/${id}/kill`, { reason: 'spam' })).status).toBe(401);
+    expect((await app.http.get(`/api/v1/news/${id}/`, app.user.bearer)).body.status).toBe('submitted');
+    expect((await act(id, 'kill', { reason: 'spam' }, app.user)).status).toBe(403);
+    expect((await app.http.post(`/api/v1/news/${id}/kill`, { reason: 'spam' })).status).toBe(401);
     expect((await act(99_999_999, 'kill', { reason: 'spam' })).status).toBe(404);
   });
 });
@@ -116,19 +100,19 @@ describe('GET /api/v1/modlog/', () => {
     const a = await submit('Modlog alpha');
     const b = await submit('Modlog beta');
     // The database's clock, as created_at is: everything the earlier tests did is before it.
-    const since = (await sql<{ t: Date }>`SELECT clock_timestamp() AS t`.execute(deps.db)).rows[0].t.toISOString();
+    const since = (await sql<{ t: Date }>`SELECT clock_timestamp() AS t`.execute(app.deps.db)).rows[0].t.toISOString();
     expect((await act(a, 'edit' as never)).status).toBe(404); // no such action route
-    expect((await http.request('PATCH', `/api/v1/news/${a}/`, { tags: ['defi'] }, editor.bearer)).status).toBe(200); // unpublished edit: not public
+    expect((await app.http.request('PATCH', `/api/v1/news/${a}/`, { tags: ['defi'] }, app.editor.bearer)).status).toBe(200); // unpublished edit: not public
     expect((await act(a, 'approve')).status).toBe(200);
-    expect((await http.request('PATCH', `/api/v1/news/${a}/`, { headline: 'Modlog alpha, corrected' }, anonEditor.bearer)).status).toBe(200);
-    expect((await act(b, 'kill', { reason: 'off_topic', note: 'secret staff note' }, anonEditor)).status).toBe(200);
+    expect((await app.http.request('PATCH', `/api/v1/news/${a}/`, { headline: 'Modlog alpha, corrected' }, app.anonEditor.bearer)).status).toBe(200);
+    expect((await act(b, 'kill', { reason: 'off_topic', note: 'secret staff note' }, app.anonEditor)).status).toBe(200);
     const publishAt = new Date(Date.now() + 3600_000).toISOString();
     const c = await submit('Modlog gamma');
     expect((await act(c, 'schedule', { publish_at: publishAt })).status).toBe(200);
 
-    const anon = await http.get(`/api/v1/modlog/?since=${encodeURIComponent(since)}`);
+    const anon = await app.http.get(`/api/v1/modlog/?since=${encodeURIComponent(since)}`);
     expect(anon.status).toBe(200);
-    const pseudo = editorPseudonym(deps.config.JWT_SECRET, anonEditor.userId);
+    const pseudo = editorPseudonym(app.deps.config.JWT_SECRET, app.anonEditor.userId);
     expect(anon.body.results.map((e: any) => [e.action, e.article.id, e.editor.name])).toEqual([
       ['schedule', c, 'Ed'],
       ['kill', b, pseudo],
@@ -139,36 +123,36 @@ describe('GET /api/v1/modlog/', () => {
     expect(kill).toMatchObject({ reason: 'off_topic', reason_label: 'Off topic', editor: { pseudonymous: true } });
     expect(kill).not.toHaveProperty('note');
     expect(JSON.stringify(anon.body)).not.toContain('secret staff note');
-    expect(JSON.stringify(anon.body)).not.toContain(anonEditor.address.slice(2, 12));
+    expect(JSON.stringify(anon.body)).not.toContain(app.anonEditor.address.slice(2, 12));
     expect(anon.body.results[2].changes).toEqual({ headline: { from: 'Modlog alpha', to: 'Modlog alpha, corrected' } });
     expect(anon.body.results[0].changes.scheduled_for.to).toBe(new Date(publishAt).toISOString());
 
     // Signed in but not staff: no notes. Editors and staff: notes.
-    expect(JSON.stringify((await http.get(`/api/v1/modlog/?since=${encodeURIComponent(since)}`, other.bearer)).body)).not.toContain('secret staff note');
-    for (const who of [editor, staff]) {
-      const r = await http.get(`/api/v1/modlog/?action=kill&since=${encodeURIComponent(since)}`, who.bearer);
+    expect(JSON.stringify((await app.http.get(`/api/v1/modlog/?since=${encodeURIComponent(since)}`, app.other.bearer)).body)).not.toContain('secret staff note');
+    for (const who of [app.editor, app.staff]) {
+      const r = await app.http.get(`/api/v1/modlog/?action=kill&since=${encodeURIComponent(since)}`, who.bearer);
       expect(r.body.results.map((e: any) => [e.article.id, e.note])).toEqual([[b, 'secret staff note']]);
     }
 
     // Filters: action, editor by username (any case) and by pseudonym, dates.
-    const byAction = await http.get(`/api/v1/modlog/?action=approve&since=${encodeURIComponent(since)}`);
+    const byAction = await app.http.get(`/api/v1/modlog/?action=approve&since=${encodeURIComponent(since)}`);
     expect(byAction.body.results.map((e: any) => e.article.id)).toEqual([a]);
-    const byName = await http.get(`/api/v1/modlog/?editor=ed&since=${encodeURIComponent(since)}`);
+    const byName = await app.http.get(`/api/v1/modlog/?editor=ed&since=${encodeURIComponent(since)}`);
     expect(byName.body.results.map((e: any) => e.action)).toEqual(['schedule', 'approve']);
-    const byPseudo = await http.get(`/api/v1/modlog/?editor=${pseudo}`);
+    const byPseudo = await app.http.get(`/api/v1/modlog/?editor=${pseudo}`);
     expect(byPseudo.body.results.map((e: any) => e.action)).toEqual(['kill', 'edit']);
-    expect((await http.get('/api/v1/modlog/?editor=nobody-here')).body).toMatchObject({ count: 0, results: [] });
-    expect((await http.get('/api/v1/modlog/?editor=editor-0000000000')).body.count).toBe(0);
-    expect((await http.get('/api/v1/modlog/?until=2000-01-01')).body.count).toBe(0);
+    expect((await app.http.get('/api/v1/modlog/?editor=nobody-here')).body).toMatchObject({ count: 0, results: [] });
+    expect((await app.http.get('/api/v1/modlog/?editor=editor-0000000000')).body.count).toBe(0);
+    expect((await app.http.get('/api/v1/modlog/?until=2000-01-01')).body.count).toBe(0);
     const today = new Date().toISOString().slice(0, 10);
-    expect((await http.get(`/api/v1/modlog/?since=${today}&until=${today}`)).body.count).toBeGreaterThanOrEqual(4);
+    expect((await app.http.get(`/api/v1/modlog/?since=${today}&until=${today}`)).body.count).toBeGreaterThanOrEqual(4);
 
     // Paging, newest first, DRF-style links.
-    const p1 = await http.get(`/api/v1/modlog/?per_page=2&since=${encodeURIComponent(since)}`);
+    const p1 = await app.http.get(`/api/v1/modlog/?per_page=2&since=${encodeURIComponent(since)}`);
     expect(p1.body.count).toBe(4);
     expect(p1.body.results.map((e: any) => e.action)).toEqual(['schedule', 'kill']);
     expect(p1.body.next).toContain('page=2');
-    const p2 = await http.get(`/api/v1/modlog/?per_page=2&page=2&since=${encodeURIComponent(since)}`);
+    const p2 = await app.http.get(`/api/v1/modlog/?per_page=2&page=2&since=${encodeURIComponent(since)}`);
     expect(p2.body.results.map((e: any) => e.action)).toEqual(['edit', 'approve']);
     expect(p2.body.next).toBeNull();
   });
@@ -185,7 +169,7 @@ describe('GET /api/v1/modlog/', () => {
       'colour=red',
       'editor=',
     ]) {
-      const r = await http.get(`/api/v1/modlog/?${qs}`);
+      const r = await app.http.get(`/api/v1/modlog/?${qs}`);
       expect(r.status, qs).toBe(400);
       expect(r.body.error.code, qs).toBe('validation_failed');
     }

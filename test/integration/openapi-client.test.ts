@@ -9,25 +9,19 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import request from '../support/request.js';
+import { useTestApp } from '../support/app.js';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
 // Under node_modules so the program resolves openapi-fetch from the project; removed afterwards.
 const DIR = `${ROOT}node_modules/.cache/openapi-client-test-${process.pid}`;
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
+const app = useTestApp();
 beforeAll(async () => {
-  deps = await createTestDeps();
-  http = request(createApp(deps));
   mkdirSync(DIR, { recursive: true });
 });
 afterAll(async () => {
   rmSync(DIR, { recursive: true, force: true });
-  await deps.close();
 });
 
 const PROGRAM = `
@@ -65,7 +59,7 @@ void main();
 `;
 
 it('openapi-typescript + openapi-fetch: the generated client compiles a program under tsc --strict, and it runs', async () => {
-  const doc = (await http.get('/api/v1/openapi.json')).body;
+  const doc = (await app.http.get('/api/v1/openapi.json')).body;
   const types = astToString(await openapiTS(doc));
   expect(types).toContain('"/api/v1/news/"');
   writeFileSync(`${DIR}/schema.ts`, types);
@@ -91,7 +85,7 @@ it('openapi-typescript + openapi-fetch: the generated client compiles a program 
   expect(`${tsc.stdout ?? ''}${tsc.stderr ?? ''}`).toBe('');
 
   // The same program runs against the service (tsx strips the types).
-  const out = await run(process.execPath, ['--import', 'tsx', `${DIR}/program.ts`], { cwd: ROOT, env: { ...process.env, BASE_URL: await http.base } });
+  const out = await run(process.execPath, ['--import', 'tsx', `${DIR}/program.ts`], { cwd: ROOT, env: { ...process.env, BASE_URL: await app.http.base } });
   expect(JSON.parse(out.stdout)).toEqual({ count: 0, items: 0, code: 'article_not_found', badCode: 'validation_failed', frozen: false });
 }, 120_000);
 

@@ -6,20 +6,15 @@
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchPageTitle } from '../../jobs/page-title.js';
-import { createApp } from '../../src/app.js';
 import { isPrivateAddress } from '../../src/platform/safe-fetch.js';
 import { startTestWorkers } from '../support/workers.js';
-import { sessionFor, type Session } from '../support/auth.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startPageServer, type PageServer } from '../support/news-page-server.js';
-import request from '../support/request.js';
+import { useTestApp } from '../support/app.js';
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
+const app = useTestApp({ user: {} }, { OUTBOUND_ALLOW_PRIVATE: 'false', JOB_WAIT_MS: '3000' });
 let workers: Worker[];
 let loopback: PageServer;
 let publicSite: PageServer;
-let user: Session;
 
 // 127.0.0.2 stands in for a public web server: the policy below treats it, and only it, as public.
 const PUBLIC_IP = '127.0.0.2';
@@ -39,19 +34,14 @@ const resolve = async (host: string) => {
 };
 
 beforeAll(async () => {
-  deps = await createTestDeps({ OUTBOUND_ALLOW_PRIVATE: 'false', JOB_WAIT_MS: '3000' });
-  http = request(createApp(deps));
   loopback = await startPageServer('127.0.0.1');
   publicSite = await startPageServer(PUBLIC_IP);
-  workers = startTestWorkers(deps, ['page-title'], { concurrencyCap: 4 });
+  workers = startTestWorkers(app.deps, ['page-title'], { concurrencyCap: 4 });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  user = await sessionFor(deps.db, deps.config.JWT_SECRET);
 });
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
   await Promise.all([loopback.close(), publicSite.close()]);
-  await http.close();
-  await deps.close();
 });
 
 describe('fetchPageTitle address policy', () => {
@@ -112,7 +102,7 @@ describe('submission with OUTBOUND_ALLOW_PRIVATE off', () => {
       `http://[::1]:${loopback.port}/article?title=Secret`,
     ];
     for (const url of urls) {
-      const r = await http.post('/api/v1/news/post', { url }, user.bearer);
+      const r = await app.http.post('/api/v1/news/post', { url }, app.user.bearer);
       expect(r.status, url).toBe(201);
       // headline_unavailable, not headline_pending: the job answered within JOB_WAIT_MS, so the fetch
       // was refused before connecting (a connection attempt would run into the 8 s page timeout).

@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ArticleStatus } from '../../src/articles/rules/state.js';
-import { createApp } from '../../src/app.js';
-import { sessionFor, type Session } from '../support/auth.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import request from '../support/request.js';
+import type { Session } from '../support/auth.js';
+import { useTestApp } from '../support/app.js';
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
-let me: Session;
-let other: Session;
+const app = useTestApp({ me: {}, other: {} });
 
 async function article(userId: number | null, status: ArticleStatus, minutesAgo: number, published = false) {
   const at = new Date(Date.now() - minutesAgo * 60_000);
-  return deps.db
+  return app.deps.db
     .insertInto('articles')
     .values({
       slug: `s-${status}-${minutesAgo}`,
@@ -29,25 +24,20 @@ async function article(userId: number | null, status: ArticleStatus, minutesAgo:
 }
 
 beforeAll(async () => {
-  deps = await createTestDeps();
-  http = request(createApp(deps));
-  me = await sessionFor(deps.db, deps.config.JWT_SECRET);
-  other = await sessionFor(deps.db, deps.config.JWT_SECRET);
   // Mine: 3 approved (one of them scheduled), 2 pending, 1 killed, 1 retracted. Newest first = smallest minutesAgo.
-  await article(me.userId, 'approved', 10, true);
-  await article(me.userId, 'approved', 20, true);
-  await article(me.userId, 'scheduled', 30);
-  await article(me.userId, 'submitted', 40);
-  await article(me.userId, 'submitted', 50);
-  await article(me.userId, 'killed', 60);
-  await article(me.userId, 'retracted', 70, true);
+  await article(app.me.userId, 'approved', 10, true);
+  await article(app.me.userId, 'approved', 20, true);
+  await article(app.me.userId, 'scheduled', 30);
+  await article(app.me.userId, 'submitted', 40);
+  await article(app.me.userId, 'submitted', 50);
+  await article(app.me.userId, 'killed', 60);
+  await article(app.me.userId, 'retracted', 70, true);
   // Someone else's, and a wire item without submitter: never in my list.
-  await article(other.userId, 'approved', 5, true);
+  await article(app.other.userId, 'approved', 5, true);
   await article(null, 'approved', 6, true);
 });
-afterAll(() => deps.close());
 
-const get = (qs = '', s: Session = me) => http.get(`/api/v1/wallet/me/submissions/${qs}`, s.bearer);
+const get = (qs = '', s: Session = app.me) => app.http.get(`/api/v1/wallet/me/submissions/${qs}`, s.bearer);
 
 describe('GET /wallet/me/submissions/', () => {
   it('lists all my submissions newest first with stats and pagination by default', async () => {
@@ -84,7 +74,7 @@ describe('GET /wallet/me/submissions/', () => {
   });
 
   it('a user without submissions gets zero stats and approval_rate 0', async () => {
-    const fresh = await sessionFor(deps.db, deps.config.JWT_SECRET);
+    const fresh = await app.session();
     const r = await get('', fresh);
     expect(r.body).toEqual({
       submissions: [],
@@ -107,6 +97,6 @@ describe('GET /wallet/me/submissions/', () => {
       expect(r.body.error.code).toBe('validation_failed');
       expect(r.body.error.details.fields.map((f: any) => f.path)).toEqual([field]);
     }
-    expect((await http.get('/api/v1/wallet/me/submissions/')).status).toBe(401);
+    expect((await app.http.get('/api/v1/wallet/me/submissions/')).status).toBe(401);
   });
 });

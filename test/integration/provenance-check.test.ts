@@ -5,11 +5,11 @@ import { createApp } from '../../src/app.js';
 import { slugify } from '../../src/platform/url/slug.js';
 import { hostOf, normalizeUrl } from '../../src/platform/url/normalize.js';
 import { startTestWorkers } from '../support/workers.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
+import { createTestDeps } from '../support/context.js';
 import request from '../support/request.js';
+import { useTestApp } from '../support/app.js';
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
+const app = useTestApp(undefined, { TRUST_PROXY: 'true', JOB_WAIT_MS: '5000' });
 let workers: Worker[] = [];
 const H = 3600_000;
 const D = 24 * H;
@@ -18,25 +18,21 @@ let ipSeq = 0;
 const newIp = () => ({ 'x-forwarded-for': `198.51.100.${++ipSeq}` });
 
 function runWorkers() {
-  workers = startTestWorkers(deps, ['provenance-check']);
+  workers = startTestWorkers(app.deps, ['provenance-check']);
 }
 
 beforeAll(async () => {
-  deps = await createTestDeps({ TRUST_PROXY: 'true', JOB_WAIT_MS: '5000' });
-  http = request(createApp(deps));
   runWorkers();
 });
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
-  await http.close();
-  await deps.close();
 });
 
 async function article(o: { headline: string; url: string; ageMs: number; status?: ArticleStatus; sponsored?: boolean; origin?: string }) {
   const n = normalizeUrl(o.url)!;
   const created = new Date(Date.now() - o.ageMs);
   const status = o.status ?? 'approved';
-  const row = await deps.db
+  const row = await app.deps.db
     .insertInto('articles')
     .values({
       slug: slugify(o.headline),
@@ -58,7 +54,7 @@ async function article(o: { headline: string; url: string; ageMs: number; status
 async function wireSighting(url: string, sources: { name: string; ageMs: number; claimedAgeMs?: number }[]) {
   const n = normalizeUrl(url)!;
   const first = sources[0];
-  const item = await deps.db
+  const item = await app.deps.db
     .insertInto('wire_items')
     .values({
       normalized_url: n,
@@ -71,7 +67,7 @@ async function wireSighting(url: string, sources: { name: string; ageMs: number;
     .returning('id')
     .executeTakeFirstOrThrow();
   for (const s of sources) {
-    await deps.db
+    await app.deps.db
       .insertInto('wire_receipts')
       .values({
         wire_item_id: item.id,
@@ -85,7 +81,7 @@ async function wireSighting(url: string, sources: { name: string; ageMs: number;
   }
 }
 
-const check = (body: unknown) => http.post('/api/v1/provenance/check', body, newIp());
+const check = (body: unknown) => app.http.post('/api/v1/provenance/check', body, newIp());
 
 describe('POST /provenance/check: validation', () => {
   it.each([
@@ -110,13 +106,13 @@ describe('POST /provenance/check: validation', () => {
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('validation_failed');
     expect(r.body.error.details.fields).toEqual([{ path: 'body.text', code: 'forbidden_character', message: 'must not contain a NUL byte (U+0000)' }]);
-    const q = await http.get('/api/v1/provenance/search?q=a%00b', newIp());
+    const q = await app.http.get('/api/v1/provenance/search?q=a%00b', newIp());
     expect(q.status).toBe(400);
     expect(q.body.error.details.fields[0].code).toBe('forbidden_character');
   });
 
   it('rejects a non-JSON body with a 4xx in the error shape', async () => {
-    const r = await http.request('POST', '/api/v1/provenance/check', '{"url":', { 'content-type': 'application/json', ...newIp() });
+    const r = await app.http.request('POST', '/api/v1/provenance/check', '{"url":', { 'content-type': 'application/json', ...newIp() });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('malformed_json');
   });
@@ -337,10 +333,10 @@ describe('202 polling path', () => {
   });
 
   it('an unknown job id is 404, a malformed one 400', async () => {
-    const unknown = await http.get('/api/v1/provenance/check/7b0e2f8e-3c55-4f6a-9a58-1f2d3c4b5a69', newIp());
+    const unknown = await app.http.get('/api/v1/provenance/check/7b0e2f8e-3c55-4f6a-9a58-1f2d3c4b5a69', newIp());
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('provenance_job_not_found');
-    const bad = await http.get('/api/v1/provenance/check/not-a-job', newIp());
+    const bad = await app.http.get('/api/v1/provenance/check/not-a-job', newIp());
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('validation_failed');
   });
@@ -350,10 +346,10 @@ describe('rate limit', () => {
   it('check: 30 per minute per IP, then 429 with Retry-After (another IP is unaffected)', async () => {
     const ip = newIp();
     for (let i = 0; i < 30; i++) {
-      const r = await http.post('/api/v1/provenance/check', {}, ip); // validation errors still count
+      const r = await app.http.post('/api/v1/provenance/check', {}, ip); // validation errors still count
       expect(r.status).toBe(400);
     }
-    const limited = await http.post('/api/v1/provenance/check', { url: 'https://example.com/x' }, ip);
+    const limited = await app.http.post('/api/v1/provenance/check', { url: 'https://example.com/x' }, ip);
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);

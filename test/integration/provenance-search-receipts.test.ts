@@ -1,26 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ArticleStatus } from '../../src/articles/rules/state.js';
-import { createApp } from '../../src/app.js';
 import { slugify } from '../../src/platform/url/slug.js';
 import { hostOf, normalizeUrl } from '../../src/platform/url/normalize.js';
-import { sessionFor, type Session } from '../support/auth.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import request from '../support/request.js';
+import { useTestApp } from '../support/app.js';
 
-let deps: TestDeps;
-let http: ReturnType<typeof request>;
+const app = useTestApp({ editor: { roles: ['editor'], username: 'ed_itor' }, reader: { username: 'reader_one' } }, { TRUST_PROXY: 'true' });
 let ipSeq = 0;
 const newIp = () => ({ 'x-forwarded-for': `203.0.113.${++ipSeq}` });
 const D = 86_400_000;
 const ids: Record<string, number> = {};
-let editor: Session;
-let reader: Session;
 
 async function article(key: string, o: { headline: string; url: string; ageDays: number; status?: ArticleStatus; sponsored?: boolean; origin?: string; tags?: string[] }) {
   const n = normalizeUrl(o.url)!;
   const t = new Date(Date.now() - o.ageDays * D);
   const status = o.status ?? 'approved';
-  const row = await deps.db
+  const row = await app.deps.db
     .insertInto('articles')
     .values({
       slug: slugify(o.headline),
@@ -42,14 +36,14 @@ async function article(key: string, o: { headline: string; url: string; ageDays:
 }
 
 async function yap(articleId: number, userId: number, text: string, tags: string[], votes: number, base: -1 | 0 | 1 = 1) {
-  return deps.db.insertInto('yaps').values({ article_id: articleId, user_id: userId, text, tags, base_score: base, vote_score: votes }).returning('id').executeTakeFirstOrThrow();
+  return app.deps.db
+    .insertInto('yaps')
+    .values({ article_id: articleId, user_id: userId, text, tags, base_score: base, vote_score: votes })
+    .returning('id')
+    .executeTakeFirstOrThrow();
 }
 
 beforeAll(async () => {
-  deps = await createTestDeps({ TRUST_PROXY: 'true' });
-  http = request(createApp(deps));
-  editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'], username: 'ed_itor' });
-  reader = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'reader_one' });
   await article('etf', { headline: 'SEC approves spot Ethereum ETFs after long wait', url: 'https://news.example/eth-etf', ageDays: 2, tags: ['etf', 'ethereum'] });
   await article('etfOld', { headline: 'Ethereum ETF filings pile up at the SEC', url: 'https://news.example/eth-etf-old', ageDays: 60 });
   await article('sol', { headline: 'Solana network suffers five-hour outage', url: 'https://news.example/sol', ageDays: 1 });
@@ -58,14 +52,10 @@ beforeAll(async () => {
   await article('wirePending', { headline: 'Ethereum ETF volumes double', url: 'https://wire.example/eth', ageDays: 1, status: 'submitted', origin: 'tsunami' });
   await article('killed', { headline: 'Ethereum ETF rumor debunked', url: 'https://news.example/killed', ageDays: 1, status: 'killed' });
 });
-afterAll(async () => {
-  await http.close();
-  await deps.close();
-});
 
 describe('GET /provenance/search', () => {
   it('finds curated articles by full text, best first, excluding sponsored posts, the queue and killed ones', async () => {
-    const r = await http.get('/api/v1/provenance/search?q=ethereum%20etf', newIp());
+    const r = await app.http.get('/api/v1/provenance/search?q=ethereum%20etf', newIp());
     expect(r.status).toBe(200);
     expect(r.body.results.map((x: any) => x.news_id)).toEqual([ids.etf]);
     expect(r.body).toMatchObject({ count: 1, q: 'ethereum etf', days: 30, limit: 20 });
@@ -79,19 +69,19 @@ describe('GET /provenance/search', () => {
   });
 
   it('the window follows `days`', async () => {
-    const r = await http.get('/api/v1/provenance/search?q=ethereum%20etf&days=90', newIp());
+    const r = await app.http.get('/api/v1/provenance/search?q=ethereum%20etf&days=90', newIp());
     expect(r.body.results.map((x: any) => x.news_id).sort()).toEqual([ids.etf, ids.etfOld].sort());
-    const one = await http.get('/api/v1/provenance/search?q=ethereum%20etf&days=90&limit=1', newIp());
+    const one = await app.http.get('/api/v1/provenance/search?q=ethereum%20etf&days=90&limit=1', newIp());
     expect(one.body.results).toHaveLength(1);
   });
 
   it('forgives a typo through trigram word similarity', async () => {
-    const r = await http.get('/api/v1/provenance/search?q=solanna', newIp());
+    const r = await app.http.get('/api/v1/provenance/search?q=solanna', newIp());
     expect(r.body.results.map((x: any) => x.news_id)).toContain(ids.sol);
   });
 
   it('no match is an empty list, not an error', async () => {
-    const r = await http.get('/api/v1/provenance/search?q=zzqx', newIp());
+    const r = await app.http.get('/api/v1/provenance/search?q=zzqx', newIp());
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ results: [], count: 0 });
   });
@@ -107,15 +97,15 @@ describe('GET /provenance/search', () => {
     ['limit not a number', 'q=eth&limit=ten'],
     ['an unknown parameter', 'q=eth&sort=new'],
   ])('%s -> 400 validation_failed', async (_label, qs) => {
-    const r = await http.get(`/api/v1/provenance/search?${qs}`, newIp());
+    const r = await app.http.get(`/api/v1/provenance/search?${qs}`, newIp());
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('validation_failed');
   });
 
   it('is limited to 30 per minute per IP', async () => {
     const ip = newIp();
-    for (let i = 0; i < 30; i++) expect((await http.get('/api/v1/provenance/search?q=eth', ip)).status).toBe(200);
-    const r = await http.get('/api/v1/provenance/search?q=eth', ip);
+    for (let i = 0; i < 30; i++) expect((await app.http.get('/api/v1/provenance/search?q=eth', ip)).status).toBe(200);
+    const r = await app.http.get('/api/v1/provenance/search?q=eth', ip);
     expect(r.status).toBe(429);
     expect(r.body.error.code).toBe('rate_limited');
   });
@@ -124,23 +114,23 @@ describe('GET /provenance/search', () => {
 describe('GET /provenance/receipts/:news_id', () => {
   it('source, canonical URL, TLDR (best-scored tldr yap), tags, top comments by score, edit history; no ingest receipt for a manual article', async () => {
     const id = ids.etf;
-    const low = await yap(id, reader.userId, 'Short: ETH ETFs approved.', ['tldr'], 1);
-    const best = await yap(id, editor.userId, 'TLDR: spot ETH ETFs can list; trading starts soon.', ['tldr', 'analysis'], 5);
-    await yap(id, reader.userId, 'What about staking inside the ETF?', ['question'], 3);
-    await yap(id, reader.userId, 'Bot noise', [], 0, -1);
-    await deps.db
+    const low = await yap(id, app.reader.userId, 'Short: ETH ETFs approved.', ['tldr'], 1);
+    const best = await yap(id, app.editor.userId, 'TLDR: spot ETH ETFs can list; trading starts soon.', ['tldr', 'analysis'], 5);
+    await yap(id, app.reader.userId, 'What about staking inside the ETF?', ['question'], 3);
+    await yap(id, app.reader.userId, 'Bot noise', [], 0, -1);
+    await app.deps.db
       .insertInto('article_edits')
       .values([
         {
           article_id: id,
-          editor_id: editor.userId,
+          editor_id: app.editor.userId,
           changes: JSON.stringify({ headline: { from: 'SEC approves ETH ETFs', to: 'SEC approves spot Ethereum ETFs after long wait' } }),
           created_at: new Date(Date.now() - 3600_000),
         },
-        { article_id: id, editor_id: editor.userId, changes: JSON.stringify({ tags: { from: ['etf'], to: ['etf', 'ethereum'] } }) },
+        { article_id: id, editor_id: app.editor.userId, changes: JSON.stringify({ tags: { from: ['etf'], to: ['etf', 'ethereum'] } }) },
       ])
       .execute();
-    const r = await http.get(`/api/v1/provenance/receipts/${id}`, newIp());
+    const r = await app.http.get(`/api/v1/provenance/receipts/${id}`, newIp());
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       news_id: id,
@@ -159,17 +149,17 @@ describe('GET /provenance/receipts/:news_id', () => {
     expect(r.body.top_comments[0].author).toEqual({ username: 'ed_itor', account_type: 'human' });
     expect(r.body.top_comments.map((c: any) => c.score)).toEqual([6, 4, 2, -1]);
     expect(r.body.edit_history).toHaveLength(2);
-    expect(r.body.edit_history[0]).toMatchObject({ editor: { id: editor.userId, username: 'ed_itor' }, changes: { headline: { from: 'SEC approves ETH ETFs' } } });
+    expect(r.body.edit_history[0]).toMatchObject({ editor: { id: app.editor.userId, username: 'ed_itor' }, changes: { headline: { from: 'SEC approves ETH ETFs' } } });
   });
 
   it('an article without yaps or edits has a null TLDR and empty lists', async () => {
-    const r = await http.get(`/api/v1/provenance/receipts/${ids.sol}`, newIp());
+    const r = await app.http.get(`/api/v1/provenance/receipts/${ids.sol}`, newIp());
     expect(r.body).toMatchObject({ tldr: null, top_comments: [], edit_history: [], ingest_receipt: null });
   });
 
   it('a wire-promoted article carries its ingest receipt with every source that carried the item', async () => {
     const id = ids.wirePending;
-    const item = await deps.db
+    const item = await app.deps.db
       .insertInto('wire_items')
       .values({
         normalized_url: 'https://wire.example/eth',
@@ -187,7 +177,7 @@ describe('GET /provenance/receipts/:news_id', () => {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await deps.db
+    await app.deps.db
       .insertInto('wire_receipts')
       .values([
         {
@@ -207,8 +197,8 @@ describe('GET /provenance/receipts/:news_id', () => {
       ])
       .execute();
     // Not published yet: anonymous callers get 404, signed-in ones see it.
-    expect((await http.get(`/api/v1/provenance/receipts/${id}`, newIp())).status).toBe(404);
-    const r = await http.get(`/api/v1/provenance/receipts/${id}`, { ...newIp(), ...reader.bearer });
+    expect((await app.http.get(`/api/v1/provenance/receipts/${id}`, newIp())).status).toBe(404);
+    const r = await app.http.get(`/api/v1/provenance/receipts/${id}`, { ...newIp(), ...app.reader.bearer });
     expect(r.status).toBe(200);
     expect(r.body.ingest_receipt).toMatchObject({
       wire_item_id: item.id,
@@ -223,11 +213,11 @@ describe('GET /provenance/receipts/:news_id', () => {
   });
 
   it('unknown id -> 404 article_not_found; malformed id -> 400', async () => {
-    const r = await http.get('/api/v1/provenance/receipts/99999999', newIp());
+    const r = await app.http.get('/api/v1/provenance/receipts/99999999', newIp());
     expect(r.status).toBe(404);
     expect(r.body.error.code).toBe('article_not_found');
     for (const bad of ['abc', '0', '-1', '1.5', '99999999999']) {
-      const b = await http.get(`/api/v1/provenance/receipts/${bad}`, newIp());
+      const b = await app.http.get(`/api/v1/provenance/receipts/${bad}`, newIp());
       expect(b.status).toBe(400);
       expect(b.body.error.code).toBe('validation_failed');
     }
@@ -235,7 +225,7 @@ describe('GET /provenance/receipts/:news_id', () => {
 
   it('is limited to 60 per minute per IP', async () => {
     const ip = newIp();
-    for (let i = 0; i < 60; i++) expect((await http.get(`/api/v1/provenance/receipts/${ids.sol}`, ip)).status).toBe(200);
-    expect((await http.get(`/api/v1/provenance/receipts/${ids.sol}`, ip)).status).toBe(429);
+    for (let i = 0; i < 60; i++) expect((await app.http.get(`/api/v1/provenance/receipts/${ids.sol}`, ip)).status).toBe(200);
+    expect((await app.http.get(`/api/v1/provenance/receipts/${ids.sol}`, ip)).status).toBe(429);
   });
 });

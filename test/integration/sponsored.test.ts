@@ -7,63 +7,49 @@ import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { sessionFor, type Session } from '../support/auth.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startFacilitator, type FacilitatorServer } from '../support/facilitator-server.js';
 import { apiKeyOfTier, siblingDeps, startTestWorkers } from '../support/intel.js';
 import { MAINNET_USDC, startJsonRpc, type JsonRpcServer } from '../support/jsonrpc-server.js';
 import request from '../support/request.js';
-import { officialClient, payFor, paymentResponseOf, requiredOf } from '../support/x402.js';
+import { officialClient, payFor, paymentResponseOf, requiredOf, x402TestEnv } from '../support/x402.js';
 import { relayed, startRelay, type RunningRelay } from '../support/relay.js';
+import { useTestApp } from '../support/app.js';
 
 let relay: RunningRelay;
 
 const PAY_TO = getAddress('0x6000000000000000000000000000000000000006');
 const PRICE = 25_000_000n;
-let deps: TestDeps;
 let fac: FacilitatorServer;
 let rpc: JsonRpcServer;
 let workers: Worker[];
-let http: ReturnType<typeof request>;
 /** The same service with X402_SETTLEMENT_MODE=deferred (served before settlement). */
 let deferred: ReturnType<typeof request>;
 let deferredDeps: ReturnType<typeof siblingDeps>;
-let editor: Session;
-let reader: Session;
 
 beforeAll(async () => {
   fac = await startFacilitator({ network: 'eip155:84532' });
   rpc = await startJsonRpc();
-  deps = await createTestDeps({
-    X402_PAY_TO: PAY_TO,
-    X402_NETWORK: 'eip155:84532',
-    X402_FACILITATOR_URL: fac.url,
-    ETH_RPC_URL: rpc.url,
-    SPONSORED_PRICE_ATOMIC: String(PRICE),
-  });
-  workers = startTestWorkers(deps, ['settle-payment']);
-  relay = await startRelay(deps);
-  http = request(createApp(deps));
-  deferredDeps = siblingDeps(deps, { X402_SETTLEMENT_MODE: 'deferred' });
+});
+const app = useTestApp({ editor: { roles: ['editor'] }, reader: {} }, () => ({ ...x402TestEnv(PAY_TO, fac.url), ETH_RPC_URL: rpc.url, SPONSORED_PRICE_ATOMIC: String(PRICE) }));
+beforeAll(async () => {
+  workers = startTestWorkers(app.deps, ['settle-payment']);
+  relay = await startRelay(app.deps);
+  deferredDeps = siblingDeps(app.deps, { X402_SETTLEMENT_MODE: 'deferred' });
   deferred = request(createApp(deferredDeps));
-  editor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'] });
-  reader = await sessionFor(deps.db, deps.config.JWT_SECRET);
 });
 
 afterAll(async () => {
   await relay.close();
   await Promise.all(workers.map((w) => w.close()));
-  await http.close();
   await deferred.close();
   await deferredDeps.close();
-  await deps.close();
   await fac.close();
   await rpc.close();
 });
 
 const ad = { url: 'https://example-defi.xyz/launch?utm_source=squid', headline: '  Example DeFi launches   v2 ', tags: ['DeFi', 'launch'] };
 
-async function buy(body: unknown = ad, extraHeaders: Record<string, string> = {}, via = http) {
+async function buy(body: unknown = ad, extraHeaders: Record<string, string> = {}, via = app.http) {
   const client = officialClient(privateKeyToAccount(generatePrivateKey()));
   const first = await via.post('/api/v1/sponsored/', body, extraHeaders);
   expect(first.status).toBe(402);
@@ -73,17 +59,19 @@ async function buy(body: unknown = ad, extraHeaders: Record<string, string> = {}
 
 /** Earlier settlements must not take the failures scripted for the next one. */
 async function settlementsIdle() {
-  await expect.poll(async () => (await deps.db.selectFrom('payments').select('id').where('state', 'in', ['verified', 'settling']).execute()).length, { timeout: 15_000 }).toBe(0);
+  await expect
+    .poll(async () => (await app.deps.db.selectFrom('payments').select('id').where('state', 'in', ['verified', 'settling']).execute()).length, { timeout: 15_000 })
+    .toBe(0);
 }
 
 async function lastEvent() {
-  await relayed(deps);
-  const [entry] = (await deps.redis.xrevrange(deps.events.streamKey, '+', '-', 'COUNT', 1)) as [string, string[]][];
+  await relayed(app.deps);
+  const [entry] = (await app.deps.redis.xrevrange(app.deps.events.streamKey, '+', '-', 'COUNT', 1)) as [string, string[]][];
   return JSON.parse(entry[1][1]);
 }
 
 async function adState(id: number) {
-  return (await deps.db.selectFrom('articles').select(['status', 'sponsored', 'origin', 'published_at']).where('id', '=', id).executeTakeFirstOrThrow()) as {
+  return (await app.deps.db.selectFrom('articles').select(['status', 'sponsored', 'origin', 'published_at']).where('id', '=', id).executeTakeFirstOrThrow()) as {
     status: string;
     sponsored: any;
     origin: string;
@@ -94,18 +82,18 @@ async function adState(id: number) {
 describe('buying', () => {
   it('a bad body is 400 before any payment is asked for', async () => {
     for (const body of [{}, { url: 'ftp://x.y/z', headline: 'h' }, { url: 'https://x.y/', headline: '' }, { ...ad, tags: ['not a slug'] }, { ...ad, tier: 'gold' }]) {
-      const r = await http.post('/api/v1/sponsored/', body);
+      const r = await app.http.post('/api/v1/sponsored/', body);
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error.code).toBe('validation_failed');
     }
   });
 
   it('asks for the sponsored price over x402; API keys do not pay for ads', async () => {
-    const r = await http.post('/api/v1/sponsored/', ad);
+    const r = await app.http.post('/api/v1/sponsored/', ad);
     expect(r.status).toBe(402);
     expect(requiredOf(r).accepts[0]).toMatchObject({ amount: String(PRICE), payTo: PAY_TO, scheme: 'exact', network: 'eip155:84532' });
     expect(requiredOf(r).resource.url).toMatch(/\/api\/v1\/sponsored\/$/);
-    const withKey = await http.post('/api/v1/sponsored/', ad, await apiKeyOfTier(deps.db, 'enterprise'));
+    const withKey = await app.http.post('/api/v1/sponsored/', ad, await apiKeyOfTier(app.deps.db, 'enterprise'));
     expect(withKey.status).toBe(402);
     expect(withKey.body.error.code).toBe('api_key_tier_insufficient');
   });
@@ -126,7 +114,7 @@ describe('buying', () => {
     expect(paymentResponseOf(r).success).toBe(true);
     expect(paymentResponseOf(r).transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect((await adState(r.body.article_id)).sponsored.is_paid).toBe(true);
-    expect((await http.get(`/api/v1/payments/${r.body.payment.id}/`)).body).toMatchObject({
+    expect((await app.http.get(`/api/v1/payments/${r.body.payment.id}/`)).body).toMatchObject({
       state: 'settled',
       purpose: 'sponsored_post',
       article_id: r.body.article_id,
@@ -135,22 +123,22 @@ describe('buying', () => {
   });
 
   it('a signed-in buyer is recorded as the submitter', async () => {
-    const r = await buy(ad, reader.bearer);
+    const r = await buy(ad, app.reader.bearer);
     expect(r.status).toBe(201);
-    const row = await deps.db.selectFrom('articles').select('submitted_by').where('id', '=', r.body.article_id).executeTakeFirstOrThrow();
-    expect(row.submitted_by).toBe(reader.userId);
+    const row = await app.deps.db.selectFrom('articles').select('submitted_by').where('id', '=', r.body.article_id).executeTakeFirstOrThrow();
+    expect(row.submitted_by).toBe(app.reader.userId);
   });
 
   it('paid with a mainnet transfer: is_paid at once', async () => {
     const from = privateKeyToAccount(generatePrivateKey()).address;
     const tx = rpc.addTransaction({ transfers: [{ token: MAINNET_USDC, from, to: PAY_TO, value: PRICE }], blockNumber: rpc.head - 20n });
-    const r = await http.post('/api/v1/sponsored/', ad, { 'x-payment-tx': tx, 'x-payment-from': from });
+    const r = await app.http.post('/api/v1/sponsored/', ad, { 'x-payment-tx': tx, 'x-payment-from': from });
     expect(r.status).toBe(201);
     expect(r.body.sponsored).toEqual({ tier: 'express', ad_status: 'sponsored_pending', is_paid: true });
     expect(r.body.payment).toMatchObject({ method: 'mainnet_transfer', state: 'settled' });
     // A report-priced transfer does not buy an ad.
     const cheap = rpc.addTransaction({ transfers: [{ token: MAINNET_USDC, from, to: PAY_TO, value: 250_000n }], blockNumber: rpc.head - 20n });
-    const r2 = await http.post('/api/v1/sponsored/', ad, { 'x-payment-tx': cheap, 'x-payment-from': from });
+    const r2 = await app.http.post('/api/v1/sponsored/', ad, { 'x-payment-tx': cheap, 'x-payment-from': from });
     expect(r2.body.error.code).toBe('payment_insufficient');
   });
 });
@@ -165,15 +153,15 @@ describe('editor review', () => {
     expect(r.body.sponsored.is_paid).toBe(false);
     const id = r.body.article_id;
     // Deferred mode, settlement being retried: the ad cannot go live unpaid.
-    const early = await http.post(`/api/v1/sponsored/${id}/approve`, undefined, editor.bearer);
+    const early = await app.http.post(`/api/v1/sponsored/${id}/approve`, undefined, app.editor.bearer);
     expect(early.status).toBe(409);
     expect(early.body.error.code).toBe('ad_not_paid');
     await expect.poll(async () => (await adState(id)).sponsored.is_paid, { timeout: 10_000 }).toBe(true);
 
     // An anonymous reader's feed is cached (2 s) just before the approval...
-    const before = await http.get('/api/v1/news/?sort_type=new');
+    const before = await app.http.get('/api/v1/news/?sort_type=new');
     expect(before.body.results.map((a: any) => a.id)).not.toContain(id);
-    const ok = await http.post(`/api/v1/sponsored/${id}/approve`, undefined, editor.bearer);
+    const ok = await app.http.post(`/api/v1/sponsored/${id}/approve`, undefined, app.editor.bearer);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ status: 'approved', sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } });
     expect(ok.body.published_at).not.toBeNull();
@@ -188,15 +176,15 @@ describe('editor review', () => {
       sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true },
     });
     expect((await adState(id)).published_at).not.toBeNull();
-    const hot = await deps.db.selectFrom('article_hot_scores').select('hot_computed_at').where('article_id', '=', id).executeTakeFirstOrThrow();
+    const hot = await app.deps.db.selectFrom('article_hot_scores').select('hot_computed_at').where('article_id', '=', id).executeTakeFirstOrThrow();
     expect(hot.hot_computed_at).not.toBeNull();
 
     // ...and the approval retired that cache: marked in the public feed at once.
-    const feed = await http.get('/api/v1/news/?sort_type=new');
+    const feed = await app.http.get('/api/v1/news/?sort_type=new');
     const item = feed.body.results.find((a: any) => a.id === id);
     expect(item).toMatchObject({ origin: 'x402_ad', sponsored: { tier: 'express', ad_status: 'sponsored_approved', is_paid: true } });
 
-    const twice = await http.post(`/api/v1/sponsored/${id}/approve`, undefined, editor.bearer);
+    const twice = await app.http.post(`/api/v1/sponsored/${id}/approve`, undefined, app.editor.bearer);
     expect(twice.status).toBe(409);
     expect(twice.body.error.code).toBe('ad_not_pending');
     expect(twice.body.error.details.ad_status).toBe('sponsored_approved');
@@ -205,7 +193,7 @@ describe('editor review', () => {
   it('the generic editorial approve refuses a sponsored post (it must go through /sponsored/<id>/approve)', async () => {
     const r = await buy();
     const id = r.body.article_id;
-    const generic = await http.post(`/api/v1/news/${id}/approve`, undefined, editor.bearer);
+    const generic = await app.http.post(`/api/v1/news/${id}/approve`, undefined, app.editor.bearer);
     expect(generic.status).toBe(409);
     expect(generic.body.error.code).toBe('sponsored_review_required');
     expect((await adState(id)).status).toBe('submitted');
@@ -214,7 +202,7 @@ describe('editor review', () => {
   it('reject: killed, staff-only news.killed', async () => {
     const r = await buy();
     const id = r.body.article_id;
-    const rej = await http.post(`/api/v1/sponsored/${id}/reject`, undefined, editor.bearer);
+    const rej = await app.http.post(`/api/v1/sponsored/${id}/reject`, undefined, app.editor.bearer);
     expect(rej.status).toBe(200);
     expect(rej.body).toMatchObject({ status: 'killed', sponsored: { ad_status: 'sponsored_rejected' } });
     expect(await lastEvent()).toMatchObject({ type: 'news.killed', id, origin: 'x402_ad' });
@@ -223,7 +211,7 @@ describe('editor review', () => {
   it('sync mode: a refused settlement is 402 payment_settlement_failed and creates no ad', async () => {
     await settlementsIdle();
     fac.failNextSettles(1, 'refuse');
-    const before = await deps.db
+    const before = await app.deps.db
       .selectFrom('articles')
       .select((eb) => eb.fn.countAll().as('n'))
       .where('origin', '=', 'x402_ad')
@@ -232,7 +220,7 @@ describe('editor review', () => {
     expect(r.status).toBe(402);
     expect(r.body.error.code).toBe('payment_settlement_failed');
     expect(paymentResponseOf(r)).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '' });
-    const after = await deps.db
+    const after = await app.deps.db
       .selectFrom('articles')
       .select((eb) => eb.fn.countAll().as('n'))
       .where('origin', '=', 'x402_ad')
@@ -247,33 +235,33 @@ describe('editor review', () => {
     const id = r.body.article_id;
     await expect.poll(async () => (await adState(id)).sponsored.ad_status, { timeout: 10_000 }).toBe('sponsored_payment_failed');
     expect(await adState(id)).toMatchObject({ status: 'killed', sponsored: { is_paid: false } });
-    const a = await http.post(`/api/v1/sponsored/${id}/approve`, undefined, editor.bearer);
+    const a = await app.http.post(`/api/v1/sponsored/${id}/approve`, undefined, app.editor.bearer);
     expect(a.body.error.code).toBe('ad_not_pending');
   });
 
   it('only editors: 401 anonymous, 403 readers; 404 for an unknown or non-sponsored article; 400 for a bad id', async () => {
-    expect((await http.post('/api/v1/sponsored/1/approve')).status).toBe(401);
-    const forbidden = await http.post('/api/v1/sponsored/1/approve', undefined, reader.bearer);
+    expect((await app.http.post('/api/v1/sponsored/1/approve')).status).toBe(401);
+    const forbidden = await app.http.post('/api/v1/sponsored/1/approve', undefined, app.reader.bearer);
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.code).toBe('editor_required');
-    expect((await http.post('/api/v1/sponsored/999999/approve', undefined, editor.bearer)).body.error.code).toBe('ad_not_found');
-    const plain = await deps.db
+    expect((await app.http.post('/api/v1/sponsored/999999/approve', undefined, app.editor.bearer)).body.error.code).toBe('ad_not_found');
+    const plain = await app.deps.db
       .insertInto('articles')
       .values({ slug: 'p', headline: 'Plain', url: 'https://p.com/', normalized_url: 'https://p.com/', status: 'submitted' })
       .returning('id')
       .executeTakeFirstOrThrow();
-    expect((await http.post(`/api/v1/sponsored/${plain.id}/approve`, undefined, editor.bearer)).body.error.code).toBe('ad_not_found');
-    expect((await http.post('/api/v1/sponsored/abc/approve', undefined, editor.bearer)).status).toBe(400);
-    expect((await http.get('/api/v1/sponsored/', reader.bearer)).status).toBe(403);
+    expect((await app.http.post(`/api/v1/sponsored/${plain.id}/approve`, undefined, app.editor.bearer)).body.error.code).toBe('ad_not_found');
+    expect((await app.http.post('/api/v1/sponsored/abc/approve', undefined, app.editor.bearer)).status).toBe(400);
+    expect((await app.http.get('/api/v1/sponsored/', app.reader.bearer)).status).toBe(403);
   });
 
   it('editors list ads, filtered by state', async () => {
-    const all = await http.get('/api/v1/sponsored/', editor.bearer);
+    const all = await app.http.get('/api/v1/sponsored/', app.editor.bearer);
     expect(all.status).toBe(200);
     expect(all.body.count).toBeGreaterThanOrEqual(5);
-    const approved = await http.get('/api/v1/sponsored/?ad_status=sponsored_approved', editor.bearer);
+    const approved = await app.http.get('/api/v1/sponsored/?ad_status=sponsored_approved', app.editor.bearer);
     expect(approved.body.results.length).toBeGreaterThanOrEqual(1);
     expect(approved.body.results.every((a: any) => a.sponsored.ad_status === 'sponsored_approved')).toBe(true);
-    expect((await http.get('/api/v1/sponsored/?ad_status=bogus', editor.bearer)).status).toBe(400);
+    expect((await app.http.get('/api/v1/sponsored/?ad_status=bogus', app.editor.bearer)).status).toBe(400);
   });
 });

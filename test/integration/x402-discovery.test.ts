@@ -11,34 +11,31 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { reportSchema } from '../../src/intel/schemas.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startFacilitator, type FacilitatorServer } from '../support/facilitator-server.js';
 import { hoursAgo, insertArticle, siblingDeps, startTestWorkers } from '../support/intel.js';
 import request from '../support/request.js';
-import { requiredOf } from '../support/x402.js';
+import { requiredOf, x402TestEnv } from '../support/x402.js';
+import { useTestApp } from '../support/app.js';
 
 const PAY_TO = getAddress('0x8000000000000000000000000000000000000008');
 const BASE_SEPOLIA_USDC = getAddress('0x036CbD53842c5426634e7929541eC2318f3dCF7e');
 
-let deps: TestDeps;
 let fac: FacilitatorServer;
 let workers: Worker[];
-let http: ReturnType<typeof request>;
 let base: string;
 
 beforeAll(async () => {
   fac = await startFacilitator({ network: 'eip155:84532' });
-  deps = await createTestDeps({ X402_PAY_TO: PAY_TO, X402_NETWORK: 'eip155:84532', X402_FACILITATOR_URL: fac.url, JOB_WAIT_MS: '5000' });
-  workers = startTestWorkers(deps, ['intel-report', 'settle-payment']);
-  http = request(createApp(deps));
-  base = await http.base;
-  await insertArticle(deps.db, { tags: ['defi'], clicks: 5, publishedAt: hoursAgo(3) });
+});
+const app = useTestApp(undefined, () => ({ ...x402TestEnv(PAY_TO, fac.url), JOB_WAIT_MS: '5000' }));
+beforeAll(async () => {
+  workers = startTestWorkers(app.deps, ['intel-report', 'settle-payment']);
+  base = await app.http.base;
+  await insertArticle(app.deps.db, { tags: ['defi'], clicks: 5, publishedAt: hoursAgo(3) });
 });
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
-  await http.close();
-  await deps.close();
   await fac.close();
 });
 
@@ -59,7 +56,7 @@ describe('the official @x402/fetch client', () => {
     expect(settlement.network).toBe('eip155:84532');
     expect(fac.settles.length - before).toBe(1);
     const id = (settlement.extra as any).payment_id;
-    expect((await http.get(`/api/v1/payments/${id}/`)).body).toMatchObject({ state: 'settled', transaction: settlement.transaction });
+    expect((await app.http.get(`/api/v1/payments/${id}/`)).body).toMatchObject({ state: 'settled', transaction: settlement.transaction });
   });
 
   it('refuses the sponsored post under its default $1 cap; with the cap raised to $25 it buys it', async () => {
@@ -87,14 +84,14 @@ describe('the official @x402/fetch client', () => {
   });
 
   it('deferred mode: the client is told success false (settlement_pending) and where to look', async () => {
-    const d = siblingDeps(deps, { X402_SETTLEMENT_MODE: 'deferred' });
+    const d = siblingDeps(app.deps, { X402_SETTLEMENT_MODE: 'deferred' });
     const h = request(createApp(d));
     const res = await wrapFetchWithPayment(fetch, newClient())(`${await h.base}/api/v1/intel/report/`);
     expect(res.status).toBe(200);
     const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!);
     expect(settlement).toMatchObject({ success: false, errorReason: 'settlement_pending', transaction: '' });
     const statusUrl = new URL((settlement.extra as any).status_url);
-    await expect.poll(async () => (await http.get(statusUrl.pathname)).body.state, { timeout: 10_000 }).toBe('settled');
+    await expect.poll(async () => (await app.http.get(statusUrl.pathname)).body.state, { timeout: 10_000 }).toBe('settled');
     await h.close();
     await d.close();
   });
@@ -102,7 +99,7 @@ describe('the official @x402/fetch client', () => {
 
 describe('discovery', () => {
   it('GET /.well-known/x402 lists every paid resource with price, network, asset, payTo, description and schemas', async () => {
-    const r = await http.get('/.well-known/x402');
+    const r = await app.http.get('/.well-known/x402');
     expect(r.status).toBe(200);
     expect(r.body.x402Version).toBe(2);
     const byKey = Object.fromEntries(r.body.items.map((i: any) => [`${i.type} ${i.resource} ${i.extensions.bazaar.info.input.tool ?? i.extensions.bazaar.info.input.method}`, i]));
@@ -128,9 +125,9 @@ describe('discovery', () => {
   });
 
   it('the 402 carries the same bazaar extension (header: without the output schema)', async () => {
-    const r = await http.get('/api/v1/intel/report/');
+    const r = await app.http.get('/api/v1/intel/report/');
     const pr = requiredOf(r);
-    const disc = (await http.get('/.well-known/x402')).body.items.find((i: any) => i.resource.endsWith('/intel/report/'));
+    const disc = (await app.http.get('/.well-known/x402')).body.items.find((i: any) => i.resource.endsWith('/intel/report/'));
     expect((pr.extensions as any).bazaar.info).toEqual(disc.extensions.bazaar.info);
     expect((pr.extensions as any).bazaar.schema.properties.input).toEqual(disc.extensions.bazaar.schema.properties.input);
     expect(r.body.error.details.extensions.bazaar).toEqual(disc.extensions.bazaar);
@@ -138,7 +135,7 @@ describe('discovery', () => {
   });
 
   it('without X402_PAY_TO the discovery document is 503 payments_not_configured', async () => {
-    const bare = siblingDeps(deps, { X402_PAY_TO: undefined });
+    const bare = siblingDeps(app.deps, { X402_PAY_TO: undefined });
     const h = request(createApp(bare));
     const r = await h.get('/.well-known/x402');
     expect(r.status).toBe(503);
@@ -148,7 +145,7 @@ describe('discovery', () => {
   });
 
   it('llms.txt summarises the API and links the OpenAPI document, the discovery document and the MCP endpoint', async () => {
-    const r = await http.get('/llms.txt');
+    const r = await app.http.get('/llms.txt');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(r.text).toMatch(/^# Squid News API/);

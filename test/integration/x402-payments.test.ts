@@ -9,42 +9,33 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { reportSchema } from '../../src/intel/schemas.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startFacilitator, type FacilitatorServer } from '../support/facilitator-server.js';
 import { apiKeyOfTier, hoursAgo, insertArticle, siblingDeps, startTestWorkers } from '../support/intel.js';
 import request from '../support/request.js';
-import { officialClient, payFor, paymentResponseOf, requiredOf, signedHeader } from '../support/x402.js';
+import { officialClient, payFor, paymentResponseOf, requiredOf, signedHeader, x402TestEnv } from '../support/x402.js';
+import { useTestApp } from '../support/app.js';
 
 const PAY_TO = getAddress('0x1000000000000000000000000000000000000001');
 const BASE_SEPOLIA_USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const REPORT = '/api/v1/intel/report/';
 
-let deps: TestDeps;
 let fac: FacilitatorServer;
 let workers: Worker[];
-let http: ReturnType<typeof request>;
 const siblings: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
   fac = await startFacilitator({ network: 'eip155:84532' });
-  deps = await createTestDeps({
-    X402_PAY_TO: PAY_TO,
-    X402_NETWORK: 'eip155:84532',
-    X402_FACILITATOR_URL: fac.url,
-    X402_FACILITATOR_TIMEOUT_MS: '2000',
-    JOB_WAIT_MS: '5000',
-  });
-  workers = startTestWorkers(deps, ['intel-report', 'settle-payment']);
-  http = request(createApp(deps));
-  await insertArticle(deps.db, { tags: ['defi'], clicks: 40, publishedAt: hoursAgo(2), source: 'coindesk.com' });
-  await insertArticle(deps.db, { tags: ['defi', 'l2'], clicks: 10, publishedAt: hoursAgo(20), source: 'theblock.co' });
+});
+const app = useTestApp(undefined, () => ({ ...x402TestEnv(PAY_TO, fac.url), X402_FACILITATOR_TIMEOUT_MS: '2000', JOB_WAIT_MS: '5000' }));
+beforeAll(async () => {
+  workers = startTestWorkers(app.deps, ['intel-report', 'settle-payment']);
+  await insertArticle(app.deps.db, { tags: ['defi'], clicks: 40, publishedAt: hoursAgo(2), source: 'coindesk.com' });
+  await insertArticle(app.deps.db, { tags: ['defi', 'l2'], clicks: 10, publishedAt: hoursAgo(20), source: 'theblock.co' });
 });
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
   for (const s of siblings) await s.close();
-  await http.close();
-  await deps.close();
   await fac.close();
 });
 
@@ -52,7 +43,7 @@ const newAccount = () => privateKeyToAccount(generatePrivateKey());
 const paymentCount = async () =>
   Number(
     (
-      await deps.db
+      await app.deps.db
         .selectFrom('payments')
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirstOrThrow()
@@ -60,17 +51,17 @@ const paymentCount = async () =>
   );
 
 async function requirement() {
-  const r = await http.get(REPORT);
+  const r = await app.http.get(REPORT);
   return requiredOf(r).accepts[0];
 }
 
 async function paymentState(id: string) {
-  return (await http.get(`/api/v1/payments/${id}/`)).body;
+  return (await app.http.get(`/api/v1/payments/${id}/`)).body;
 }
 
 describe('402 Payment Required', () => {
   it('without a credential: 402 with PAYMENT-REQUIRED (base64 JSON) and the same requirements in the body', async () => {
-    const r = await http.get(REPORT);
+    const r = await app.http.get(REPORT);
     expect(r.status).toBe(402);
     expect(r.body.error.code).toBe('payment_required');
     expect(r.headers.get('cache-control')).toBe('no-store');
@@ -95,7 +86,7 @@ describe('402 Payment Required', () => {
 
   it('validates the query before asking for money (400, not 402)', async () => {
     for (const q of ['hours=0', 'hours=169', 'hours=abc', 'top_n=0', 'top_n=51', 'topics=Not%20A%20Slug']) {
-      const r = await http.get(`${REPORT}?${q}`);
+      const r = await app.http.get(`${REPORT}?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.error.code).toBe('validation_failed');
     }
@@ -106,11 +97,11 @@ describe('the x402 flow', () => {
   it('402 -> sign with the x402 client -> retry -> settled by the facilitator -> 200 with the report and a truthful PAYMENT-RESPONSE', async () => {
     const account = newAccount();
     const client = officialClient(account);
-    const first = await http.get(REPORT);
+    const first = await app.http.get(REPORT);
     const headers = await payFor(client, first);
     expect(Object.keys(headers)).toEqual(['PAYMENT-SIGNATURE']);
     const settlesBefore = fac.settles.length;
-    const paid = await http.get(REPORT, headers);
+    const paid = await app.http.get(REPORT, headers);
     expect(paid.status).toBe(200);
     expect(() => reportSchema.parse(paid.body)).not.toThrow();
     expect(paid.body.trending_topics.map((t: any) => t.tag)).toContain('defi');
@@ -140,7 +131,7 @@ describe('the x402 flow', () => {
     expect(settled.paymentRequirements).toMatchObject({ scheme: 'exact', amount: '250000', payTo: PAY_TO });
 
     // The same signature again is a replay.
-    const again = await http.get(REPORT, headers);
+    const again = await app.http.get(REPORT, headers);
     expect(again.status).toBe(402);
     expect(again.body.error.code).toBe('payment_replayed');
     expect(requiredOf(again).error).toBe('invalid_exact_evm_nonce_already_used');
@@ -148,9 +139,9 @@ describe('the x402 flow', () => {
 
   it('serves a cached report to the second payer with the same parameters (X-Intel-Cache: hit)', async () => {
     const req = await requirement();
-    const r = await http.get(`${REPORT}?hours=48`, { 'payment-signature': await signedHeader(newAccount(), req) });
+    const r = await app.http.get(`${REPORT}?hours=48`, { 'payment-signature': await signedHeader(newAccount(), req) });
     expect(r.status).toBe(200);
-    const r2 = await http.get(`${REPORT}?hours=48`, { 'payment-signature': await signedHeader(newAccount(), req) });
+    const r2 = await app.http.get(`${REPORT}?hours=48`, { 'payment-signature': await signedHeader(newAccount(), req) });
     expect(r2.status).toBe(200);
     expect(r2.headers.get('x-intel-cache')).toBe('hit');
     expect(r2.body.generated_at).toBe(r.body.generated_at);
@@ -164,7 +155,7 @@ describe('every rejection has its own code and consumes nothing', () => {
     ['JSON without an authorization', () => Buffer.from(JSON.stringify({ x402Version: 2, accepted: {}, payload: {} })).toString('base64'), 'payment_invalid_encoding'],
   ])('%s -> 400 %s (the x402 v2 HTTP transport: malformed payment payload)', async (_name, make, code) => {
     const before = await paymentCount();
-    const r = await http.get(REPORT, { 'payment-signature': make() });
+    const r = await app.http.get(REPORT, { 'payment-signature': make() });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe(code);
     expect(r.body.error.details.problem.header).toBe('PAYMENT-SIGNATURE');
@@ -205,7 +196,7 @@ describe('every rejection has its own code and consumes nothing', () => {
     ];
     const before = await paymentCount();
     for (const [name, header, code, reason] of cases) {
-      const r = await http.get(REPORT, { 'payment-signature': await header });
+      const r = await app.http.get(REPORT, { 'payment-signature': await header });
       expect(r.status, name).toBe(402);
       expect(r.body.error.code, name).toBe(code);
       expect(requiredOf(r).error, name).toBe(reason);
@@ -214,7 +205,7 @@ describe('every rejection has its own code and consumes nothing', () => {
   });
 
   it('an x402 v1 X-PAYMENT header is refused with a pointer to PAYMENT-SIGNATURE', async () => {
-    const r = await http.get(REPORT, { 'x-payment': 'eyJ4NDAyVmVyc2lvbiI6MX0=' });
+    const r = await app.http.get(REPORT, { 'x-payment': 'eyJ4NDAyVmVyc2lvbiI6MX0=' });
     expect(r.status).toBe(402);
     expect(r.body.error.code).toBe('payment_requirements_mismatch');
     expect(r.body.error.message).toMatch(/PAYMENT-SIGNATURE/);
@@ -224,12 +215,12 @@ describe('every rejection has its own code and consumes nothing', () => {
 describe('API keys', () => {
   it('builder and enterprise keys get the report without paying; a free key gets 402 with a pointer to builder', async () => {
     for (const tier of ['builder', 'enterprise'] as const) {
-      const r = await http.get(REPORT, await apiKeyOfTier(deps.db, tier));
+      const r = await app.http.get(REPORT, await apiKeyOfTier(app.deps.db, tier));
       expect(r.status, tier).toBe(200);
       expect(r.headers.get('payment-response')).toBeNull();
       expect(() => reportSchema.parse(r.body)).not.toThrow();
     }
-    const free = await http.get(REPORT, await apiKeyOfTier(deps.db, 'free'));
+    const free = await app.http.get(REPORT, await apiKeyOfTier(app.deps.db, 'free'));
     expect(free.status).toBe(402);
     expect(free.body.error.code).toBe('api_key_tier_insufficient');
     expect(free.body.error.message).toMatch(/builder/);
@@ -237,7 +228,7 @@ describe('API keys', () => {
   });
 
   it('a free key can still pay per call', async () => {
-    const r = await http.get(REPORT, { ...(await apiKeyOfTier(deps.db, 'free')), 'payment-signature': await signedHeader(newAccount(), await requirement()) });
+    const r = await app.http.get(REPORT, { ...(await apiKeyOfTier(app.deps.db, 'free')), 'payment-signature': await signedHeader(newAccount(), await requirement()) });
     expect(r.status).toBe(200);
     expect(paymentResponseOf(r).success).toBe(true);
   });
@@ -245,11 +236,11 @@ describe('API keys', () => {
 
 describe('replay guard across web processes', () => {
   it('the same authorization sent at once to two web apps on the same Redis and Postgres pays exactly once', async () => {
-    const other = siblingDeps(deps);
+    const other = siblingDeps(app.deps);
     siblings.push(other);
     const http2 = request(createApp(other));
     const header = await signedHeader(newAccount(), await requirement());
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? http2 : http).get(REPORT, { 'payment-signature': header })));
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? http2 : app.http).get(REPORT, { 'payment-signature': header })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 402).every((r) => r.body.error.code === 'payment_replayed')).toBe(true);
@@ -258,10 +249,10 @@ describe('replay guard across web processes', () => {
 
   it('the durable record in Postgres still refuses a replay when the Redis guard has been lost', async () => {
     const header = await signedHeader(newAccount(), await requirement());
-    expect((await http.get(REPORT, { 'payment-signature': header })).status).toBe(200);
-    const keys = await deps.redis.keys(`${deps.config.QUEUE_PREFIX}:pay:used:*`);
-    await deps.redis.del(...keys);
-    const again = await http.get(REPORT, { 'payment-signature': header });
+    expect((await app.http.get(REPORT, { 'payment-signature': header })).status).toBe(200);
+    const keys = await app.deps.redis.keys(`${app.deps.config.QUEUE_PREFIX}:pay:used:*`);
+    await app.deps.redis.del(...keys);
+    const again = await app.http.get(REPORT, { 'payment-signature': header });
     expect(again.status).toBe(402);
     expect(again.body.error.code).toBe('payment_replayed');
   });
@@ -270,7 +261,7 @@ describe('replay guard across web processes', () => {
 describe('payment is consumed only when the report is served', () => {
   it('a report that is not ready in time is 503 intel_pending, and the same payment then works', async () => {
     // A web process with no wait budget and an uncached parameter set.
-    const impatient = siblingDeps(deps, { JOB_WAIT_MS: 0 });
+    const impatient = siblingDeps(app.deps, { JOB_WAIT_MS: 0 });
     siblings.push(impatient);
     const h = request(createApp(impatient));
     const header = await signedHeader(newAccount(), await requirement());
@@ -278,14 +269,16 @@ describe('payment is consumed only when the report is served', () => {
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('intel_pending');
     expect(r.headers.get('retry-after')).toBe('2');
-    await expect.poll(async () => (await http.get(`${REPORT}?hours=7&top_n=3`, { 'payment-signature': header })).status, { timeout: 10_000 }).toBe(200);
+    await expect.poll(async () => (await app.http.get(`${REPORT}?hours=7&top_n=3`, { 'payment-signature': header })).status, { timeout: 10_000 }).toBe(200);
     await h.close();
   });
 });
 
 /** Earlier tests' settlements must not take the failures scripted for the next one. */
 async function settlementsIdle() {
-  await expect.poll(async () => (await deps.db.selectFrom('payments').select('id').where('state', 'in', ['verified', 'settling']).execute()).length, { timeout: 15_000 }).toBe(0);
+  await expect
+    .poll(async () => (await app.deps.db.selectFrom('payments').select('id').where('state', 'in', ['verified', 'settling']).execute()).length, { timeout: 15_000 })
+    .toBe(0);
 }
 
 describe('sync settlement failures (default mode): nothing is delivered', () => {
@@ -294,7 +287,7 @@ describe('sync settlement failures (default mode): nothing is delivered', () => 
     fac.failNextSettles(1, 'refuse');
     const acct = newAccount();
     const before = await paymentCount();
-    const r = await http.get(REPORT, { 'payment-signature': await signedHeader(acct, await requirement()) });
+    const r = await app.http.get(REPORT, { 'payment-signature': await signedHeader(acct, await requirement()) });
     expect(r.status).toBe(402);
     expect(r.body.error.code).toBe('payment_settlement_failed');
     expect(r.body.error.details.problem.reason).toBe('invalid_exact_evm_insufficient_balance');
@@ -309,18 +302,18 @@ describe('sync settlement failures (default mode): nothing is delivered', () => 
     await settlementsIdle();
     fac.failNextSettles(1, 'http500');
     const header = await signedHeader(newAccount(), await requirement());
-    const r = await http.get(REPORT, { 'payment-signature': header });
+    const r = await app.http.get(REPORT, { 'payment-signature': header });
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('payment_settlement_unavailable');
     expect(r.headers.get('retry-after')).toBe('5');
-    const again = await http.get(REPORT, { 'payment-signature': header });
+    const again = await app.http.get(REPORT, { 'payment-signature': header });
     expect(again.status).toBe(200);
     expect(paymentResponseOf(again).success).toBe(true);
   });
 
   it('a facilitator that does not answer in time is 503 payment_settlement_pending; the job resolves the outcome', async () => {
     await settlementsIdle();
-    const slow = siblingDeps(deps, { X402_FACILITATOR_TIMEOUT_MS: 300 });
+    const slow = siblingDeps(app.deps, { X402_FACILITATOR_TIMEOUT_MS: 300 });
     siblings.push(slow);
     const h = request(createApp(slow));
     fac.failNextSettles(1, 'hang');
@@ -340,7 +333,7 @@ describe('sync settlement failures (default mode): nothing is delivered', () => 
 describe('deferred settlement (X402_SETTLEMENT_MODE=deferred)', () => {
   let dh: ReturnType<typeof request>;
   beforeAll(() => {
-    const d = siblingDeps(deps, { X402_SETTLEMENT_MODE: 'deferred' });
+    const d = siblingDeps(app.deps, { X402_SETTLEMENT_MODE: 'deferred' });
     siblings.push(d);
     dh = request(createApp(d));
   });
@@ -385,14 +378,14 @@ describe('deferred settlement (X402_SETTLEMENT_MODE=deferred)', () => {
 
 describe('payment status', () => {
   it('the payment status of an unknown id is 404, a malformed one 400', async () => {
-    expect((await http.get('/api/v1/payments/pay_AAAAAAAAAAAAAAAAAAAAAA/')).body.error.code).toBe('payment_not_found');
-    expect((await http.get('/api/v1/payments/nope/')).status).toBe(400);
+    expect((await app.http.get('/api/v1/payments/pay_AAAAAAAAAAAAAAAAAAAAAA/')).body.error.code).toBe('payment_not_found');
+    expect((await app.http.get('/api/v1/payments/nope/')).status).toBe(400);
   });
 });
 
 describe('facilitator verification mode', () => {
   it('asks the facilitator /verify first and refuses what it refuses (e.g. no balance)', async () => {
-    const strict = siblingDeps(deps, { X402_VERIFY_MODE: 'facilitator' });
+    const strict = siblingDeps(app.deps, { X402_VERIFY_MODE: 'facilitator' });
     siblings.push(strict);
     const h = request(createApp(strict));
     const poor = newAccount();
@@ -409,18 +402,18 @@ describe('facilitator verification mode', () => {
 
 describe('not configured', () => {
   it('without X402_PAY_TO the report is 503 payments_not_configured, but builder keys still work', async () => {
-    const bare = siblingDeps(deps, { X402_PAY_TO: undefined });
+    const bare = siblingDeps(app.deps, { X402_PAY_TO: undefined });
     siblings.push(bare);
     const h = request(createApp(bare));
     const r = await h.get(REPORT);
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('payments_not_configured');
-    expect((await h.get(REPORT, await apiKeyOfTier(deps.db, 'builder'))).status).toBe(200);
+    expect((await h.get(REPORT, await apiKeyOfTier(app.deps.db, 'builder'))).status).toBe(200);
     await h.close();
   });
 
   it('a network without a known USDC and no X402_ASSET is 503 payments_not_configured, not a 500', async () => {
-    const odd = siblingDeps(deps, { X402_NETWORK: 'eip155:999999' });
+    const odd = siblingDeps(app.deps, { X402_NETWORK: 'eip155:999999' });
     siblings.push(odd);
     const h = request(createApp(odd));
     const r = await h.get(REPORT);

@@ -13,20 +13,18 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { reportSchema } from '../../src/intel/schemas.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startFacilitator, type FacilitatorServer } from '../support/facilitator-server.js';
 import { hoursAgo, insertArticle, siblingDeps, startTestWorkers } from '../support/intel.js';
 import request from '../support/request.js';
-import { paymentResponseOf, requiredOf, signedHeader } from '../support/x402.js';
+import { paymentResponseOf, requiredOf, signedHeader, x402TestEnv } from '../support/x402.js';
+import { useTestApp } from '../support/app.js';
 
 const PAY_TO = getAddress('0x9000000000000000000000000000000000000009');
 const REPORT = '/api/v1/intel/report/';
 const SPONSORED = '/api/v1/sponsored/';
 
-let deps: TestDeps;
 let fac: FacilitatorServer;
 let workers: Worker[];
-let http: ReturnType<typeof request>;
 let base: string;
 /** The same service whose facilitator URL refuses connections (the facilitator is down). */
 let down: ReturnType<typeof request>;
@@ -38,33 +36,25 @@ let impatientDeps: ReturnType<typeof siblingDeps>;
 
 beforeAll(async () => {
   fac = await startFacilitator({ network: 'eip155:84532' });
-  deps = await createTestDeps({
-    X402_PAY_TO: PAY_TO,
-    X402_NETWORK: 'eip155:84532',
-    X402_FACILITATOR_URL: fac.url,
-    X402_FACILITATOR_TIMEOUT_MS: '5000',
-    SPONSORED_PRICE_ATOMIC: '25000000',
-    JOB_WAIT_MS: '5000',
-  });
-  workers = startTestWorkers(deps, ['intel-report']);
-  http = request(createApp(deps));
-  base = await http.base;
-  downDeps = siblingDeps(deps, { X402_FACILITATOR_URL: 'http://127.0.0.1:1' });
+});
+const app = useTestApp(undefined, () => ({ ...x402TestEnv(PAY_TO, fac.url), X402_FACILITATOR_TIMEOUT_MS: '5000', SPONSORED_PRICE_ATOMIC: '25000000', JOB_WAIT_MS: '5000' }));
+beforeAll(async () => {
+  workers = startTestWorkers(app.deps, ['intel-report']);
+  base = await app.http.base;
+  downDeps = siblingDeps(app.deps, { X402_FACILITATOR_URL: 'http://127.0.0.1:1' });
   down = request(createApp(downDeps));
-  impatientDeps = siblingDeps(deps, { X402_FACILITATOR_TIMEOUT_MS: 300 });
+  impatientDeps = siblingDeps(app.deps, { X402_FACILITATOR_TIMEOUT_MS: 300 });
   impatient = request(createApp(impatientDeps));
   impatientBase = await impatient.base;
-  await insertArticle(deps.db, { tags: ['defi'], clicks: 12, publishedAt: hoursAgo(2) });
+  await insertArticle(app.deps.db, { tags: ['defi'], clicks: 12, publishedAt: hoursAgo(2) });
 });
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
-  await http.close();
   await down.close();
   await downDeps.close();
   await impatient.close();
   await impatientDeps.close();
-  await deps.close();
   await fac.close();
 });
 
@@ -87,7 +77,7 @@ function agent(account: PrivateKeyAccount = privateKeyToAccount(generatePrivateK
 const json = async (res: Response) => (await res.json()) as any;
 
 async function payment(id: string) {
-  return deps.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return app.deps.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
 /** A sync payment whose /settle hangs past X402_FACILITATOR_TIMEOUT_MS: 503 pending, recorded undelivered. */
@@ -135,12 +125,12 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
     const row = await payment(id);
     expect(row).toMatchObject({ state: 'settled', transaction_hash: settlement.transaction });
     expect(row.delivered_at).toBeInstanceOf(Date);
-    const status = await http.get(`/api/v1/payments/${id}/`);
+    const status = await app.http.get(`/api/v1/payments/${id}/`);
     expect(status.body).toMatchObject({ state: 'settled', transaction: settlement.transaction });
     expect(status.body.delivered_at).toBe(row.delivered_at!.toISOString());
 
     // Delivered: the same signature again is a replay, and the facilitator is not asked again.
-    const again = await http.get(REPORT, { 'payment-signature': signature });
+    const again = await app.http.get(REPORT, { 'payment-signature': signature });
     expect(again.status).toBe(402);
     expect(again.body.error.code).toBe('payment_replayed');
     expect(requiredOf(again).error).toBe('invalid_exact_evm_nonce_already_used');
@@ -151,7 +141,7 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
 
   it('settled by the settle-payment job first: the retry delivers it without another /settle, even after the authorization expired; once', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    const req = requiredOf(await http.get(REPORT)).accepts[0];
+    const req = requiredOf(await app.http.get(REPORT)).accepts[0];
     // validBefore 20 s ahead (time for the job on a loaded machine): local verification refuses it as expired 6 s before that.
     const validBefore = BigInt(Math.floor(Date.now() / 1000) + 20);
     const signature = await signedHeader(account, req, { validBefore });
@@ -161,7 +151,7 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
     expect(first.body.error.code).toBe('payment_settlement_pending');
     const id = first.body.error.details.payment_id as string;
 
-    const settler = startTestWorkers(deps, ['settle-payment']);
+    const settler = startTestWorkers(app.deps, ['settle-payment']);
     try {
       await expect.poll(async () => (await payment(id)).state, { timeout: 15_000, interval: 100 }).toBe('settled');
     } finally {
@@ -177,16 +167,16 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
     const waitMs = (Number(validBefore) - 5) * 1000 - Date.now() + 200;
     if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
     const fresh = await signedHeader(account, req, { validBefore });
-    expect((await http.get(REPORT, { 'payment-signature': fresh })).body.error.code).toBe('payment_expired');
+    expect((await app.http.get(REPORT, { 'payment-signature': fresh })).body.error.code).toBe('payment_expired');
 
     const settlesBefore = fac.settles.length;
-    const res = await http.get(REPORT, { 'payment-signature': signature });
+    const res = await app.http.get(REPORT, { 'payment-signature': signature });
     expect(res.status).toBe(200);
     expect(() => reportSchema.parse(res.body)).not.toThrow();
     expect(paymentResponseOf(res)).toMatchObject({ success: true, transaction: row.transaction_hash, network: 'eip155:84532', payer: account.address });
     expect(fac.settles.length).toBe(settlesBefore);
 
-    const again = await http.get(REPORT, { 'payment-signature': signature });
+    const again = await app.http.get(REPORT, { 'payment-signature': signature });
     expect(again.status).toBe(402);
     expect(again.body.error.code).toBe('payment_replayed');
   }, 60_000);
@@ -195,7 +185,7 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
     const a = agent();
     const { id, signature } = await timedOut(a, REPORT);
     fac.failNextSettles(1, 'refuse');
-    const refused = await http.get(REPORT, { 'payment-signature': signature });
+    const refused = await app.http.get(REPORT, { 'payment-signature': signature });
     expect(refused.status).toBe(402);
     expect(refused.body.error.code).toBe('payment_settlement_failed');
     expect(refused.body.error.details.problem.reason).toBe('invalid_exact_evm_insufficient_balance');
@@ -205,7 +195,7 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
 
     // Failed for good: the same answer again, without asking the facilitator.
     const settlesBefore = fac.settles.length;
-    const again = await http.get(REPORT, { 'payment-signature': signature });
+    const again = await app.http.get(REPORT, { 'payment-signature': signature });
     expect(again.status).toBe(402);
     expect(again.body.error.code).toBe('payment_settlement_failed');
     expect(again.body.error.details.problem.reason).toBe('invalid_exact_evm_insufficient_balance');
@@ -216,7 +206,7 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
     const a = agent();
     const { id, signature } = await timedOut(a, REPORT);
     const settlesBefore = fac.settles.length;
-    const results = await Promise.all(Array.from({ length: 6 }, () => http.get(REPORT, { 'payment-signature': signature })));
+    const results = await Promise.all(Array.from({ length: 6 }, () => app.http.get(REPORT, { 'payment-signature': signature })));
     const codes = results.map((r) => (r.status === 200 ? 200 : r.body.error.code));
     expect(codes.filter((c) => c === 200)).toHaveLength(1);
     expect(codes.every((c) => c === 200 || c === 'payment_replayed' || c === 'payment_settlement_pending')).toBe(true);
@@ -228,7 +218,7 @@ describe('the report: retry with the same PAYMENT-SIGNATURE after 503 payment_se
     const a = agent();
     const { id, signature } = await timedOut(a, REPORT);
     // A server where a sponsored post costs what the report costs: the same authorization verifies for both.
-    const same = siblingDeps(deps, { SPONSORED_PRICE_ATOMIC: deps.config.X402_PRICE_ATOMIC });
+    const same = siblingDeps(app.deps, { SPONSORED_PRICE_ATOMIC: app.deps.config.X402_PRICE_ATOMIC });
     const h = request(createApp(same));
     try {
       const r = await h.post(SPONSORED, { url: 'https://example.org/x', headline: 'x' }, { 'payment-signature': signature });
@@ -248,7 +238,7 @@ describe('the sponsored post: a retry never creates a second post', () => {
   const ads = async () =>
     Number(
       (
-        await deps.db
+        await app.deps.db
           .selectFrom('articles')
           .select((eb) => eb.fn.countAll().as('n'))
           .where('origin', '=', 'x402_ad')
@@ -273,7 +263,7 @@ describe('the sponsored post: a retry never creates a second post', () => {
     expect(await ads()).toBe(before + 1);
     expect((await payment(id)).article_id).toBe(body.article_id);
 
-    const again = await http.post(SPONSORED, ad, { 'payment-signature': signature });
+    const again = await app.http.post(SPONSORED, ad, { 'payment-signature': signature });
     expect(again.status).toBe(402);
     expect(again.body.error.code).toBe('payment_replayed');
     expect(await ads()).toBe(before + 1);

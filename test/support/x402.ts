@@ -78,3 +78,8 @@ export async function signedHeader(account: PrivateKeyAccount, req: PaymentRequi
     },
   } as never);
 }
+
+/** The config env of an app taking x402 payments to `payTo` on Base Sepolia through the facilitator at `facilitatorUrl`. */
+export function x402TestEnv(payTo: string, facilitatorUrl: string): Record<string, string> {
+  return { X402_PAY_TO: payTo, X402_NETWORK: 'eip155:84532', X402_FACILITATOR_URL: facilitatorUrl };
+}
