@@ -300,7 +300,7 @@ ${dialogs()}`;
 }
 
 /** An article's asset tags as the editor edits them: each visible tag with a remove button, an editor's removals, and an add form (POST/DELETE /api/v1/news/{id}/assets/). */
-export function assetTagsHtml(id: number, tags: EditorAssetTag[]): string {
+function assetTagsHtml(id: number, tags: EditorAssetTag[]): string {
   const shown = tags.filter((t) => !t.removed);
   const removed = tags.filter((t) => t.removed);
   const item = (t: EditorAssetTag) =>
