@@ -37,6 +37,7 @@ import { job as storyAssign } from './story-assign.js';
 import { job as assetTag } from './asset-tag.js';
 import { job as credibilityRecompute } from './credibility-recompute.js';
 import { job as assetTokenListsRefresh } from './asset-token-lists-refresh.js';
+import { job as assetMindshare } from './asset-mindshare.js';
 
 export const jobs = {
   ping,
@@ -73,6 +74,7 @@ export const jobs = {
   'asset-tag': assetTag,
   'credibility-recompute': credibilityRecompute,
   'asset-token-lists-refresh': assetTokenListsRefresh,
+  'asset-mindshare': assetMindshare,
 } as const;
 
 export type Jobs = typeof jobs;

@@ -53,4 +53,6 @@ export const schedules: Schedule[] = [
   { id: 'settle-payment-sweep', job: 'settle-payment', payload: {}, everyMs: 60_000 },
   // Assets: add the assets and deployments of the operator's Token Lists (ASSET_TOKEN_LISTS_URLS), daily.
   { id: 'asset-token-lists-refresh', job: 'asset-token-lists-refresh', payload: {}, pattern: '41 4 * * *' },
+  // Assets: every asset's mindshare (stories, articles, engagement over 24 h, 7 d, 30 d), read by the asset page and the intel report.
+  { id: 'asset-mindshare', job: 'asset-mindshare', payload: {}, everyMs: 5 * 60_000 },
 ];

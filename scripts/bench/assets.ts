@@ -6,7 +6,11 @@
  *                                      of English-word tickers and of company names
  *   npm run bench:assets -- --speed    headlines/s of the tagger with the seed registry padded with
  *                                      synthetic assets to --assets=10000 or more, against a plain
- *                                      tokenise pass over the same headlines in the same run
+ *                                      tokenise pass over the same headlines in the same run; then
+ *                                      (own PostgreSQL and Redis, scripts/bench/assets-stack.ts) the
+ *                                      page-title job's time without and with tagging (--pages=400)
+ *                                      and the asset page's p50/p99 from the stored mindshare
+ *                                      (--seconds=10); --no-stack skips that part
  *   --verbose                          list every false positive and false negative
  *
  * The registry is the seed registry built from the package data and the curated list (what the
@@ -20,6 +24,7 @@ import { tagText } from '../../src/assets/rules/tagger.js';
 import { decodeEntities, tokenize } from '../../src/assets/rules/tokenize.js';
 import { COMPANY_NAMES, DEFAULT_AMBIGUOUS_WORDS } from '../../src/assets/rules/word-lists.js';
 import { loadSeedRegistry } from '../../src/assets/seed-registry.js';
+import { stackSpeed } from './assets-stack.js';
 
 interface Labelled {
   id: string;
@@ -120,11 +125,19 @@ function speed(registry: AssetRecord[]): void {
   perSecond(() => titles.forEach((title) => tagText(tagger, { title })), titles.length, 500);
   const baseline = perSecond(() => titles.forEach((title) => tokenize(decodeEntities(title))), titles.length);
   const tagging = perSecond(() => titles.forEach((title) => tagText(tagger, { title })), titles.length);
-  console.log(`registry: ${padded.length} assets (${registry.length} seed + ${padded.length - registry.length} synthetic), compiled in ${compileMs.toFixed(0)} ms`);
+  console.log(
+    `registry: ${padded.length} assets (${registry.length} seed + ${padded.length - registry.length} synthetic, speed load only), compiled in ${compileMs.toFixed(0)} ms`,
+  );
   console.log(`baseline (decode + tokenise only): ${Math.round(baseline).toLocaleString('en-US')} headlines/s`);
   console.log(`tagger:                            ${Math.round(tagging).toLocaleString('en-US')} headlines/s (${(baseline / tagging).toFixed(2)}x the baseline's time)`);
 }
 
 const registry = loadSeedRegistry();
-if (process.argv.includes('--speed')) speed(registry);
-else quality(compileTagger(registry, DEFAULT_AMBIGUOUS_WORDS), registry, process.argv.includes('--verbose'));
+if (process.argv.includes('--speed')) {
+  speed(registry);
+  if (!process.argv.includes('--no-stack'))
+    await stackSpeed(
+      items.map((i) => i.title),
+      { pages: argValue('pages', 400), seconds: argValue('seconds', 10) },
+    );
+} else quality(compileTagger(registry, DEFAULT_AMBIGUOUS_WORDS), registry, process.argv.includes('--verbose'));

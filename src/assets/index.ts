@@ -4,5 +4,9 @@ export { addAmbiguousWord, addAsset, requireKnownAssets, tagArticle, tagWireItem
 export { assetTagDedupeId, tagTargets } from './rules/triggers.js';
 export { tagText } from './rules/tagger.js';
 export { refreshTokenLists } from './token-lists-service.js';
-export { unknownAssetIds } from './queries.js';
+export { articleTagsForEditors, unknownAssetIds } from './queries.js';
 export { ASSET_ID_PATTERN, assetRoutes } from './routes.js';
+export { refreshMindshare } from './mindshare-service.js';
+export { readMindshareLeaders, type MindshareLeaders } from './mindshare-cache.js';
+export { mindshareLeadersSchema } from './mindshare-schemas.js';
+export { assetPage, assetSearch } from './read-service.js';

@@ -244,3 +244,16 @@ export async function insertDeploymentRows(db: Db, rows: readonly { asset_id: st
       .execute();
   }
 }
+
+/** An article's tag rows with the registry's symbol and name, for the editors' console: visible ones by salience, then editors' removals. */
+export async function articleTagsForEditors(db: Db, articleId: number) {
+  return db
+    .selectFrom('article_assets as t')
+    .innerJoin('assets as s', 's.id', 't.asset_id')
+    .select(['t.asset_id as id', 's.symbol', 's.name', 't.salience', 't.is_primary as primary', 't.source', 't.removed'])
+    .where('t.article_id', '=', articleId)
+    .orderBy('t.removed')
+    .orderBy('t.salience', 'desc')
+    .orderBy('t.asset_id')
+    .execute();
+}

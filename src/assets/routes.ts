@@ -9,7 +9,9 @@ import { DomainError } from '../platform/errors/index.js';
 import { errorResponses } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { text } from '../platform/http/schemas.js';
-import { getAsset, searchAssets } from './queries.js';
+import { assetMindshareSchema } from './mindshare-schemas.js';
+import { getAsset } from './queries.js';
+import { assetPage, assetSearch } from './read-service.js';
 import { sharedRegistry } from './registry-cache.js';
 import { addAmbiguousWord, addAsset, setEditorTag, updateAsset } from './service.js';
 
@@ -60,7 +62,7 @@ function searchRoute(deps: AppDeps) {
     query: z.strictObject({ q: text().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'), limit: queryInt({ min: 1, max: 50, default: 20 }) }),
     responses: { 200: { description: 'Matching assets', schema: z.object({ results: z.array(summarySchema) }) }, ...errorResponses({ 400: 'validation_failed' }) },
     async handler(ctx, { query }) {
-      ctx.body = { results: await searchAssets(deps.db, query.q, query.limit) };
+      ctx.body = await assetSearch(deps, query.q, query.limit);
     },
   });
 }
@@ -70,12 +72,16 @@ function getRoute(deps: AppDeps) {
     method: 'get',
     path: '/assets/:id/',
     operationId: 'getAsset',
-    summary: 'One asset and its deployments',
+    summary: 'One asset, its deployments and its mindshare',
+    description: 'mindshare comes from the asset-mindshare job’s stored result (docs/assets.md): its share of stories, articles and engagement over 24 h, 7 d and 30 d.',
     tags: ['assets'],
     params: z.strictObject({ id: assetId }),
-    responses: { 200: { description: 'The asset', schema: assetSchema }, ...errorResponses({ 404: 'asset_not_found' }) },
+    responses: {
+      200: { description: 'The asset', schema: assetSchema.extend({ mindshare: assetMindshareSchema }).meta({ id: 'AssetPage' }) },
+      ...errorResponses({ 404: 'asset_not_found' }),
+    },
     async handler(ctx, { params }) {
-      ctx.body = await assetOr404(deps, params.id);
+      ctx.body = await assetPage(deps, params.id);
     },
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The editors' console: server-rendered pages under /editor/ on the web process.
  *  - GET /editor/                     the queue (editors), the sign-in page (signed out), or "Editors only" (403)
- *  - GET /editor/items/:id            one item: facts, provenance (waits EDITOR_PROVENANCE_WAIT_MS at most), decide, edit
+ *  - GET /editor/items/:id            one item: facts, provenance (waits EDITOR_PROVENANCE_WAIT_MS at most), decide, asset tags, edit
  *  - GET /editor/items/:id/row        the queue row of one item (HTML fragment; live updates insert it)
  *  - GET /editor/items/:id/provenance its provenance block (HTML fragment; 202 while still checking)
  *  - GET /editor/modlog/              the moderation log (rendered by the script from GET /api/v1/modlog/)
@@ -16,6 +16,7 @@ import type { AppDeps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors/index.js';
 import { errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, type RouteDef } from '../platform/http/route.js';
+import { articleTagsForEditors } from '../assets/index.js';
 import { queueIds, queueItem } from './queue-queries.js';
 import { ASSET_TYPES, createConsoleContext, editorStreamUrl, type ConsoleContext } from './console-context.js';
 import { credibilityPageRoute } from './credibility-console.js';
@@ -84,8 +85,8 @@ function itemPageRoute(c: ConsoleContext): RouteDef {
       if (who === null) return;
       const item = await queueItem(c.deps.db, params.id);
       if (!item) return c.render(ctx, 404, 'Not found', notFoundPage(params.id), who);
-      const p = await c.prov.get(item, c.waitMs);
-      c.render(ctx, 200, item.headline, itemPage(item, p, Date.now()), who);
+      const [p, tags] = await Promise.all([c.prov.get(item, c.waitMs), articleTagsForEditors(c.deps.db, item.id)]);
+      c.render(ctx, 200, item.headline, itemPage(item, p, Date.now(), tags), who);
     },
     idParam,
   );

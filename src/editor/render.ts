@@ -9,6 +9,17 @@ import { esc, HTML_HEAD_START } from '../platform/http/html.js';
 import type { QueueItem } from './queue-queries.js';
 import type { CachedProvenance } from './provenance-cache.js';
 
+/** One asset tag row of an article (articleTagsForEditors in the assets feature). */
+interface EditorAssetTag {
+  id: string;
+  symbol: string;
+  name: string;
+  salience: number;
+  primary: boolean;
+  source: 'worker' | 'editor';
+  removed: boolean;
+}
+
 interface Shell {
   title: string;
   assets: { js: string; css: string };
@@ -244,7 +255,7 @@ ${rows}
 ${dialogs()}`;
 }
 
-export function itemPage(i: QueueItem, p: CachedProvenance, now: number): string {
+export function itemPage(i: QueueItem, p: CachedProvenance, now: number, assetTags: EditorAssetTag[] = []): string {
   const who = submitterName(i);
   const list = (v: string[]) => esc(v.join(', '));
   const decision = i.decision_reason
@@ -271,6 +282,7 @@ ${provenanceHtml(i.id, p)}
 ${actions(i)}
 <p class="outcome" role="status"></p>
 </article></div>
+${assetTagsHtml(i.id, assetTags)}
 <h2>Edit</h2>
 <form id="edit-form" class="edit" data-id="${i.id}">
 <label for="edit-headline">Headline</label><input id="edit-headline" name="headline" value="${esc(i.headline)}" maxlength="300" required>
@@ -285,6 +297,23 @@ ${actions(i)}
 </form>
 ${shortcutsHtml()}
 ${dialogs()}`;
+}
+
+/** An article's asset tags as the editor edits them: each visible tag with a remove button, an editor's removals, and an add form (POST/DELETE /api/v1/news/{id}/assets/). */
+function assetTagsHtml(id: number, tags: EditorAssetTag[]): string {
+  const shown = tags.filter((t) => !t.removed);
+  const removed = tags.filter((t) => t.removed);
+  const item = (t: EditorAssetTag) =>
+    `<li data-asset="${esc(t.id)}">${esc(t.name)} <span class="muted">(${esc(t.symbol)}, <code>${esc(t.id)}</code>, salience ${t.salience.toFixed(2)}${t.primary ? ', primary' : ''}, ${t.source === 'editor' ? 'added by an editor' : 'tagged by the worker'})</span> <button type="button" class="asset-remove" data-asset="${esc(t.id)}" aria-label="Remove ${esc(t.name)}">Remove</button></li>`;
+  return `<h2>Assets</h2>
+<ul id="asset-tags" class="asset-tags" data-id="${id}">${shown.map(item).join('')}</ul>
+${shown.length ? '' : '<p class="muted" id="asset-none">No asset tags.</p>'}
+${removed.length ? `<p class="muted" id="asset-removed">Removed by an editor (kept off when the worker re-tags): ${removed.map((t) => `${esc(t.name)} (<code>${esc(t.id)}</code>)`).join(', ')}</p>` : ''}
+<form id="asset-add" class="edit" data-id="${id}">
+<label for="asset-add-id">Add an asset by id (e.g. bitcoin; search: <a href="/api/v1/assets/?q=bitcoin">/api/v1/assets/?q=</a>)</label><input id="asset-add-id" name="asset" maxlength="100" required autocomplete="off">
+<p class="error" id="asset-error" role="alert"></p>
+<p><button type="submit">Add asset</button></p>
+</form>`;
 }
 
 export function notFoundPage(id: number): string {

@@ -5,6 +5,7 @@
  */
 import { reportParamsId, trendingParamsId, type HourBucket, type ReportParams, type TrendingParams } from './rules/report.js';
 import type { Redis } from '../platform/redis.js';
+import { readMindshareLeaders, type MindshareLeaders } from '../assets/index.js';
 import { intelPostingBasisKey, intelRequestedKey, intelResultKey } from '../platform/redis-keys.js';
 
 type IntelKind = 'trending' | 'report';
@@ -61,6 +62,11 @@ export class IntelCache {
 
   async putBasis(hourStart: Date, buckets: HourBucket[]): Promise<void> {
     await this.redis.set(this.basisKey(hourStart), JSON.stringify(buckets), 'EX', 7200);
+  }
+
+  /** The leading assets of each mindshare window (stored by the asset-mindshare job), for the report's `mindshare` section. */
+  async mindshareLeaders(top: number): Promise<MindshareLeaders | null> {
+    return readMindshareLeaders(this.redis, this.prefix, top);
   }
 
   private requestedKey(kind: IntelKind) {

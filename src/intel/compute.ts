@@ -17,11 +17,14 @@ import {
 } from './rules/report.js';
 import { clicksByPublishHour, contentPerformance, platformFigures, pulseCounts, tagStats, type TagRow } from './queries.js';
 import { isoTime } from '../platform/iso-time.js';
+import type { MindshareLeaders } from '../assets/index.js';
 
 /** Where the posting-signal basis of an hour is kept once computed (IntelCache in the worker). */
 interface BasisCache {
   getBasis(hourStart: Date): Promise<HourBucket[] | null>;
   putBasis(hourStart: Date, buckets: HourBucket[]): Promise<void>;
+  /** The asset-mindshare job's leading assets per window (the report's `mindshare` section). */
+  mindshareLeaders?(top: number): Promise<MindshareLeaders | null>;
 }
 
 /**
@@ -56,12 +59,13 @@ export type TrendingResult = Awaited<ReturnType<typeof computeTrending>>;
 
 export async function computeReport(db: Db, p: ReportParams, now = new Date(), basisCache?: BasisCache) {
   const w = windowOf(now, p.hours);
-  const [tags, perf, pulse, platform, buckets] = await Promise.all([
+  const [tags, perf, pulse, platform, buckets, mindshare] = await Promise.all([
     tagStats(db, w, { topics: p.topics, limit: p.top_n, withTopArticle: true }),
     contentPerformance(db, w, { topics: p.topics, limit: p.top_n }),
     pulseCounts(db, now),
     platformFigures(db, w),
     postingBasis(db, now, basisCache),
+    basisCache?.mindshareLeaders ? basisCache.mindshareLeaders(p.top_n) : null,
   ]);
   const signal = postingSignal(buckets, now.getUTCHours());
   const e = perf.engagement;
@@ -128,6 +132,7 @@ export async function computeReport(db: Db, p: ReportParams, now = new Date(), b
       review_queue_depth: platform.review_queue_depth,
       social_queue_depth: platform.social_queue_depth,
     },
+    mindshare,
   };
 }
 export type IntelReport = Awaited<ReturnType<typeof computeReport>>;

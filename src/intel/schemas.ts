@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { POSTING_SIGNAL_LOOKBACK_DAYS, POSTING_SIGNAL_PRIOR, POSTING_SIGNAL_SETTLE_HOURS } from './rules/report.js';
 import { isoTimestamp } from '../platform/http/schemas.js';
+import { mindshareLeadersSchema } from '../assets/index.js';
 
 const d = (description: string) => ({ description });
 const int = (description: string) => z.number().int().meta(d(description));
@@ -166,5 +167,6 @@ export const reportSchema = z
         ),
       })
       .meta(d('Platform-wide figures (not restricted by topics); the two queue depths are current counts')),
+    mindshare: mindshareLeadersSchema,
   })
   .meta({ id: 'IntelReport' });

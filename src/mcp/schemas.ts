@@ -13,7 +13,7 @@ export function toolSchemas(routes: RouteDef[]) {
   const articleParams = schemaOf(routes, 'getArticle', 'params');
   const yapsQuery = schemaOf(routes, 'listYaps', 'query');
   return {
-    // The asset filter is not (yet) offered to MCP clients: the feed tool keeps its documented parameters.
+    // The feed tool keeps its documented parameters; asset-filtered news is the asset_news tool (assetNewsQuery).
     feedQuery: schemaOf(routes, 'listArticles', 'query').omit({ asset: true }),
     articleInput: articleParams.extend(yapsQuery.shape),
     searchQuery: schemaOf(routes, 'provenanceSearch', 'query'),
@@ -23,6 +23,9 @@ export function toolSchemas(routes: RouteDef[]) {
     submitBody: schemaOf(routes, 'submitArticle', 'body'),
     storiesQuery: schemaOf(routes, 'listStories', 'query'),
     storyParams: schemaOf(routes, 'getStory', 'params'),
+    assetSearchQuery: schemaOf(routes, 'searchAssets', 'query'),
+    assetParams: schemaOf(routes, 'getAsset', 'params'),
+    assetNewsQuery: schemaOf(routes, 'listArticles', 'query').required({ asset: true }),
   };
 }
 export type ToolSchemas = ReturnType<typeof toolSchemas>;

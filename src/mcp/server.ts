@@ -16,6 +16,7 @@ import type { Context, Middleware } from 'koa';
 import type { AppDeps } from '../platform/deps.js';
 import type { RouteDef } from '../platform/http/route.js';
 import { SERVICE_VERSION } from '../platform/version.js';
+import { registerAssetTools } from './asset-tools.js';
 import { registerCheckTools } from './check-tools.js';
 import { registerFeedTool } from './feed-tool.js';
 import { MCP_PATH } from './offer.js';
@@ -67,6 +68,7 @@ function toolsFor(deps: AppDeps, routes: RouteDef[]): (ctx: Context) => McpServe
     registerReportTool(server, env, call, schemas);
     registerSubmitTool(server, env, call, schemas);
     registerStoryTools(server, env, call, schemas);
+    registerAssetTools(server, env, call, schemas);
     return server;
   };
 }

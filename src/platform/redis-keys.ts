@@ -57,3 +57,6 @@ export const articleClickKey = (prefix: string, articleId: number, reader: strin
 
 /** A user's cached earnings estimate for one month. */
 export const earningsKey = (prefix: string, userId: number, month: string): string => `${prefix}:earnings:${userId}:${month}`;
+
+/** Mindshare of every asset (a hash: `_meta` and one field per asset id), replaced whole by the asset-mindshare job. */
+export const assetMindshareKey = (prefix: string): string => `${prefix}:assets:mindshare`;

@@ -79,7 +79,20 @@ describe('tools and their schemas', () => {
     expect(c.getServerVersion()).toEqual({ name: 'squid-news', version: SERVICE_VERSION });
     const { tools } = await c.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(['article', 'feed', 'intel_report', 'intel_trending', 'provenance_check', 'search', 'stories', 'story', 'submit_article']);
+    expect(Object.keys(byName).sort()).toEqual([
+      'article',
+      'asset',
+      'asset_news',
+      'assets',
+      'feed',
+      'intel_report',
+      'intel_trending',
+      'provenance_check',
+      'search',
+      'stories',
+      'story',
+      'submit_article',
+    ]);
     expect(Object.keys(byName.feed.inputSchema.properties ?? {}).sort()).toEqual([
       'collapse',
       'limit',

@@ -295,6 +295,31 @@
       .filter(Boolean);
   }
 
+  // Asset tags of the item page: add by id, remove by button (POST / DELETE /api/v1/news/{id}/assets/);
+  // the page is reloaded after a change so the list shows the tags as stored.
+  async function changeAssetTag(id, asset, remove) {
+    const err = $('#asset-error');
+    err.textContent = '';
+    try {
+      if (remove) await api('DELETE', `/api/v1/news/${id}/assets/${encodeURIComponent(asset)}/`);
+      else await api('POST', `/api/v1/news/${id}/assets/`, { asset });
+      location.reload();
+    } catch (e) {
+      err.textContent = e.message;
+    }
+  }
+
+  function wireAssetTags() {
+    const form = $('#asset-add');
+    if (!form) return;
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const asset = form.asset.value.trim().toLowerCase();
+      if (asset) changeAssetTag(form.dataset.id, asset, false);
+    });
+    for (const b of $$('.asset-remove')) b.addEventListener('click', () => changeAssetTag(form.dataset.id, b.dataset.asset, true));
+  }
+
   async function submitEdit(ev) {
     ev.preventDefault();
     const f = ev.target;
@@ -666,6 +691,7 @@
     if (at) at.addEventListener('input', showUtc);
     const edit = $('#edit-form');
     if (edit) edit.addEventListener('submit', submitEdit);
+    wireAssetTags();
     for (const t of $$('time.local')) t.textContent = new Date(t.dateTime).toLocaleString();
     relativeTimes();
     setInterval(relativeTimes, 30_000);
