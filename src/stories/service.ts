@@ -65,7 +65,9 @@ export async function assignStoryItem(db: Db, kind: ItemKind, id: number, now: D
       await refreshStory(trx, current.story_id);
     }
     const decision = await decide(trx, f);
-    const sourcesBefore = decision.storyId === null ? 0 : await storySourceCount(trx, decision.storyId);
+    // The corroboration rule's counts are read only when it can fire (a wire item, the rule on).
+    const counting = kind === 'wire' && (opts.promoteMinSources ?? 0) > 0;
+    const sourcesBefore = counting && decision.storyId !== null ? await storySourceCount(trx, decision.storyId) : 0;
     const storyId = decision.storyId ?? (await insertStory(trx, item.title, at));
     await insertMember(trx, { kind, id, storyId, headline: item.title, url: item.url, source: sourceName(item, f), seenAt: at, copy: decision.copy, features: f });
     await indexKeys(trx, storyId, [...copyKeys(f), ...f.words], at);
@@ -76,7 +78,7 @@ export async function assignStoryItem(db: Db, kind: ItemKind, id: number, now: D
     const corroborated = corroborationReached({
       kind,
       sourcesBefore,
-      sourcesAfter: await storySourceCount(trx, storyId),
+      sourcesAfter: counting ? await storySourceCount(trx, storyId) : 0,
       minSources: opts.promoteMinSources ?? 0,
       observedAt: item.observedAt,
       now,
