@@ -458,6 +458,8 @@ interface StoriesTable {
   locked: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  promoted_at: Date | null;
+  promoted_article_id: number | null;
 }
 
 interface StoryEditsTable {

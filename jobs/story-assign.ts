@@ -4,6 +4,8 @@
  * page title lands or an editor edits its headline, and when a wire item is ingested. Enqueued
  * with a per-item deduplication id, so a burst of changes to one item runs as one job plus at most
  * one follow-up. A retry after a crash assigns the item exactly once (the service's transaction).
+ * A wire item that makes its story corroborated (WIRE_PROMOTE_MIN_SOURCES independent sources)
+ * promotes the story once, in the same transaction (src/stories/corroboration.ts).
  */
 import { z } from 'zod';
 import { assignStoryItem } from '../src/stories/index.js';
@@ -19,6 +21,6 @@ export const job = defineJob({
   payload,
   options: { ...defaultJobOptions, attempts: 8, backoffMs: 500, concurrency: 4 },
   async run(p, deps) {
-    return assignStoryItem(deps.db, p.kind, p.id);
+    return assignStoryItem(deps.db, p.kind, p.id, new Date(), { promoteMinSources: deps.config.WIRE_PROMOTE_MIN_SOURCES });
   },
 });

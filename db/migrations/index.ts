@@ -37,6 +37,7 @@ import * as m20261201T120000 from './20261201T120000_credibility.js';
 import * as m20261202T090000 from './20261202T090000_event_assets.js';
 import * as m20261202T100000 from './20261202T100000_story_edits.js';
 import * as m20261202T110000 from './20261202T110000_credibility_evidence.js';
+import * as m20261203T100000 from './20261203T100000_story_promotion.js';
 import * as m20261203T120000 from './20261203T120000_credibility_decisions.js';
 
 export const migrations: Record<string, Migration> = {
@@ -74,5 +75,6 @@ export const migrations: Record<string, Migration> = {
   '20261202T090000_event_assets': m20261202T090000,
   '20261202T100000_story_edits': m20261202T100000,
   '20261202T110000_credibility_evidence': m20261202T110000,
+  '20261203T100000_story_promotion': m20261203T100000,
   '20261203T120000_credibility_decisions': m20261203T120000,
 };

@@ -5,12 +5,14 @@
  * baseline today's pairwise provenance match (headlineSimilarity >= HEADLINE_MATCH_THRESHOLD
  * within 30 days: each item joins the story of its most similar earlier item).
  *   npm run bench:stories
+ * With --load, the assigner at size instead (scripts/bench/lib/stories-load.ts).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/provenance/rules/headline-similarity.js';
 import { evaluate, type Evaluation, type Scores } from '../../src/stories/rules/evaluation.js';
 import { parseReplayLines, replayStories, type ReplayItem } from '../../src/stories/rules/replay.js';
+import { storiesLoad } from './lib/stories-load.js';
 
 const DATA = path.resolve(import.meta.dirname, '../../test/data/stories/headlines.jsonl');
 const BASELINE_WINDOW_MS = 30 * 24 * 3600_000;
@@ -62,4 +64,5 @@ async function main(): Promise<void> {
   print(`baseline: headlineSimilarity >= ${HEADLINE_MATCH_THRESHOLD} within 30 days`, evaluate(truth, baseline(items).map(String)));
 }
 
-await main();
+if (process.argv.includes('--load')) await storiesLoad();
+else await main();

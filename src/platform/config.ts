@@ -305,6 +305,8 @@ export const envSchema = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(url(['http:', 'https:'])).max(20)),
+  /** Wire promotion by corroboration: a story newly covered by this many independent sources (syndicated copies not counted) gets one queue item, from its earliest wire member (docs/stories.md). 0 turns the rule off. */
+  WIRE_PROMOTE_MIN_SOURCES: z.coerce.number().int().min(0).max(100).default(2),
 });
 
 type Env = z.infer<typeof envSchema>;

@@ -12,7 +12,10 @@
 import type { Db } from '../platform/db.js';
 import { isoTime } from '../platform/iso-time.js';
 import { internalEvent, recordEvents } from '../platform/events/log.js';
+import { promoteCorroborated } from './corroboration.js';
+import { storySourceCount } from './promotion-queries.js';
 import { chooseStory } from './rules/assign.js';
+import { corroborationReached } from './rules/corroboration.js';
 import { itemFeatures, type ItemFeatures } from './rules/features.js';
 import { copyKeys, LOOKUP_WINDOW_MS, lookupWords, MAX_CANDIDATES, MAX_MEMBERS_COMPARED, weightFrom } from './rules/lookup.js';
 import { plausibleTime } from './rules/time.js';
@@ -41,11 +44,12 @@ import {
 } from './queries.js';
 
 type AssignOutcome =
-  | { outcome: 'assigned'; storyId: number; created: boolean; previousStoryId: number | null }
+  | { outcome: 'assigned'; storyId: number; created: boolean; previousStoryId: number | null; promotedArticleId: number | null }
   | { outcome: 'unchanged'; storyId: number }
   | { outcome: 'skipped'; reason: 'not_found' | 'sponsored' };
 
-export async function assignStoryItem(db: Db, kind: ItemKind, id: number, now: Date = new Date()): Promise<AssignOutcome> {
+/** promoteMinSources: WIRE_PROMOTE_MIN_SOURCES for the corroboration rule (corroboration.ts); 0 or absent: off. */
+export async function assignStoryItem(db: Db, kind: ItemKind, id: number, now: Date = new Date(), opts: { promoteMinSources?: number } = {}): Promise<AssignOutcome> {
   return db.transaction().execute(async (trx) => {
     const item = await lockItem(trx, kind, id);
     if (!item) return { outcome: 'skipped', reason: 'not_found' } as const;
@@ -61,6 +65,9 @@ export async function assignStoryItem(db: Db, kind: ItemKind, id: number, now: D
       await refreshStory(trx, current.story_id);
     }
     const decision = await decide(trx, f);
+    // The corroboration rule's counts are read only when it can fire (a wire item, the rule on).
+    const counting = kind === 'wire' && (opts.promoteMinSources ?? 0) > 0;
+    const sourcesBefore = counting && decision.storyId !== null ? await storySourceCount(trx, decision.storyId) : 0;
     const storyId = decision.storyId ?? (await insertStory(trx, item.title, at));
     await insertMember(trx, { kind, id, storyId, headline: item.title, url: item.url, source: sourceName(item, f), seenAt: at, copy: decision.copy, features: f });
     await indexKeys(trx, storyId, [...copyKeys(f), ...f.words], at);
@@ -68,8 +75,18 @@ export async function assignStoryItem(db: Db, kind: ItemKind, id: number, now: D
     await refreshStory(trx, storyId);
     await setItemStory(trx, kind, id, storyId);
     const previousStoryId = current?.story_id ?? null;
-    await recordEvents(trx, [internalEvent('story.assigned', kind === 'article' ? id : null, { kind, item_id: id, story_id: storyId, previous_story_id: previousStoryId })]);
-    return { outcome: 'assigned', storyId, created: decision.storyId === null, previousStoryId } as const;
+    const corroborated = corroborationReached({
+      kind,
+      sourcesBefore,
+      sourcesAfter: counting ? await storySourceCount(trx, storyId) : 0,
+      minSources: opts.promoteMinSources ?? 0,
+      observedAt: item.observedAt,
+      now,
+    });
+    const promotedArticleId = corroborated ? await promoteCorroborated(trx, storyId, now) : null;
+    const payload = { kind, item_id: id, story_id: storyId, previous_story_id: previousStoryId, ...(promotedArticleId === null ? {} : { promoted_article_id: promotedArticleId }) };
+    await recordEvents(trx, [internalEvent('story.assigned', kind === 'article' ? id : null, payload)]);
+    return { outcome: 'assigned', storyId, created: decision.storyId === null, previousStoryId, promotedArticleId } as const;
   });
 }
 

@@ -2,7 +2,8 @@
  * Wire ("tsunami") sources, items, receipts and promotion into the editors' queue.
  */
 import type { FeedFormat } from './rules/feed-parse.js';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
 import type { Db } from '../platform/db.js';
 import { articleEvent, tsunamiEvent, type ArticleEventSource } from '../articles/index.js';
 import { slugify } from '../platform/url/slug.js';
@@ -279,7 +280,30 @@ type PromoteOutcome =
   | { outcome: 'promoted'; article: PromotedArticle; wireItemId: number }
   | { outcome: 'already_promoted'; articleId: number | null; wireItemId: number }
   | { outcome: 'duplicate_url'; articleId: number; wireItemId: number }
+  | { outcome: 'story_promoted'; storyId: number; wireItemId: number }
+  | { outcome: 'locked' }
   | { outcome: 'not_found' };
+
+/** The outcomes of a promotion that neither claims the story nor skips a locked item. */
+type PlainPromoteOutcome = Exclude<PromoteOutcome, { outcome: 'story_promoted' | 'locked' }>;
+
+interface PromoteOptions {
+  promotedBy: number | null;
+  headline?: string;
+  now: Date;
+  /**
+   * Automatic promotion: claim the item's story (stories.promoted_at, a conditional UPDATE in this
+   * transaction) and refuse with `story_promoted` when the story already had its automatic queue
+   * item. Editors' promotions do not claim.
+   */
+  claimStory?: boolean;
+  /**
+   * Skip an item whose row another transaction holds (`locked`) instead of waiting: the story
+   * assigner, which holds its advisory lock, must not wait for an item whose own assignment waits
+   * for that lock.
+   */
+  skipLocked?: boolean;
+}
 
 /**
  * Turn a wire item into a submitted article with origin `tsunami` (the editors' queue), once:
@@ -287,47 +311,71 @@ type PromoteOutcome =
  * URL is already an article of the last 30 days (any status but killed) is not promoted.
  * `promotedBy` is the editor's user id, or null for the automatic promotion job.
  */
-export async function promoteWireItem(db: Db, itemId: number, opts: { promotedBy: number | null; headline?: string; now: Date }): Promise<PromoteOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const item = await trx
-      .selectFrom('wire_items')
-      .select(['id', 'title', 'url', 'normalized_url', 'source_name', 'promoted_article_id', 'promoted_at'])
-      .where('id', '=', itemId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!item) return { outcome: 'not_found' as const };
-    if (item.promoted_at) return { outcome: 'already_promoted' as const, articleId: item.promoted_article_id, wireItemId: item.id };
-    // The same URL already in the queue or on the site (last 30 days, not killed): no second copy.
-    const existing = await trx
-      .selectFrom('articles')
-      .select('id')
-      .where('normalized_url', '=', item.normalized_url)
-      .where('status', '!=', 'killed')
-      .where('created_at', '>=', new Date(opts.now.getTime() - 30 * 86_400_000))
-      .orderBy('created_at')
-      .limit(1)
-      .executeTakeFirst();
-    if (existing) return { outcome: 'duplicate_url' as const, articleId: existing.id, wireItemId: item.id };
-    const headline = opts.headline ?? item.title;
-    const article = await trx
-      .insertInto('articles')
-      .values({
-        slug: slugify(headline),
-        headline,
-        headline_source: opts.headline ? 'editor' : 'wire',
-        url: item.url,
-        normalized_url: item.normalized_url,
-        source: item.source_name,
-        status: 'submitted',
-        origin: 'tsunami',
-        submitted_by: null,
-        created_at: opts.now,
-        updated_at: opts.now,
-      })
-      .returning(['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'])
-      .executeTakeFirstOrThrow();
-    await trx.updateTable('wire_items').set({ promoted_article_id: article.id, promoted_at: opts.now, promoted_by: opts.promotedBy }).where('id', '=', item.id).execute();
-    await recordEvents(trx, [newsEvent(articleEvent('news.tsunami_promoted', article)), newsEvent(articleEvent('news.submitted', article))]);
-    return { outcome: 'promoted' as const, article, wireItemId: item.id };
-  });
+export async function promoteWireItem(db: Db, itemId: number, opts: Omit<PromoteOptions, 'claimStory' | 'skipLocked'>): Promise<PlainPromoteOutcome> {
+  // Without claimStory and skipLocked the story_promoted and locked outcomes cannot occur.
+  return db.transaction().execute((trx) => promoteWireItemIn(trx, itemId, opts) as Promise<PlainPromoteOutcome>);
+}
+
+/**
+ * promoteWireItem inside the caller's transaction: the promotion job's (which claims the story) and
+ * the story assigner's corroboration rule (src/stories/corroboration.ts).
+ */
+export async function promoteWireItemIn(trx: Transaction<Database>, itemId: number, opts: PromoteOptions): Promise<PromoteOutcome> {
+  const q = trx
+    .selectFrom('wire_items')
+    .select(['id', 'title', 'url', 'normalized_url', 'source_name', 'promoted_article_id', 'promoted_at', 'story_id'])
+    .where('id', '=', itemId)
+    .forUpdate();
+  const item = await (opts.skipLocked ? q.skipLocked() : q).executeTakeFirst();
+  if (!item) return opts.skipLocked && (await wireItemExists(trx, itemId)) ? { outcome: 'locked' as const } : { outcome: 'not_found' as const };
+  if (item.promoted_at) return { outcome: 'already_promoted' as const, articleId: item.promoted_article_id, wireItemId: item.id };
+  // The same URL already in the queue or on the site (last 30 days, not killed): no second copy.
+  const existing = await trx
+    .selectFrom('articles')
+    .select('id')
+    .where('normalized_url', '=', item.normalized_url)
+    .where('status', '!=', 'killed')
+    .where('created_at', '>=', new Date(opts.now.getTime() - 30 * 86_400_000))
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst();
+  if (existing) return { outcome: 'duplicate_url' as const, articleId: existing.id, wireItemId: item.id };
+  if (opts.claimStory && item.story_id !== null && !(await claimStory(trx, item.story_id, opts.now))) {
+    return { outcome: 'story_promoted' as const, storyId: item.story_id, wireItemId: item.id };
+  }
+  const headline = opts.headline ?? item.title;
+  const article = await trx
+    .insertInto('articles')
+    .values({
+      slug: slugify(headline),
+      headline,
+      headline_source: opts.headline ? 'editor' : 'wire',
+      url: item.url,
+      normalized_url: item.normalized_url,
+      source: item.source_name,
+      status: 'submitted',
+      origin: 'tsunami',
+      submitted_by: null,
+      created_at: opts.now,
+      updated_at: opts.now,
+    })
+    .returning(['id', 'slug', 'status', 'headline', 'origin', 'created_at', 'published_at', 'sponsored'])
+    .executeTakeFirstOrThrow();
+  await trx.updateTable('wire_items').set({ promoted_article_id: article.id, promoted_at: opts.now, promoted_by: opts.promotedBy }).where('id', '=', item.id).execute();
+  if (opts.claimStory && item.story_id !== null) await trx.updateTable('stories').set({ promoted_article_id: article.id }).where('id', '=', item.story_id).execute();
+  await recordEvents(trx, [newsEvent(articleEvent('news.tsunami_promoted', article)), newsEvent(articleEvent('news.submitted', article))]);
+  return { outcome: 'promoted' as const, article, wireItemId: item.id };
+}
+
+async function wireItemExists(trx: Db, id: number): Promise<boolean> {
+  return (await trx.selectFrom('wire_items').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/**
+ * The story's claim on its one automatic queue item: true when this transaction set
+ * stories.promoted_at (a concurrent claim waits for the row lock, then finds it set).
+ */
+async function claimStory(trx: Db, storyId: number, now: Date): Promise<boolean> {
+  const r = await trx.updateTable('stories').set({ promoted_at: now }).where('id', '=', storyId).where('promoted_at', 'is', null).returning('id').executeTakeFirst();
+  return r !== undefined;
 }

@@ -21,6 +21,9 @@
  * a `submitted` article with origin `tsunami` (events `news.tsunami_promoted`, public, and
  * `news.submitted`, staff). Novelty is checked again just before promotion (another article may have
  * arrived since scoring), and two items of one run that tell the same story are promoted once.
+ * An item already assigned to a story claims it (stories.promoted_at): a story gets one automatic
+ * queue item, whether from this job or from the story assigner's corroboration rule
+ * (src/stories/corroboration.ts), never one of each.
  */
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
@@ -32,7 +35,7 @@ import {
   claimUnscored,
   findSource,
   ingestItems,
-  promoteWireItem,
+  promoteWireItemIn,
   promotionCandidates,
   recordFetchFailure,
   recordFetchNotModified,
@@ -171,7 +174,7 @@ async function promoteBest(deps: WireDeps, now: Date): Promise<{ wire_item_id: n
       await setScore(deps.db, c.id, fresh, score);
       if (score < settings.wirePromoteMinScore) continue;
     }
-    const r = await promoteWireItem(deps.db, c.id, { promotedBy: null, now: new Date() });
+    const r = await deps.db.transaction().execute((trx) => promoteWireItemIn(trx, c.id, { promotedBy: null, now: new Date(), claimStory: true }));
     if (r.outcome !== 'promoted') continue;
     titles.push(c.title);
     promoted.push({ wire_item_id: r.wireItemId, article_id: r.article.id });

@@ -60,7 +60,9 @@ async function storyOfWire(id: number): Promise<number | null> {
 }
 
 beforeAll(async () => {
-  deps = await createTestDeps();
+  // Wire promotion by corroboration off: its queue items would join these stories as members
+  // (test/integration/wire-corroboration.test.ts covers it).
+  deps = await createTestDeps({ WIRE_PROMOTE_MIN_SOURCES: '0' });
   relay = await startRelay(deps);
   http = request(createApp(deps));
   workers = startTestWorkers(deps, ['story-assign'], { lockDurationMs: 10_000, concurrencyCap: 2 });
