@@ -303,6 +303,8 @@ export const envSchema = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(url(['http:', 'https:'])).max(20)),
+  /** Credibility recompute: a run's lease (renewed with every staged batch); a run whose runner died is taken over once it runs out. It must outlast the read and detection of a month. */
+  CREDIBILITY_RUN_LEASE_S: z.coerce.number().int().min(1).max(3600).default(120),
 });
 
 type Env = z.infer<typeof envSchema>;
