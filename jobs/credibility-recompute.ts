@@ -21,7 +21,9 @@ export const job = defineJob({
     const months = p.month ? [p.month] : [addMonths(current, -1), current];
     const results = [];
     for (const m of months) {
-      const r = await recomputeMonth(deps.db, m);
+      // A run left by a killed attempt is taken over once its lease runs out (waiting for it here, not in a backoff).
+      const leaseS = deps.config.CREDIBILITY_RUN_LEASE_S;
+      const r = await recomputeMonth(deps.db, m, { leaseS, waitMs: (leaseS + 5) * 1000 });
       if (r.status === 'busy') throw new Error(`credibility recompute of ${m} is held by another runner`);
       await runLeaderboards(deps.db, { month: m });
       results.push({ month: m, weights: r.weights, flags: r.flags, resumed: r.resumed, ms: r.ms });

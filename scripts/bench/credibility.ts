@@ -5,9 +5,13 @@
  * flags (`recomputeMonth`, what the nightly job and the distribution run; goal: under 60 s for
  * 1,000,000 votes and 50,000 accounts on one worker) against, in the same run, the leaderboard
  * computation of the same month (`computeMonth`) and the read of the month's votes alone. Three runs
- * each, medians.
+ * each, medians; the recompute's CPU time in this process (process.cpuUsage, less sensitive to a
+ * loaded machine than wall time), its phases and the load average before and after. The first
+ * recompute writes every weight; the next ones find the previous run's weights in place, as a
+ * nightly run does.
  *   npm run bench:credibility -- [users=50000] [votes=1000000]
  */
+import os from 'node:os';
 import { sql } from 'kysely';
 import { recomputeMonth } from '../../src/credibility/index.js';
 import { monthVotes } from '../../src/credibility/queries.js';
@@ -43,15 +47,24 @@ async function seed(db: Parameters<typeof computeMonth>[0]) {
   await sql`VACUUM ANALYZE`.execute(db);
 }
 
-async function timed(runs: number, fn: () => Promise<unknown>): Promise<number[]> {
+async function timed(runs: number, fn: () => Promise<unknown>, cpu: number[] = []): Promise<number[]> {
   const ms: number[] = [];
   for (let i = 0; i < runs; i++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     await fn();
     ms.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   }
   return ms;
 }
+
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ');
 
 const stack = await benchStack('credibility', { LOG_LEVEL: 'silent' }, { sharedBuffers: '256MB' });
 try {
@@ -63,18 +76,26 @@ try {
   );
   const c = counts.rows[0];
   benchLog(`seeded ${USERS} accounts, ${c.votes} article votes, ${c.yap_votes} yap votes, ${c.readers} click-throughs in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const loadBefore = load();
   const end = new Date('2026-02-01T00:00:00Z');
   const read = await timed(3, () => monthVotes(stack.db, new Date(START), end));
   const boards = await timed(3, () => computeMonth(stack.db, MONTH));
-  let last: Awaited<ReturnType<typeof recomputeMonth>> | undefined;
-  const recompute = await timed(3, async () => (last = await recomputeMonth(stack.db, MONTH, { now: new Date('2026-02-01T00:01:00Z') })));
+  const runs: Awaited<ReturnType<typeof recomputeMonth>>[] = [];
+  const cpu: number[] = [];
+  const recompute = await timed(3, async () => runs.push(await recomputeMonth(stack.db, MONTH, { now: new Date('2026-02-01T00:01:00Z') })), cpu);
+  const last = runs[runs.length - 1];
   const rss = process.memoryUsage().rss / 2 ** 20;
   const s = (xs: number[]) => `${(median(xs) / 1000).toFixed(2)} s (runs ${xs.map((x) => (x / 1000).toFixed(2)).join(', ')})`;
   console.log(`${USERS} accounts, ${c.votes + c.yap_votes} votes (${c.votes} on articles, ${c.yap_votes} on yaps), month ${MONTH}; medians of 3 runs`);
   console.log(`read of the month's votes (baseline)      ${s(read)}`);
   console.log(`leaderboard computation (baseline)         ${s(boards)}`);
   console.log(`full credibility recompute                 ${s(recompute)}  goal < 60 s; ${(median(recompute) / median(boards)).toFixed(2)}x the leaderboards`);
+  console.log(
+    `recompute CPU time of this process         ${(median(cpu) / 1000).toFixed(2)} s (runs ${cpu.map((x) => (x / 1000).toFixed(2)).join(', ')}); PostgreSQL's own CPU not included`,
+  );
+  for (const [i, r] of runs.entries()) console.log(`  run ${i + 1} phases (wall ms): ${JSON.stringify(r.phases)}`);
   console.log(`last recompute: ${last?.weights} weights, ${last?.flags} flags; bench process RSS ${rss.toFixed(0)} MB`);
+  console.log(`load average (1/5/15 min) before the measurements ${loadBefore}, after ${load()}; ${os.cpus().length} cores`);
 } finally {
   await stack.close();
 }

@@ -2,22 +2,42 @@
  * Credibility SQL: the month's activity the detector reads, the runs of the full recompute, the
  * staged and published weights, flags and staff overrides.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../platform/db.js';
 import type { Account, Authored, Flag, Override, Vote, Weighted } from './rules/model.js';
 
-/** Every vote cast in [start, asOf) on someone else's article or yap. */
+/**
+ * A timestamp as the milliseconds since the epoch that node-postgres's Date for it holds (whole
+ * seconds, plus the microseconds truncated to milliseconds the same way), read as a plain number: a
+ * month of votes is parsed without a Date per row.
+ */
+const epochMs = (col: RawBuilder<unknown>) =>
+  sql<number>`(floor(extract(epoch FROM ${col}))::float8 * 1000 + trunc(1000 * ((extract(microseconds FROM ${col})::bigint % 1000000)::float8 / 1000000)))`;
+
+/**
+ * Every vote cast in [start, asOf) on someone else's article or yap. The click-through is a LEFT
+ * JOIN (one hash join over the readers, not one index probe per vote).
+ */
 export async function monthVotes(db: Db, start: Date, asOf: Date): Promise<Vote[]> {
-  const r = await sql<{ kind: 'article_vote' | 'yap_vote'; target_id: number; user_id: number; value: 1 | -1; at: Date; author_id: number | null; clicked: boolean }>`
-    SELECT 'article_vote' AS kind, v.article_id AS target_id, v.user_id, v.weight AS value, v.created_at AS at, a.submitted_by AS author_id,
-           EXISTS (SELECT 1 FROM article_readers r WHERE r.article_id = v.article_id AND r.user_id = v.user_id) AS clicked
+  const r = await sql<{ yap: boolean; target_id: number; user_id: number; value: 1 | -1; at: number; author_id: number | null; clicked: boolean }>`
+    SELECT false AS yap, v.article_id AS target_id, v.user_id, v.weight AS value, ${epochMs(sql.ref('v.created_at'))} AS at, a.submitted_by AS author_id,
+           r.user_id IS NOT NULL AS clicked
     FROM votes v JOIN articles a ON a.id = v.article_id
+    LEFT JOIN article_readers r ON r.article_id = v.article_id AND r.user_id = v.user_id
     WHERE v.created_at >= ${start} AND v.created_at < ${asOf} AND a.submitted_by IS DISTINCT FROM v.user_id
     UNION ALL
-    SELECT 'yap_vote', yv.yap_id, yv.user_id, yv.weight, yv.created_at, y.user_id, false
+    SELECT true, yv.yap_id, yv.user_id, yv.weight, ${epochMs(sql.ref('yv.created_at'))}, y.user_id, false
     FROM yap_votes yv JOIN yaps y ON y.id = yv.yap_id
     WHERE yv.created_at >= ${start} AND yv.created_at < ${asOf} AND yv.user_id <> y.user_id`.execute(db);
-  return r.rows.map((v) => ({ kind: v.kind, targetId: v.target_id, userId: v.user_id, value: v.value, at: v.at.getTime(), authorId: v.author_id, clicked: v.clicked }));
+  return r.rows.map((v) => ({
+    kind: v.yap ? 'yap_vote' : 'article_vote',
+    targetId: v.target_id,
+    userId: v.user_id,
+    value: v.value,
+    at: v.at,
+    authorId: v.author_id,
+    clicked: v.clicked,
+  }));
 }
 
 /** Yaps written and submissions that went live in [start, asOf), with the editor who reviewed each submission. */
@@ -61,20 +81,20 @@ export async function createRun(db: Db, month: string, asOf: Date, leaseS: numbe
     .executeTakeFirstOrThrow();
 }
 
-/** Take (or renew) the run's lease when it is free or expired; undefined when another runner holds it. */
-export async function claimRun(db: Db, runId: number, leaseS: number, renew = false) {
+/** Take the run's lease when it is free or expired (one more attempt); undefined when another runner holds it. */
+export async function claimRun(db: Db, runId: number, leaseS: number) {
   return db
     .updateTable('credibility_runs')
-    .set({ lease_until: sql`now() + make_interval(secs => ${leaseS})`, ...(renew ? {} : { attempts: sql`attempts + 1` }) })
+    .set({ lease_until: sql`now() + make_interval(secs => ${leaseS})`, attempts: sql`attempts + 1` })
     .where('id', '=', runId)
     .where('finished_at', 'is', null)
-    .where((eb) => (renew ? eb.val(true) : eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', sql<Date>`now()`)])))
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', sql<Date>`now()`)]))
     .returningAll()
     .executeTakeFirst();
 }
 
-/** Stage a batch of weights and move the run's cursor past `cursor`, in one transaction. */
-export async function stageBatch(db: Db, runId: number, weights: Weighted[], cursor: number): Promise<void> {
+/** Stage a batch of weights, move the run's cursor past `cursor` and renew its lease, in one transaction. */
+export async function stageBatch(db: Db, runId: number, weights: Weighted[], cursor: number, leaseS: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (weights.length) {
       await sql`
@@ -84,17 +104,44 @@ export async function stageBatch(db: Db, runId: number, weights: Weighted[], cur
                     ${weights.map((w) => w.weight)}::real[], ${weights.map((w) => w.reasons.join('|'))}::text[]) AS t(kind, target_id, user_id, weight, reasons)
         ON CONFLICT DO NOTHING`.execute(trx);
     }
-    await trx.updateTable('credibility_runs').set({ cursor }).where('id', '=', runId).execute();
+    await trx
+      .updateTable('credibility_runs')
+      .set({ cursor, lease_until: sql`now() + make_interval(secs => ${leaseS})` })
+      .where('id', '=', runId)
+      .execute();
   });
 }
 
-/** Replace the month's weights and flags with the run's, and mark the run finished (one transaction). */
-export async function publishRun(db: Db, run: { id: number; month: string }, flags: Flag[], stats: Record<string, number>): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('credibility_weights').where('month', '=', run.month).execute();
+/**
+ * Replace the month's weights and flags with the run's, and mark the run finished (one transaction);
+ * false when the run was already finished (another runner published it).
+ * Set-based and by difference: the month's rows the run did not stage are deleted, rows whose weight
+ * or reasons changed are updated, missing rows inserted; a row that stays the same is not written
+ * (most of a nightly recompute's weights are the previous night's).
+ */
+export async function publishRun(db: Db, run: { id: number; month: string }, flags: Flag[], stats: Record<string, number>): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    // First, under the run's row lock: a run another runner has already published is not published twice.
+    const mine = await trx
+      .updateTable('credibility_runs')
+      .set({ finished_at: sql`now()`, lease_until: null, stats: JSON.stringify(stats) })
+      .where('id', '=', run.id)
+      .where('finished_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!mine) return false;
+    await sql`
+      DELETE FROM credibility_weights w WHERE w.month = ${run.month}
+        AND NOT EXISTS (SELECT 1 FROM credibility_staged s WHERE s.run_id = ${run.id} AND s.kind = w.kind AND s.target_id = w.target_id AND s.user_id = w.user_id)`.execute(trx);
+    await sql`
+      UPDATE credibility_weights w SET month = ${run.month}, weight = s.weight, reasons = s.reasons
+      FROM credibility_staged s
+      WHERE s.run_id = ${run.id} AND s.kind = w.kind AND s.target_id = w.target_id AND s.user_id = w.user_id
+        AND (w.month, w.weight, w.reasons) IS DISTINCT FROM (${run.month}, s.weight, s.reasons)`.execute(trx);
     await sql`
       INSERT INTO credibility_weights (month, kind, target_id, user_id, weight, reasons)
-      SELECT ${run.month}, kind, target_id, user_id, weight, reasons FROM credibility_staged WHERE run_id = ${run.id}
+      SELECT ${run.month}, s.kind, s.target_id, s.user_id, s.weight, s.reasons FROM credibility_staged s
+      WHERE s.run_id = ${run.id} AND NOT EXISTS (SELECT 1 FROM credibility_weights w WHERE w.kind = s.kind AND w.target_id = s.target_id AND w.user_id = s.user_id)
       ON CONFLICT (kind, target_id, user_id) DO UPDATE SET month = excluded.month, weight = excluded.weight, reasons = excluded.reasons`.execute(trx);
     await trx.deleteFrom('credibility_staged').where('run_id', '=', run.id).execute();
     await trx.deleteFrom('credibility_flags').where('month', '=', run.month).execute();
@@ -104,11 +151,7 @@ export async function publishRun(db: Db, run: { id: number; month: string }, fla
         .values(flags.map((f) => ({ month: run.month, kind: f.kind, members: f.members, evidence: JSON.stringify(f.evidence) })))
         .execute();
     }
-    await trx
-      .updateTable('credibility_runs')
-      .set({ finished_at: sql`now()`, lease_until: null, stats: JSON.stringify(stats) })
-      .where('id', '=', run.id)
-      .execute();
+    return true;
   });
 }
 

@@ -14,7 +14,8 @@ import { computeCredibility } from './rules/weights.js';
 import { accountsOf, claimRun, createRun, finishedSince, latestRun, monthAuthored, monthVotes, overridesOf, publishRun, stageBatch } from './queries.js';
 
 const LEASE_S = 120;
-const USERS_PER_BATCH = 500;
+/** Rows per staging transaction (whole users: a batch ends at the user that reaches it). */
+const STAGE_ROWS = 20_000;
 
 interface RecomputeResult {
   month: string;
@@ -24,11 +25,17 @@ interface RecomputeResult {
   weights: number;
   flags: number;
   ms: number;
+  /** Wall time of each phase: read of the month, detection, staging, publication. */
+  phases?: { readMs: number; detectMs: number; stageMs: number; publishMs: number };
 }
 
 interface RecomputeOptions {
   now?: Date;
-  /** Called after each staged batch (the kill drill stops a run here). */
+  /** The run's lease in seconds (CREDIBILITY_RUN_LEASE_S; default 120). */
+  leaseS?: number;
+  /** When another runner holds the month's run: wait up to this long for its lease to run out and take it over (default: answer busy at once). */
+  waitMs?: number;
+  /** Called after each staged batch. */
   afterBatch?: (cursor: number) => Promise<void> | void;
 }
 
@@ -40,27 +47,41 @@ async function loadMonth(db: Db, month: string, asOf: Date) {
 }
 
 /** Start a run, or take over the month's unfinished one; null when another runner holds its lease. */
-async function openRun(db: Db, month: string, now: Date) {
+async function openRun(db: Db, month: string, now: Date, leaseS: number) {
   const last = await latestRun(db, month);
   if (last && !last.finished_at) {
-    const claimed = await claimRun(db, last.id, LEASE_S);
+    const claimed = await claimRun(db, last.id, leaseS);
     return claimed ? { run: claimed, resumed: true } : null;
   }
   const { end } = monthBounds(month);
-  return { run: await createRun(db, month, now < end ? now : end, LEASE_S), resumed: false };
+  return { run: await createRun(db, month, now < end ? now : end, leaseS), resumed: false };
+}
+
+/** openRun, polling once a second while another runner holds the run, for up to `waitMs`. */
+async function openRunWaiting(db: Db, month: string, now: Date, leaseS: number, waitMs: number) {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const opened = await openRun(db, month, now, leaseS);
+    if (opened || Date.now() >= deadline) return opened;
+    await new Promise((res) => setTimeout(res, Math.min(1000, deadline - Date.now())));
+  }
 }
 
 /** Full recompute of a month's weights and flags (the nightly job, the distribution, the drill). */
 export async function recomputeMonth(db: Db, month: string, opts: RecomputeOptions = {}): Promise<RecomputeResult> {
   const t0 = performance.now();
-  const opened = await openRun(db, month, opts.now ?? new Date());
+  const leaseS = opts.leaseS ?? LEASE_S;
+  const opened = await openRunWaiting(db, month, opts.now ?? new Date(), leaseS, opts.waitMs ?? 0);
   if (!opened) {
     const last = await latestRun(db, month);
     return { month, runId: last!.id, status: 'busy', resumed: false, weights: 0, flags: 0, ms: 0 };
   }
   const { run, resumed } = opened;
+  const lap = laps();
   const activity = await loadMonth(db, month, run.as_of);
+  const readMs = lap();
   const detection = applyOverrides(computeCredibility(activity), activity.overrides);
+  const detectMs = lap();
   const byUser = new Map<number, Weighted[]>();
   for (const w of detection.weights) {
     const list = byUser.get(w.userId);
@@ -68,20 +89,40 @@ export async function recomputeMonth(db: Db, month: string, opts: RecomputeOptio
     else byUser.set(w.userId, [w]);
   }
   const users = [...byUser.keys()].filter((u) => u > run.cursor).sort((a, b) => a - b);
-  for (let i = 0; i < users.length; i += USERS_PER_BATCH) {
-    const chunk = users.slice(i, i + USERS_PER_BATCH);
-    await stageBatch(
-      db,
-      run.id,
-      chunk.flatMap((u) => byUser.get(u)!),
-      chunk[chunk.length - 1],
-    );
-    await claimRun(db, run.id, LEASE_S, true);
-    await opts.afterBatch?.(chunk[chunk.length - 1]);
+  for (const batch of batches(users, byUser)) {
+    await stageBatch(db, run.id, batch.weights, batch.cursor, leaseS);
+    await opts.afterBatch?.(batch.cursor);
   }
+  const stageMs = lap();
   const stats = { weights: detection.weights.length, flags: detection.flags.length, accounts: byUser.size };
-  await publishRun(db, run, detection.flags, stats);
-  return { month, runId: run.id, status: 'finished', resumed, weights: detection.weights.length, flags: detection.flags.length, ms: Math.round(performance.now() - t0) };
+  if (!(await publishRun(db, run, detection.flags, stats))) {
+    return { month, runId: run.id, status: 'busy', resumed, weights: 0, flags: 0, ms: Math.round(performance.now() - t0) };
+  }
+  const phases = { readMs, detectMs, stageMs, publishMs: lap() };
+  return { month, runId: run.id, status: 'finished', resumed, weights: detection.weights.length, flags: detection.flags.length, ms: Math.round(performance.now() - t0), phases };
+}
+
+/** The users' weights in batches of whole users, about STAGE_ROWS rows each; `cursor` is a batch's last user. */
+function* batches(users: number[], byUser: Map<number, Weighted[]>): Generator<{ weights: Weighted[]; cursor: number }> {
+  let weights: Weighted[] = [];
+  for (let i = 0; i < users.length; i++) {
+    for (const w of byUser.get(users[i])!) weights.push(w);
+    if (weights.length >= STAGE_ROWS || i === users.length - 1) {
+      yield { weights, cursor: users[i] };
+      weights = [];
+    }
+  }
+}
+
+/** Milliseconds since the previous call (or since laps() was called), rounded. */
+function laps(): () => number {
+  let last = performance.now();
+  return () => {
+    const now = performance.now();
+    const ms = Math.round(now - last);
+    last = now;
+    return ms;
+  };
 }
 
 /**

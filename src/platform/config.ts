@@ -307,6 +307,8 @@ export const envSchema = z.object({
     .pipe(z.array(url(['http:', 'https:'])).max(20)),
   /** Wire promotion by corroboration: a story newly covered by this many independent sources (syndicated copies not counted) gets one queue item, from its earliest wire member (docs/stories.md). 0 turns the rule off. */
   WIRE_PROMOTE_MIN_SOURCES: z.coerce.number().int().min(0).max(100).default(2),
+  /** Credibility recompute: a run's lease (renewed with every staged batch); a run whose runner died is taken over once it runs out. It must outlast the read and detection of a month. */
+  CREDIBILITY_RUN_LEASE_S: z.coerce.number().int().min(1).max(3600).default(120),
 });
 
 type Env = z.infer<typeof envSchema>;

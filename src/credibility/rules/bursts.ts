@@ -28,15 +28,25 @@ const isFresh = (v: Vote, accounts: Map<number, Account>, cohort: Set<number>) =
   return !!a && v.at >= a.createdAt && v.at - a.createdAt < T.youngAccountMs;
 };
 
-function byTarget(votes: Vote[]): Map<string, Vote[]> {
-  const out = new Map<string, Vote[]>();
+/** (kind, target) packed into one number: target * 2 + kind bit. */
+const itemKey = (v: Vote) => v.targetId * 2 + (v.kind === 'yap_vote' ? 1 : 0);
+
+function byTarget(votes: Vote[]): Map<number, Vote[]> {
+  const out = new Map<number, Vote[]>();
   for (const v of votes) {
-    const k = `${v.kind}:${v.targetId}`;
+    const k = itemKey(v);
     const list = out.get(k);
     if (list) list.push(v);
     else out.set(k, [v]);
   }
   return out;
+}
+
+/** At least burstMinVotes fresh votes: fewer can never form a burst, so the item needs no window scan. */
+function enoughFresh(list: Vote[], accounts: Map<number, Account>, cohort: Set<number>): boolean {
+  let n = 0;
+  for (const v of list) if (isFresh(v, accounts, cohort) && ++n >= T.burstMinVotes) return true;
+  return false;
 }
 
 /** Per cluster: the accounts whose fresh votes on this item formed a burst. */
@@ -69,8 +79,9 @@ export function detectBursts(votes: Vote[], accounts: Map<number, Account>, coho
   const clusterOf = clusters(accounts, cohorts);
   const groups = new Map<string, { members: Set<number>; target: string; votes: number; items: number }>();
   const burstVotes = new Set<string>();
-  for (const [target, list] of byTarget(votes)) {
-    if (list.length < T.burstMinVotes) continue;
+  for (const list of byTarget(votes).values()) {
+    if (list.length < T.burstMinVotes || !enoughFresh(list, accounts, cohort)) continue;
+    const target = `${list[0].kind}:${list[0].targetId}`;
     for (const [c, members] of burstsOn(list, accounts, cohort, clusterOf)) {
       for (const v of list) if (members.has(v.userId)) burstVotes.add(`${v.kind}:${v.targetId}:${v.userId}`);
       const g = groups.get(c);
@@ -89,10 +100,10 @@ export function detectBursts(votes: Vote[], accounts: Map<number, Account>, coho
 }
 
 export function detectIndiscriminate(votes: Vote[]): Flag[] {
-  const items = new Set<string>();
+  const items = new Set<number>();
   const perUser = new Map<number, number>();
   for (const v of votes) {
-    items.add(`${v.kind}:${v.targetId}`);
+    items.add(itemKey(v));
     perUser.set(v.userId, (perUser.get(v.userId) ?? 0) + 1);
   }
   const flags: Flag[] = [];

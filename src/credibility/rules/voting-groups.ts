@@ -9,40 +9,73 @@ import type { Flag, Vote } from './model.js';
 import { T } from './thresholds.js';
 import { UnionFind } from './union-find.js';
 
-export function detectCoVoting(votes: Vote[]): Flag[] {
-  const sets = new Map<number, Set<string>>();
-  const voters = new Map<string, number[]>();
+/** Voters (dense indices) and the (kind, target, direction) items each voted on, one entry per vote. */
+function indexVotes(votes: Vote[]) {
+  const userIndex = new Map<number, number>();
+  const itemIndex = new Map<number, number>();
+  const ids: number[] = [];
+  const itemsOf: number[][] = [];
+  const votersOf: number[][] = [];
   for (const v of votes) {
-    const key = `${v.kind}:${v.targetId}:${v.value}`;
-    const s = sets.get(v.userId) ?? new Set<string>();
-    s.add(key);
-    sets.set(v.userId, s);
-    const list = voters.get(key);
-    if (list) list.push(v.userId);
-    else voters.set(key, [v.userId]);
+    let u = userIndex.get(v.userId);
+    if (u === undefined) {
+      u = ids.length;
+      userIndex.set(v.userId, u);
+      ids.push(v.userId);
+      itemsOf.push([]);
+    }
+    // (kind, target, direction) packed into one number: target * 4 + kind bit * 2 + direction bit.
+    const key = v.targetId * 4 + (v.kind === 'yap_vote' ? 2 : 0) + (v.value === 1 ? 1 : 0);
+    let it = itemIndex.get(key);
+    if (it === undefined) {
+      it = votersOf.length;
+      itemIndex.set(key, it);
+      votersOf.push([]);
+    }
+    itemsOf[u].push(it);
+    votersOf[it].push(u);
   }
-  const overlap = new Map<string, number>();
-  for (const us of voters.values()) {
-    const active = us.filter((u) => sets.get(u)!.size >= T.coVoteMinVotes);
-    if (active.length < 2 || us.length > T.coVoteMaxVoters) continue;
-    for (let i = 0; i < active.length; i++)
-      for (let j = i + 1; j < active.length; j++) {
-        const k = active[i] < active[j] ? `${active[i]}:${active[j]}` : `${active[j]}:${active[i]}`;
-        overlap.set(k, (overlap.get(k) ?? 0) + 1);
+  const seen = new Int32Array(votersOf.length).fill(-1);
+  const distinct = new Int32Array(ids.length);
+  for (let u = 0; u < ids.length; u++)
+    for (const it of itemsOf[u])
+      if (seen[it] !== u) {
+        seen[it] = u;
+        distinct[u]++;
       }
-  }
+  return { ids, itemsOf, votersOf, distinct };
+}
+
+/**
+ * Pairs of active voters whose item sets overlap at least coVoteJaccard, counted voter by voter: the
+ * items a voter shares with each later voter are tallied in one array, so no pair table is built.
+ */
+export function detectCoVoting(votes: Vote[]): Flag[] {
+  const { ids, itemsOf, votersOf, distinct } = indexVotes(votes);
+  const shared = new Int32Array(ids.length);
+  const touched: number[] = [];
   const uf = new UnionFind();
   const linked = new Set<number>();
-  for (const [k, both] of overlap) {
-    const [a, b] = k.split(':').map(Number);
-    const jaccard = both / (sets.get(a)!.size + sets.get(b)!.size - both);
-    if (jaccard >= T.coVoteJaccard) {
-      uf.union(a, b);
-      linked.add(a);
-      linked.add(b);
+  for (let a = 0; a < ids.length; a++) {
+    if (distinct[a] < T.coVoteMinVotes) continue;
+    for (const it of itemsOf[a]) {
+      const us = votersOf[it];
+      if (us.length > T.coVoteMaxVoters) continue;
+      for (const b of us) if (b > a && distinct[b] >= T.coVoteMinVotes && shared[b]++ === 0) touched.push(b);
     }
+    for (const b of touched) {
+      const both = shared[b];
+      shared[b] = 0;
+      if (both / (distinct[a] + distinct[b] - both) >= T.coVoteJaccard) {
+        uf.union(ids[a], ids[b]);
+        linked.add(ids[a]);
+        linked.add(ids[b]);
+      }
+    }
+    touched.length = 0;
   }
-  return uf.groups(linked).map((members) => ({ kind: 'co_voting', members, evidence: { accounts: members.length, votes: members.reduce((s, m) => s + sets.get(m)!.size, 0) } }));
+  const size = new Map(ids.map((id, i) => [id, distinct[i]]));
+  return uf.groups(linked).map((members) => ({ kind: 'co_voting', members, evidence: { accounts: members.length, votes: members.reduce((s, m) => s + size.get(m)!, 0) } }));
 }
 
 /** Upvotes each voter cast on each other author's content, and each voter's total upvotes on others' content. */

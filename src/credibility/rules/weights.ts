@@ -24,6 +24,9 @@ export const REASONS = {
   ownGroupReview: "approved by a member of the author's own flagged group",
 } as const;
 
+/** The item kinds in alphabetical order (the order weights are listed in). */
+const KIND_ORDER: Record<Weighted['kind'], number> = { article_vote: 0, submission: 1, yap: 2, yap_vote: 3 };
+
 const GROUP_KINDS: readonly FlagKind[] = ['ring', 'reciprocal_pair', 'co_voting', 'cohort'];
 
 interface Detection {
@@ -67,7 +70,7 @@ function noClickVoters(votes: Vote[]): Set<number> {
   return new Set([...n].filter(([, [all, clicked]]) => all >= T.noClickMinVotes && clicked < T.noClickMaxShare * all).map(([u]) => u));
 }
 
-type Ctx = { m: MonthActivity; of: Map<number, Flag[]>; confirmed: Set<number>; burstVotes: Set<string>; noClick: Set<number> };
+type Ctx = { m: MonthActivity; of: Map<number, Flag[]>; confirmed: Set<number>; burstVotes: Set<string>; burstVoters: Set<number>; noClick: Set<number> };
 
 function ageFactor(createdAt: number | undefined, at: number): [number, string] | null {
   if (createdAt === undefined || at < createdAt) return null;
@@ -87,7 +90,7 @@ function voteWeight(v: Vote, c: Ctx): Weighted {
   if (acct?.type === 'bot') apply(0, REASONS.bot);
   const age = ageFactor(acct?.createdAt, v.at);
   if (age) apply(...age);
-  if (c.burstVotes.has(`${v.kind}:${v.targetId}:${v.userId}`)) apply(0, REASONS.burst);
+  if (c.burstVoters.has(v.userId) && c.burstVotes.has(`${v.kind}:${v.targetId}:${v.userId}`)) apply(0, REASONS.burst);
   if (v.kind === 'article_vote' && !v.clicked && c.noClick.has(v.userId)) apply(T.noClickFactor, REASONS.noClick);
   for (const f of c.of.get(v.userId) ?? []) {
     if (f.kind === 'cohort') apply(T.cohortFactor, REASONS.cohort);
@@ -116,7 +119,8 @@ function authoredWeight(a: Authored, c: Ctx): Weighted {
 export function computeCredibility(m: MonthActivity): Detection {
   const { flags, burstVotes } = detectAll(m);
   const { of, confirmed } = membership(flags, m);
-  const ctx: Ctx = { m, of, confirmed, burstVotes, noClick: noClickVoters(m.votes) };
+  const burstVoters = new Set([...burstVotes].map((k) => Number(k.slice(k.lastIndexOf(':') + 1))));
+  const ctx: Ctx = { m, of, confirmed, burstVotes, burstVoters, noClick: noClickVoters(m.votes) };
   const weights: Weighted[] = [];
   for (const v of m.votes) {
     const w = voteWeight(v, ctx);
@@ -126,7 +130,7 @@ export function computeCredibility(m: MonthActivity): Detection {
     const w = authoredWeight(a, ctx);
     if (w.weight < 1) weights.push(w);
   }
-  weights.sort((a, b) => a.kind.localeCompare(b.kind) || a.targetId - b.targetId || a.userId - b.userId);
+  weights.sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.targetId - b.targetId || a.userId - b.userId);
   flags.sort((a, b) => a.kind.localeCompare(b.kind) || a.members.join(',').localeCompare(b.members.join(',')));
   return { flags, weights };
 }
