@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entryArgs } from '../../scripts/lib/harness.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 
 let deps: TestDeps;
@@ -18,7 +19,7 @@ afterAll(async () => {
 
 describe('job pipeline: a killed worker', () => {
   function spawnWorker(): ChildProcess {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
+    const child = spawn(process.execPath, entryArgs('src/bin/worker.ts', true), {
       env: { ...process.env, ...deps.env.env, JOB_LOCK_MS: '1500', LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
