@@ -39,16 +39,22 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const services = startServices(project);
   services.catch(() => undefined); // awaited below, after the document
+  // esbuild works in its own process while this one builds the document.
+  const prebuilt = buildPrebuiltJs(repoRoot, (l) => process.stderr.write(`[test-setup] ${l}\n`));
+  prebuilt.catch(() => undefined); // awaited below, after the document
   let dropPrebuilt = () => undefined as void;
   try {
-    dropPrebuilt = await buildPrebuiltJs(repoRoot, (l) => process.stderr.write(`[test-setup] ${l}\n`));
     await openapiSetup(project);
+    dropPrebuilt = await prebuilt;
   } catch (err) {
-    dropPrebuilt();
+    await prebuilt.then((drop) => drop()).catch(() => undefined);
     await services.then((stop) => stop()).catch(() => undefined);
     throw err;
   }
-  const stopServices = await services;
+  const stopServices = await services.catch((err: unknown) => {
+    dropPrebuilt();
+    throw err;
+  });
   return async () => {
     await stopServices();
     dropPrebuilt();
