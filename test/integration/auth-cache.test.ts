@@ -26,7 +26,7 @@ beforeAll(async () => {
   db = createDb(env.databaseUrl, { max: 2 });
   for (const name of ['web-a', 'web-b']) {
     const port = await freePort();
-    const p = startProcfileType('web', { ...env.env, PORT: String(port), HOST: '127.0.0.1' });
+    const p = startProcfileType('web', { ...env.env, PORT: String(port), HOST: '127.0.0.1' }, { prebuilt: true });
     p.name = name;
     procs.push(p);
     bases.push(`http://127.0.0.1:${port}`);

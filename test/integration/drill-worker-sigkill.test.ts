@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entryArgs } from '../../scripts/lib/harness.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 
 let deps: TestDeps;
@@ -18,7 +19,7 @@ afterAll(async () => {
 
 describe('job pipeline: a killed worker', () => {
   function spawnWorker(): ChildProcess {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
+    const child = spawn(process.execPath, entryArgs('src/bin/worker.ts', true), {
       env: { ...process.env, ...deps.env.env, JOB_LOCK_MS: '1500', LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
@@ -28,8 +29,13 @@ describe('job pipeline: a killed worker', () => {
   it('a job whose worker is SIGKILLed mid-run is picked up by another worker process and completes', async () => {
     const first = spawnWorker();
     const job = await deps.queue.queue('ping').add('ping', { token: 'survivor', sleep_ms: 4000, fail_first_attempts: 0 }, { attempts: 3 });
-    // A worker process loads every job's feature through tsx before it takes a job: allow for a slow start.
-    await expect.poll(async () => job.getState(), { timeout: 30_000, interval: 50 }).toBe('active');
+    // A worker process loads every job's feature before it takes a job: allow for a slow start.
+    try {
+      await expect.poll(async () => job.getState(), { timeout: 30_000, interval: 50 }).toBe('active');
+    } catch (err) {
+      first.kill('SIGKILL'); // not left running after a failure
+      throw err;
+    }
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
     const second = spawnWorker();

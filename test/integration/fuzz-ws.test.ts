@@ -29,7 +29,7 @@ beforeAll(async () => {
   port = await freePort();
   env = await createTestEnv({ WS_PORT: String(port), TRUSTED_ORIGIN: ORIGIN, WS_MAX_PER_IP: '1000', WS_MAX_CONNECTIONS: '2000', LOG_LEVEL: 'warn' });
   redis = createRedis(env.redisUrl, 'command', 'fuzz-ws');
-  ws = startProcfileType('ws', env.env);
+  ws = startProcfileType('ws', env.env, { prebuilt: true });
   await waitForHttp(`http://127.0.0.1:${port}/healthz`, [ws], 120_000);
 }, 150_000);
 

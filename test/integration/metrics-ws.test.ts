@@ -44,7 +44,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
   });
   redis = createRedis(env.redisUrl, 'command', 'ws-metrics-test');
-  ws = startProcfileType('ws', env.env);
+  ws = startProcfileType('ws', env.env, { prebuilt: true });
   await waitForHttp(`http://127.0.0.1:${port}/healthz`, [ws], 120_000);
 }, 150_000);
 

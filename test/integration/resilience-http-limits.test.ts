@@ -25,7 +25,7 @@ beforeAll(async () => {
     HTTP_REQUEST_TIMEOUT_MS: '4000',
     LOG_LEVEL: 'warn',
   });
-  web = startProcfileType('web', env.env);
+  web = startProcfileType('web', env.env, { prebuilt: true });
   await waitForHttp(`http://127.0.0.1:${port}/healthz`, [web], 120_000);
 }, 150_000);
 

@@ -7,6 +7,7 @@
  * start on this machine) is kept between runs in node_modules/.cache/squid-pgdata-<hash>, keyed by
  * the PostgreSQL binaries' version and the migration files' contents: a later run copies it and
  * starts the server on the copy. Any change to a migration makes a new key (and a cold start).
+ * The processes tests start run from a JavaScript copy of the sources made here (prebuilt-js.ts).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { migrateToLatest } from '../../src/platform/migrate.js';
 import { backingServices, copyDataDir } from '../../scripts/lib/backing-services.js';
 import type { RunningService } from '../../scripts/lib/services.js';
 import openapiSetup from './openapi-setup.js';
+import { buildPrebuiltJs } from './prebuilt-js.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -37,13 +39,26 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const services = startServices(project);
   services.catch(() => undefined); // awaited below, after the document
+  // esbuild works in its own process while this one builds the document.
+  const prebuilt = buildPrebuiltJs(repoRoot, (l) => process.stderr.write(`[test-setup] ${l}\n`));
+  prebuilt.catch(() => undefined); // awaited below, after the document
+  let dropPrebuilt = () => undefined as void;
   try {
     await openapiSetup(project);
+    dropPrebuilt = await prebuilt;
   } catch (err) {
+    await prebuilt.then((drop) => drop()).catch(() => undefined);
     await services.then((stop) => stop()).catch(() => undefined);
     throw err;
   }
-  return await services;
+  const stopServices = await services.catch((err: unknown) => {
+    dropPrebuilt();
+    throw err;
+  });
+  return async () => {
+    await stopServices();
+    dropPrebuilt();
+  };
 }
 
 async function startServices(project: TestProject): Promise<() => Promise<void>> {

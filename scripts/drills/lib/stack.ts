@@ -116,7 +116,7 @@ export class Stack {
     // request at info, so it stays at the stack's level.
     const env: Record<string, string> = { ...this.env, ...(type === 'web' ? {} : { LOG_LEVEL: 'info' }), ...extraEnv };
     const name = `${type}#${this.procs.filter((p) => p.type === type).length + 1}`;
-    const base = startProc(name, entry, env);
+    const base = startProc(name, entry, env, [], { prebuilt: true });
     const proc: Proc = {
       ...base,
       type,

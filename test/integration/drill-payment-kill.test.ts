@@ -1,0 +1,26 @@
+/**
+ * Fault drill (drills tier, test/tiers.ts) at a small scale: SIGKILL of a worker in the middle of
+ * x402 settlements (scripts/drills/payment-kill.ts). Real processes (web, worker, ws) on real
+ * PostgreSQL and Redis; the drill reports what was lost and the test asserts that it is nothing.
+ * One drill per file, with its own database and key prefix, so drills run side by side.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runPaymentKillDrill } from '../../scripts/drills/payment-kill.js';
+import { createTestEnv, type TestEnv } from '../support/context.js';
+
+let env: TestEnv;
+const quiet = () => undefined;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(async () => {
+  await env?.cleanup();
+});
+
+it('SIGKILL of a worker mid-settlement: payments the facilitator settled end settled, once, nobody suspended', async () => {
+  const r = await runPaymentKillDrill({ payments: 3, stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: env.prefix }, log: quiet });
+  expect(r.lost).toEqual([]);
+  expect(r.settlesHeldWhenKilled).toBe(3);
+  expect(r.states).toEqual({ settled: 3 });
+}, 120_000);
