@@ -1,7 +1,8 @@
 /**
  * Fault drill: SIGKILL a worker in the middle of page-title, provenance-check and
  * monthly-distribution jobs; a second worker takes the stalled jobs over once their lock expires
- * (JOB_LOCK_MS). Prints what was lost (goal: nothing) and what ran twice harmlessly:
+ * (JOB_LOCK_MS; a killed credibility recompute run's lease, CREDIBILITY_RUN_LEASE_S, runs out as
+ * soon). Prints what was lost (goal: nothing) and what ran twice harmlessly:
  *  - page-title: N submissions without a headline against a slow local site; every article ends
  *    with its page title, no article is duplicated, no job fails;
  *  - provenance-check: a burst of checks answered 202; every job id polls to a result;
@@ -81,7 +82,11 @@ export async function runWorkerKillDrill(
   const C = opts.checks ?? 120;
   const R = opts.recipients ?? 300;
   const lockMs = 2000;
-  const stack = await Stack.start({ ...opts.stack, env: { JOB_LOCK_MS: String(lockMs), JOB_WAIT_MS: '200', ...opts.stack?.env }, log });
+  const stack = await Stack.start({
+    ...opts.stack,
+    env: { JOB_LOCK_MS: String(lockMs), JOB_WAIT_MS: '200', CREDIBILITY_RUN_LEASE_S: String(Math.max(1, Math.ceil(lockMs / 1000))), ...opts.stack?.env },
+    log,
+  });
   const site = await startPageSite(1500);
   const queue = new QueueClient(jobs, stack.redis, stack.env.REDIS_URL, stack.prefix);
   const lost: string[] = [];
