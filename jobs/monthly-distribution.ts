@@ -19,7 +19,7 @@ export const job = defineJob({
   options: { ...defaultJobOptions, attempts: 5, backoffMs: 30_000, concurrency: 1 },
   async run(p, deps) {
     const month = p.month ?? addMonths(monthOf(new Date()), -1);
-    const summary = await distributeMonth(deps.db, month);
+    const summary = await distributeMonth(deps.db, month, new Date(), { leaseS: deps.config.CREDIBILITY_RUN_LEASE_S });
     if (summary.status === 'month_not_over') throw new PermanentJobError(`month ${month} is not over yet`);
     deps.log.info({ job: 'monthly-distribution', month, status: summary.status, root: summary.merkle_root, recipients: summary.recipients }, 'monthly distribution');
     return { month, status: summary.status, merkle_root: summary.merkle_root, recipients: summary.recipients, total_distributed: summary.total_distributed };

@@ -56,10 +56,10 @@ export async function decideAccount(deps: Deps, userId: number, month: string, i
  * start of the month's latest finished recompute, run it again so the decision is in the weights;
  * credibility_recompute_pending (409) when another runner holds the run past `waitMs`.
  */
-export async function ensureDecisionsApplied(db: Db, month: string, opts: { now?: Date; waitMs?: number } = {}): Promise<void> {
+export async function ensureDecisionsApplied(db: Db, month: string, opts: { now?: Date; waitMs?: number; leaseS?: number } = {}): Promise<void> {
   const deadline = Date.now() + (opts.waitMs ?? 30_000);
   while (await decisionAfterLastRun(db, month)) {
-    const r = await recomputeMonth(db, month, { now: opts.now });
+    const r = await recomputeMonth(db, month, { now: opts.now, leaseS: opts.leaseS });
     if (r.status === 'finished') continue;
     if (Date.now() > deadline) {
       throw new DomainError('credibility_recompute_pending', `the credibility recompute of ${month} has not finished since the latest staff decision`, { month });

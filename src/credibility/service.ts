@@ -131,12 +131,12 @@ function laps(): () => number {
  * `waitMs`, then refuse with credibility_recompute_pending (409): the distribution never freezes a
  * month on weights that are not in place.
  */
-export async function ensureMonthRecomputed(db: Db, month: string, opts: { now?: Date; waitMs?: number } = {}): Promise<void> {
+export async function ensureMonthRecomputed(db: Db, month: string, opts: { now?: Date; waitMs?: number; leaseS?: number } = {}): Promise<void> {
   const { end } = monthBounds(month);
   const deadline = Date.now() + (opts.waitMs ?? 30_000);
   for (;;) {
     if (await finishedSince(db, month, end)) return;
-    const r = await recomputeMonth(db, month, { now: opts.now });
+    const r = await recomputeMonth(db, month, { now: opts.now, leaseS: opts.leaseS });
     if (r.status === 'finished') return;
     if (Date.now() > deadline) {
       throw new DomainError('credibility_recompute_pending', `the credibility recompute of ${month} has not finished since the month ended`, { month });

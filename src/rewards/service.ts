@@ -153,12 +153,12 @@ async function freezeAndSplit(trx: Db, month: string): Promise<void> {
  * default 30 s). A staff decision (confirm or clear) newer than that run's start is applied by one
  * more recompute first, so a confirmed ring loses the month's share before it is frozen.
  */
-export async function distributeMonth(db: Db, month: string, now: Date = new Date(), opts: { recomputeWaitMs?: number } = {}): Promise<DistributionSummary> {
+export async function distributeMonth(db: Db, month: string, now: Date = new Date(), opts: { recomputeWaitMs?: number; leaseS?: number } = {}): Promise<DistributionSummary> {
   if (addMonths(month, 1) > `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`) return notOver(month);
   const done = await getDistribution(db, month);
   if (done) return summaryOf(done, 'already_distributed');
-  await ensureMonthRecomputed(db, month, { now, waitMs: opts.recomputeWaitMs });
-  await ensureDecisionsApplied(db, month, { now, waitMs: opts.recomputeWaitMs });
+  await ensureMonthRecomputed(db, month, { now, waitMs: opts.recomputeWaitMs, leaseS: opts.leaseS });
+  await ensureDecisionsApplied(db, month, { now, waitMs: opts.recomputeWaitMs, leaseS: opts.leaseS });
   return db.transaction().execute(async (trx) => {
     await lockMonth(trx, month);
     const existing = await getDistribution(trx, month);

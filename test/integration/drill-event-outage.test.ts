@@ -4,22 +4,14 @@
  * PostgreSQL and Redis; the drill reports what was lost and the test asserts that it is nothing.
  * One drill per file, with its own database and key prefix, so drills run side by side.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runEventOutageDrill } from '../../scripts/drills/event-outage.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
+import { useDrillEnv } from '../support/drill-env.js';
 
-let env: TestEnv;
-const quiet = () => undefined;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-});
-afterAll(async () => {
-  await env?.cleanup();
-});
+const drill = useDrillEnv();
 
 it('Redis down between commit and relay: every committed event reaches a staff stream client and GET /events/, in order per article', async () => {
-  const r = await runEventOutageDrill({ beforeS: 2, downS: 3, afterS: 3, editors: 2, eventsEndpoint: 'require', stack: { databaseUrl: env.databaseUrl }, log: quiet });
+  const r = await runEventOutageDrill({ beforeS: 2, downS: 3, afterS: 3, editors: 2, eventsEndpoint: 'require', stack: { databaseUrl: drill.env.databaseUrl }, log: drill.quiet });
   expect(r.problems).toEqual([]);
   expect(r.outage.committedWhileDown).toBeGreaterThan(0);
   expect(r.committed).toBeGreaterThan(0);

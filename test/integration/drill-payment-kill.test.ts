@@ -4,22 +4,14 @@
  * PostgreSQL and Redis; the drill reports what was lost and the test asserts that it is nothing.
  * One drill per file, with its own database and key prefix, so drills run side by side.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runPaymentKillDrill } from '../../scripts/drills/payment-kill.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
+import { useDrillEnv } from '../support/drill-env.js';
 
-let env: TestEnv;
-const quiet = () => undefined;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-});
-afterAll(async () => {
-  await env?.cleanup();
-});
+const drill = useDrillEnv();
 
 it('SIGKILL of a worker mid-settlement: payments the facilitator settled end settled, once, nobody suspended', async () => {
-  const r = await runPaymentKillDrill({ payments: 3, stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: env.prefix }, log: quiet });
+  const r = await runPaymentKillDrill({ payments: 3, stack: { databaseUrl: drill.env.databaseUrl, redisUrl: drill.env.redisUrl, prefix: drill.env.prefix }, log: drill.quiet });
   expect(r.lost).toEqual([]);
   expect(r.settlesHeldWhenKilled).toBe(3);
   expect(r.states).toEqual({ settled: 3 });

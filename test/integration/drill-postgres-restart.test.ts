@@ -4,19 +4,11 @@
  * PostgreSQL and Redis; the drill reports what was lost and the test asserts that it is nothing.
  * One drill per file, with its own database and key prefix, so drills run side by side.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runRestartDrill } from '../../scripts/drills/backing-restart.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
+import { useDrillEnv } from '../support/drill-env.js';
 
-let env: TestEnv;
-const quiet = () => undefined;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-});
-afterAll(async () => {
-  await env?.cleanup();
-});
+const drill = useDrillEnv();
 
 it('PostgreSQL restart under load: the same standard', async () => {
   const r = await runRestartDrill({
@@ -25,8 +17,8 @@ it('PostgreSQL restart under load: the same standard', async () => {
     beforeS: 2,
     afterS: 4,
     clients: 20,
-    stack: { redisUrl: env.redisUrl, prefix: env.prefix },
-    log: quiet,
+    stack: { redisUrl: drill.env.redisUrl, prefix: drill.env.prefix },
+    log: drill.quiet,
   });
   expect(r.lost).toEqual([]);
   expect(r.traffic.during.unavailable503).toBeGreaterThan(0);

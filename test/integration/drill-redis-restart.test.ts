@@ -4,22 +4,14 @@
  * Redis; the drill reports what was lost and the test asserts that it is nothing. One drill per
  * file, with its own database and key prefix, so drills run side by side.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runRestartDrill } from '../../scripts/drills/backing-restart.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
+import { useDrillEnv } from '../support/drill-env.js';
 
-let env: TestEnv;
-const quiet = () => undefined;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-});
-afterAll(async () => {
-  await env?.cleanup();
-});
+const drill = useDrillEnv();
 
 it('Redis restart under load: 503 with a code while down, recovers by itself, nothing acknowledged lost', async () => {
-  const r = await runRestartDrill({ service: 'redis', downS: 3, beforeS: 2, afterS: 4, clients: 20, stack: { databaseUrl: env.databaseUrl }, log: quiet });
+  const r = await runRestartDrill({ service: 'redis', downS: 3, beforeS: 2, afterS: 4, clients: 20, stack: { databaseUrl: drill.env.databaseUrl }, log: drill.quiet });
   expect(r.lost).toEqual([]);
   expect(r.traffic.during.unavailable503).toBeGreaterThan(0);
   expect(r.traffic.recoveryMs).not.toBeNull();

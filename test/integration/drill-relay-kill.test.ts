@@ -4,22 +4,19 @@
  * PostgreSQL and Redis; the drill reports what was lost and the test asserts that it is nothing.
  * One drill per file, with its own database and key prefix, so drills run side by side.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runRelayKillDrill } from '../../scripts/drills/relay-kill.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
+import { useDrillEnv } from '../support/drill-env.js';
 
-let env: TestEnv;
-const quiet = () => undefined;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-});
-afterAll(async () => {
-  await env?.cleanup();
-});
+const drill = useDrillEnv();
 
 it('SIGKILL of a worker mid-relay (after XADD, before commit): the next worker re-sends, nothing lost, duplicates keep their event_id', async () => {
-  const r = await runRelayKillDrill({ events: 4000, lockMs: 2000, stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: env.prefix }, log: quiet });
+  const r = await runRelayKillDrill({
+    events: 4000,
+    lockMs: 2000,
+    stack: { databaseUrl: drill.env.databaseUrl, redisUrl: drill.env.redisUrl, prefix: drill.env.prefix },
+    log: drill.quiet,
+  });
   expect(r.problems).toEqual([]);
   expect(r.inFlightAtKill).toBeGreaterThan(0);
   expect(r.lost).toBe(0);

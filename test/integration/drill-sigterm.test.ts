@@ -4,22 +4,19 @@
  * Redis; the drill reports what was lost and the test asserts that it is nothing. One drill per
  * file, with its own database and key prefix, so drills run side by side.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runSigtermDrill } from '../../scripts/drills/sigterm.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
+import { useDrillEnv } from '../support/drill-env.js';
 
-let env: TestEnv;
-const quiet = () => undefined;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-});
-afterAll(async () => {
-  await env?.cleanup();
-});
+const drill = useDrillEnv();
 
 it('SIGTERM of web and ws under load: started requests finish, stream clients get 1001 and resume without loss', async () => {
-  const r = await runSigtermDrill({ clients: 30, concurrency: 8, stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: env.prefix }, log: quiet });
+  const r = await runSigtermDrill({
+    clients: 30,
+    concurrency: 8,
+    stack: { databaseUrl: drill.env.databaseUrl, redisUrl: drill.env.redisUrl, prefix: drill.env.prefix },
+    log: drill.quiet,
+  });
   expect(r.lost).toEqual([]);
   expect(r.web.startedBeforeSignal).toBeGreaterThan(0);
   expect(r.ws.closeCodes['1001']).toBe(30);

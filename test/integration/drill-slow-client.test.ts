@@ -4,27 +4,19 @@
  * the drill reports what was lost and the test asserts that it is nothing. One drill per file, with
  * its own database and key prefix, so drills run side by side.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runSlowClientDrill } from '../../scripts/drills/slow-client.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
+import { useDrillEnv } from '../support/drill-env.js';
 
-let env: TestEnv;
-const quiet = () => undefined;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-});
-afterAll(async () => {
-  await env?.cleanup();
-});
+const drill = useDrillEnv();
 
 it('a client that stops reading gets a backlog reconcile and does not slow the others', async () => {
   const r = await runSlowClientDrill({
     clients: 20,
     events: 2500,
     rate: 1000,
-    stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: env.prefix },
-    log: quiet,
+    stack: { databaseUrl: drill.env.databaseUrl, redisUrl: drill.env.redisUrl, prefix: drill.env.prefix },
+    log: drill.quiet,
   });
   expect(r.lost).toEqual([]);
   expect(r.slow.reconciles).toContain('backlog');

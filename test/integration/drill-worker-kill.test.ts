@@ -5,19 +5,11 @@
  * and the test asserts that it is nothing. One drill per file, with its own database and key
  * prefix, so drills run side by side.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runWorkerKillDrill } from '../../scripts/drills/worker-kill.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
+import { useDrillEnv } from '../support/drill-env.js';
 
-let env: TestEnv;
-const quiet = () => undefined;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-});
-afterAll(async () => {
-  await env?.cleanup();
-});
+const drill = useDrillEnv();
 
 it('SIGKILL of a worker mid-job: page titles, provenance checks and the monthly distribution each complete once', async () => {
   const r = await runWorkerKillDrill({
@@ -25,8 +17,8 @@ it('SIGKILL of a worker mid-job: page titles, provenance checks and the monthly 
     checks: 30,
     recipients: 40,
     stories: 12,
-    stack: { databaseUrl: env.databaseUrl, redisUrl: env.redisUrl, prefix: env.prefix },
-    log: quiet,
+    stack: { databaseUrl: drill.env.databaseUrl, redisUrl: drill.env.redisUrl, prefix: drill.env.prefix },
+    log: drill.quiet,
   });
   expect(r.lost).toEqual([]);
   expect(r.pageTitle.killedWhileActive).toBeGreaterThan(0);
