@@ -5,7 +5,9 @@
  * is missing from the run's cursor on and publishes: the month's weights and flags are exactly those
  * of an uninterrupted run. The month is the rewards drill's simulated month (honest accounts and
  * four attacks). The worker is held inside a staging transaction (we hold an uncommitted row of a
- * later batch) and killed there, after earlier batches were committed.
+ * later batch) and killed there, after earlier batches were committed. The second worker holds its
+ * jobs with a longer lock: its own attempt (the detection is seconds of CPU on a loaded machine)
+ * must not lose the job to a stall check and be run again as a fresh run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
@@ -20,6 +22,8 @@ import { storeMonth } from '../../scripts/drills/lib/rewards-store.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 
 const LOCK = { JOB_LOCK_MS: '1500', CREDIBILITY_RUN_LEASE_S: '4' };
+/** The taking-over worker: finds the killed worker's job stalled within one stall interval (half its lock). */
+const SECOND_LOCK = { JOB_LOCK_MS: '12000', CREDIBILITY_RUN_LEASE_S: '4' };
 let deps: TestDeps;
 
 beforeAll(async () => {
@@ -29,9 +33,9 @@ afterAll(async () => {
   await deps.close();
 });
 
-function spawnWorker(): ChildProcess {
+function spawnWorker(lock: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
-    env: { ...process.env, ...deps.env.env, ...LOCK, LOG_LEVEL: 'silent' },
+    env: { ...process.env, ...deps.env.env, ...lock, LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -87,7 +91,7 @@ describe('credibility recompute: a killed worker', () => {
       lastUser.user_id,
     ]);
 
-    const first = spawnWorker();
+    const first = spawnWorker(LOCK);
     let second: ChildProcess | undefined;
     try {
       const job = await deps.queue.queue('credibility-recompute').add('credibility-recompute', { month }, { attempts: 5 });
@@ -117,11 +121,11 @@ describe('credibility recompute: a killed worker', () => {
       expect(Number(stagedAtKill.n)).toBeGreaterThan(0);
       expect(Number(stagedAtKill.n)).toBeLessThan(expected.weights.length);
 
-      second = spawnWorker();
+      second = spawnWorker(SECOND_LOCK);
       const done = await poll(
         'the job completed by the second worker',
         async () => ((await deps.queue.queue('credibility-recompute').getJob(job.id!))!.finishedOn ? job.id : undefined),
-        60_000,
+        120_000,
       );
       const finished = await deps.queue.queue('credibility-recompute').getJob(done!);
       expect(await finished!.getState()).toBe('completed');
@@ -136,5 +140,5 @@ describe('credibility recompute: a killed worker', () => {
       await gate.end().catch(() => undefined);
       for (const p of [first, second]) if (p && p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
     }
-  }, 120_000);
+  }, 240_000);
 });

@@ -146,12 +146,21 @@ describe('credibility rules', () => {
     expect(confirmed.weights.filter((w) => w.kind === 'yap_vote').every((w) => w.weight === 0 && w.reasons[0] === REASONS.confirmed)).toBe(true);
   });
 
-  it('is deterministic: the same activity gives the same weights in the same order', () => {
+  it('is deterministic: the same activity, read in any order, gives the same flags and weights in the same order', () => {
     const h = honest();
     const bots = [201, 202, 203].map((id) => acct(id));
-    const votes = [...h.votes, ...bots.flatMap((b) => h.authored.map((y) => vote(b.id, y.targetId, y.userId, y.at + 1)))];
-    const a = computeCredibility(month([...h.accounts, ...bots], votes, h.authored));
-    const b = computeCredibility(month([...bots, ...h.accounts], [...votes].reverse(), h.authored));
+    // A cluster of new accounts bursting on two items with different vote counts: the flag's evidence names one of them.
+    const fresh = [501, 502, 503, 504, 505, 506, 507].map((id, i) => acct(id, T0 + DAY + i * 3_600_000));
+    const burst = (target: number, n: number) => fresh.slice(0, n).map((f, i) => vote(f.id, target, 1, T0 + 5 * DAY + i * 60_000));
+    const votes = [...h.votes, ...bots.flatMap((b) => h.authored.map((y) => vote(b.id, y.targetId, y.userId, y.at + 1))), ...burst(9900, 6), ...burst(9901, 7)];
+    const a = computeCredibility(month([...h.accounts, ...bots, ...fresh], votes, h.authored));
+    expect(a.flags.filter((f) => f.kind === 'burst')).toHaveLength(1);
+    const b = computeCredibility(month([...fresh, ...bots, ...h.accounts], [...votes].reverse(), h.authored));
     expect(b).toEqual(a);
+    const shuffled = votes
+      .map((v, i) => ({ v, k: mix(i, 7) }))
+      .sort((x, y) => x.k - y.k)
+      .map((x) => x.v);
+    expect(computeCredibility(month([...bots, ...fresh, ...h.accounts], shuffled, [...h.authored].reverse()))).toEqual(a);
   });
 });

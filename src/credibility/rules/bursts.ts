@@ -4,7 +4,7 @@
  * and were created close together), making up at least half of that window's votes. Fresh
  * accounts from different clusters never add up to a burst, so a newcomer who votes on an item at
  * the same time as a farm is not counted with it. One flag per cluster, however many items it
- * burst on. Indiscriminate: a voter who voted on nearly every item voted on this month.
+ * burst on, naming the item it burst on with the most accounts. Indiscriminate: a voter who voted on nearly every item voted on this month.
  */
 import type { Account, Flag, Vote } from './model.js';
 import { T } from './thresholds.js';
@@ -79,7 +79,10 @@ export function detectBursts(votes: Vote[], accounts: Map<number, Account>, coho
   const clusterOf = clusters(accounts, cohorts);
   const groups = new Map<string, { members: Set<number>; target: string; votes: number; items: number }>();
   const burstVotes = new Set<string>();
-  for (const list of byTarget(votes).values()) {
+  // Items in key order, so the evidence does not depend on the order the votes were read in.
+  const items = byTarget(votes);
+  for (const key of [...items.keys()].sort((a, b) => a - b)) {
+    const list = items.get(key)!;
     if (list.length < T.burstMinVotes || !enoughFresh(list, accounts, cohort)) continue;
     const target = `${list[0].kind}:${list[0].targetId}`;
     for (const [c, members] of burstsOn(list, accounts, cohort, clusterOf)) {
@@ -88,6 +91,8 @@ export function detectBursts(votes: Vote[], accounts: Map<number, Account>, coho
       if (g) {
         for (const m of members) g.members.add(m);
         g.items++;
+        // The evidence names the item the cluster burst on with the most accounts (the first such item).
+        if (members.size > g.votes) Object.assign(g, { target, votes: members.size });
       } else groups.set(c, { members: new Set(members), target, votes: members.size, items: 1 });
     }
   }
