@@ -194,7 +194,8 @@ const SECONDS = Number(process.argv[2] ?? 8);
 const ROUNDS = Number(process.argv[3] ?? 3);
 const PHASES = ['idle', 'gif40', 'atcap', 'gif40x16', 'atcapx16', 'idle2', 'gif40x16lim', 'atcapx16lim'] as const;
 type Phase = (typeof PHASES)[number];
-type Round = { signin: Sample; feed: Sample; upload?: Sample };
+/** `cpuMs`: this process's CPU time (the server's: the probes and uploaders are other processes) during the phase. */
+type Round = { signin: Sample; feed: Sample; upload?: Sample; cpuMs: number };
 
 async function main(): Promise<void> {
   const stack = await benchStack('uploads', { PROFILE_PICTURE_UPLOADS_PER_HOUR: '1000000', PROFILE_PICTURE_UPLOADS_PER_ADDRESS_PER_HOUR: '1000000' });
@@ -218,8 +219,10 @@ async function main(): Promise<void> {
         const file = files[phase.startsWith('gif40') ? 'gif40' : 'atcap'];
         const mode = phase.includes('x16') ? 'waves' : 'flood';
         const uploads = phase.startsWith('idle') ? undefined : measure(upload, SECONDS, file, mode, phase.endsWith('lim') ? limitedOrigin : origin);
+        const cpu0 = process.cpuUsage();
         const [s, f, u] = await Promise.all([measure(signin, SECONDS), measure(feed, SECONDS), uploads]);
-        results[phase].push({ signin: s, feed: f, upload: u });
+        const cpu = process.cpuUsage(cpu0);
+        results[phase].push({ signin: s, feed: f, upload: u, cpuMs: (cpu.user + cpu.system) / 1000 });
       }
     }
     report(results, loadBefore);
@@ -287,8 +290,11 @@ function report(results: Record<Phase, Round[]>, loadBefore: number[]): void {
     if (!phase.startsWith('idle')) {
       const u = rs.map((r) => r.upload!);
       const per = (k: string) => median(u.map((x) => x.statuses[k] ?? 0));
+      // The server's CPU per upload answered: the phase's CPU less the idle phase's (the probes' share), over the uploads.
+      const idleCpu = median(results.idle.map((r) => r.cpuMs));
+      const cpuPerUpload = median(rs.map((r) => (r.cpuMs - idleCpu) / Math.max(1, r.upload!.n)));
       console.log(
-        `${phase.padEnd(11)} uploads answered per round (median): 200 ${per('200')}, 413 ${per('413')}, 503 ${per('503')}, 429 ${per('429')}, connection errors ${per('error')}; p50 ${f(median(u.map((x) => x.p50)))} ms`,
+        `${phase.padEnd(11)} uploads answered per round (median): 200 ${per('200')}, 413 ${per('413')}, 503 ${per('503')}, 429 ${per('429')}, connection errors ${per('error')}; p50 ${f(median(u.map((x) => x.p50)))} ms; server CPU ${cpuPerUpload.toFixed(2)} ms per upload (idle phase ${(idleCpu / SECONDS).toFixed(0)} ms/s)`,
       );
     }
   }
