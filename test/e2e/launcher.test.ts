@@ -5,9 +5,12 @@
  *    the empty database, starts every Procfile process, prints the URLs, and on SIGTERM stops
  *    them all and exits 0.
  * 2. With embedded PostgreSQL and Redis (its own ports and DATA_DIR): after a SIGKILL of the
- *    launcher nothing is left running, and a second launcher starts on the same data.
+ *    launcher nothing is left running, and a second launcher starts on the same data. Beside that
+ *    second launcher, the admin CLI and `npm run migrate`, run as separate processes with no
+ *    DATABASE_URL or REDIS_URL in their environment (as in a second terminal), use its servers
+ *    through DATA_DIR/stack.json; once it stopped, they say that no stack is running and exit 78.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +19,7 @@ import { serviceTypes } from '../../scripts/lib/procfile.js';
 import { createDb } from '../../src/platform/db.js';
 import { createTestEnv, type TestEnv } from '../support/context.js';
 import { killAll, pidAlive, startProc, waitForPidsGone, type Proc } from '../../scripts/lib/harness.js';
+import { secondTerminal } from '../support/second-terminal.js';
 
 const launchers: Proc[] = [];
 const envs: TestEnv[] = [];
@@ -34,6 +38,12 @@ function tmpDataDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'squid-launcher-'));
   dirs.push(dir);
   return dir;
+}
+
+function tool(name: string, script: string, args: string[], dataDir: string): Proc {
+  const p = secondTerminal(name, script, args, dataDir);
+  launchers.push(p);
+  return p;
 }
 
 function launch(env: Record<string, string>): Proc {
@@ -142,8 +152,11 @@ describe('dev launcher with DATABASE_URL and REDIS_URL', () => {
 });
 
 describe('dev launcher with embedded PostgreSQL and Redis', () => {
+  let dataDir: string;
+  let dev2: Proc;
+
   it('leaves nothing running after a SIGKILL, and a second launcher starts on the same data', async () => {
-    const dataDir = tmpDataDir();
+    dataDir = tmpDataDir();
     const common = {
       // Unset: the launcher starts its own servers.
       DATABASE_URL: '',
@@ -167,14 +180,58 @@ describe('dev launcher with embedded PostgreSQL and Redis', () => {
     await waitForPidsGone([...apps, ...servers], 30_000);
 
     const second = await ports();
-    const dev2 = launch({ ...common, PORT: String(second.port), WS_PORT: String(second.wsPort) });
+    dev2 = launch({ ...common, PORT: String(second.port), WS_PORT: String(second.wsPort) });
     await waitForBanner(dev2, second.port, second.wsPort);
     expect(dev2.output()).toContain('database already has data; demo data not loaded');
+    pidsToReap.push(...[...dev2.output().matchAll(/^dev\s+\| (?:PostgreSQL|Redis) ready .*\(pid (\d+)\)$/gm)].map((m) => Number(m[1])));
     childPids(dev2);
     const ready = await fetch(`http://127.0.0.1:${second.port}/readyz`);
     expect(await ready.json()).toEqual({ status: 'ok', postgres: 'ok', redis: 'ok' });
+  }, 360_000);
+
+  // The tools beside it (cli-finds-stack.test.ts has the cases without a running launcher).
+  it('records its pid and URLs in DATA_DIR/stack.json, readable by its owner only', () => {
+    const file = path.join(dataDir, 'stack.json');
+    const state = JSON.parse(readFileSync(file, 'utf8'));
+    expect(state).toMatchObject({ pid: dev2.pid, databaseUrl: expect.stringMatching(/^postgres:\/\/.*\/squid$/), redisUrl: expect.stringMatching(/^redis:\/\//) });
+    expect(statSync(file).mode & 0o077).toBe(0);
+  });
+
+  it("the CLI in a second process grants a role on the launcher's database without any URL", async () => {
+    const address = `0x${'ab'.repeat(20)}`;
+    const cli = tool('cli', 'scripts/cli.ts', ['role', 'grant', address, 'editor'], dataDir);
+    expect(await cli.exited, cli.output()).toEqual({ code: 0, signal: null });
+    expect(cli.output()).toContain(`granted editor to ${address}`);
+    expect(cli.output()).toMatch(/using the services of `npm start` \(pid \d+/);
+    // The password of the database URL is not printed.
+    expect(cli.output()).not.toContain('postgres:postgres@');
+
+    const { databaseUrl } = JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8'));
+    const db = createDb(databaseUrl, { max: 1 });
+    try {
+      const user = await db.selectFrom('users').select('roles').where('wallet_address', '=', address).executeTakeFirst();
+      expect(user?.roles).toEqual(['editor']);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('`npm run migrate` beside it finds the same database, already migrated', async () => {
+    const migrate = tool('migrate', 'scripts/migrate.ts', [], dataDir);
+    expect(await migrate.exited, migrate.output()).toEqual({ code: 0, signal: null });
+    expect(migrate.output()).toContain('database is up to date');
+  });
+
+  it('stops its servers on SIGTERM; its record is then gone and the CLI and seed say no stack is running', async () => {
     expect(await dev2.stop('SIGTERM', 30_000), dev2.output()).toEqual({ code: 0, signal: null });
     expect(dev2.output()).toMatch(/PostgreSQL stopped/);
     expect(dev2.output()).toMatch(/Redis stopped/);
-  }, 360_000);
+    expect(existsSync(path.join(dataDir, 'stack.json'))).toBe(false);
+    const cli = tool('cli', 'scripts/cli.ts', ['role', 'list'], dataDir);
+    const seed = tool('seed', 'scripts/seed-demo.ts', [], dataDir);
+    for (const p of [cli, seed]) {
+      expect(await p.exited, p.output()).toEqual({ code: 78, signal: null });
+      expect(p.output()).toContain('no dev stack (`npm start`) is running');
+    }
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * Two web processes (as two dynos: each its own empty local directory) on one database: a picture
  * uploaded through either is served by both, and survives a restart of the process that took it.
+ * They run the test run's JavaScript copy of the sources (`prebuilt`, test/support/prebuilt-js.ts).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -20,7 +21,7 @@ const procs: Proc[] = [];
 const webs: { url: string; env: Record<string, string>; proc: Proc }[] = [];
 
 function startWeb(i: number) {
-  const proc = startProcfileType('web', webs[i].env);
+  const proc = startProcfileType('web', webs[i].env, { prebuilt: true });
   procs.push(proc);
   webs[i].proc = proc;
   return waitForHttp(`${webs[i].url}/readyz`, [proc], 120_000);

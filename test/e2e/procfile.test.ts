@@ -1,6 +1,9 @@
 /**
  * The Procfile's processes as separate OS processes on this file's own database and queue prefix:
- * driven over HTTP and WebSocket, then stopped with SIGTERM one by one.
+ * driven over HTTP and WebSocket, then stopped with SIGTERM one by one. They run the test run's
+ * JavaScript copy of the sources (`prebuilt`, test/support/prebuilt-js.ts): how each is started is
+ * covered by the launcher test (every type through tsx, as `npm start` does) and procfile-built
+ * (the Procfile's own command lines on `npm run build`'s output).
  */
 import { once } from 'node:events';
 import { sql } from 'kysely';
@@ -35,12 +38,12 @@ beforeAll(async () => {
   redis = createRedis(env.redisUrl, 'command', 'e2e');
   queue = new QueueClient(jobs, redis, env.redisUrl, env.prefix);
   // Exactly what the Procfile lists (release aside), each its own OS process.
-  procs = Object.fromEntries(serviceTypes().map((t) => [t.name, startProcfileType(t.name, env.env)]));
+  procs = Object.fromEntries(serviceTypes().map((t) => [t.name, startProcfileType(t.name, env.env, { prebuilt: true })]));
   // Started now so its boot overlaps the others'; its test only reads how it ended.
-  misconfigured = startProcfileType('web', { ...env.env, PORT: 'eighty', TRUSTED_ORIGIN: 'http://127.0.0.1:8000/path' });
+  misconfigured = startProcfileType('web', { ...env.env, PORT: 'eighty', TRUSTED_ORIGIN: 'http://127.0.0.1:8000/path' }, { prebuilt: true });
   const all = Object.values(procs);
-  // Generous limits: on a fresh clone tsx compiles every module four times over at once, and a
-  // loaded CI machine can take a minute for that; normally all four are up in a few seconds.
+  // Generous limits: four processes import the app at once, and a loaded CI machine can take a
+  // minute for that; normally all four are up in a few seconds.
   const limit = 120_000;
   await Promise.all([
     waitForHttp(`${web}/readyz`, all, limit),
@@ -103,7 +106,7 @@ describe('Procfile processes over HTTP', () => {
   });
 
   it('runs the release phase (migrations) and exits 0', async () => {
-    const release = startProcfileType('release', env.env);
+    const release = startProcfileType('release', env.env, { prebuilt: true });
     expect(await release.exited).toEqual({ code: 0, signal: null });
     expect(release.output()).toContain('database is up to date');
   });

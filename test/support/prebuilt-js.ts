@@ -10,7 +10,7 @@
  * starter asks for it (`prebuilt` in scripts/lib/harness.ts); the launcher tier starts `npm start`,
  * the Procfile's processes and the CLI as users do.
  */
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { PREBUILT_JS_ENV } from '../../scripts/lib/harness.js';
@@ -41,7 +41,9 @@ export async function buildPrebuiltJs(repoRoot: string, log: (l: string) => void
     bundle: false,
     format: 'esm',
     platform: 'node',
-    target: 'node20',
+    // The node running the tests runs this JavaScript: its own version keeps what it supports as
+    // written (a lower target drops the `with { type: 'json' }` of a JSON import, which node then refuses).
+    target: `node${process.versions.node}`,
     logLevel: 'silent',
   });
   for (const f of files.filter((f) => !f.endsWith('.ts'))) {
@@ -51,7 +53,9 @@ export async function buildPrebuiltJs(repoRoot: string, log: (l: string) => void
   // ES modules: the directory lies under node_modules, where Node would not look further up for the
   // repository's package.json.
   writeFileSync(path.join(outDir, 'package.json'), JSON.stringify({ type: 'module' }));
-  process.env[PREBUILT_JS_ENV] = outDir;
+  // Its real path: node runs a main module from there (symbolic links resolved), and a script that
+  // runs its main only when it is the entry compares its own URL with process.argv[1].
+  process.env[PREBUILT_JS_ENV] = realpathSync(outDir);
   log(`${sources.length} sources as JavaScript for the processes tests start, in ${Date.now() - t0} ms`);
   return () => {
     delete process.env[PREBUILT_JS_ENV];
