@@ -17,7 +17,7 @@ import { sharedRegistry, type AssetRegistry } from './registry-cache.js';
 import type { AssetRecord } from './rules/registry.js';
 
 /** At most a tenth of the asset-mindshare job's period (5 minutes, jobs/schedules.ts). */
-export const MINDSHARE_TTL_MS = 30_000;
+const MINDSHARE_TTL_MS = 30_000;
 /** Pages held per process; the oldest is dropped beyond it. */
 const MAX_PAGES = 2000;
 
@@ -48,7 +48,7 @@ function entryOf(a: AssetFields, mindshare: Mindshare): AssetPageEntry {
   return { page, body, etag: etagOf(body) };
 }
 
-export class AssetPageCache {
+class AssetPageCache {
   private held = new Map<string, Held>();
   private generation = 0;
 

@@ -11,9 +11,9 @@ import { compileTagger, type CompiledTagger } from './rules/compile.js';
 import type { AssetRecord } from './rules/registry.js';
 import { loadRegistry, registryVersion } from './queries.js';
 
-export const REGISTRY_CHECK_MS = 2000;
+const REGISTRY_CHECK_MS = 2000;
 
-export interface RegistrySnapshot {
+interface RegistrySnapshot {
   version: string;
   assets: ReadonlyMap<string, AssetRecord>;
   ambiguousWords: string[];
