@@ -7,6 +7,9 @@
  * loopback or link-local (unless OUTBOUND_ALLOW_PRIVATE), re-checked on every redirect (at most
  * MAX_REDIRECTS), one PAGE_TIMEOUT_MS deadline, a PAGE_MAX_BYTES cap, HTML content types only.
  *
+ * The new headline is tagged with its assets in the same transaction (its article.edited event
+ * carries them), so no separate asset-tag run follows it.
+ *
  * Outcomes: `ok` (headline written, or kept because an editor or the submitter set one meanwhile);
  * `failed` with a reason for conditions a retry cannot fix (refused address, not HTML, too large,
  * no title, 4xx). Timeouts, DNS and network errors and 5xx/408/429 answers throw, so BullMQ retries
@@ -16,7 +19,8 @@ import { z } from 'zod';
 import { extractPageTitle } from '../src/articles/index.js';
 import { safeFetch, SafeFetchError, type SafeFetchOptions } from '../src/platform/safe-fetch.js';
 import { applyPageTitle, getArticleForEvent, recordPageTitleFailure } from '../src/articles/index.js';
-import { defaultJobOptions, defineJob } from './define.js';
+import { headlineTagging, sharedRegistry } from '../src/assets/index.js';
+import { defaultJobOptions, defineJob, type JobDeps } from './define.js';
 import { PermanentJobError } from '../src/platform/errors/permanent-job-error.js';
 
 const payload = z.object({
@@ -62,6 +66,30 @@ export async function fetchPageTitle(url: string, opts: { allowPrivate: boolean 
   return title ? { ok: true, title } : { ok: false, reason: 'no_title' };
 }
 
+/**
+ * The job's work: the page's title written over the provisional headline and, with `tagAssets`
+ * (always, in the job), the new headline tagged with its assets in the same transaction
+ * (src/assets headlineTagging). Without it: the benchmark's baseline.
+ */
+export async function runPageTitle(p: z.infer<typeof payload>, deps: JobDeps, tagAssets: boolean) {
+  const article = await getArticleForEvent(deps.db, p.article_id);
+  if (!article) throw new PermanentJobError(`article ${p.article_id} does not exist`);
+  if (article.headline_source !== 'provisional') return { status: 'ok' as const, headline: article.headline, updated: false };
+  const outcome = await fetchPageTitle(article.url, { allowPrivate: deps.config.OUTBOUND_ALLOW_PRIVATE });
+  if (!outcome.ok) {
+    deps.log.info({ job: 'page-title', articleId: p.article_id, reason: outcome.reason }, 'no page title');
+    await recordPageTitleFailure(deps.db, p.article_id, outcome.reason);
+    return { status: 'failed' as const, reason: outcome.reason, headline: article.headline, updated: false };
+  }
+  const tagging = tagAssets ? await headlineTagging(deps.db, sharedRegistry) : undefined;
+  const row = await applyPageTitle(deps.db, p.article_id, outcome.title, tagging);
+  if (!row) {
+    const now = await getArticleForEvent(deps.db, p.article_id);
+    return { status: 'ok' as const, headline: now?.headline ?? outcome.title, updated: false };
+  }
+  return { status: 'ok' as const, headline: row.headline, updated: true };
+}
+
 export const job = defineJob({
   name: 'page-title',
   payload,
@@ -72,21 +100,5 @@ export const job = defineJob({
     concurrency: 8,
     jobId: (p) => (p.sweep ? `page-title-${p.article_id}-sweep-${p.sweep}` : `page-title-${p.article_id}`),
   },
-  async run(p, deps) {
-    const article = await getArticleForEvent(deps.db, p.article_id);
-    if (!article) throw new PermanentJobError(`article ${p.article_id} does not exist`);
-    if (article.headline_source !== 'provisional') return { status: 'ok' as const, headline: article.headline, updated: false };
-    const outcome = await fetchPageTitle(article.url, { allowPrivate: deps.config.OUTBOUND_ALLOW_PRIVATE });
-    if (!outcome.ok) {
-      deps.log.info({ job: 'page-title', articleId: p.article_id, reason: outcome.reason }, 'no page title');
-      await recordPageTitleFailure(deps.db, p.article_id, outcome.reason);
-      return { status: 'failed' as const, reason: outcome.reason, headline: article.headline, updated: false };
-    }
-    const row = await applyPageTitle(deps.db, p.article_id, outcome.title);
-    if (!row) {
-      const now = await getArticleForEvent(deps.db, p.article_id);
-      return { status: 'ok' as const, headline: now?.headline ?? outcome.title, updated: false };
-    }
-    return { status: 'ok' as const, headline: row.headline, updated: true };
-  },
+  run: (p, deps) => runPageTitle(p, deps, true),
 });

@@ -2,8 +2,9 @@
  * The database-backed part of `npm run bench:assets -- --speed` (own PostgreSQL and Redis, seed
  * registry from the migration):
  *  - the page-title job (jobs/page-title.ts: fetch a local page, extract the title, store it) per
- *    article, without and with tagging the new headline as the asset-tag job then does
- *    (tagArticle), alternating item by item in the same run: medians and their ratio;
+ *    article, without tagging, with tagging (the new headline tagged in the job's transaction, as
+ *    the job runs) and without tagging followed by the asset-tag job's tagArticle, in turn item by
+ *    item in the same run: medians, their ratio to the first, and PostgreSQL round trips per article;
  *  - GET /api/v1/assets/{id}/ with its mindshare stored by the asset-mindshare job: p50/p99 from a
  *    client process (closed loop), beside GET /api/v1/bench/ping on a bare Koa app as the floor.
  * The pages are generated: a real headline from the labelled set as <title>, with about 40 KB of
@@ -12,9 +13,10 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { createApp } from '../../src/app.js';
 import { refreshMindshare, sharedRegistry, tagArticle } from '../../src/assets/index.js';
-import { job as pageTitleJob } from '../../jobs/page-title.js';
+import { runPageTitle } from '../../jobs/page-title.js';
 import { bareApp, benchStack, listenLocal, median } from './lib/bench-stack.js';
 import { loadFromChild } from './lib/load.js';
 
@@ -43,27 +45,63 @@ async function insertProvisional(stack: BenchStack, origin: string, n: number): 
   return r.rows.map((x) => x.id).sort((a, b) => a - b);
 }
 
-/** Per article: the page-title job alone, or the job then tagging its headline; alternating, same run. */
+/** Counts the PostgreSQL round trips (every query a pg client sends, BEGIN and COMMIT included). */
+function roundTripCounter(): { take(): number; restore(): void } {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  let n = 0;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    n++;
+    return original.apply(this, args);
+  };
+  return {
+    take: () => {
+      const v = n;
+      n = 0;
+      return v;
+    },
+    restore: () => void (proto.query = original),
+  };
+}
+
+const VARIANTS = ['without tagging', 'with tagging', 'then asset-tag'] as const;
+const WARM_UP = 10;
+
+/**
+ * Per article, in turn: the page-title job without tagging (the baseline), the job as it runs
+ * (tagging the new headline in its own transaction), and the job without tagging followed by
+ * tagArticle (what the asset-tag job does for the other triggers); same run, same pages.
+ */
 async function pageTitleOverhead(stack: BenchStack, titles: string[], n: number): Promise<void> {
   const pages = await pageServer(titles);
   const ids = await insertProvisional(stack, pages.origin, n);
   await sharedRegistry.tagger(stack.db);
-  const ctx = { attempt: 1, jobId: 'bench' };
   const jobDeps = { ...stack.deps, enqueue: stack.deps.queue.enqueuer };
-  const plain: number[] = [];
-  const tagged: number[] = [];
-  for (const [i, id] of ids.entries()) {
-    const t0 = performance.now();
-    const out = await pageTitleJob.run({ article_id: id }, jobDeps, ctx);
-    if (!out.updated) throw new Error(`page-title did not update article ${id}`);
-    if (i % 2 === 1) await tagArticle(stack.db, sharedRegistry, id);
-    (i % 2 === 1 ? tagged : plain).push(performance.now() - t0);
+  const ms: number[][] = VARIANTS.map(() => []);
+  const trips: number[][] = VARIANTS.map(() => []);
+  const counter = roundTripCounter();
+  try {
+    for (const [i, id] of ids.entries()) {
+      const v = i % VARIANTS.length;
+      counter.take();
+      const t0 = performance.now();
+      const out = await runPageTitle({ article_id: id }, jobDeps, v === 1);
+      if (!out.updated) throw new Error(`page-title did not update article ${id}`);
+      if (v === 2) await tagArticle(stack.db, sharedRegistry, id);
+      ms[v].push(performance.now() - t0);
+      trips[v].push(counter.take());
+    }
+  } finally {
+    counter.restore();
   }
   pages.server.close();
-  const [a, b] = [median(plain.slice(20)), median(tagged.slice(20))];
-  console.log(`page-title job, ${plain.length} + ${tagged.length} articles alternating (first 20 of each left out as warm-up):`);
-  console.log(`  without tagging: median ${a.toFixed(2)} ms`);
-  console.log(`  with tagging:    median ${b.toFixed(2)} ms (${((b / a - 1) * 100).toFixed(1)}% more)`);
+  const med = ms.map((m) => median(m.slice(WARM_UP)));
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  console.log(`page-title job, ${ids.length} articles in turn over ${VARIANTS.length} variants (first ${WARM_UP} of each left out as warm-up):`);
+  for (const [v, name] of VARIANTS.entries()) {
+    const more = v === 0 ? '' : ` (${((med[v] / med[0] - 1) * 100).toFixed(1)}% more)`;
+    console.log(`  ${name.padEnd(16)} median ${med[v].toFixed(2)} ms${more}, PostgreSQL round trips per article: median ${median(trips[v])}, mean ${mean(trips[v]).toFixed(2)}`);
+  }
 }
 
 async function assetPageLatency(stack: BenchStack, seconds: number): Promise<void> {
@@ -76,11 +114,16 @@ async function assetPageLatency(stack: BenchStack, seconds: number): Promise<voi
   const app = await listenLocal(createApp(stack.deps), { keepAliveTimeoutMs: 60_000 });
   const floor = await listenLocal(bareApp(stack.deps.log), { keepAliveTimeoutMs: 60_000 });
   const ping = await loadFromChild(`${floor.origin}/api/v1/bench/ping`, seconds, 4);
+  const counter = roundTripCounter();
   const page = await loadFromChild(`${app.origin}/api/v1/assets/bitcoin/`, seconds, 4);
+  const pageTrips = counter.take();
+  counter.restore();
   if (page.errors || Object.keys(page.statuses).some((s) => s !== '200')) throw new Error(`asset page answered ${JSON.stringify(page.statuses)}`);
   console.log(`asset page GET /api/v1/assets/bitcoin/ (mindshare of ${stored.assets} assets stored), closed loop, 4 connections, ${seconds} s:`);
   console.log(`  floor (bare Koa ping): p50 ${ping.p50.toFixed(2)} ms, p99 ${ping.p99.toFixed(2)} ms, ${Math.round(ping.rps)} req/s`);
-  console.log(`  asset page:            p50 ${page.p50.toFixed(2)} ms, p99 ${page.p99.toFixed(2)} ms, ${Math.round(page.rps)} req/s`);
+  console.log(
+    `  asset page:            p50 ${page.p50.toFixed(2)} ms, p99 ${page.p99.toFixed(2)} ms, ${Math.round(page.rps)} req/s; PostgreSQL round trips: ${pageTrips} for ${page.requests} requests`,
+  );
   app.server.close();
   floor.server.close();
 }

@@ -8,7 +8,7 @@
  *                                      synthetic assets to --assets=10000 or more, against a plain
  *                                      tokenise pass over the same headlines in the same run; then
  *                                      (own PostgreSQL and Redis, scripts/bench/assets-stack.ts) the
- *                                      page-title job's time without and with tagging (--pages=400)
+ *                                      page-title job's time and round trips without and with tagging (--pages=400)
  *                                      and the asset page's p50/p99 from the stored mindshare
  *                                      (--seconds=10); --no-stack skips that part
  *   --verbose                          list every false positive and false negative

@@ -459,7 +459,7 @@ export async function writePageTitle(trx: Db, id: number, headline: string) {
     })
     .where('id', '=', id)
     .where('headline_source', '=', 'provisional')
-    .returning([...eventColumns])
+    .returning([...eventColumns, 'token_symbols', 'token_addresses'])
     .executeTakeFirst();
 }
 

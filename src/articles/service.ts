@@ -49,14 +49,20 @@ export async function insertSubmission(db: Db, input: SubmissionInput, events: S
 }
 
 /**
- * Fill in the page title of a submission that still has its provisional headline (never overwrites
- * an editor's or submitter's); the internal article.edited event, in the same transaction, retires
- * the feed cache. Undefined when the headline is no longer provisional.
+ * Work done on the article in the page title's own transaction once the new headline is written
+ * (the page-title job passes the asset tagging); what it returns joins the event's payload.
  */
-export async function applyPageTitle(db: Db, id: number, headline: string) {
+type PageTitleFollowUp = (trx: Db, article: { id: number; headline: string; token_symbols: string[]; token_addresses: string[] }) => Promise<Record<string, unknown>>;
+
+/**
+ * Fill in the page title of a submission that still has its provisional headline (never overwrites
+ * an editor's or submitter's); the internal article.edited event (reason `page_title`), in the same
+ * transaction, retires the feed cache. Undefined when the headline is no longer provisional.
+ */
+export async function applyPageTitle(db: Db, id: number, headline: string, followUp?: PageTitleFollowUp) {
   return db.transaction().execute(async (trx) => {
     const row = await writePageTitle(trx, id, headline);
-    if (row) await recordEvents(trx, [internalEvent('article.edited', id, { reason: 'page_title' })]);
+    if (row) await recordEvents(trx, [internalEvent('article.edited', id, { reason: 'page_title', ...(followUp ? await followUp(trx, row) : {}) })]);
     return row;
   });
 }

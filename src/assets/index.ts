@@ -1,6 +1,6 @@
 /** The assets feature's public surface: other features, jobs and the app import only this file. */
 export { sharedRegistry } from './registry-cache.js';
-export { addAmbiguousWord, addAsset, requireKnownAssets, tagArticle, tagWireItem, updateAsset } from './service.js';
+export { addAmbiguousWord, addAsset, headlineTagging, requireKnownAssets, tagArticle, tagWireItem, updateAsset } from './service.js';
 export { assetTagDedupeId, tagTargets } from './rules/triggers.js';
 export { tagText } from './rules/tagger.js';
 export { refreshTokenLists } from './token-lists-service.js';

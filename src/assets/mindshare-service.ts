@@ -2,12 +2,14 @@
  * Computing mindshare (the asset-mindshare job): for each window (24 h, 7 d, 30 d before now) the
  * per-asset counts and top stories from PostgreSQL, turned into shares (src/assets/rules/mindshare.ts)
  * and stored whole in Redis (src/assets/mindshare-cache.ts), where the asset page and the intel
- * report read them.
+ * report read them (the asset pages this process holds drop their mindshare at once; other
+ * processes re-read it within MINDSHARE_TTL_MS, page-cache.ts).
  */
 import type { Db } from '../platform/db.js';
 import type { Redis } from '../platform/redis.js';
 import { mindshareCounts, mindshareTopStories } from './mindshare-queries.js';
 import { writeMindshare, type MindshareSnapshot } from './mindshare-cache.js';
+import { assetPages } from './page-cache.js';
 import { MINDSHARE_TOP_STORIES, MINDSHARE_WINDOWS, windowShares, type AssetWindow, type MindshareWindowKey } from './rules/mindshare.js';
 
 async function computeMindshare(db: Db, now: Date = new Date()): Promise<MindshareSnapshot> {
@@ -30,6 +32,7 @@ async function computeMindshare(db: Db, now: Date = new Date()): Promise<Mindsha
 export async function refreshMindshare(db: Db, redis: Redis, prefix: string, now: Date = new Date()) {
   const snap = await computeMindshare(db, now);
   await writeMindshare(redis, prefix, snap);
+  assetPages.forgetMindshare();
   return {
     computed_at: snap.computed_at,
     assets: snap.assets.size,

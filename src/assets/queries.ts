@@ -98,16 +98,6 @@ export async function lockArticleTags(db: Db, articleId: number): Promise<TagRow
   return db.selectFrom('article_assets').select(['asset_id', 'salience', 'is_primary', 'source', 'removed']).where('article_id', '=', articleId).forUpdate().execute();
 }
 
-export async function deleteWorkerTags(db: Db, articleId: number, assetIds: readonly string[]): Promise<void> {
-  if (assetIds.length === 0) return;
-  await db
-    .deleteFrom('article_assets')
-    .where('article_id', '=', articleId)
-    .where('source', '=', 'worker')
-    .where('asset_id', 'in', [...assetIds])
-    .execute();
-}
-
 export async function upsertTags(
   db: Db,
   articleId: number,
@@ -128,6 +118,53 @@ export async function upsertTags(
       })),
     )
     .execute();
+}
+
+interface WorkerTag {
+  asset_id: string;
+  salience: number;
+  is_primary: boolean;
+}
+
+/**
+ * In one statement: replace an article's worker tags with `tags` (worker rows not among them deleted,
+ * the others upserted; an editor's row for the same asset is left as it is) and return its tag rows
+ * as they were before, with its fill record (null when never filled). Rows another transaction
+ * holds are waited for and re-checked (the DELETE and the upsert's WHERE see their latest version).
+ */
+export async function replaceWorkerTags(
+  db: Db,
+  articleId: number,
+  tags: readonly WorkerTag[],
+): Promise<{ before: TagRow[]; fill: { token_symbols: string[]; token_addresses: string[] } | null }> {
+  const ids = tags.map((t) => t.asset_id);
+  const r = await sql<{ before: TagRow[]; fill: { token_symbols: string[]; token_addresses: string[] } | null }>`
+    WITH t AS (
+      SELECT * FROM unnest(${ids}::text[], ${tags.map((x) => x.salience)}::float8[], ${tags.map((x) => x.is_primary)}::bool[]) AS t(asset_id, salience, is_primary)
+    ), before AS (
+      SELECT asset_id, salience, is_primary, source, removed FROM article_assets WHERE article_id = ${articleId}
+    ), gone AS (
+      DELETE FROM article_assets WHERE article_id = ${articleId} AND source = 'worker' AND asset_id <> ALL(${ids}::text[])
+    ), put AS (
+      INSERT INTO article_assets (article_id, asset_id, salience, is_primary, source, removed, updated_by, updated_at)
+      SELECT ${articleId}, t.asset_id, t.salience, t.is_primary, 'worker', false, NULL, now() FROM t
+      ON CONFLICT (article_id, asset_id) DO UPDATE SET salience = excluded.salience, is_primary = excluded.is_primary, updated_at = now()
+        WHERE article_assets.source = 'worker'
+    )
+    SELECT (SELECT coalesce(json_agg(before), '[]'::json) FROM before) AS before,
+           (SELECT json_build_object('token_symbols', f.token_symbols, 'token_addresses', f.token_addresses)
+              FROM article_asset_fills f WHERE f.article_id = ${articleId}) AS fill`.execute(db);
+  return r.rows[0];
+}
+
+/** Write the token fields filled from the tags, and remember them as the worker's fill: one statement. */
+export async function writeFill(db: Db, articleId: number, symbols: string[], addresses: string[]): Promise<void> {
+  await sql`
+    WITH fill AS (
+      INSERT INTO article_asset_fills (article_id, token_symbols, token_addresses) VALUES (${articleId}, ${symbols}::text[], ${addresses}::text[])
+      ON CONFLICT (article_id) DO UPDATE SET token_symbols = excluded.token_symbols, token_addresses = excluded.token_addresses
+    )
+    UPDATE articles SET token_symbols = ${symbols}::text[], token_addresses = ${addresses}::text[], updated_at = now() WHERE id = ${articleId}`.execute(db);
 }
 
 /** Symbols and EVM mainnet addresses of assets, for filling an article's token fields. */
@@ -153,19 +190,6 @@ export async function tokenFieldsOf(db: Db, assetIds: readonly string[]): Promis
 
 export async function getFill(db: Db, articleId: number) {
   return db.selectFrom('article_asset_fills').select(['token_symbols', 'token_addresses']).where('article_id', '=', articleId).executeTakeFirst();
-}
-
-export async function writeFill(db: Db, articleId: number, symbols: string[], addresses: string[]): Promise<void> {
-  await db
-    .updateTable('articles')
-    .set({ token_symbols: symbols, token_addresses: addresses, updated_at: sql<Date>`now()` })
-    .where('id', '=', articleId)
-    .execute();
-  await db
-    .insertInto('article_asset_fills')
-    .values({ article_id: articleId, token_symbols: symbols, token_addresses: addresses })
-    .onConflict((oc) => oc.column('article_id').doUpdateSet({ token_symbols: symbols, token_addresses: addresses }))
-    .execute();
 }
 
 export async function replaceWireTags(db: Db, wireItemId: number, tags: readonly { asset_id: string; salience: number; is_primary: boolean }[]): Promise<void> {

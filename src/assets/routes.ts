@@ -11,7 +11,8 @@ import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js'
 import { text } from '../platform/http/schemas.js';
 import { assetMindshareSchema } from './mindshare-schemas.js';
 import { getAsset } from './queries.js';
-import { assetPage, assetSearch } from './read-service.js';
+import { answerConditional, PUBLIC_REVALIDATE } from '../platform/http/conditional.js';
+import { assetPageEntry, assetSearch } from './read-service.js';
 import { sharedRegistry } from './registry-cache.js';
 import { addAmbiguousWord, addAsset, setEditorTag, updateAsset } from './service.js';
 
@@ -73,15 +74,20 @@ function getRoute(deps: AppDeps) {
     path: '/assets/:id/',
     operationId: 'getAsset',
     summary: 'One asset, its deployments and its mindshare',
-    description: 'mindshare comes from the asset-mindshare job’s stored result (docs/assets.md): its share of stories, articles and engagement over 24 h, 7 d and 30 d.',
+    description:
+      'mindshare comes from the asset-mindshare job’s stored result (docs/assets.md): its share of stories, articles and engagement over 24 h, 7 d and 30 d. Served from the process’s memory: a registry change shows within a few seconds, a new mindshare computation within 30 s. The response has a strong ETag (If-None-Match -> 304 with no body) and Cache-Control public, max-age=0, must-revalidate.',
     tags: ['assets'],
     params: z.strictObject({ id: assetId }),
     responses: {
       200: { description: 'The asset', schema: assetSchema.extend({ mindshare: assetMindshareSchema }).meta({ id: 'AssetPage' }) },
+      304: { description: 'not modified (If-None-Match matched); no body' },
       ...errorResponses({ 404: 'asset_not_found' }),
     },
     async handler(ctx, { params }) {
-      ctx.body = await assetPage(deps, params.id);
+      const entry = await assetPageEntry(deps, params.id);
+      ctx.type = 'application/json';
+      if (answerConditional(ctx, { etag: entry.etag, cacheControl: PUBLIC_REVALIDATE })) return;
+      ctx.body = entry.body;
     },
   });
 }

@@ -7,12 +7,12 @@ import type { Db } from '../platform/db.js';
 import { DomainError } from '../platform/errors/index.js';
 import { internalEvent, recordEvents } from '../platform/events/log.js';
 import { articleNotFound, insertArticleEdit } from '../articles/index.js';
-import type { AssetRegistry } from './registry-cache.js';
+import type { AssetRegistry, TaggingRegistry } from './registry-cache.js';
+import { tokenFieldsFrom } from './rules/registry.js';
 import { tagText, type AssetTag } from './rules/tagger.js';
 import {
   addAliases,
   articleForTagging,
-  deleteWorkerTags,
   getAsset,
   getFill,
   insertAmbiguousWord,
@@ -20,6 +20,7 @@ import {
   insertDeployments,
   lockArticleTags,
   replaceWireTags,
+  replaceWorkerTags,
   setAmbiguous,
   tokenFieldsOf,
   unknownAssetIds,
@@ -37,20 +38,45 @@ const visibleIds = (rows: readonly TagRow[]) =>
     .sort((a, b) => b.salience - a.salience || a.asset_id.localeCompare(b.asset_id))
     .map((r) => r.asset_id);
 
+type Fill = { token_symbols: string[]; token_addresses: string[] } | null | undefined;
+type TaggedArticle = { id: number; headline: string; token_symbols: string[]; token_addresses: string[] };
+
 /**
  * Fill token_symbols / token_addresses from the tags only when nobody set them: both empty and never
- * filled, or still exactly what the worker filled last time.
+ * filled (`fill` is the worker's last fill), or still exactly what the worker filled last time. The
+ * symbols and addresses come from the held registry when it knows every id, else from PostgreSQL.
  */
-async function fillTokenFields(trx: Trx, article: { id: number; token_symbols: string[]; token_addresses: string[] }, assetIds: string[]): Promise<boolean> {
-  const fill = await getFill(trx, article.id);
+async function fillTokenFields(trx: Trx, article: TaggedArticle, assetIds: string[], fill: Fill, held?: TaggingRegistry): Promise<boolean> {
   const untouched = fill
     ? sameList(fill.token_symbols, article.token_symbols) && sameList(fill.token_addresses, article.token_addresses)
     : article.token_symbols.length === 0 && article.token_addresses.length === 0;
   if (!untouched) return false;
-  const next = await tokenFieldsOf(trx, assetIds);
+  const next = (held && tokenFieldsFrom(held.assets, assetIds)) ?? (await tokenFieldsOf(trx, assetIds));
   if (sameList(next.symbols, article.token_symbols) && sameList(next.addresses, article.token_addresses)) return false;
   await writeFill(trx, article.id, next.symbols, next.addresses);
   return true;
+}
+
+/**
+ * Re-tag an article from its headline in the caller's transaction: one statement replaces the
+ * worker's tags (every editor's tag and removal kept) and reads the last fill; one more writes the
+ * token fields when the fill rule lets them change. No event: the caller records it.
+ */
+async function retagArticle(trx: Trx, held: TaggingRegistry, article: TaggedArticle): Promise<{ assets: string[]; changed: boolean }> {
+  const tags = tagText(held.tagger, { title: article.headline });
+  const { before, fill } = await replaceWorkerTags(
+    trx,
+    article.id,
+    tags.map((t) => ({ asset_id: t.id, salience: t.salience, is_primary: t.primary })),
+  );
+  const byEditor = before.filter((r) => r.source === 'editor');
+  const editorIds = new Set(byEditor.map((r) => r.asset_id));
+  const mine = tags.filter((t) => !editorIds.has(t.id));
+  const was = before.filter((r) => r.source === 'worker').map((r) => `${r.asset_id}:${r.salience.toFixed(2)}:${r.is_primary}`);
+  const now = mine.map((t) => `${t.id}:${t.salience.toFixed(2)}:${t.primary}`);
+  const assets = visibleIds([...byEditor, ...mine.map((t) => ({ asset_id: t.id, salience: t.salience, is_primary: t.primary, source: 'worker' as const, removed: false }))]);
+  const filled = await fillTokenFields(trx, article, assets, fill, held);
+  return { assets, changed: filled || !sameList(was.sort(), now.sort()) };
 }
 
 interface TagResult {
@@ -59,34 +85,28 @@ interface TagResult {
   changed: boolean;
 }
 
-/** Re-tag an article from its headline, keeping every editor's tag and removal. */
+/** Re-tag an article from its headline, keeping every editor's tag and removal (the asset-tag job). */
 export async function tagArticle(db: Db, registry: AssetRegistry, articleId: number): Promise<TagResult> {
-  const tagger = await registry.tagger(db);
+  const held = await registry.forTagging(db);
   return db.transaction().execute(async (trx) => {
     const article = await articleForTagging(trx, articleId);
     if (!article) return { status: 'not_found' as const, assets: [], changed: false };
-    const tags = tagText(tagger, { title: article.headline });
-    const rows = await lockArticleTags(trx, articleId);
-    const byEditor = new Set(rows.filter((r) => r.source === 'editor').map((r) => r.asset_id));
-    const mine = tags.filter((t) => !byEditor.has(t.id));
-    const stale = rows.filter((r) => r.source === 'worker' && !mine.some((t) => t.id === r.asset_id)).map((r) => r.asset_id);
-    const before = rows.filter((r) => r.source === 'worker').map((r) => `${r.asset_id}:${r.salience.toFixed(2)}:${r.is_primary}`);
-    const after = mine.map((t) => `${t.id}:${t.salience.toFixed(2)}:${t.primary}`);
-    await deleteWorkerTags(trx, articleId, stale);
-    await upsertTags(
-      trx,
-      articleId,
-      mine.map((t) => ({ asset_id: t.id, salience: t.salience, is_primary: t.primary, source: 'worker' as const, removed: false, updated_by: null })),
-    );
-    const assets = visibleIds([
-      ...rows.filter((r) => r.source === 'editor'),
-      ...mine.map((t) => ({ asset_id: t.id, salience: t.salience, is_primary: t.primary, source: 'worker' as const, removed: false })),
-    ]);
-    const filled = await fillTokenFields(trx, article, assets);
-    const changed = filled || !sameList(before.sort(), after.sort());
+    await lockArticleTags(trx, articleId);
+    const { assets, changed } = await retagArticle(trx, held, article);
     if (changed) await recordEvents(trx, [internalEvent('article.edited', articleId, { reason: 'assets', assets })]);
     return { status: 'tagged' as const, assets, changed };
   });
+}
+
+/**
+ * Tagging a new headline inside the page-title job's own transaction (jobs/page-title.ts): prepared
+ * before the transaction opens (the registry check), run once the headline is written; the tags
+ * it returns join that transaction's article.edited event (reason `page_title`, `assets`), so the
+ * relay enqueues no asset-tag run for it.
+ */
+export async function headlineTagging(db: Db, registry: AssetRegistry): Promise<(trx: Db, article: TaggedArticle) => Promise<{ assets: string[] }>> {
+  const held = await registry.forTagging(db);
+  return async (trx, article) => ({ assets: (await retagArticle(trx, held, article)).assets });
 }
 
 /** Tag a wire item from its title and summary (replacing its tags). */
@@ -125,7 +145,7 @@ export async function setEditorTag(db: Db, input: { articleId: number; assetId: 
     ]);
     const to = visibleIds([...rows.filter((r) => r.asset_id !== input.assetId), { asset_id: input.assetId, salience, is_primary: false, source: 'editor', removed: input.remove }]);
     if (sameList(from, to)) return to;
-    await fillTokenFields(trx, article, to);
+    await fillTokenFields(trx, article, to, await getFill(trx, article.id));
     await insertArticleEdit(trx, { articleId: input.articleId, editorId: input.editorId, changes: { assets: { from, to } }, action: 'edit', statusAt: article.status });
     await recordEvents(trx, [internalEvent('article.edited', input.articleId, { reason: 'assets', fields: ['assets'], assets: to })]);
     return to;

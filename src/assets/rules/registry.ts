@@ -118,3 +118,19 @@ export function buildSeedRegistry(curated: readonly AssetRecord[], manifest: rea
   }
   return b.assets;
 }
+
+const MAINNET_ERC20 = 'eip155:1/erc20:';
+
+/**
+ * An article's token fields filled from its tags: upper-case symbols and Ethereum mainnet contract
+ * addresses, in the tags' order; undefined when `assets` lacks one of the ids.
+ */
+export function tokenFieldsFrom(assets: ReadonlyMap<string, AssetRecord>, ids: readonly string[]): { symbols: string[]; addresses: string[] } | undefined {
+  const found = ids.map((id) => assets.get(id));
+  if (found.some((a) => a === undefined)) return undefined;
+  const records = found as AssetRecord[];
+  return {
+    symbols: records.map((a) => a.symbol.toUpperCase()),
+    addresses: records.flatMap((a) => a.deployments.filter((d) => d.startsWith(MAINNET_ERC20)).map((d) => d.slice(MAINNET_ERC20.length))),
+  };
+}

@@ -2,7 +2,7 @@
  * Which relayed events call for tagging: an article created (news.submitted), its headline changed
  * (article.edited from the page title or an editor's edit that touched the headline), a wire item
  * ingested (news.tsunami, whose id is the wire item's). The tagger's own article.edited (reason
- * `assets`) never does.
+ * `assets`) never does, nor a page title whose event carries `assets` (tagged in its transaction).
  */
 interface TagTarget {
   kind: 'article' | 'wire_item';
@@ -27,7 +27,8 @@ function parse(payload: string): Record<string, unknown> {
 
 function headlineEdited(payload: string): boolean {
   const p = parse(payload);
-  if (p.reason === 'page_title') return true;
+  // The page-title job tags the headline in its own transaction and names the tags in the event.
+  if (p.reason === 'page_title') return !Array.isArray(p.assets);
   return p.reason === 'edit' && Array.isArray(p.fields) && p.fields.includes('headline');
 }
 
