@@ -9,9 +9,8 @@
  * restriction follows through telegram-apply-trust. Idempotent: violations carry source keys.
  */
 import { z } from 'zod';
-import { AgentChatJobRejected, moderateMessage } from '../src/agent-chat/index.js';
+import { moderateMessage, permanentIfRejected } from '../src/agent-chat/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
-import { PermanentJobError } from '../src/platform/errors/permanent-job-error.js';
 
 const payload = z.object({
   chat_id: z.number().int(),
@@ -32,8 +31,3 @@ export const job = defineJob({
     return moderateMessage(deps, p.chat_id, p.message_id).catch(permanentIfRejected);
   },
 });
-
-/** Input that can never succeed fails the job for good (not retried). */
-function permanentIfRejected(err: unknown): never {
-  throw err instanceof AgentChatJobRejected ? new PermanentJobError(err.message) : err;
-}

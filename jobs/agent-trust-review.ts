@@ -3,17 +3,12 @@
  * the rolling window (fewer than 3 left) return to full_write, and open handshake challenges more
  * than a minute past their deadline are expired (a safety net for expiry jobs lost with Redis).
  */
-import { z } from 'zod';
 import { reviewTrust } from '../src/agent-chat/index.js';
-import { defaultJobOptions, defineJob } from './define.js';
+import { defineSweep } from './define.js';
 
-const payload = z.object({}).default({});
-
-export const job = defineJob({
+export const job = defineSweep({
   name: 'agent-trust-review',
-  payload,
-  options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
-  async run(_p, deps) {
+  async run(deps) {
     return reviewTrust(deps);
   },
 });

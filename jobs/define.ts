@@ -3,7 +3,7 @@
  * parses payloads with `payload`, maps PermanentJobError (src/platform/errors/permanent-job-error.ts)
  * to a failure that is not retried, and applies `options`.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Config } from '../src/platform/config.js';
 import type { Db } from '../src/platform/db.js';
 import type { EventPublisher } from '../src/platform/events/events.js';
@@ -67,3 +67,19 @@ export function defineJob<S extends z.ZodType, R>(def: JobDefinition<S, R>): Job
 }
 
 export const defaultJobOptions: JobOptions = { attempts: 5, backoffMs: 1000, concurrency: 8 };
+
+/** The payload of a job that takes none: a clock sweep or prune, enqueued with {}. */
+const noPayload = z.object({}).default({});
+
+/**
+ * A clock job that takes no payload: one try (the next tick is its retry) and one run at a time, so
+ * two ticks never sweep the same rows at once.
+ */
+export function defineSweep<R>(def: { name: string; run(deps: JobDeps): Promise<R> }) {
+  return defineJob({
+    name: def.name,
+    payload: noPayload,
+    options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
+    run: (_p, deps) => def.run(deps),
+  });
+}

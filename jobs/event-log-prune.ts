@@ -4,22 +4,17 @@
  * holds locks on the log for long), and records the highest id deleted (GET /events/ answers 410
  * events_expired to a cursor below it). Events still waiting in the outbox are never deleted.
  */
-import { z } from 'zod';
 import { pruneEvents } from '../src/platform/events/log.js';
 import { pruneOlderThan } from '../src/platform/prune.js';
-import { defaultJobOptions, defineJob } from './define.js';
-
-const payload = z.object({}).default({});
+import { defineSweep } from './define.js';
 
 export const PRUNE_BATCH = 5000;
 /** One run stops after this many batches (the next hourly run continues). */
 const MAX_BATCHES = 200;
 
-export const job = defineJob({
+export const job = defineSweep({
   name: 'event-log-prune',
-  payload,
-  options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
-  async run(_p, deps) {
+  async run(deps) {
     return pruneOlderThan(deps.config.EVENT_LOG_RETENTION_DAYS, (cutoff, batch) => pruneEvents(deps.db, cutoff, batch), {
       batch: PRUNE_BATCH,
       pauseMs: 0,

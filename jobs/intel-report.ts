@@ -43,20 +43,10 @@ export const job = defineJob({
   },
   async run(p, deps): Promise<{ result: IntelReport | null; refreshed: number }> {
     const cache = new IntelCache(deps.redis, deps.config.QUEUE_PREFIX, deps.config.INTEL_CACHE_TTL_S);
-    const one = async (set: ReportParams) => {
-      const result = await computeReport(deps.db, set, new Date(), cache);
-      await cache.put(cache.key('report', set), result);
-      return result;
-    };
-    if (p.hours !== undefined && p.top_n !== undefined) {
-      const set = { hours: p.hours, top_n: p.top_n, topics: [...new Set(p.topics ?? [])].sort() };
-      return { result: await one(set), refreshed: 1 };
-    }
-    const sets = new Map<string, ReportParams>([[cache.key('report', DEFAULT_REPORT), DEFAULT_REPORT]]);
-    for (const s of await cache.recentRequests<ReportParams>('report')) {
-      if (params.safeParse(s).success) sets.set(cache.key('report', s), s);
-    }
-    for (const s of sets.values()) await one(s);
-    return { result: null, refreshed: sets.size };
+    return cache.refresh('report', (set: ReportParams) => computeReport(deps.db, set, new Date(), cache), {
+      one: p.hours !== undefined && p.top_n !== undefined ? { hours: p.hours, top_n: p.top_n, topics: [...new Set(p.topics ?? [])].sort() } : undefined,
+      defaults: DEFAULT_REPORT,
+      valid: (s) => params.safeParse(s).success,
+    });
   },
 });

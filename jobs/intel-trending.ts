@@ -36,17 +36,10 @@ export const job = defineJob({
   },
   async run(p, deps): Promise<{ result: TrendingResult | null; refreshed: number }> {
     const cache = new IntelCache(deps.redis, deps.config.QUEUE_PREFIX, deps.config.INTEL_CACHE_TTL_S);
-    const one = async (params: TrendingParams) => {
-      const result = await computeTrending(deps.db, params);
-      await cache.put(cache.key('trending', params), result);
-      return result;
-    };
-    if (p.hours !== undefined && p.top_n !== undefined) return { result: await one({ hours: p.hours, top_n: p.top_n }), refreshed: 1 };
-    const sets = new Map<string, TrendingParams>([[cache.key('trending', DEFAULT_TRENDING), DEFAULT_TRENDING]]);
-    for (const s of await cache.recentRequests<TrendingParams>('trending')) {
-      if (payload.safeParse(s).success && s.hours !== undefined) sets.set(cache.key('trending', s), s);
-    }
-    for (const s of sets.values()) await one(s);
-    return { result: null, refreshed: sets.size };
+    return cache.refresh('trending', (params: TrendingParams) => computeTrending(deps.db, params), {
+      one: p.hours !== undefined && p.top_n !== undefined ? { hours: p.hours, top_n: p.top_n } : undefined,
+      defaults: DEFAULT_TRENDING,
+      valid: (s) => payload.safeParse(s).success && s.hours !== undefined,
+    });
   },
 });

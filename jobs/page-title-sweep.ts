@@ -7,20 +7,15 @@
  * waiting in a backed-up queue may get a second copy: page-title is idempotent (it only replaces a
  * provisional headline), so the copy changes nothing.
  */
-import { z } from 'zod';
 import { claimPageTitleSweep } from '../src/articles/index.js';
-import { defaultJobOptions, defineJob } from './define.js';
-
-const payload = z.object({}).default({});
+import { defineSweep } from './define.js';
 
 export const MAX_SWEEPS = 3;
 const PER_RUN = 200;
 
-export const job = defineJob({
+export const job = defineSweep({
   name: 'page-title-sweep',
-  payload,
-  options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
-  async run(_p, deps) {
+  async run(deps) {
     const due = await claimPageTitleSweep(deps.db, { maxSweeps: MAX_SWEEPS, limit: PER_RUN });
     for (const a of due) {
       await deps.enqueue('page-title', { article_id: a.id, sweep: a.page_title_sweeps });

@@ -4,17 +4,12 @@
  * failed for good, this sweep publishes the article itself. publishIfDue is idempotent (a guarded
  * transition with its event in one transaction), so the job and the sweep never publish twice.
  */
-import { z } from 'zod';
 import { publishDueArticles } from '../src/editor/index.js';
-import { defaultJobOptions, defineJob } from './define.js';
+import { defineSweep } from './define.js';
 
-const payload = z.object({}).default({});
-
-export const job = defineJob({
+export const job = defineSweep({
   name: 'publish-due',
-  payload,
-  options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
-  async run(_p, deps) {
+  async run(deps) {
     return publishDueArticles(deps.db, 1000);
   },
 });

@@ -3,19 +3,16 @@
  * days deleted by `prune` in batches of RETENTION_BATCH, RETENTION_PAUSE_MS apart, at most
  * MAX_BATCHES a run (src/platform/prune.ts). payments-prune and telegram-updates-prune are this.
  */
-import { z } from 'zod';
 import type { Config } from '../src/platform/config.js';
 import type { Db } from '../src/platform/db.js';
 import { pruneOlderThan } from '../src/platform/prune.js';
-import { defaultJobOptions, defineJob } from './define.js';
+import { defineSweep } from './define.js';
 import { MAX_BATCHES } from './wire-prune.js';
 
 export function retentionJob(name: string, days: (config: Config) => number, prune: (db: Db, cutoff: Date, batch: number) => Promise<number>) {
-  return defineJob({
+  return defineSweep({
     name,
-    payload: z.object({}).default({}),
-    options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
-    async run(_p, deps) {
+    async run(deps) {
       const c = deps.config;
       return pruneOlderThan(days(c), (cutoff, batch) => prune(deps.db, cutoff, batch), {
         batch: c.RETENTION_BATCH,

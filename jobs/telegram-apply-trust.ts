@@ -5,9 +5,8 @@
  * call), so a burst of changes converges on the latest one. Telegram's 429 and network failures retry; 400/403 are permanent.
  */
 import { z } from 'zod';
-import { AgentChatJobRejected, applyTrustInRoom } from '../src/agent-chat/index.js';
+import { applyTrustInRoom, permanentIfRejected } from '../src/agent-chat/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
-import { PermanentJobError } from '../src/platform/errors/permanent-job-error.js';
 
 const payload = z.object({
   user_id: z.number().int().positive(),
@@ -29,8 +28,3 @@ export const job = defineJob({
     return applyTrustInRoom(deps, p.user_id).catch(permanentIfRejected);
   },
 });
-
-/** Input that can never succeed fails the job for good (not retried). */
-function permanentIfRejected(err: unknown): never {
-  throw err instanceof AgentChatJobRejected ? new PermanentJobError(err.message) : err;
-}

@@ -4,9 +4,8 @@
  * a 400/403 (message thread gone, bot removed) is permanent.
  */
 import { z } from 'zod';
-import { AgentChatJobRejected, sendRoomMessage } from '../src/agent-chat/index.js';
+import { permanentIfRejected, sendRoomMessage } from '../src/agent-chat/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
-import { PermanentJobError } from '../src/platform/errors/permanent-job-error.js';
 
 const payload = z.object({
   text: z.string().min(1).max(4096),
@@ -27,8 +26,3 @@ export const job = defineJob({
     return sendRoomMessage(deps, p).catch(permanentIfRejected);
   },
 });
-
-/** Input that can never succeed fails the job for good (not retried). */
-function permanentIfRejected(err: unknown): never {
-  throw err instanceof AgentChatJobRejected ? new PermanentJobError(err.message) : err;
-}

@@ -5,21 +5,16 @@
  * Wake-ups are deduplicated per endpoint, so sweeping an endpoint whose run is
  * active or waiting costs one Redis call and changes nothing.
  */
-import { z } from 'zod';
 import { dueEndpoints } from '../src/webhooks/index.js';
 import { wakeEndpoint } from '../src/webhooks/index.js';
-import { defaultJobOptions, defineJob } from './define.js';
-
-const payload = z.object({}).default({});
+import { defineSweep } from './define.js';
 
 /** Endpoints woken per run at most (the next run continues). */
 const PER_RUN = 5000;
 
-export const job = defineJob({
+export const job = defineSweep({
   name: 'webhook-sweep',
-  payload,
-  options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
-  async run(_p, deps) {
+  async run(deps) {
     const due = await dueEndpoints(deps.db, PER_RUN);
     await Promise.all(due.map((id) => wakeEndpoint(deps.enqueue, id)));
     return { woken: due.length };

@@ -4,17 +4,12 @@
  * job id carries the source and its next_fetch_at, so while a fetch of that round is waiting or
  * running, a second fan-out does not add it again.
  */
-import { z } from 'zod';
 import { dueSources } from '../src/wire/index.js';
-import { defaultJobOptions, defineJob } from './define.js';
+import { defineSweep } from './define.js';
 
-const payload = z.object({}).default({});
-
-export const job = defineJob({
+export const job = defineSweep({
   name: 'wire-fetch-due',
-  payload,
-  options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
-  async run(_p, deps) {
+  async run(deps) {
     const due = await dueSources(deps.db, new Date());
     for (const s of due) {
       await deps.enqueue('wire-fetch', { source_id: s.id, due_at: s.next_fetch_at.getTime() });

@@ -4,21 +4,16 @@
  * leaving a tombstone (sha256 of the normalised URL + source) so a feed still listing the item does
  * not bring it back (src/platform/prune.ts). Tombstones older than WIRE_TOMBSTONE_RETENTION_DAYS go too.
  */
-import { z } from 'zod';
 import { pruneWireItems, pruneWireTombstones } from '../src/ops/index.js';
 import { inBatches } from '../src/platform/prune.js';
-import { defaultJobOptions, defineJob } from './define.js';
-
-const payload = z.object({}).default({});
+import { defineSweep } from './define.js';
 
 /** One run stops after this many batches (the next hourly run continues). */
 export const MAX_BATCHES = 2000;
 
-export const job = defineJob({
+export const job = defineSweep({
   name: 'wire-prune',
-  payload,
-  options: { ...defaultJobOptions, attempts: 1, concurrency: 1 },
-  async run(_p, deps) {
+  async run(deps) {
     const c = deps.config;
     const cutoff = new Date(Date.now() - c.WIRE_RETENTION_DAYS * 86_400_000);
     const tombCutoff = new Date(Date.now() - c.WIRE_TOMBSTONE_RETENTION_DAYS * 86_400_000);

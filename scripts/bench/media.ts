@@ -21,7 +21,7 @@ import { mediaName } from '../../src/media/store.js';
 import { putMedia } from '../../src/media/queries.js';
 import { allRoutes } from '../../src/routes.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
-import { benchStack, listenLocal, median } from './lib/bench-stack.js';
+import { benchStack, runOnStack, listenLocal, median } from './lib/bench-stack.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const CONNECTIONS = Number(process.argv[3] ?? 32);
@@ -29,8 +29,7 @@ const SIDE = Number(process.argv[4] ?? 400);
 const RUNS = 3;
 
 const stack = await benchStack('media');
-try {
-  const { deps, config, db } = stack;
+await runOnStack(stack, async ({ deps, config, db }) => {
   // A photo-like picture (noise compresses badly, like a real photo), re-encoded as an upload would be.
   const raw = await sharp(Buffer.from(Array.from({ length: SIDE * SIDE * 3 }, () => Math.floor(Math.random() * 256))), { raw: { width: SIDE, height: SIDE, channels: 3 } })
     .blur(1.2)
@@ -113,10 +112,4 @@ try {
   console.log(
     `goals: 200 from PostgreSQL >= 0.5x disk req/s: ${(rps('pgNoCache') / rps('disk')).toFixed(2)}x uncached, ${(rps('pg') / rps('disk')).toFixed(2)}x cached; 304 path >= 0.8x: ${(rps('pg304NoCache') / rps('disk304')).toFixed(2)}x uncached, ${(rps('pg304') / rps('disk304')).toFixed(2)}x cached`,
   );
-} catch (err) {
-  console.error('[bench] failed:', err);
-  process.exitCode = 1;
-} finally {
-  await stack.close();
-}
-process.exit(process.exitCode ?? 0);
+});

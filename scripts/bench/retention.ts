@@ -19,7 +19,7 @@ import { createApp } from '../../src/app.js';
 import { feedRoutes } from '../../src/feed/routes.js';
 import { allRoutes } from '../../src/routes.js';
 import { loadFromChild, type LoadResult } from './lib/load.js';
-import { benchStack, listenLocal, median } from './lib/bench-stack.js';
+import { benchStack, runOnStack, listenLocal, median } from './lib/bench-stack.js';
 import { seedFeed } from './seed-feed.js';
 
 const EXPIRED = Number(process.argv[2] ?? 1_000_000);
@@ -28,8 +28,7 @@ const WINDOW_S = Number(process.argv[4] ?? 5);
 const CONNECTIONS = Number(process.argv[5] ?? 16);
 
 const stack = await benchStack('retention', {}, { sharedBuffers: '512MB' });
-try {
-  const { deps, db, config } = stack;
+await runOnStack(stack, async ({ deps, db, config }) => {
   let t0 = performance.now();
   await seedFeed(db, ARTICLES);
   await sql`INSERT INTO wire_sources (name, url) VALUES ('bench wire', 'https://wire.example/feed.xml')`.execute(db);
@@ -105,10 +104,4 @@ try {
     `feed p99 without the job: ${p99(base).toFixed(1)} ms (median of ${base.length} windows, before and after); with the job: ${p99(during).toFixed(1)} ms (median of ${during.length}, worst ${Math.max(...during.map((r) => r.p99)).toFixed(1)} ms); ratio ${(p99(during) / p99(base)).toFixed(2)}x`,
   );
   console.log(`feed req/s without the job: ${rps(base).toFixed(0)}, with the job: ${rps(during).toFixed(0)} (${(rps(during) / rps(base)).toFixed(2)}x)`);
-} catch (err) {
-  console.error('[bench] failed:', err);
-  process.exitCode = 1;
-} finally {
-  await stack.close();
-}
-process.exit(process.exitCode ?? 0);
+});

@@ -16,7 +16,7 @@ import { recordViolation, setTrustLevel } from '../../src/agent-chat/trust-servi
 import { QueueClient } from '../../src/platform/queue.js';
 import { createRedis } from '../../src/platform/redis.js';
 import { ALLOWED_UPDATES, botApiFromConfig, registerWebhook, TelegramError, webhookUrl } from '../../src/agent-chat/telegram-bot-api.js';
-import { CliError, expectArgs, formatTable, UsageError, type CommandGroup, cliTime } from './command.js';
+import { CliError, UsageError, type CommandGroup, cliTime, printTable } from './command.js';
 import { jobs } from '../../jobs/index.js';
 
 async function resolveAgent(db: Db, target: string): Promise<number> {
@@ -101,9 +101,9 @@ export const telegramCommands: CommandGroup = {
     {
       name: 'webhook-info',
       args: '',
+      arity: 0,
       summary: 'what Telegram reports about the webhook (URL, pending updates, last error)',
       async run(args, ctx) {
-        expectArgs(args, 0, 'no arguments');
         const api = botApiFromConfig(loadConfig());
         if (!api) throw new CliError('set TELEGRAM_BOT_TOKEN first');
         try {
@@ -145,12 +145,10 @@ export const agentCommands: CommandGroup = {
         if (args[0] !== undefined && !isTrustLevel(args[0])) throw new UsageError(`unknown trust level "${args[0]}"; levels are ${TRUST_LEVELS.join(', ')}`);
         const rows = await listAgents(ctx.db(), { trustLevel: args[0] as TrustLevel | undefined, limit: 500 });
         if (!rows.length) return print(ctx, 'no registered agents');
-        return print(
+        return printTable(
           ctx,
-          formatTable(
-            ['user', 'telegram', 'trust', 'violations', 'operator', 'model', 'registered'],
-            rows.map((r) => [String(r.user_id), `@${r.telegram_username}`, r.trust_level, String(r.violation_count), r.operator, r.model_name, cliTime(r.registered_at)]),
-          ).join('\n'),
+          ['user', 'telegram', 'trust', 'violations', 'operator', 'model', 'registered'],
+          rows.map((r) => [String(r.user_id), `@${r.telegram_username}`, r.trust_level, String(r.violation_count), r.operator, r.model_name, cliTime(r.registered_at)]),
         );
       },
     },
@@ -170,41 +168,31 @@ export const agentCommands: CommandGroup = {
     {
       name: 'violations',
       args: '<agent>',
+      arity: 1,
       summary: "the agent's violations, newest first",
       async run(args, ctx) {
-        expectArgs(args, 1, '<agent>');
         const userId = await resolveAgent(ctx.db(), args[0]);
         const rows = await listViolations(ctx.db(), { userId, limit: 200 });
         if (!rows.length) return print(ctx, 'no violations');
-        return print(
+        return printTable(
           ctx,
-          formatTable(
-            ['id', 'kind', 'by', 'at', 'reason'],
-            rows.map((v) => [
-              String(v.id),
-              v.kind,
-              v.recorded_by === null ? (v.kind === 'staff' ? 'cli' : 'moderation') : `user ${v.recorded_by}`,
-              cliTime(v.created_at),
-              v.reason,
-            ]),
-          ).join('\n'),
+          ['id', 'kind', 'by', 'at', 'reason'],
+          rows.map((v) => [String(v.id), v.kind, v.recorded_by === null ? (v.kind === 'staff' ? 'cli' : 'moderation') : `user ${v.recorded_by}`, cliTime(v.created_at), v.reason]),
         );
       },
     },
     {
       name: 'events',
       args: '<agent>',
+      arity: 1,
       summary: "the agent's trust-level history (append-only), newest first",
       async run(args, ctx) {
-        expectArgs(args, 1, '<agent>');
         const userId = await resolveAgent(ctx.db(), args[0]);
         const rows = await listTrustEvents(ctx.db(), { userId, limit: 200 });
-        return print(
+        return printTable(
           ctx,
-          formatTable(
-            ['id', 'at', 'from', 'to', 'cause', 'reason'],
-            rows.map((e) => [String(e.id), cliTime(e.created_at), e.from_level ?? '-', e.to_level, e.cause, e.reason]),
-          ).join('\n'),
+          ['id', 'at', 'from', 'to', 'cause', 'reason'],
+          rows.map((e) => [String(e.id), cliTime(e.created_at), e.from_level ?? '-', e.to_level, e.cause, e.reason]),
         );
       },
     },

@@ -4,7 +4,7 @@
  */
 import { generateApiKey, generateKeyId, maskKey, tiers, type Tier } from '../../src/identity/api-keys.js';
 import { insertApiKey, listApiKeys, revokeApiKey, rotateApiKey, setApiKeyTier } from '../../src/identity/api-key-queries.js';
-import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
+import { CliError, expectArgs, printTable, UsageError, type CommandGroup } from './command.js';
 
 function parseTier(input: string): Tier {
   if (!(tiers as readonly string[]).includes(input)) throw new UsageError(`unknown tier "${input}"; tiers are ${tiers.join(', ')}`);
@@ -27,15 +27,14 @@ export const apiKeyCommands: CommandGroup = {
     {
       name: 'list',
       args: '',
+      arity: 0,
       summary: 'every key with tier and status (masked)',
       async run(args, ctx) {
-        expectArgs(args, 0, 'no arguments');
         const rows = await listApiKeys(ctx.db());
-        ctx.out(
-          formatTable(
-            ['id', 'key', 'tier', 'status', 'name', 'created'],
-            rows.map((k) => [k.id, maskKey(k.key_first4, k.key_last4), k.tier, k.revoked_at ? 'revoked' : 'active', k.name, k.created_at.toISOString()]),
-          ).join('\n'),
+        printTable(
+          ctx,
+          ['id', 'key', 'tier', 'status', 'name', 'created'],
+          rows.map((k) => [k.id, maskKey(k.key_first4, k.key_last4), k.tier, k.revoked_at ? 'revoked' : 'active', k.name, k.created_at.toISOString()]),
         );
       },
     },
@@ -67,9 +66,9 @@ export const apiKeyCommands: CommandGroup = {
     {
       name: 'revoke',
       args: '<key_id>',
+      arity: 1,
       summary: 'revoke a key (its requests get 401 api_key_revoked)',
       async run(args, ctx) {
-        expectArgs(args, 1, '<key_id>');
         const row = await revokeApiKey(ctx.db(), parseKeyId(args[0]));
         if (!row) throw new CliError(`no active key ${args[0]}`);
         ctx.out(`revoked ${row.id}`);
@@ -78,9 +77,9 @@ export const apiKeyCommands: CommandGroup = {
     {
       name: 'rotate',
       args: '<key_id>',
+      arity: 1,
       summary: 'new secret for the same key id; prints it once',
       async run(args, ctx) {
-        expectArgs(args, 1, '<key_id>');
         const key = generateApiKey();
         const row = await rotateApiKey(ctx.db(), parseKeyId(args[0]), key);
         if (!row) throw new CliError(`no active key ${args[0]}`);

@@ -37,6 +37,8 @@ interface Command {
   summary: string;
   /** Runs without the service's database and Redis (no running stack needed). */
   offline?: boolean;
+  /** Takes exactly this many arguments, as `args` names them: checked before `run` (a usage error otherwise). */
+  arity?: number;
   run(args: string[], ctx: CliContext): Promise<void>;
 }
 
@@ -48,14 +50,24 @@ export interface CommandGroup {
   commands: Command[];
 }
 
-/** Exactly `n` arguments, or a usage error naming the expected ones. */
 /** A timestamp in a CLI table: ISO 8601 UTC to the second; '-' for none. */
 export function cliTime(d: Date | null): string {
   return d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-';
 }
 
+/** Exactly `n` arguments, or a usage error naming the expected ones. */
 export function expectArgs(args: string[], n: number, usage: string): void {
   if (args.length !== n) throw new UsageError(`expected ${usage}, got ${args.length ? args.map((a) => JSON.stringify(a)).join(' ') : 'nothing'}`);
+}
+
+/** A command's declared arity (Command.arity), checked as expectArgs does. */
+export function checkArity(command: Command, args: string[]): void {
+  if (command.arity !== undefined) expectArgs(args, command.arity, command.args || 'no arguments');
+}
+
+/** Prints a table (formatTable), a line at a time. */
+export function printTable(ctx: Pick<CliContext, 'out'>, header: string[], rows: string[][]): void {
+  for (const line of formatTable(header, rows)) ctx.out(line);
 }
 
 /** Left-aligned columns with a header row. */

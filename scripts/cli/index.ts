@@ -8,7 +8,7 @@
  */
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
-import { CliError, UsageError, type CliContext, type CommandGroup } from './command.js';
+import { checkArity, CliError, UsageError, type CliContext, type CommandGroup } from './command.js';
 import { NoStackError, withDevStack } from '../lib/dev-stack.js';
 
 /** The groups in help order: name -> its file, loaded on first use. */
@@ -115,6 +115,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       env = stack.env;
       if (stack.note) io.err(stack.note);
     }
+    checkArity(command, args);
     await command.run(args, ctx);
     return 0;
   } catch (err) {

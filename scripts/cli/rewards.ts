@@ -7,7 +7,7 @@ import { runLeaderboards } from '../../jobs/leaderboards.js';
 import { CATEGORIES, formatTokens, MONTH_PATTERN, percentToBp, validateAllocation, type AllocationBp, type Category } from '../../src/rewards/rules/rewards.js';
 import { allocationFor, getDistribution, listAllocations, setAllocation } from '../../src/rewards/queries.js';
 import { distributeMonth, type DistributionSummary } from '../../src/rewards/service.js';
-import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
+import { CliError, formatTable, UsageError, type CommandGroup, printTable } from './command.js';
 
 function parseMonth(input: string | undefined): string {
   if (!input || !MONTH_PATTERN.test(input)) throw new UsageError(`"${input ?? ''}" is not a month; write it as YYYY-MM, e.g. 2026-12`);
@@ -67,11 +67,10 @@ export const rewardCommands: CommandGroup = {
         if (args[0]) {
           const a = await allocationFor(ctx.db(), parseMonth(args[0]));
           ctx.out(`${a.month}: ${a.source}${a.from_month && a.source !== 'set' ? ` (from ${a.from_month})` : ''}`);
-          ctx.out(
-            formatTable(
-              ['category', 'share'],
-              CATEGORIES.map((c) => [c, `${a.bp[c] / 100}%`]),
-            ).join('\n'),
+          printTable(
+            ctx,
+            ['category', 'share'],
+            CATEGORIES.map((c) => [c, `${a.bp[c] / 100}%`]),
           );
           return;
         }
@@ -80,11 +79,10 @@ export const rewardCommands: CommandGroup = {
           ctx.out('no allocation recorded: every month uses 25% per category');
           return;
         }
-        ctx.out(
-          formatTable(
-            ['month', 'posters', 'yappers', 'voters', 'editors', 'note'],
-            rows.map((r) => [r.month, ...[r.top_posters_bp, r.top_yappers_bp, r.top_voters_bp, r.top_editors_bp].map((b) => `${b / 100}%`), r.note ?? '']),
-          ).join('\n'),
+        printTable(
+          ctx,
+          ['month', 'posters', 'yappers', 'voters', 'editors', 'note'],
+          rows.map((r) => [r.month, ...[r.top_posters_bp, r.top_yappers_bp, r.top_voters_bp, r.top_editors_bp].map((b) => `${b / 100}%`), r.note ?? '']),
         );
       },
     },
@@ -95,20 +93,19 @@ export const rewardCommands: CommandGroup = {
       async run(args, ctx) {
         if (args.length > 1) throw new UsageError('expected [YYYY-MM]');
         const results = await runLeaderboards(ctx.db(), args[0] ? { month: parseMonth(args[0]) } : {});
-        ctx.out(
-          formatTable(
-            ['month', 'result', 'entries', 'ms'],
-            results.map((r) => [r.month, r.computed ? 'computed' : 'frozen (unchanged)', String(r.entries), String(r.ms)]),
-          ).join('\n'),
+        printTable(
+          ctx,
+          ['month', 'result', 'entries', 'ms'],
+          results.map((r) => [r.month, r.computed ? 'computed' : 'frozen (unchanged)', String(r.entries), String(r.ms)]),
         );
       },
     },
     {
       name: 'distribute',
       args: '<YYYY-MM>',
+      arity: 1,
       summary: 'close a finished month: freeze, split, Merkle root and proofs; print a summary',
       async run(args, ctx) {
-        expectArgs(args, 1, '<YYYY-MM>');
         const month = parseMonth(args[0]);
         const s = await distributeMonth(ctx.db(), month);
         if (s.status === 'month_not_over') throw new CliError(`${month} is not over yet (months close at 00:00 UTC on the 1st)`);
@@ -123,9 +120,9 @@ export const rewardCommands: CommandGroup = {
     {
       name: 'show',
       args: '<YYYY-MM>',
+      arity: 1,
       summary: "print a distributed month's summary",
       async run(args, ctx) {
-        expectArgs(args, 1, '<YYYY-MM>');
         const month = parseMonth(args[0]);
         const d = await getDistribution(ctx.db(), month);
         if (!d) throw new CliError(`${month} has not been distributed`);

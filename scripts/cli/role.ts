@@ -5,7 +5,7 @@
 import { isAddress } from 'viem';
 import { grantRole, revokeRole } from '../../src/identity/service.js';
 import { listRoleHolders } from '../../src/identity/users-queries.js';
-import { CliError, expectArgs, formatTable, UsageError, type CommandGroup } from './command.js';
+import { CliError, printTable, UsageError, type CommandGroup } from './command.js';
 
 const roles = ['editor', 'staff'] as const;
 type Role = (typeof roles)[number];
@@ -37,9 +37,9 @@ export const roleCommands: CommandGroup = {
     {
       name: 'grant',
       args: '<address> editor|staff',
+      arity: 2,
       summary: 'give a user a role (creates the user if the address is new)',
       async run(args, ctx) {
-        expectArgs(args, 2, '<address> editor|staff');
         const address = parseAddress(args[0]);
         const role = parseRole(args[1]);
         const r = await grantRole(ctx.db(), address, role);
@@ -54,9 +54,9 @@ export const roleCommands: CommandGroup = {
     {
       name: 'revoke',
       args: '<address> editor|staff',
+      arity: 2,
       summary: 'take a role away from a user',
       async run(args, ctx) {
-        expectArgs(args, 2, '<address> editor|staff');
         const address = parseAddress(args[0]);
         const role = parseRole(args[1]);
         const r = await revokeRole(ctx.db(), address, role);
@@ -77,12 +77,11 @@ export const roleCommands: CommandGroup = {
         const role = args[0] === undefined ? undefined : parseRole(args[0]);
         const rows = await listRoleHolders(ctx.db(), role);
         if (!rows.length) return ctx.out(role ? `no user has the ${role} role` : 'no user has a role');
-        for (const line of formatTable(
+        printTable(
+          ctx,
           ['id', 'address', 'username', 'roles'],
           rows.map((u) => [String(u.id), u.wallet_address, u.username ?? '-', u.roles.join(',')]),
-        )) {
-          ctx.out(line);
-        }
+        );
       },
     },
   ],

@@ -7,7 +7,7 @@ import { QueueClient } from '../../src/platform/queue.js';
 import { findDeliveryById, findEndpointById, listAllEndpoints, listDeliveries, rearmDelivery } from '../../src/webhooks/queries.js';
 import { createRedis } from '../../src/platform/redis.js';
 import { messageId, wakeEndpoint } from '../../src/webhooks/deliver.js';
-import { CliError, expectArgs, formatTable, UsageError, type CommandGroup, cliTime } from './command.js';
+import { CliError, expectArgs, UsageError, type CommandGroup, cliTime, printTable } from './command.js';
 import { jobs } from '../../jobs/index.js';
 
 const STATES = ['pending', 'succeeded', 'failed', 'cancelled'];
@@ -40,12 +40,13 @@ export const webhookCommands: CommandGroup = {
     {
       name: 'list',
       args: '',
+      arity: 0,
       summary: 'every endpoint: owner, URL, state, pending deliveries, last attempt',
       async run(args, ctx) {
-        expectArgs(args, 0, 'no arguments');
         const rows = await listAllEndpoints(ctx.db());
         if (rows.length === 0) return ctx.out('no webhook endpoints');
-        formatTable(
+        printTable(
+          ctx,
           ['id', 'owner', 'url', 'state', 'types', 'filters', 'pending', 'last attempt', 'failing since', 'reason'],
           rows.map((e) => {
             const filters = [
@@ -66,7 +67,7 @@ export const webhookCommands: CommandGroup = {
               e.disabled_reason ? e.disabled_reason.slice(0, 60) : '-',
             ];
           }),
-        ).forEach((l) => ctx.out(l));
+        );
       },
     },
     {
@@ -84,7 +85,8 @@ export const webhookCommands: CommandGroup = {
         if (!(await findEndpointById(ctx.db(), id))) throw new CliError(`no webhook endpoint ${id} (see \`webhooks list\`)`);
         const rows = await listDeliveries(ctx.db(), id, { limit: Number(limitRaw), state });
         if (rows.length === 0) return ctx.out(`no deliveries for endpoint ${id}${state ? ` in state ${state}` : ''}`);
-        formatTable(
+        printTable(
+          ctx,
           ['id', 'webhook-id', 'event', 'type', 'state', 'attempts', 'last', 'latency', 'next attempt', 'created'],
           rows.map((d) => [
             String(d.id),
@@ -98,15 +100,15 @@ export const webhookCommands: CommandGroup = {
             d.state === 'pending' ? cliTime(d.next_attempt_at) : '-',
             cliTime(d.created_at),
           ]),
-        ).forEach((l) => ctx.out(l));
+        );
       },
     },
     {
       name: 'redeliver',
       args: '<delivery-id>',
+      arity: 1,
       summary: 'send a finished delivery again now (same webhook-id)',
       async run(args, ctx) {
-        expectArgs(args, 1, '<delivery-id>');
         const id = positiveId(args[0], 'the delivery id');
         const d = await findDeliveryById(ctx.db(), id);
         if (!d) throw new CliError(`no delivery ${id}`);

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/platform/logger.js';
 import { addSource, fetchSourceSoon, findSource, listSources, removeSource, setSourceEnabled } from '../../src/wire/queries.js';
 import { QueueClient } from '../../src/platform/queue.js';
 import { createRedis } from '../../src/platform/redis.js';
-import { CliError, expectArgs, formatTable, UsageError, type CommandGroup, cliTime } from './command.js';
+import { CliError, expectArgs, UsageError, type CommandGroup, cliTime, printTable } from './command.js';
 import { jobs } from '../../jobs/index.js';
 
 function parseFlags(args: string[]): { positional: string[]; flags: Map<string, string> } {
@@ -86,12 +86,13 @@ export const wireCommands: CommandGroup = {
     {
       name: 'list',
       args: '',
+      arity: 0,
       summary: 'list sources with their fetch state',
       async run(args, ctx) {
-        expectArgs(args, 0, 'no arguments');
         const rows = await listSources(ctx.db());
         if (rows.length === 0) return ctx.out('no wire sources (add one with `wire add <name> <feed-url>`)');
-        formatTable(
+        printTable(
+          ctx,
           ['id', 'name', 'url', 'weight', 'every', 'enabled', 'format', 'last', 'failures', 'next fetch', 'items', 'last error'],
           rows.map((s) => [
             String(s.id),
@@ -107,15 +108,15 @@ export const wireCommands: CommandGroup = {
             String(s.items_ingested),
             s.last_error ? s.last_error.slice(0, 60) : '-',
           ]),
-        ).forEach((l) => ctx.out(l));
+        );
       },
     },
     {
       name: 'remove',
       args: '<id|name>',
+      arity: 1,
       summary: 'remove a source (its items and receipts stay)',
       async run(args, ctx) {
-        expectArgs(args, 1, '<id|name>');
         const s = await sourceOrFail(ctx.db(), args[0]);
         await removeSource(ctx.db(), s.id);
         ctx.out(`removed wire source ${s.id} "${s.name}" (${s.items_ingested} items it brought in stay as provenance records)`);
@@ -124,9 +125,9 @@ export const wireCommands: CommandGroup = {
     {
       name: 'enable',
       args: '<id|name>',
+      arity: 1,
       summary: 'resume polling a source (fetched at the next round)',
       async run(args, ctx) {
-        expectArgs(args, 1, '<id|name>');
         const s = await sourceOrFail(ctx.db(), args[0]);
         await setSourceEnabled(ctx.db(), s.id, true);
         await fetchSourceSoon(ctx.db(), s.id);
@@ -136,9 +137,9 @@ export const wireCommands: CommandGroup = {
     {
       name: 'disable',
       args: '<id|name>',
+      arity: 1,
       summary: 'stop polling a source (kept, with its items)',
       async run(args, ctx) {
-        expectArgs(args, 1, '<id|name>');
         const s = await sourceOrFail(ctx.db(), args[0]);
         await setSourceEnabled(ctx.db(), s.id, false);
         ctx.out(`disabled wire source ${s.id} "${s.name}"`);

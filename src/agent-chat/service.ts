@@ -9,6 +9,7 @@ import type { Enqueue } from '../../jobs/define.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { DomainError } from '../platform/errors/index.js';
+import { PermanentJobError } from '../platform/errors/permanent-job-error.js';
 import type { Logger } from '../platform/logger.js';
 import { API_PREFIX } from '../platform/http/openapi.js';
 import { generateChallenge } from './rules/handshake.js';
@@ -136,8 +137,13 @@ export async function reviewTrust(deps: AgentChatDeps) {
 }
 
 /** Thrown when a job's input can never succeed (not retried). */
-export class AgentChatJobRejected extends Error {
+class AgentChatJobRejected extends Error {
   override name = 'AgentChatJobRejected';
+}
+
+/** A job's `.catch`: input that can never succeed fails the job for good (not retried), other errors retry. */
+export function permanentIfRejected(err: unknown): never {
+  throw err instanceof AgentChatJobRejected ? new PermanentJobError(err.message) : err;
 }
 
 /**

@@ -6,7 +6,7 @@
  * Served by the partial index article_edits_modlog_idx (and article_edits_editor_idx per editor).
  */
 import { createHmac } from 'node:crypto';
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../platform/db.js';
 import type { ModlogAction } from '../articles/index.js';
 
@@ -78,88 +78,112 @@ function where(f: ModlogFilter, source: Source) {
   };
 }
 
+/**
+ * What a source selects for a column it does not name: every source's table is `e`, with its own
+ * id, note and created_at; the other columns a source lacks are NULL (changes: `{}`).
+ */
+const DEFAULT_COLUMNS = {
+  id: sql.ref('e.id'),
+  note: sql.ref('e.note'),
+  created_at: sql.ref('e.created_at'),
+  article_id: sql`NULL::int`,
+  headline: sql`NULL::text`,
+  slug: sql`NULL::text`,
+  article_status: sql`NULL::text`,
+  reason: sql`NULL::text`,
+  duplicate_of: sql`NULL::int`,
+  changes: sql`'{}'::jsonb`,
+  story_id: sql`NULL::int`,
+  other_story_id: sql`NULL::int`,
+  story_headline: sql`NULL::text`,
+  other_headline: sql`NULL::text`,
+  items: sql`NULL::jsonb`,
+  forced: sql`NULL::boolean`,
+  credibility: sql`NULL::jsonb`,
+};
+
+/** The union's columns, in its order (ModlogRow's, without the editor's username). */
+const COLUMNS = [
+  'id',
+  'action',
+  'article_id',
+  'headline',
+  'slug',
+  'article_status',
+  'reason',
+  'note',
+  'duplicate_of',
+  'changes',
+  'created_at',
+  'editor_id',
+  'story_id',
+  'other_story_id',
+  'story_headline',
+  'other_headline',
+  'items',
+  'forced',
+  'credibility',
+  'kind_order',
+] as const;
+type Defaulted = keyof typeof DEFAULT_COLUMNS;
+type Own = Exclude<(typeof COLUMNS)[number], Defaulted>;
+
+/** One source's select list: the columns it names, DEFAULT_COLUMNS for the rest, in the union's order. */
+function sourceColumns(own: Record<Own, RawBuilder<unknown>> & Partial<Record<Defaulted, RawBuilder<unknown>>>) {
+  return COLUMNS.map((c) => (own[c] ?? DEFAULT_COLUMNS[c as Defaulted]).as(c));
+}
+
 function articleEntries(db: Db, f: ModlogFilter) {
   return db
     .selectFrom('article_edits as e')
     .innerJoin('articles as a', 'a.id', 'e.article_id')
-    .select([
-      'e.id',
-      'e.action',
-      sql<number | null>`e.article_id`.as('article_id'),
-      sql<string | null>`a.headline`.as('headline'),
-      sql<string | null>`a.slug`.as('slug'),
-      sql<string | null>`a.status`.as('article_status'),
-      'e.reason',
-      'e.note',
-      'e.duplicate_of',
-      'e.changes',
-      'e.created_at',
-      'e.editor_id',
-      sql<number | null>`NULL::int`.as('story_id'),
-      sql<number | null>`NULL::int`.as('other_story_id'),
-      sql<string | null>`NULL::text`.as('story_headline'),
-      sql<string | null>`NULL::text`.as('other_headline'),
-      sql<unknown>`NULL::jsonb`.as('items'),
-      sql<boolean | null>`NULL::boolean`.as('forced'),
-      sql<unknown>`NULL::jsonb`.as('credibility'),
-      sql<number>`0`.as('kind_order'),
-    ])
+    .select(
+      sourceColumns({
+        action: sql.ref('e.action'),
+        article_id: sql.ref('e.article_id'),
+        headline: sql.ref('a.headline'),
+        slug: sql.ref('a.slug'),
+        article_status: sql.ref('a.status'),
+        reason: sql.ref('e.reason'),
+        duplicate_of: sql.ref('e.duplicate_of'),
+        changes: sql.ref('e.changes'),
+        editor_id: sql.ref('e.editor_id'),
+        kind_order: sql`0`,
+      }),
+    )
     .where(where(f, 'article'));
 }
 
 function storyEntries(db: Db, f: ModlogFilter) {
   return db
     .selectFrom('story_edits as e')
-    .select([
-      'e.id',
-      sql<string>`'story_' || e.action`.as('action'),
-      sql<number | null>`NULL::int`.as('article_id'),
-      sql<string | null>`NULL::text`.as('headline'),
-      sql<string | null>`NULL::text`.as('slug'),
-      sql<string | null>`NULL::text`.as('article_status'),
-      sql<string | null>`NULL::text`.as('reason'),
-      'e.note',
-      sql<number | null>`NULL::int`.as('duplicate_of'),
-      sql<unknown>`'{}'::jsonb`.as('changes'),
-      'e.created_at',
-      'e.editor_id',
-      sql<number | null>`e.story_id`.as('story_id'),
-      sql<number | null>`e.other_story_id`.as('other_story_id'),
-      sql<string | null>`e.headline`.as('story_headline'),
-      sql<string | null>`e.other_headline`.as('other_headline'),
-      sql<unknown>`e.items`.as('items'),
-      sql<boolean | null>`e.forced`.as('forced'),
-      sql<unknown>`NULL::jsonb`.as('credibility'),
-      sql<number>`1`.as('kind_order'),
-    ])
+    .select(
+      sourceColumns({
+        action: sql`'story_' || e.action`,
+        editor_id: sql.ref('e.editor_id'),
+        story_id: sql.ref('e.story_id'),
+        other_story_id: sql.ref('e.other_story_id'),
+        story_headline: sql.ref('e.headline'),
+        other_headline: sql.ref('e.other_headline'),
+        items: sql.ref('e.items'),
+        forced: sql.ref('e.forced'),
+        kind_order: sql`1`,
+      }),
+    )
     .where(where(f, 'story'));
 }
 
 function credibilityEntries(db: Db, f: ModlogFilter) {
   return db
     .selectFrom('credibility_decisions as e')
-    .select([
-      'e.id',
-      sql<string>`CASE e.decision WHEN 'confirmed' THEN 'credibility_confirm' ELSE 'credibility_clear' END`.as('action'),
-      sql<number | null>`NULL::int`.as('article_id'),
-      sql<string | null>`NULL::text`.as('headline'),
-      sql<string | null>`NULL::text`.as('slug'),
-      sql<string | null>`NULL::text`.as('article_status'),
-      sql<string | null>`NULL::text`.as('reason'),
-      'e.note',
-      sql<number | null>`NULL::int`.as('duplicate_of'),
-      sql<unknown>`'{}'::jsonb`.as('changes'),
-      'e.created_at',
-      sql<number | null>`e.decided_by`.as('editor_id'),
-      sql<number | null>`NULL::int`.as('story_id'),
-      sql<number | null>`NULL::int`.as('other_story_id'),
-      sql<string | null>`NULL::text`.as('story_headline'),
-      sql<string | null>`NULL::text`.as('other_headline'),
-      sql<unknown>`NULL::jsonb`.as('items'),
-      sql<boolean | null>`NULL::boolean`.as('forced'),
-      sql<unknown>`jsonb_build_object('month', e.month, 'kind', e.kind, 'members', to_jsonb(e.members))`.as('credibility'),
-      sql<number>`2`.as('kind_order'),
-    ])
+    .select(
+      sourceColumns({
+        action: sql`CASE e.decision WHEN 'confirmed' THEN 'credibility_confirm' ELSE 'credibility_clear' END`,
+        editor_id: sql.ref('e.decided_by'),
+        credibility: sql`jsonb_build_object('month', e.month, 'kind', e.kind, 'members', to_jsonb(e.members))`,
+        kind_order: sql`2`,
+      }),
+    )
     .where(where(f, 'credibility'));
 }
 

@@ -81,6 +81,17 @@ const dates = (r: Json<QueueItem>): QueueItem => ({
   scheduled_for: r.scheduled_for === null ? null : new Date(r.scheduled_for),
 });
 
+/** How many submissions wait in the queue (paid ads have their own). */
+async function waitingCount(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('articles')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('status', '=', 'submitted')
+    .where('origin', '<>', 'x402_ad')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /**
  * The newest `limit` waiting items and how many wait in all. The page is built by Postgres as one
  * JSON array (one value to parse instead of 500 rows of typed columns: the queue page's budget).
@@ -92,14 +103,9 @@ export async function queueItems(db: Db, limit: number): Promise<{ items: QueueI
       .selectFrom(page.as('q'))
       .select(sql<Json<QueueItem>[]>`coalesce(json_agg(q ORDER BY q.created_at DESC, q.id DESC), '[]'::json)`.as('items'))
       .executeTakeFirstOrThrow(),
-    db
-      .selectFrom('articles')
-      .select(sql<number>`count(*)`.as('n'))
-      .where('status', '=', 'submitted')
-      .where('origin', '<>', 'x402_ad')
-      .executeTakeFirstOrThrow(),
+    waitingCount(db),
   ]);
-  return { items: rows.items.map(dates), total: Number(total.n) };
+  return { items: rows.items.map(dates), total };
 }
 
 export async function queueItem(db: Db, id: number): Promise<QueueItem | undefined> {
@@ -118,14 +124,9 @@ export async function queueIds(db: Db, limit: number): Promise<{ ids: QueueId[];
       .orderBy('id', 'desc')
       .limit(limit)
       .execute(),
-    db
-      .selectFrom('articles')
-      .select(sql<number>`count(*)`.as('n'))
-      .where('status', '=', 'submitted')
-      .where('origin', '<>', 'x402_ad')
-      .executeTakeFirstOrThrow(),
+    waitingCount(db),
   ]);
-  return { ids, total: Number(total.n) };
+  return { ids, total };
 }
 
 /** Full rows of the given articles (any order), as one JSON value. */

@@ -37,6 +37,30 @@ export class IntelCache {
     return intelResultKey(this.prefix, kind, id);
   }
 
+  /**
+   * Computes parameter sets into the cache (the intel jobs): `one` when given (an on-demand run, its
+   * result returned), otherwise `defaults` and each set clients asked for recently that `valid` accepts.
+   */
+  async refresh<P extends TrendingParams | ReportParams, R>(
+    kind: IntelKind,
+    compute: (p: P) => Promise<R>,
+    o: { one?: P; defaults: P; valid: (p: P) => boolean },
+  ): Promise<{ result: R | null; refreshed: number }> {
+    const keyOf = (p: P) => this.key(kind as 'report', p as ReportParams);
+    const put = async (p: P) => {
+      const result = await compute(p);
+      await this.put(keyOf(p), result);
+      return result;
+    };
+    if (o.one) return { result: await put(o.one), refreshed: 1 };
+    const sets = new Map<string, P>([[keyOf(o.defaults), o.defaults]]);
+    for (const s of await this.recentRequests<P>(kind)) {
+      if (o.valid(s)) sets.set(keyOf(s), s);
+    }
+    for (const s of sets.values()) await put(s);
+    return { result: null, refreshed: sets.size };
+  }
+
   /** The TTL window now: on-demand jobs of one parameter set share an id within it (intelJobId), so concurrent misses share one job. */
   window(nowMs = Date.now()): number {
     return Math.floor(nowMs / (this.ttlS * 1000));

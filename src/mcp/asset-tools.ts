@@ -5,60 +5,51 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { assetPage, assetSearch } from '../assets/index.js';
-import { articlePageBody, type ListQuery } from '../feed/index.js';
-import { queryStringOf, type ToolSchemas } from './schemas.js';
+import { feedPage } from './feed-tool.js';
+import type { ToolSchemas } from './schemas.js';
 import { jsonResult, type ToolCall } from './tool-call.js';
 import type { ToolEnv } from './tool-env.js';
-
-const ro = { readOnlyHint: true, openWorldHint: false };
+import { readToolRegistrar } from './read-tool.js';
 
 export function registerAssetTools(server: McpServer, env: ToolEnv, call: ToolCall, s: ToolSchemas): void {
+  const readTool = readToolRegistrar(server, env, call);
   const { deps } = env;
-  server.registerTool(
+  readTool(
     'assets',
     {
       title: 'Search the asset registry',
       description: 'Crypto assets by id, symbol, name or alias (GET /api/v1/assets/?q=): exact id or symbol first; limit up to 50. The ids are what asset and asset_news take.',
       inputSchema: s.assetSearchQuery,
-      annotations: ro,
     },
-    (args) =>
-      env.run(call, async () => {
-        await call.admit('searchAssets');
-        const { q, limit } = args as unknown as { q: string; limit: number };
-        return jsonResult(await assetSearch(deps, q, limit));
-      }),
+    async (args) => {
+      await call.admit('searchAssets');
+      const { q, limit } = args as unknown as { q: string; limit: number };
+      return jsonResult(await assetSearch(deps, q, limit));
+    },
   );
 
-  server.registerTool(
+  readTool(
     'asset',
     {
       title: 'One asset with its mindshare',
       description:
         'One asset (GET /api/v1/assets/{id}/): symbol, name, aliases, CAIP-19 deployments, and its mindshare (share of stories, articles and engagement over 24h, 7d and 30d, with top stories); an unknown id is asset_not_found.',
       inputSchema: s.assetParams,
-      annotations: ro,
     },
-    (args) =>
-      env.run(call, async () => {
-        await call.admit('getAsset');
-        return jsonResult(await assetPage(deps, (args as unknown as { id: string }).id));
-      }),
+    async (args) => {
+      await call.admit('getAsset');
+      return jsonResult(await assetPage(deps, (args as unknown as { id: string }).id));
+    },
   );
 
-  server.registerTool(
+  readTool(
     'asset_news',
     {
       title: 'News about assets',
       description:
         'The article feed (GET /api/v1/news/) of articles tagged with any of `asset` (asset ids, comma-separated; the assets tool finds them), with the feed tool’s other parameters. An id the registry does not know is unknown_asset.',
       inputSchema: s.assetNewsQuery,
-      annotations: ro,
     },
-    (args) =>
-      env.run(call, async () => {
-        const state = await call.admit('listArticles');
-        return jsonResult(await articlePageBody(env.guards.routeOf('listArticles'), { state }, queryStringOf(args), args as unknown as ListQuery));
-      }),
+    (args) => feedPage(env, call, args),
   );
 }

@@ -45,6 +45,19 @@ const outputSchemaPart = (output: JsonSchema) => ({
   required: ['type'],
 });
 
+/** An extension's JSON Schema: an input object of exactly these properties (`required` present) and the output. */
+function extensionSchema(input: Record<string, unknown>, required: string[], output: JsonSchema) {
+  return {
+    $schema: SCHEMA_2020,
+    type: 'object',
+    properties: {
+      input: { type: 'object', properties: input, required, additionalProperties: false },
+      output: outputSchemaPart(output),
+    },
+    required: ['input'],
+  };
+}
+
 /** The bazaar extension of an HTTP endpoint (query method GET, or body method POST with a JSON body). */
 export function bazaarHttp(o: {
   method: 'GET' | 'POST';
@@ -63,25 +76,16 @@ export function bazaarHttp(o: {
         input: { type: 'http', method: 'GET', ...(o.exampleQuery ? { queryParams: o.exampleQuery } : {}), ...(o.headers ? { headers: o.headers } : {}) },
         output: { type: 'json' },
       },
-      schema: {
-        $schema: SCHEMA_2020,
-        type: 'object',
-        properties: {
-          input: {
-            type: 'object',
-            properties: {
-              type: { type: 'string', const: 'http' },
-              method: { type: 'string', enum: ['GET', 'HEAD', 'DELETE'] },
-              ...(o.query ? { queryParams: jsonSchemaOf(o.query, 'input') } : {}),
-              headers: headersSchema,
-            },
-            required: ['type', 'method'],
-            additionalProperties: false,
-          },
-          output: outputSchemaPart(output),
+      schema: extensionSchema(
+        {
+          type: { type: 'string', const: 'http' },
+          method: { type: 'string', enum: ['GET', 'HEAD', 'DELETE'] },
+          ...(o.query ? { queryParams: jsonSchemaOf(o.query, 'input') } : {}),
+          headers: headersSchema,
         },
-        required: ['input'],
-      },
+        ['type', 'method'],
+        output,
+      ),
     };
   }
   return {
@@ -89,27 +93,18 @@ export function bazaarHttp(o: {
       input: { type: 'http', method: 'POST', bodyType: 'json', body: o.exampleBody ?? {}, ...(o.headers ? { headers: o.headers } : {}) },
       output: { type: 'json' },
     },
-    schema: {
-      $schema: SCHEMA_2020,
-      type: 'object',
-      properties: {
-        input: {
-          type: 'object',
-          properties: {
-            type: { type: 'string', const: 'http' },
-            method: { type: 'string', enum: ['POST', 'PUT', 'PATCH'] },
-            bodyType: { type: 'string', enum: ['json', 'form-data', 'text'] },
-            body: o.body ? jsonSchemaOf(o.body, 'input') : { type: 'object' },
-            queryParams: { type: 'object', additionalProperties: { type: 'string' } },
-            headers: headersSchema,
-          },
-          required: ['type', 'method', 'bodyType', 'body'],
-          additionalProperties: false,
-        },
-        output: outputSchemaPart(output),
+    schema: extensionSchema(
+      {
+        type: { type: 'string', const: 'http' },
+        method: { type: 'string', enum: ['POST', 'PUT', 'PATCH'] },
+        bodyType: { type: 'string', enum: ['json', 'form-data', 'text'] },
+        body: o.body ? jsonSchemaOf(o.body, 'input') : { type: 'object' },
+        queryParams: { type: 'object', additionalProperties: { type: 'string' } },
+        headers: headersSchema,
       },
-      required: ['input'],
-    },
+      ['type', 'method', 'bodyType', 'body'],
+      output,
+    ),
   };
 }
 
@@ -120,27 +115,18 @@ export function bazaarMcp(o: { tool: string; description: string; inputSchema: J
       input: { type: 'mcp', tool: o.tool, description: o.description, transport: 'streamable-http', inputSchema: o.inputSchema, ...(o.example ? { example: o.example } : {}) },
       output: { type: 'json' },
     },
-    schema: {
-      $schema: SCHEMA_2020,
-      type: 'object',
-      properties: {
-        input: {
-          type: 'object',
-          properties: {
-            type: { type: 'string', const: 'mcp' },
-            tool: { type: 'string' },
-            description: { type: 'string' },
-            transport: { type: 'string', enum: ['streamable-http', 'sse'] },
-            inputSchema: { type: 'object' },
-            example: { type: 'object' },
-          },
-          required: ['type', 'tool', 'inputSchema'],
-          additionalProperties: false,
-        },
-        output: outputSchemaPart(jsonSchemaOf(o.output, 'output')),
+    schema: extensionSchema(
+      {
+        type: { type: 'string', const: 'mcp' },
+        tool: { type: 'string' },
+        description: { type: 'string' },
+        transport: { type: 'string', enum: ['streamable-http', 'sse'] },
+        inputSchema: { type: 'object' },
+        example: { type: 'object' },
       },
-      required: ['input'],
-    },
+      ['type', 'tool', 'inputSchema'],
+      jsonSchemaOf(o.output, 'output'),
+    ),
   };
 }
 

@@ -26,6 +26,14 @@ const w = (kind: string, target: ReturnType<typeof sql.ref>, user: ReturnType<ty
 
 const OWN_GROUP_REVIEW = "approved by a member of the author's own flagged group";
 
+/** The last CTE of both activity queries: `cat`, one row per user and board, from the four boards' CTEs. */
+export const boardRows = sql`cat AS (
+      SELECT 'top_posters'::text AS board, * FROM posters
+      UNION ALL SELECT 'top_yappers', * FROM yappers
+      UNION ALL SELECT 'top_voters', * FROM voters
+      UNION ALL SELECT 'top_editors', * FROM editors
+    )`;
+
 export function credibleBoardActivity(start: Date, end: Date) {
   const decided = (status: string[], vote: number) => sql`a.status = ANY(${status}::text[]) AND v.weight = ${vote}`;
   return sql`
@@ -89,12 +97,7 @@ export function credibleBoardActivity(start: Date, end: Date) {
       SELECT user_id, count(*)::bigint AS activity, sum(credit)::float8 AS score, count(*)::bigint AS contributions
       FROM reviews GROUP BY user_id
     ),
-    cat AS (
-      SELECT 'top_posters'::text AS board, * FROM posters
-      UNION ALL SELECT 'top_yappers', * FROM yappers
-      UNION ALL SELECT 'top_voters', * FROM voters
-      UNION ALL SELECT 'top_editors', * FROM editors
-    )`;
+    ${boardRows}`;
 }
 
 /** The reasons the user's activity of the month counted less, each with how many items it applied to (most first). */

@@ -25,7 +25,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
 import { BOARDS, monthIndex, monthRange, type Board } from './rules/rewards.js';
-import { credibleBoardActivity, monthIsCredible } from './credible-queries.js';
+import { boardRows, credibleBoardActivity, monthIsCredible } from './credible-queries.js';
 
 /** First key of the per-month advisory lock (the second is the month index). */
 const MONTH_LOCK_NS = 7_000_001;
@@ -98,12 +98,7 @@ function boardActivity(start: Date, end: Date) {
         AND a.submitted_by IS DISTINCT FROM e.editor_id
       GROUP BY e.editor_id
     ),
-    cat AS (
-      SELECT 'top_posters'::text AS board, * FROM posters
-      UNION ALL SELECT 'top_yappers', * FROM yappers
-      UNION ALL SELECT 'top_voters', * FROM voters
-      UNION ALL SELECT 'top_editors', * FROM editors
-    )`;
+    ${boardRows}`;
 }
 
 /** Replaces the month's entries with freshly ranked ones; returns how many were inserted. */

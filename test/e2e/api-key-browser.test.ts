@@ -1,29 +1,11 @@
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import request from '../support/request.js';
+import { expect, it } from 'vitest';
+import { useBrowserApp } from '../support/browser-app.js';
 
-let deps: TestDeps;
-let browser: Browser;
-let base: string;
-
-beforeAll(async () => {
-  const executablePath = ensureChromium();
-  deps = await createTestDeps();
-  const http = request(createApp(deps));
-  base = await http.base;
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-}, 240_000);
-afterAll(async () => {
-  await browser?.close();
-  await deps?.close();
-});
+const ui = useBrowserApp();
 
 it('a person fills the signup form, copies the key once, and the dashboard never shows it again', async () => {
-  const page = await browser.newPage();
-  await page.goto(`${base}/api-key/signup/`);
+  const page = await ui.browser.newPage();
+  await page.goto(`${ui.base}/api-key/signup/`);
   await page.fill('#name', 'Browser <b>Test</b>');
   await page.fill('#email', 'browser@example.com');
   await page.click('button[type=submit]');
@@ -33,7 +15,7 @@ it('a person fills the signup form, copies the key once, and the dashboard never
   expect(await page.locator('td', { hasText: 'Browser <b>Test</b>' }).count()).toBe(1);
 
   // The key works.
-  const r = await fetch(`${base}/api/v1/api-keys/me/`, { headers: { authorization: `Bearer ${raw}` } });
+  const r = await fetch(`${ui.base}/api/v1/api-keys/me/`, { headers: { authorization: `Bearer ${raw}` } });
   expect(r.status).toBe(200);
 
   // Follow the bookmark link and reload: the raw key is gone, the masked key and tier remain.

@@ -4,37 +4,20 @@
  * unreachable here, as offline), nothing is refused by its Content-Security-Policy, and a reader
  * finds an operation with the search box and opens it.
  */
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
-import { createTestDeps, type TestDeps } from '../support/context.js';
-import request from '../support/request.js';
+import { expect, it } from 'vitest';
+import { useBrowserApp } from '../support/browser-app.js';
 
-let deps: TestDeps;
-let browser: Browser;
-let base: string;
-
-beforeAll(async () => {
-  const executablePath = ensureChromium();
-  deps = await createTestDeps();
-  base = await request(createApp(deps)).base;
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-}, 240_000);
-afterAll(async () => {
-  await browser?.close();
-  await deps?.close();
-});
+const ui = useBrowserApp();
 
 it('the docs page renders the OpenAPI document offline, under its CSP, and a reader finds an operation', async () => {
-  const context = await browser.newContext();
+  const context = await ui.browser.newContext();
   const page = await context.newPage();
   const foreign: string[] = [];
   const refused: string[] = [];
   // Offline: a request to any other origin is recorded and fails.
   await context.route('**/*', (route) => {
     const url = route.request().url();
-    if (url.startsWith(`${base}/`) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+    if (url.startsWith(`${ui.base}/`) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
     foreign.push(url);
     return route.abort('internetdisconnected');
   });
@@ -43,7 +26,7 @@ it('the docs page renders the OpenAPI document offline, under its CSP, and a rea
   });
   page.on('pageerror', (e) => refused.push(`page error: ${e.message}`));
 
-  const res = await page.goto(`${base}/api/v1/docs`);
+  const res = await page.goto(`${ui.base}/api/v1/docs`);
   expect(res!.status()).toBe(200);
   const csp = res!.headers()['content-security-policy'];
   expect(csp).toContain("script-src 'self'");
@@ -68,14 +51,14 @@ it('the docs page renders the OpenAPI document offline, under its CSP, and a rea
 }, 120_000);
 
 it('the index page links the docs; a browser follows the link to the reference', async () => {
-  const page = await browser.newPage();
-  await page.goto(`${base}/`);
+  const page = await ui.browser.newPage();
+  await page.goto(`${ui.base}/`);
   expect(await page.title()).toBe('Squid News API');
   for (const label of ['OpenAPI document', 'Get an API key', 'llms.txt', 'x402 discovery', 'Live event stream (WebSocket)']) {
     expect(await page.locator('a', { hasText: label }).count(), label).toBe(1);
   }
   await page.click('a:has-text("API reference")');
-  await page.waitForURL(`${base}/api/v1/docs`);
+  await page.waitForURL(`${ui.base}/api/v1/docs`);
   await page.locator('h1', { hasText: 'Squid News API' }).waitFor({ state: 'visible', timeout: 45_000 });
   await page.close();
 }, 90_000);

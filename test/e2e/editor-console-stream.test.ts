@@ -3,10 +3,10 @@
  * here 1, held by another client), the queue page says why it is not live and when it tries again,
  * and goes live on its own once a slot is free. Headless Chromium (Debian's chromium).
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sessionFor } from '../support/auth.js';
-import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
+import { launchChromium } from '../support/chromium.js';
 import { startConsoleStack, type ConsoleStack } from '../support/console-stack.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 
@@ -17,11 +17,10 @@ let base: string;
 let streamUrl: string;
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
   deps = await createTestDeps();
   stack = await startConsoleStack(deps, { maxPerIp: 1 });
   ({ base, streamUrl } = stack);
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 240_000);
 
 afterAll(async () => {

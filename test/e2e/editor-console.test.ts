@@ -9,11 +9,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newAccount, sessionFor, type Session } from '../support/auth.js';
-import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
+import { launchChromium } from '../support/chromium.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import { startRelay, type RunningRelay } from '../support/relay.js';
 import { startConsoleStack, type ConsoleStack } from '../support/console-stack.js';
@@ -34,7 +34,6 @@ const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
   deps = await createTestDeps();
   relay = await startRelay(deps);
   // The web process's own origin is the trusted one (CSRF, the stream's Origin check, the sign-in message).
@@ -42,7 +41,7 @@ beforeAll(async () => {
   base = stack.base;
   submitter = await sessionFor(deps.db, deps.config.JWT_SECRET, { username: 'contributor' });
   seniorEditor = await sessionFor(deps.db, deps.config.JWT_SECRET, { roles: ['editor'], username: 'senior' });
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
 }, 240_000);
 

@@ -7,12 +7,12 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signAccessToken } from '../../src/identity/tokens.js';
 import type { EventType } from '../../src/platform/events/events.js';
 import { BroadcasterHarness, makeEvent, type RunningBroadcaster } from '../support/broadcaster-harness.js';
-import { CHROMIUM_ARGS, ensureChromium } from '../support/chromium.js';
+import { launchChromium } from '../support/chromium.js';
 
 let h: BroadcasterHarness;
 let browser: Browser;
@@ -38,9 +38,8 @@ async function site(streamUrl: () => string): Promise<string> {
 }
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
   h = await BroadcasterHarness.create();
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 240_000);
 afterAll(async () => {
   await browser?.close();

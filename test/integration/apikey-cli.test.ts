@@ -1,29 +1,18 @@
 /** `npm run cli -- apikey ...` against this file's own database: create, tier, rotate, revoke, errors. */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCliCaptured } from '../support/cli.js';
+import { expect, it } from 'vitest';
+import { useCliEnv } from '../support/cli.js';
 import { hashApiKey } from '../../src/identity/api-keys.js';
-import { createDb, type Db } from '../../src/platform/db.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
 
-let env: TestEnv;
-let db: Db;
-beforeAll(async () => {
-  env = await createTestEnv();
-  db = createDb(env.databaseUrl, { max: 1 });
-});
-afterAll(async () => {
-  await db?.destroy();
-  await env?.cleanup();
-});
+const t = useCliEnv();
 
-const cli = (...argv: string[]) => runCliCaptured(env.env, argv);
+const cli = t.run;
 
 it('creates a key shown once, sets its tier, rotates and revokes it', async () => {
   const created = await cli('apikey', 'create', 'Partner', 'builder');
   expect(created.code).toBe(0);
   const raw = /key \(shown once\): (squid_\S+)/.exec(created.out)![1];
   const id = /created (k_\S+)/.exec(created.out)![1];
-  const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const row = await t.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   expect(row.key_hash).toBe(hashApiKey(raw));
   expect(row.tier).toBe('builder');
 
@@ -36,7 +25,7 @@ it('creates a key shown once, sets its tier, rotates and revokes it', async () =
   const rotated = await cli('apikey', 'rotate', id);
   const fresh = /shown once\): (squid_\S+)/.exec(rotated.out)![1];
   expect(fresh).not.toBe(raw);
-  expect((await db.selectFrom('api_keys').select('key_hash').where('id', '=', id).executeTakeFirstOrThrow()).key_hash).toBe(hashApiKey(fresh));
+  expect((await t.db.selectFrom('api_keys').select('key_hash').where('id', '=', id).executeTakeFirstOrThrow()).key_hash).toBe(hashApiKey(fresh));
 
   expect((await cli('apikey', 'revoke', id)).out).toContain(`revoked ${id}`);
   const again = await cli('apikey', 'revoke', id);

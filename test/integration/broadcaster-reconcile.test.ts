@@ -22,6 +22,27 @@ const ids = (events: { id: number }[]) => events.map((e) => e.id);
 const frameKinds = (c: { frames: { data: { type?: string; reason?: string; events: { id: number }[] } }[] }) =>
   c.frames.map((f) => (f.data.type ? `${f.data.type}:${f.data.reason}` : ids(f.data.events).join(',')));
 
+/**
+ * In one transaction: adds the events `trimmed` and trims the stream to nothing (no reader can see
+ * them), then adds the events `after`.
+ */
+async function addTrimmed(trimmed: number[], after: number[] = []): Promise<void> {
+  const m = h.redis.multi();
+  for (const id of trimmed) m.xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', id)));
+  m.xtrim(h.streamKey, 'MAXLEN', 0);
+  for (const id of after) m.xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', id)));
+  await m.exec();
+}
+
+/** A broadcaster with these options and one open client that has received event `id`. */
+async function clientWithEvent(id: number, opts: Parameters<BroadcasterHarness['start']>[0]) {
+  const srv = await h.start(opts);
+  const c = await connectOpen(srv.url);
+  await h.publish(makeEvent('news.approved', id));
+  await c.waitForEvents(1);
+  return { srv, c };
+}
+
 /** The Redis client id of a broadcaster's stream reader. */
 async function readerClientId(redis: Redis, name: string): Promise<string> {
   const list = (await redis.client('LIST')) as string;
@@ -36,16 +57,7 @@ describe('backlog', () => {
     const slow = await connectOpen(srv.url);
     const fast = await connectOpen(srv.url);
     slow.ws.pause();
-    const headline = 'x'.repeat(4000);
-    let sent = 0;
-    // Publish until the slow client overflows (the kernel's socket buffers absorb the first MBs).
-    const overflowed = async () => {
-      const p = h.redis.pipeline();
-      for (let i = 0; i < 200; i++) p.xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', ++sent, { headline })));
-      await p.exec();
-      return srv.b.stats().backlogs > 0 || sent >= 20_000;
-    };
-    if (srv.b.stats().backlogs === 0) await waitFor(overflowed, { timeout: 60_000, what: 'the slow client to overflow' });
+    const sent = await h.floodUntilBacklog(srv.b, 'the slow client to overflow');
     expect(srv.b.stats().backlogs).toBeGreaterThan(0);
     await fast.waitForEvents(sent, 20_000);
     expect(fast.controls('reconcile')).toHaveLength(0);
@@ -68,16 +80,9 @@ describe('backlog', () => {
 
 describe('resubscribed', () => {
   it('reconciles when events were trimmed from the stream before the reader saw them', async () => {
-    const srv = await h.start({ batchMs: 20 });
-    const c = await connectOpen(srv.url);
-    await h.publish(makeEvent('news.approved', 1));
-    await c.waitForEvents(1);
+    const { srv, c } = await clientWithEvent(1, { batchMs: 20 });
     // One transaction: an event is added and trimmed away before any reader can see it.
-    await h.redis
-      .multi()
-      .xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', 2)))
-      .xtrim(h.streamKey, 'MAXLEN', 0)
-      .exec();
+    await addTrimmed([2]);
     await h.publish(makeEvent('news.approved', 3));
     await c.waitForEvents(2);
     // Check window: no second reconcile, no trimmed event.
@@ -90,16 +95,8 @@ describe('resubscribed', () => {
   it('reconciles when events are trimmed while events flow (the read after a pause), and delivers what follows', async () => {
     // A long pause after each read that returned events: the trim happens inside it, so the next
     // read is the non-blocking one that checks the last-read entry and reads on in one command.
-    const srv = await h.start({ batchMs: 20, readLingerMs: 400 });
-    const c = await connectOpen(srv.url);
-    await h.publish(makeEvent('news.approved', 20));
-    await c.waitForEvents(1);
-    await h.redis
-      .multi()
-      .xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', 21)))
-      .xtrim(h.streamKey, 'MAXLEN', 0)
-      .xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', 22)))
-      .exec();
+    const { srv, c } = await clientWithEvent(20, { batchMs: 20, readLingerMs: 400 });
+    await addTrimmed([21], [22]);
     await c.waitForEvents(2, 3000);
     expect(srv.b.stats().reader.rangeReads).toBeGreaterThan(0);
     await h.publish(makeEvent('news.approved', 23));
@@ -128,15 +125,8 @@ describe('resubscribed', () => {
   });
 
   it('reconciles once when the stream is trimmed past the reader while nothing new arrives', async () => {
-    const srv = await h.start({ batchMs: 20, readBlockMs: 200 });
-    const c = await connectOpen(srv.url);
-    await h.publish(makeEvent('news.approved', 10));
-    await c.waitForEvents(1);
-    await h.redis
-      .multi()
-      .xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', 11)))
-      .xtrim(h.streamKey, 'MAXLEN', 0)
-      .exec();
+    const { srv, c } = await clientWithEvent(10, { batchMs: 20, readBlockMs: 200 });
+    await addTrimmed([11]);
     await c.waitFor(() => c.controls('reconcile').length > 0, 'a reconcile frame', 3000);
     // Check window of three empty 200 ms reads: the reader does not reconcile again while nothing arrives.
     await quietFor(600);
@@ -148,10 +138,7 @@ describe('resubscribed', () => {
   });
 
   it("loses nothing and sends no reconcile when the reader's Redis connection is cut", async () => {
-    const srv = await h.start({ batchMs: 20 });
-    const c = await connectOpen(srv.url);
-    await h.publish(makeEvent('news.approved', 20));
-    await c.waitForEvents(1);
+    const { srv, c } = await clientWithEvent(20, { batchMs: 20 });
     const killed = await h.redis.client('KILL', 'ID', await readerClientId(h.redis, srv.b.stats().reader.clientName));
     expect(killed).toBe(1);
     // Published while the reader reconnects.

@@ -9,7 +9,7 @@ import { signAccessToken } from '../../src/identity/tokens.js';
 import type { EventType, NewsEvent } from '../../src/platform/events/events.js';
 import { BroadcasterHarness, connect, connectOpen, makeEvent, ORIGIN, sleep, waitUntil, type ArticleAttrs, type RunningBroadcaster } from '../support/broadcaster-harness.js';
 import { rawSse, sseOpen, SseTestClient, sseUrl } from '../support/sse-client.js';
-import { quietFor, waitFor } from '../support/wait.js';
+import { quietFor } from '../support/wait.js';
 
 let h: BroadcasterHarness;
 let srv: RunningBroadcaster;
@@ -190,16 +190,7 @@ describe('SSE stream', () => {
     sock.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nOrigin: ${ORIGIN}\r\nAccept: text/event-stream\r\n\r\n`);
     sock.pause();
     await waitUntil(() => own.b.stats().sseConnections === 1, 'the stream');
-    const headline = 'x'.repeat(4000);
-    let sent = 0;
-    // Publish until the stream overflows (the kernel's socket buffers absorb the first MBs).
-    const overflowed = async () => {
-      const p = h.redis.pipeline();
-      for (let i = 0; i < 200; i++) p.xadd(h.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', ++sent, { headline })));
-      await p.exec();
-      return own.b.stats().backlogs > 0 || sent >= 20_000;
-    };
-    if (own.b.stats().backlogs === 0) await waitFor(overflowed, { timeout: 60_000, what: 'the stream to overflow' });
+    await h.floodUntilBacklog(own.b, 'the stream to overflow');
     expect(own.b.stats().backlogs).toBeGreaterThan(0);
     let text = '';
     sock.setEncoding('utf8');

@@ -5,27 +5,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../scripts/cli/index.js';
-import { runCliCaptured } from '../support/cli.js';
-import { createDb, type Db } from '../../src/platform/db.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
+import { useCliEnv } from '../support/cli.js';
 
-let env: TestEnv;
-let db: Db;
+const t = useCliEnv();
 
-beforeAll(async () => {
-  env = await createTestEnv();
-  db = createDb(env.databaseUrl, { max: 1 });
-});
-afterAll(async () => {
-  await db?.destroy();
-  await env?.cleanup();
-});
+const cli = t.run;
 
-const cli = (...argv: string[]) => runCliCaptured(env.env, argv);
-
-const rolesOf = async (address: string) => (await db.selectFrom('users').select('roles').where('wallet_address', '=', address).executeTakeFirst())?.roles;
+const rolesOf = async (address: string) => (await t.db.selectFrom('users').select('roles').where('wallet_address', '=', address).executeTakeFirst())?.roles;
 
 const ALICE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'; // checksummed
 const alice = ALICE.toLowerCase();
@@ -45,11 +33,11 @@ describe('role commands', () => {
 
     expect((await cli('role', 'grant', alice, 'staff')).code).toBe(0);
     expect(await rolesOf(alice)).toEqual(['editor', 'staff']);
-    expect(await db.selectFrom('users').select('id').where('wallet_address', '=', alice).execute()).toHaveLength(1);
+    expect(await t.db.selectFrom('users').select('id').where('wallet_address', '=', alice).execute()).toHaveLength(1);
   });
 
   it('list shows role holders, optionally by role', async () => {
-    await db
+    await t.db
       .insertInto('users')
       .values({ wallet_address: '0x' + 'b'.repeat(40), username: 'nobody' })
       .execute();

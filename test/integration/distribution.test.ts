@@ -10,31 +10,12 @@ import { runLeaderboards } from '../../jobs/leaderboards.js';
 import { startTestWorkers } from '../support/workers.js';
 import type { Session } from '../support/auth.js';
 import { useTestApp } from '../support/app.js';
+import { insertArticle } from '../support/articles.js';
 
 const app = useTestApp();
 let workers: Worker[] = [];
 const users: Session[] = [];
-let n = 0;
-
-async function article(by: Session, published: Date) {
-  n++;
-  return (
-    await app.deps.db
-      .insertInto('articles')
-      .values({
-        slug: `d${n}`,
-        headline: `D ${n}`,
-        url: `https://e.org/${n}`,
-        normalized_url: `https://e.org/${n}`,
-        status: 'approved',
-        submitted_by: by.userId,
-        created_at: published,
-        published_at: published,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-  ).id;
-}
+const article = (by: Session, published: Date) => insertArticle(app.deps.db, { submittedBy: by.userId, createdAt: published, publishedAt: published });
 async function vote(u: Session, articleId: number, when: Date) {
   await app.deps.db.insertInto('votes').values({ article_id: articleId, user_id: u.userId, weight: 1, created_at: when }).execute();
 }

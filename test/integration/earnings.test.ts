@@ -6,32 +6,14 @@ import { setAllocation } from '../../src/rewards/queries.js';
 import { distributeMonth } from '../../src/rewards/service.js';
 import type { Session } from '../support/auth.js';
 import { useTestApp } from '../support/app.js';
+import { insertArticle } from '../support/articles.js';
 
 const app = useTestApp({ me: { username: 'earner' }, rival: {}, idle: {} });
 const now = new Date();
 const current = monthOf(now);
 const previous = addMonths(current, -1);
-let n = 0;
 
-async function approved(by: Session, when: Date) {
-  n++;
-  return (
-    await app.deps.db
-      .insertInto('articles')
-      .values({
-        slug: `e${n}`,
-        headline: `E ${n}`,
-        url: `https://e.org/${n}`,
-        normalized_url: `https://e.org/${n}`,
-        status: 'approved',
-        submitted_by: by.userId,
-        created_at: when,
-        published_at: when,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-  ).id;
-}
+const approved = (by: Session, when: Date) => insertArticle(app.deps.db, { submittedBy: by.userId, createdAt: when, publishedAt: when });
 async function vote(u: Session, articleId: number, when: Date) {
   await app.deps.db.insertInto('votes').values({ article_id: articleId, user_id: u.userId, weight: 1, created_at: when }).execute();
 }

@@ -6,36 +6,26 @@ import { invalidateFeedCache } from '../../src/feed/cache.js';
 import { hotTermsJson, recomputeHotScores } from '../../src/articles/hot-score-queries.js';
 import { startTestWorkers } from '../support/workers.js';
 import { useTestApp } from '../support/app.js';
+import { insertArticle } from '../support/articles.js';
 
 const app = useTestApp({ submitter: {}, editor: { roles: ['editor'] } }, { HOT_SCORE_DEBOUNCE_MS: '300', HOT_SCORE_WINDOW_HOURS: '168' });
 let workers: Worker[] = [];
-let k = 0;
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
 });
 
 async function article(v: { status?: ArticleStatus; votes?: number; clicks?: number; publishedHoursAgo: number }) {
-  k += 1;
   const published = new Date(Date.now() - v.publishedHoursAgo * 3600_000);
   const status = v.status ?? 'approved';
-  const row = await app.deps.db
-    .insertInto('articles')
-    .values({
-      slug: `s${k}`,
-      headline: `Article ${k}`,
-      url: `https://hot.example/${k}`,
-      normalized_url: `https://hot.example/${k}`,
-      status,
-      submitted_by: app.submitter.userId,
-      created_at: new Date(published.getTime() - 3600_000),
-      published_at: status === 'approved' ? published : null,
-      vote_count: v.votes ?? 0,
-      clicks: v.clicks ?? 0,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return insertArticle(app.deps.db, {
+    status,
+    submittedBy: app.submitter.userId,
+    createdAt: new Date(published.getTime() - 3600_000),
+    publishedAt: status === 'approved' ? published : null,
+    voteCount: v.votes ?? 0,
+    clicks: v.clicks ?? 0,
+  });
 }
 
 async function yap(articleId: number, userId: number, score: number) {

@@ -5,6 +5,7 @@ import { monthsToCompute, runLeaderboards } from '../../jobs/leaderboards.js';
 import { startTestWorkers } from '../support/workers.js';
 import type { Session } from '../support/auth.js';
 import { useTestApp } from '../support/app.js';
+import { insertArticle } from '../support/articles.js';
 
 const app = useTestApp();
 let workers: Worker[] = [];
@@ -14,25 +15,8 @@ const NEXT = new Date(Date.UTC(2025, 6, 1, 0, 0, 1)); // one second into July
 const BEFORE = new Date(Date.UTC(2025, 4, 31, 23, 59, 59)); // May
 
 let A: Session, B: Session, C: Session, D: Session, E: Session, F: Session;
-let n = 0;
-
-async function article(by: Session | null, status: ArticleStatus, opts: { published?: Date; created?: Date } = {}) {
-  n++;
-  const r = await app.deps.db
-    .insertInto('articles')
-    .values({
-      slug: `a${n}`,
-      headline: `Article ${n}`,
-      url: `https://example.org/${n}`,
-      normalized_url: `https://example.org/${n}`,
-      status,
-      submitted_by: by?.userId ?? null,
-      created_at: opts.created ?? at(1),
-      published_at: opts.published ?? null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return r.id;
+function article(by: Session | null, status: ArticleStatus, opts: { published?: Date; created?: Date } = {}) {
+  return insertArticle(app.deps.db, { status, submittedBy: by?.userId ?? null, createdAt: opts.created ?? at(1), publishedAt: opts.published ?? null });
 }
 async function review(editor: Session, articleId: number, to: string, when: Date, from = 'submitted') {
   await app.deps.db

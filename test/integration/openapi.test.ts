@@ -162,25 +162,11 @@ it.each(['the served document', "the run's artefact"])('the response check (on %
   // A body that does not match.
   expect(checker.check({ method: 'GET', path: '/api/v1/rewards/allocation/', status: 200, headers: h(), text: '{"month": 5}' })[0]).toMatch(/does not match/);
   // An error code nobody listed.
-  expect(
-    checker.check({
-      method: 'GET',
-      path: '/api/v1/rewards/allocation/',
-      status: 400,
-      headers: h(),
-      text: JSON.stringify({ error: { code: 'zz_unlisted', message: 'x', details: null } }),
-    })[0],
-  ).toMatch(/zz_unlisted/);
+  const errorFinding = (code: string) =>
+    checker.check({ method: 'GET', path: '/api/v1/rewards/allocation/', status: 400, headers: h(), text: JSON.stringify({ error: { code, message: 'x', details: null } }) })[0];
+  expect(errorFinding('zz_unlisted')).toMatch(/zz_unlisted/);
   // A registered code answered with another status than the registry gives it.
-  expect(
-    checker.check({
-      method: 'GET',
-      path: '/api/v1/rewards/allocation/',
-      status: 400,
-      headers: h(),
-      text: JSON.stringify({ error: { code: 'drop_not_found', message: 'x', details: null } }),
-    })[0],
-  ).toMatch(/drop_not_found answered 400; src\/platform\/errors\/codes.ts says 404/);
+  expect(errorFinding('drop_not_found')).toMatch(/drop_not_found answered 400; src\/platform\/errors\/codes.ts says 404/);
   // An undocumented content type, and a path no operation has.
   expect(checker.check({ method: 'GET', path: '/api/v1/rewards/allocation/', status: 200, headers: h('text/plain'), text: 'x' })[0]).toMatch(/content type/);
   expect(checker.check({ method: 'GET', path: '/api/v1/nowhere/', status: 200, headers: h(), text: '{}' })[0]).toMatch(/no operation/);

@@ -2,12 +2,12 @@ import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArticleStatus } from '../../src/articles/rules/state.js';
 import { createApp } from '../../src/app.js';
-import { slugify } from '../../src/platform/url/slug.js';
-import { hostOf, normalizeUrl } from '../../src/platform/url/normalize.js';
+import { normalizeUrl } from '../../src/platform/url/normalize.js';
 import { startTestWorkers } from '../support/workers.js';
 import { createTestDeps } from '../support/context.js';
 import request from '../support/request.js';
 import { useTestApp } from '../support/app.js';
+import { insertSubmitted } from '../support/articles.js';
 
 const app = useTestApp(undefined, { TRUST_PROXY: 'true', JOB_WAIT_MS: '5000' });
 let workers: Worker[] = [];
@@ -29,26 +29,9 @@ afterAll(async () => {
 });
 
 async function article(o: { headline: string; url: string; ageMs: number; status?: ArticleStatus; sponsored?: boolean; origin?: string }) {
-  const n = normalizeUrl(o.url)!;
   const created = new Date(Date.now() - o.ageMs);
   const status = o.status ?? 'approved';
-  const row = await app.deps.db
-    .insertInto('articles')
-    .values({
-      slug: slugify(o.headline),
-      headline: o.headline,
-      url: o.url,
-      normalized_url: n,
-      source: hostOf(n),
-      status,
-      origin: o.origin ?? 'manual',
-      created_at: created,
-      published_at: status === 'approved' ? created : null,
-      sponsored: o.sponsored ? JSON.stringify({ tier: 'express', ad_status: 'sponsored_approved', is_paid: true }) : null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return insertSubmitted(app.deps.db, { ...o, status, createdAt: created, publishedAt: status === 'approved' ? created : null });
 }
 
 async function wireSighting(url: string, sources: { name: string; ageMs: number; claimedAgeMs?: number }[]) {

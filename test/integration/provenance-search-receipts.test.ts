@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ArticleStatus } from '../../src/articles/rules/state.js';
-import { slugify } from '../../src/platform/url/slug.js';
-import { hostOf, normalizeUrl } from '../../src/platform/url/normalize.js';
 import { useTestApp } from '../support/app.js';
+import { insertSubmitted } from '../support/articles.js';
 
 const app = useTestApp({ editor: { roles: ['editor'], username: 'ed_itor' }, reader: { username: 'reader_one' } }, { TRUST_PROXY: 'true' });
 let ipSeq = 0;
@@ -11,28 +10,10 @@ const D = 86_400_000;
 const ids: Record<string, number> = {};
 
 async function article(key: string, o: { headline: string; url: string; ageDays: number; status?: ArticleStatus; sponsored?: boolean; origin?: string; tags?: string[] }) {
-  const n = normalizeUrl(o.url)!;
   const t = new Date(Date.now() - o.ageDays * D);
   const status = o.status ?? 'approved';
-  const row = await app.deps.db
-    .insertInto('articles')
-    .values({
-      slug: slugify(o.headline),
-      headline: o.headline,
-      url: o.url,
-      normalized_url: n,
-      source: hostOf(n),
-      status,
-      origin: o.origin ?? 'manual',
-      tags: o.tags ?? [],
-      created_at: new Date(t.getTime() - 3600_000),
-      published_at: status === 'approved' ? t : null,
-      sponsored: o.sponsored ? JSON.stringify({ tier: 'express', ad_status: 'sponsored_approved', is_paid: true }) : null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  ids[key] = row.id;
-  return row.id;
+  ids[key] = await insertSubmitted(app.deps.db, { ...o, status, createdAt: new Date(t.getTime() - 3600_000), publishedAt: status === 'approved' ? t : null });
+  return ids[key];
 }
 
 async function yap(articleId: number, userId: number, text: string, tags: string[], votes: number, base: -1 | 0 | 1 = 1) {

@@ -3,44 +3,21 @@
  * allocation, recomputing leaderboards, and running a month's distribution by hand (summary table,
  * idempotent re-run), with their usage errors and exit codes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliCaptured } from '../support/cli.js';
-import { createDb, type Db } from '../../src/platform/db.js';
-import { createTestEnv, type TestEnv } from '../support/context.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useCliEnv } from '../support/cli.js';
+import { insertArticle } from '../support/articles.js';
 
-let env: TestEnv;
-let db: Db;
-
-const cli = (...argv: string[]) => runCliCaptured(env.env, argv);
+const t = useCliEnv();
+const cli = t.run;
 
 beforeAll(async () => {
-  env = await createTestEnv();
-  db = createDb(env.databaseUrl, { max: 2 });
-  const users = await db
+  const users = await t.db
     .insertInto('users')
     .values([1, 2].map((i) => ({ wallet_address: `0x${String(i).repeat(40)}` })))
     .returning('id')
     .execute();
   const when = new Date(Date.UTC(2025, 2, 10));
-  for (const [i, u] of users.entries()) {
-    await db
-      .insertInto('articles')
-      .values({
-        slug: `c${i}`,
-        headline: 'h',
-        url: `https://c.org/${i}`,
-        normalized_url: `https://c.org/${i}`,
-        status: 'approved',
-        submitted_by: u.id,
-        created_at: when,
-        published_at: when,
-      })
-      .execute();
-  }
-});
-afterAll(async () => {
-  await db?.destroy();
-  await env?.cleanup();
+  for (const u of users) await insertArticle(t.db, { submittedBy: u.id, createdAt: when, publishedAt: when });
 });
 
 describe('rewards commands', () => {

@@ -15,10 +15,10 @@ import { distributeMonth, runLeaderboards } from '../../src/rewards/service.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
+import { insertArticle } from '../support/articles.js';
 
 let deps: TestDeps;
 let http: ReturnType<typeof request>;
-let n = 0;
 
 beforeAll(async () => {
   deps = await createTestDeps();
@@ -26,25 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => deps.close());
 
-async function approvedArticle(by: Session, at: Date) {
-  n++;
-  return (
-    await deps.db
-      .insertInto('articles')
-      .values({
-        slug: `rc${n}`,
-        headline: `RC ${n}`,
-        url: `https://e.org/rc${n}`,
-        normalized_url: `https://e.org/rc${n}`,
-        status: 'approved',
-        submitted_by: by.userId,
-        created_at: at,
-        published_at: at,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-  ).id;
-}
+const approvedArticle = (by: Session, at: Date) => insertArticle(deps.db, { submittedBy: by.userId, createdAt: at, publishedAt: at });
 
 describe('the distribution gate', () => {
   const month = '2025-03';

@@ -8,6 +8,16 @@ beforeAll(async () => {
 });
 afterAll(() => deps.close());
 
+const rowCount = async (table: 'yaps' | 'votes') =>
+  Number(
+    (
+      await deps.db
+        .selectFrom(table)
+        .select((e) => e.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
 it('loads users, articles in every state, yaps, votes and a wire source into an empty database, once', async () => {
   const counts = await seedDemo(deps.db);
   expect(counts).not.toBeNull();
@@ -17,26 +27,8 @@ it('loads users, articles in every state, yaps, votes and a wire source into an 
   const roles = await deps.db.selectFrom('users').select('roles').execute();
   expect(roles.some((r) => r.roles.includes('editor'))).toBe(true);
   expect(roles.some((r) => r.roles.includes('staff'))).toBe(true);
-  expect(
-    Number(
-      (
-        await deps.db
-          .selectFrom('yaps')
-          .select((e) => e.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    ),
-  ).toBeGreaterThan(0);
-  expect(
-    Number(
-      (
-        await deps.db
-          .selectFrom('votes')
-          .select((e) => e.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    ),
-  ).toBeGreaterThan(0);
+  expect(await rowCount('yaps')).toBeGreaterThan(0);
+  expect(await rowCount('votes')).toBeGreaterThan(0);
   const sources = await deps.db.selectFrom('wire_sources').selectAll().execute();
   expect(sources).toHaveLength(1);
   // The wire sighting of a demo article is stored under the article's normalised URL (tracking stripped).

@@ -229,6 +229,23 @@ export class BroadcasterHarness {
     return ids;
   }
 
+  /**
+   * Publishes 4 KB events (ids 1, 2, ...), 200 a pipeline, until `b` holds a client's backlog (the
+   * kernel's socket buffers absorb the first MBs) or 20,000 went out; returns how many went out.
+   */
+  async floodUntilBacklog(b: Pick<Broadcaster, 'stats'>, what: string): Promise<number> {
+    const headline = 'x'.repeat(4000);
+    let sent = 0;
+    const overflowed = async () => {
+      const p = this.redis.pipeline();
+      for (let i = 0; i < 200; i++) p.xadd(this.streamKey, '*', 'e', JSON.stringify(makeEvent('news.approved', ++sent, { headline })));
+      await p.exec();
+      return b.stats().backlogs > 0 || sent >= 20_000;
+    };
+    if (b.stats().backlogs === 0) await waitFor(overflowed, { timeout: 60_000, what });
+    return sent;
+  }
+
   async close(): Promise<void> {
     for (const r of [...this.running]) await r.close();
     this.redis.disconnect();

@@ -4,10 +4,11 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 
-export function ensureChromium(): string {
+function ensureChromium(): string {
   if (existsSync(CHROMIUM)) return CHROMIUM;
   const root = process.getuid?.() === 0;
   if (!root || spawnSync('sh', ['-c', 'command -v apt-get']).status !== 0) {
@@ -27,7 +28,7 @@ export function ensureChromium(): string {
   return CHROMIUM;
 }
 
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -37,3 +38,8 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/** Headless chromium with the tests' flags, installed first when missing. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: ensureChromium(), args: CHROMIUM_ARGS });
+}

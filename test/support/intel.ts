@@ -1,5 +1,5 @@
 /**
- * Helpers for the intel, payment and sponsored-post tests: seed articles, API keys of a tier,
+ * Helpers for the intel, payment and sponsored-post tests: seed articles (./articles.ts), API keys of a tier,
  * in-process workers, and a second set of AppDeps (own Redis and Postgres connections) on the same
  * database and queue prefix, standing in for a second web process.
  */
@@ -15,53 +15,6 @@ import { createRedis } from '../../src/platform/redis.js';
 import type { TestDeps } from './context.js';
 import { jobs } from '../../jobs/index.js';
 
-let seq = 0;
-
-interface ArticleSeed {
-  tags?: string[];
-  publishedAt?: Date | null;
-  createdAt?: Date;
-  clicks?: number;
-  status?: 'approved' | 'submitted' | 'scheduled' | 'killed';
-  source?: string;
-  votesCast?: number;
-  voteCount?: number;
-  yapCount?: number;
-  hotScore?: number;
-  sponsored?: Record<string, unknown> | null;
-  headline?: string;
-}
-
-export async function insertArticle(db: AppDeps['db'], a: ArticleSeed = {}): Promise<number> {
-  const n = ++seq;
-  const status = a.status ?? 'approved';
-  const published = a.publishedAt === undefined ? (status === 'approved' ? new Date() : null) : a.publishedAt;
-  const row = await db
-    .insertInto('articles')
-    .values({
-      slug: `a-${n}`,
-      headline: a.headline ?? `Article ${n}`,
-      url: `https://${a.source ?? 'example.com'}/a/${n}`,
-      normalized_url: `https://${a.source ?? 'example.com'}/a/${n}`,
-      source: a.source ?? 'example.com',
-      status,
-      tags: a.tags ?? [],
-      clicks: a.clicks ?? 0,
-      votes_cast: a.votesCast ?? 0,
-      vote_count: a.voteCount ?? 0,
-      yap_count: a.yapCount ?? 0,
-      published_at: published,
-      created_at: a.createdAt ?? published ?? new Date(),
-      sponsored: a.sponsored ? JSON.stringify(a.sponsored) : null,
-      origin: a.sponsored ? 'x402_ad' : 'manual',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  // The insert trigger has created its article_hot_scores row (hot_score 0).
-  if (a.hotScore !== undefined) await db.updateTable('article_hot_scores').set({ hot_score: a.hotScore }).where('article_id', '=', row.id).execute();
-  return row.id;
-}
-
 export async function apiKeyOfTier(db: AppDeps['db'], tier: Tier): Promise<Record<string, string>> {
   const key = generateApiKey();
   const id = generateKeyId();
@@ -70,6 +23,7 @@ export async function apiKeyOfTier(db: AppDeps['db'], tier: Tier): Promise<Recor
   return { authorization: `Bearer ${key.raw}` };
 }
 
+export { insertArticle } from './articles.js';
 export { startTestWorkers } from './workers.js';
 
 /** Another process's dependencies: same database and prefix, its own connections; config overrides allowed. */

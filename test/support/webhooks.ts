@@ -10,7 +10,7 @@ import type { Worker } from 'bullmq';
 import { wakeRelay } from '../../jobs/relay-events.js';
 import { job as sweepJob } from '../../jobs/webhook-sweep.js';
 import type { AppDeps } from '../../src/platform/deps.js';
-import { transitionArticle } from '../../src/editor/service.js';
+import { publishApproved } from '../../scripts/lib/webhook-sink.js';
 import { RelayWaker } from '../../src/relay/waker.js';
 import { startWorkers } from '../../src/bin/worker-runtime.js';
 import { waitFor } from './wait.js';
@@ -123,34 +123,13 @@ export async function startWebhookWorkers(deps: AppDeps, opts: { sweepMs?: numbe
   };
 }
 
-let articleSeq = 0;
-
 /** Insert an article with these attributes and approve it: news.approved (public) is recorded with its attrs. Returns the article id. */
 export async function approveArticle(
   deps: Pick<AppDeps, 'db'>,
   editorId: number,
   attrs: { tags?: string[]; token_addresses?: string[]; token_symbols?: string[] } = {},
 ): Promise<number> {
-  const n = ++articleSeq;
-  const url = `https://webhooks.example/${process.pid}/${n}-${Date.now()}`;
-  const a = await deps.db
-    .insertInto('articles')
-    .values({
-      slug: `wh-${process.pid}-${n}-${Date.now()}`,
-      headline: `Webhook story ${n}`,
-      url,
-      normalized_url: url,
-      status: 'submitted',
-      submitted_by: editorId,
-      tags: attrs.tags ?? [],
-      token_addresses: attrs.token_addresses ?? [],
-      token_symbols: attrs.token_symbols ?? [],
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const r = await transitionArticle(deps.db as never, { id: a.id, action: 'approve', editorId });
-  if (!r.ok) throw new Error(`approve failed: ${JSON.stringify(r)}`);
-  return a.id;
+  return (await publishApproved(deps.db, editorId, attrs)).articleId;
 }
 
 /** Poll until `fn` is truthy. */

@@ -139,3 +139,19 @@ export async function stopBackingServices(started: RunningService[], tmp: string
   for (const s of started.reverse()) await s.stop();
   rmSync(tmp, { recursive: true, force: true });
 }
+
+/**
+ * Runs a bench's body on its stack and ends the process: the stack is closed whatever happens, and
+ * a failure is reported with exit code 1.
+ */
+export async function runOnStack(stack: BenchStack, body: (stack: BenchStack) => Promise<void>): Promise<never> {
+  try {
+    await body(stack);
+  } catch (err) {
+    console.error('[bench] failed:', err);
+    process.exitCode = 1;
+  } finally {
+    await stack.close();
+  }
+  process.exit(process.exitCode ?? 0);
+}
