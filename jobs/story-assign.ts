@@ -4,11 +4,14 @@
  * page title lands or an editor edits its headline, and when a wire item is ingested. Enqueued
  * with a per-item deduplication id, so a burst of changes to one item runs as one job plus at most
  * one follow-up. A retry after a crash assigns the item exactly once (the service's transaction).
+ * Jobs running together in one process are assigned in one transaction, in the order they reached
+ * the process (src/stories/assign-batcher.ts): a high concurrency only lets them join the next batch,
+ * since assignments are serialised anyway (one transaction at a time).
  * A wire item that makes its story corroborated (WIRE_PROMOTE_MIN_SOURCES independent sources)
  * promotes the story once, in the same transaction (src/stories/corroboration.ts).
  */
 import { z } from 'zod';
-import { assignStoryItem } from '../src/stories/index.js';
+import { assignStoryItemBatched } from '../src/stories/index.js';
 import { defaultJobOptions, defineJob } from './define.js';
 
 const payload = z.object({
@@ -19,8 +22,8 @@ const payload = z.object({
 export const job = defineJob({
   name: 'story-assign',
   payload,
-  options: { ...defaultJobOptions, attempts: 8, backoffMs: 500, concurrency: 4 },
+  options: { ...defaultJobOptions, attempts: 8, backoffMs: 500, concurrency: 100, concurrencyFromConfig: () => 100 },
   async run(p, deps) {
-    return assignStoryItem(deps.db, p.kind, p.id, new Date(), { promoteMinSources: deps.config.WIRE_PROMOTE_MIN_SOURCES });
+    return assignStoryItemBatched(deps.db, p, { promoteMinSources: deps.config.WIRE_PROMOTE_MIN_SOURCES });
   },
 });

@@ -6,3 +6,4 @@ export { storyAssignDedupeId, storyAssignments } from './rules/triggers.js';
 export { storyEditorRoutes } from './editor-routes.js';
 export { readStory, readStoryPage } from './service.js';
 export { storyListFilter, type StoryListQuery } from './list-query.js';
+export { assignStoryItemBatched } from './assign-batcher.js';

@@ -6,11 +6,6 @@ import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
 import { COVERED_STATUSES } from '../wire/index.js';
 
-export async function storySourceCount(trx: Db, storyId: number): Promise<number> {
-  const r = await trx.selectFrom('stories').select('source_count').where('id', '=', storyId).executeTakeFirst();
-  return r?.source_count ?? 0;
-}
-
 /**
  * Whether the story needs no automatic queue item: it was claimed before (stories.promoted_at), a
  * wire member was promoted (by the job or an editor), or an article member is approved, submitted

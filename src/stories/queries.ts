@@ -4,7 +4,6 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
-import type { ItemFeatures } from './rules/features.js';
 
 export type ItemKind = 'article' | 'wire';
 
@@ -21,45 +20,9 @@ export interface ItemSource {
   excluded: boolean;
 }
 
-/** The item to assign, its row locked for the transaction (a retried job waits for a running one). */
-export async function lockItem(trx: Db, kind: ItemKind, id: number): Promise<ItemSource | undefined> {
-  if (kind === 'article') {
-    const a = await trx
-      .selectFrom('articles')
-      .select(['id', 'headline', 'url', 'source', 'created_at', 'published_at', 'sponsored'])
-      .where('id', '=', id)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!a) return undefined;
-    return {
-      kind,
-      id,
-      title: a.headline,
-      url: a.url,
-      source: a.source || null,
-      text: null,
-      claimedAt: null,
-      observedAt: a.published_at ?? a.created_at,
-      excluded: a.sponsored !== null,
-    };
-  }
-  const w = await trx
-    .selectFrom('wire_items')
-    .select(['id', 'title', 'url', 'summary', 'source_name', 'publisher_claimed_at', 'ingested_at'])
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!w) return undefined;
-  return { kind, id, title: w.title, url: w.url, source: w.source_name, text: w.summary, claimedAt: w.publisher_claimed_at, observedAt: w.ingested_at, excluded: false };
-}
-
 /** One assigner at a time: assignment reads and writes shared state (candidates, counts). */
 export async function lockAssigner(trx: Db): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(hashtext('stories.assign'))`.execute(trx);
-}
-
-export async function memberOf(trx: Db, kind: ItemKind, id: number) {
-  return trx.selectFrom('story_members').select(['story_id', 'headline', 'features']).where('item_kind', '=', kind).where('item_id', '=', id).executeTakeFirst();
 }
 
 /** Document frequencies of `words` and the number of items assigned so far. */
@@ -73,89 +36,9 @@ export async function wordCounts(trx: Db, words: readonly string[]): Promise<{ c
   return { counts, items: counts.get('') ?? 0 };
 }
 
-/** Stories sharing lookup keys with the item, seen since `since`, ranked by the number shared. */
-export async function candidateIds(trx: Db, keys: readonly string[], since: Date, limit: number): Promise<number[]> {
-  if (keys.length === 0) return [];
-  const rows = await trx
-    .selectFrom('story_keys')
-    .select(['story_id', sql<number>`count(*)::int`.as('hits')])
-    .where('key', 'in', keys)
-    .where('last_seen_at', '>=', since)
-    .groupBy('story_id')
-    .orderBy('hits', 'desc')
-    .orderBy('story_id')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.story_id);
-}
-
-interface CandidateRow {
-  id: number;
-  lastSeenAt: Date;
-  locked: boolean;
-  features: ItemFeatures[];
-}
-
-/** The candidates with their compared members: the first and the `recent` most recent ones. */
-export async function candidateStories(trx: Db, ids: readonly number[], recent: number): Promise<CandidateRow[]> {
-  if (ids.length === 0) return [];
-  const stories = await trx.selectFrom('stories').select(['id', 'last_seen_at', 'locked']).where('id', 'in', ids).execute();
-  const members = await trx
-    .selectFrom(
-      trx
-        .selectFrom('story_members')
-        .select([
-          'story_id',
-          'features',
-          'seen_at',
-          sql<number>`row_number() OVER (PARTITION BY story_id ORDER BY seen_at DESC, item_kind, item_id)`.as('rn_desc'),
-          sql<number>`row_number() OVER (PARTITION BY story_id ORDER BY seen_at, item_kind, item_id)`.as('rn_asc'),
-        ])
-        .where('story_id', 'in', ids)
-        .as('m'),
-    )
-    .select(['story_id', 'features'])
-    .where((eb) => eb.or([eb('rn_desc', '<=', recent), eb('rn_asc', '=', 1)]))
-    .orderBy('story_id')
-    .orderBy('seen_at')
-    .execute();
-  const byStory = new Map<number, ItemFeatures[]>();
-  for (const m of members) byStory.set(m.story_id, [...(byStory.get(m.story_id) ?? []), m.features as ItemFeatures]);
-  return stories.map((s) => ({ id: s.id, lastSeenAt: s.last_seen_at, locked: s.locked, features: byStory.get(s.id) ?? [] }));
-}
-
 export async function insertStory(trx: Db, headline: string, at: Date): Promise<number> {
   const r = await trx.insertInto('stories').values({ headline, first_seen_at: at, last_seen_at: at }).returning('id').executeTakeFirstOrThrow();
   return r.id;
-}
-
-interface NewMember {
-  kind: ItemKind;
-  id: number;
-  storyId: number;
-  headline: string;
-  url: string | null;
-  source: string;
-  seenAt: Date;
-  copy: boolean;
-  features: ItemFeatures;
-}
-
-export async function insertMember(trx: Db, m: NewMember): Promise<void> {
-  await trx
-    .insertInto('story_members')
-    .values({
-      item_kind: m.kind,
-      item_id: m.id,
-      story_id: m.storyId,
-      headline: m.headline,
-      url: m.url,
-      source: m.source,
-      seen_at: m.seenAt,
-      copy_of_member: m.copy,
-      features: JSON.stringify(m.features),
-    })
-    .execute();
 }
 
 export async function deleteMember(trx: Db, kind: ItemKind, id: number): Promise<void> {
@@ -176,35 +59,6 @@ export async function refreshStory(trx: Db, storyId: number): Promise<void> {
     ) f
     WHERE s.id = ${storyId} AND f.members > 0`.execute(trx);
   await sql`DELETE FROM stories s WHERE s.id = ${storyId} AND NOT EXISTS (SELECT 1 FROM story_members m WHERE m.story_id = s.id)`.execute(trx);
-}
-
-/** Index the item's keys under its story, moving the story's last seen time forward. */
-export async function indexKeys(trx: Db, storyId: number, keys: readonly string[], at: Date): Promise<void> {
-  if (keys.length === 0) return;
-  await trx
-    .insertInto('story_keys')
-    .values([...new Set(keys)].map((key) => ({ key, story_id: storyId, last_seen_at: at })))
-    .onConflict((oc) => oc.columns(['key', 'story_id']).doUpdateSet({ last_seen_at: sql`greatest(story_keys.last_seen_at, excluded.last_seen_at)` }))
-    .execute();
-}
-
-/** Count the item's words (and the item) in the document frequencies. */
-export async function countWords(trx: Db, words: readonly string[]): Promise<void> {
-  await trx
-    .insertInto('story_word_counts')
-    .values(['', ...new Set(words)].map((word) => ({ word, items: 1 })))
-    .onConflict((oc) => oc.column('word').doUpdateSet({ items: sql`story_word_counts.items + 1` }))
-    .execute();
-}
-
-export async function setItemStory(trx: Db, kind: ItemKind, id: number, storyId: number | null): Promise<void> {
-  if (kind === 'article') await trx.updateTable('articles').set({ story_id: storyId }).where('id', '=', id).execute();
-  else await trx.updateTable('wire_items').set({ story_id: storyId }).where('id', '=', id).execute();
-}
-
-export async function storyLocked(trx: Db, storyId: number): Promise<boolean> {
-  const r = await trx.selectFrom('stories').select('locked').where('id', '=', storyId).executeTakeFirst();
-  return r?.locked ?? false;
 }
 
 export interface StoryListFilter {
