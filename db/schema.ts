@@ -295,6 +295,7 @@ interface CredibilityWeightsTable {
   user_id: number;
   weight: number;
   reasons: string[];
+  written_at: Generated<Date>;
 }
 
 interface EventLogTable {

@@ -38,6 +38,7 @@ import { job as assetTag } from './asset-tag.js';
 import { job as credibilityRecompute } from './credibility-recompute.js';
 import { job as assetTokenListsRefresh } from './asset-token-lists-refresh.js';
 import { job as assetMindshare } from './asset-mindshare.js';
+import { job as credibilityVote } from './credibility-vote.js';
 
 export const jobs = {
   ping,
@@ -75,6 +76,7 @@ export const jobs = {
   'credibility-recompute': credibilityRecompute,
   'asset-token-lists-refresh': assetTokenListsRefresh,
   'asset-mindshare': assetMindshare,
+  'credibility-vote': credibilityVote,
 } as const;
 
 export type Jobs = typeof jobs;

@@ -1,8 +1,9 @@
 /**
  * Voting on an article. One transaction per vote: the article's row lock first (its counters stay
  * exact under concurrent votes), then the caller's vote row and the counters, and the internal
- * article.voted event when the vote changed (the feed shows vote_count and votes: its cached pages
- * and their ETags must change). A changed vote schedules the article's hot-score recompute.
+ * article.voted event (with the voter, for its credibility update) when the vote changed (the feed
+ * shows vote_count and votes: its cached pages and their ETags must change). A changed vote
+ * schedules the article's hot-score recompute.
  */
 import type { AppDeps } from '../platform/deps.js';
 import type { Db } from '../platform/db.js';
@@ -27,7 +28,7 @@ async function castArticleVote(db: Db, articleId: number, userId: number, weight
     const previous = (old?.weight ?? 0) as VoteWeight;
     await writeArticleVote(trx, voteWrite(old?.weight, weight), { articleId, userId });
     const counts = await addToArticleVotes(trx, articleId, { net: weight - previous, cast: castDelta(previous, weight) });
-    if (weight !== previous) await recordEvents(trx, [internalEvent('article.voted', articleId)]);
+    if (weight !== previous) await recordEvents(trx, [internalEvent('article.voted', articleId, { user_id: userId })]);
     return { ok: true, weight, previous, ...counts } as const;
   });
 }

@@ -61,7 +61,7 @@ async function castYapVote(db: Db, input: { articleId: number; yapId: number; us
     const previous = old?.weight ?? 0;
     await writeYapVote(trx, voteWrite(old?.weight, input.weight), input);
     const r = await addToYapScore(trx, input.yapId, input.weight - previous);
-    if (input.weight !== previous) await recordEvents(trx, [internalEvent('article.voted', input.articleId, { yap_id: input.yapId })]);
+    if (input.weight !== previous) await recordEvents(trx, [internalEvent('article.voted', input.articleId, { yap_id: input.yapId, user_id: input.userId })]);
     return { ok: true, weight: input.weight, vote_score: r.vote_score, score: r.score ?? 0 } as const;
   });
 }

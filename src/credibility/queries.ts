@@ -117,9 +117,11 @@ export async function stageBatch(db: Db, runId: number, weights: Weighted[], cur
  * false when the run was already finished (another runner published it).
  * Set-based and by difference: the month's rows the run did not stage are deleted, rows whose weight
  * or reasons changed are updated, missing rows inserted; a row that stays the same is not written
- * (most of a nightly recompute's weights are the previous night's).
+ * (most of a nightly recompute's weights are the previous night's). Rows the per-vote update wrote
+ * after the run's as_of (votes cast or changed after the activity the run read) are left as they
+ * are; the rows the run writes carry its as_of.
  */
-export async function publishRun(db: Db, run: { id: number; month: string }, flags: Flag[], stats: Record<string, number>): Promise<boolean> {
+export async function publishRun(db: Db, run: { id: number; month: string; as_of: Date }, flags: Flag[], stats: Record<string, number>): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     // First, under the run's row lock: a run another runner has already published is not published twice.
     const mine = await trx
@@ -131,18 +133,19 @@ export async function publishRun(db: Db, run: { id: number; month: string }, fla
       .executeTakeFirst();
     if (!mine) return false;
     await sql`
-      DELETE FROM credibility_weights w WHERE w.month = ${run.month}
+      DELETE FROM credibility_weights w WHERE w.month = ${run.month} AND w.written_at <= ${run.as_of}
         AND NOT EXISTS (SELECT 1 FROM credibility_staged s WHERE s.run_id = ${run.id} AND s.kind = w.kind AND s.target_id = w.target_id AND s.user_id = w.user_id)`.execute(trx);
     await sql`
-      UPDATE credibility_weights w SET month = ${run.month}, weight = s.weight, reasons = s.reasons
+      UPDATE credibility_weights w SET month = ${run.month}, weight = s.weight, reasons = s.reasons, written_at = ${run.as_of}
       FROM credibility_staged s
-      WHERE s.run_id = ${run.id} AND s.kind = w.kind AND s.target_id = w.target_id AND s.user_id = w.user_id
+      WHERE s.run_id = ${run.id} AND s.kind = w.kind AND s.target_id = w.target_id AND s.user_id = w.user_id AND w.written_at <= ${run.as_of}
         AND (w.month, w.weight, w.reasons) IS DISTINCT FROM (${run.month}, s.weight, s.reasons)`.execute(trx);
     await sql`
-      INSERT INTO credibility_weights (month, kind, target_id, user_id, weight, reasons)
-      SELECT ${run.month}, s.kind, s.target_id, s.user_id, s.weight, s.reasons FROM credibility_staged s
+      INSERT INTO credibility_weights (month, kind, target_id, user_id, weight, reasons, written_at)
+      SELECT ${run.month}, s.kind, s.target_id, s.user_id, s.weight, s.reasons, ${run.as_of} FROM credibility_staged s
       WHERE s.run_id = ${run.id} AND NOT EXISTS (SELECT 1 FROM credibility_weights w WHERE w.kind = s.kind AND w.target_id = s.target_id AND w.user_id = s.user_id)
-      ON CONFLICT (kind, target_id, user_id) DO UPDATE SET month = excluded.month, weight = excluded.weight, reasons = excluded.reasons`.execute(trx);
+      ON CONFLICT (kind, target_id, user_id) DO UPDATE SET month = excluded.month, weight = excluded.weight, reasons = excluded.reasons, written_at = excluded.written_at
+        WHERE credibility_weights.written_at <= excluded.written_at`.execute(trx);
     await trx.deleteFrom('credibility_staged').where('run_id', '=', run.id).execute();
     await trx.deleteFrom('credibility_flags').where('month', '=', run.month).execute();
     if (flags.length) {

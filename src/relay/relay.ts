@@ -18,6 +18,8 @@
  *  - a new submission, a wire item's ingestion, a page title or a headline edit: the item's
  *    story-assign job is enqueued (src/stories/rules/triggers.ts);
  *  - news.submitted, a headline's article.edited, news.tsunami: the item's asset-tag run is enqueued;
+ *  - article.voted carrying the voter: that vote's credibility-vote update is enqueued
+ *    (src/credibility/rules/vote-triggers.ts);
  *  - webhooks: the public events are matched against the active endpoints and their delivery rows
  *    inserted in this transaction (src/webhooks/fanout.ts); after the commit, the delivery run of
  *    each endpoint that got one is woken (a lost wake-up is found by the webhook-sweep job).
@@ -36,6 +38,7 @@ import { wakeEndpoint } from '../webhooks/index.js';
 import { fanOutWebhooks } from '../webhooks/index.js';
 import { storyAssignDedupeId, storyAssignments } from '../stories/index.js';
 import { assetTagDedupeId, tagTargets } from '../assets/index.js';
+import { voteUpdateDedupeId, voteUpdates } from '../credibility/index.js';
 
 export interface RelayDeps {
   config: Pick<Config, 'QUEUE_PREFIX' | 'HOT_SCORE_DEBOUNCE_MS'>;
@@ -108,6 +111,7 @@ async function sideEffects(deps: RelayDeps, trx: Db, rows: readonly OutboxRow[])
   await Promise.all([
     ...storyAssignments(rows).map((a) => deps.enqueue('story-assign', a, { dedupeId: storyAssignDedupeId(a) })),
     ...tagTargets(rows).map((target) => deps.enqueue('asset-tag', target, { dedupeId: assetTagDedupeId(target) })),
+    ...voteUpdates(rows).map((v) => deps.enqueue('credibility-vote', v, { dedupeId: voteUpdateDedupeId(v) })),
   ]);
 }
 

@@ -6,23 +6,12 @@
 import { detectBursts, detectIndiscriminate } from './bursts.js';
 import { detectCohorts } from './cohorts.js';
 import { flagKey, type Authored, type Flag, type FlagKind, type MonthActivity, type Vote, type Weighted } from './model.js';
+import { REASONS } from './reasons.js';
 import { T } from './thresholds.js';
+import { isNoClickVoter, voteWeight, type VoteContext } from './vote-weight.js';
 import { detectCoVoting, detectRings } from './voting-groups.js';
 
-export const REASONS = {
-  bot: 'votes from accounts declared as bots earn no curation credit',
-  newAccount: "cast in the account's first day",
-  youngAccount: "cast in the account's first week",
-  cohort: 'the account is one of several created together from the same place',
-  noClick: 'cast without opening the article, which this account rarely does',
-  indiscriminate: 'the account voted on nearly everything this month',
-  coVoting: 'the account voted in lockstep with other accounts; together they count as one voter',
-  ring: 'a vote inside a group of accounts that mostly vote for each other',
-  burst: 'part of a burst of votes from new accounts on one item',
-  confirmed: 'staff confirmed the account as part of a manipulating group',
-  groupAuthor: 'the author belongs to a group of accounts flagged for voting together',
-  ownGroupReview: "approved by a member of the author's own flagged group",
-} as const;
+export { REASONS };
 
 /** The item kinds in alphabetical order (the order weights are listed in). */
 const KIND_ORDER: Record<Weighted['kind'], number> = { article_vote: 0, submission: 1, yap: 2, yap_vote: 3 };
@@ -67,38 +56,21 @@ function noClickVoters(votes: Vote[]): Set<number> {
     if (v.clicked) c[1]++;
     n.set(v.userId, c);
   }
-  return new Set([...n].filter(([, [all, clicked]]) => all >= T.noClickMinVotes && clicked < T.noClickMaxShare * all).map(([u]) => u));
+  return new Set([...n].filter(([, [all, clicked]]) => isNoClickVoter(all, clicked)).map(([u]) => u));
 }
 
 type Ctx = { m: MonthActivity; of: Map<number, Flag[]>; confirmed: Set<number>; burstVotes: Set<string>; burstVoters: Set<number>; noClick: Set<number> };
 
-function ageFactor(createdAt: number | undefined, at: number): [number, string] | null {
-  if (createdAt === undefined || at < createdAt) return null;
-  if (at - createdAt < T.newAccountMs) return [T.newAccountFactor, REASONS.newAccount];
-  if (at - createdAt < T.youngAccountMs) return [T.youngAccountFactor, REASONS.youngAccount];
-  return null;
-}
+const NO_FLAGS: readonly Flag[] = [];
 
-function voteWeight(v: Vote, c: Ctx): Weighted {
-  const out: Weighted = { kind: v.kind, targetId: v.targetId, userId: v.userId, weight: 1, reasons: [] };
-  const apply = (f: number, reason: string) => {
-    out.weight *= f;
-    out.reasons.push(reason);
+function contextOf(v: Vote, c: Ctx): VoteContext {
+  return {
+    account: c.m.accounts.get(v.userId),
+    confirmed: c.confirmed.has(v.userId),
+    flags: c.of.get(v.userId) ?? NO_FLAGS,
+    burstVote: c.burstVoters.has(v.userId) && c.burstVotes.has(`${v.kind}:${v.targetId}:${v.userId}`),
+    noClick: c.noClick.has(v.userId),
   };
-  const acct = c.m.accounts.get(v.userId);
-  if (c.confirmed.has(v.userId)) apply(0, REASONS.confirmed);
-  if (acct?.type === 'bot') apply(0, REASONS.bot);
-  const age = ageFactor(acct?.createdAt, v.at);
-  if (age) apply(...age);
-  if (c.burstVoters.has(v.userId) && c.burstVotes.has(`${v.kind}:${v.targetId}:${v.userId}`)) apply(0, REASONS.burst);
-  if (v.kind === 'article_vote' && !v.clicked && c.noClick.has(v.userId)) apply(T.noClickFactor, REASONS.noClick);
-  for (const f of c.of.get(v.userId) ?? []) {
-    if (f.kind === 'cohort') apply(T.cohortFactor, REASONS.cohort);
-    else if (f.kind === 'indiscriminate') apply(T.indiscriminateFactor, REASONS.indiscriminate);
-    else if (f.kind === 'co_voting') apply(1 / f.members.length, REASONS.coVoting);
-    else if ((f.kind === 'ring' || f.kind === 'reciprocal_pair') && v.authorId !== null && f.members.includes(v.authorId)) apply(0, REASONS.ring);
-  }
-  return out;
 }
 
 function authoredWeight(a: Authored, c: Ctx): Weighted {
@@ -123,7 +95,7 @@ export function computeCredibility(m: MonthActivity): Detection {
   const ctx: Ctx = { m, of, confirmed, burstVotes, burstVoters, noClick: noClickVoters(m.votes) };
   const weights: Weighted[] = [];
   for (const v of m.votes) {
-    const w = voteWeight(v, ctx);
+    const w = voteWeight(v, contextOf(v, ctx));
     if (w.weight < 1) weights.push(w);
   }
   for (const a of m.authored) {

@@ -1,0 +1,34 @@
+/**
+ * The per-vote credibility update: when a vote is cast, changed or cleared, its weight row is
+ * decided from its voter alone (account age and type, click-through, the month's published flags and
+ * staff decisions that name the voter) with the same rule the full recompute applies to every vote
+ * (rules/vote-weight.ts), so boards and the earnings estimate see it before the nightly recompute.
+ * What needs the whole month (new rings, bursts, co-voting) waits for that recompute, which
+ * re-decides every vote it read and keeps rows written after its cut-off (queries.ts, publishRun).
+ */
+import type { Db } from '../platform/db.js';
+import { monthOfMs } from './rules/month.js';
+import { voteContextFrom, voteWeight } from './rules/vote-weight.js';
+import { deleteVoteWeight, voterMonth, voteWithVoter, writeVoteWeight, type VoteKind } from './vote-queries.js';
+
+interface VoteUpdate {
+  /** The weight written (1: no row), or null when the vote no longer exists (its row was removed). */
+  weight: number | null;
+  reasons: string[];
+}
+
+export async function updateVoteCredibility(db: Db, kind: VoteKind, targetId: number, userId: number): Promise<VoteUpdate> {
+  const found = await voteWithVoter(db, kind, targetId, userId);
+  // A cleared vote, or a vote on one's own item (the recompute reads neither): no weight row.
+  if (!found || found.vote.authorId === userId) {
+    await deleteVoteWeight(db, kind, targetId, userId);
+    return { weight: null, reasons: [] };
+  }
+  const { vote, account } = found;
+  const month = monthOfMs(vote.at);
+  const facts = await voterMonth(db, month, userId, kind === 'article_vote' && !vote.clicked);
+  const ctx = voteContextFrom(vote, { account, ...facts });
+  const w = ctx ? voteWeight(vote, ctx) : { ...vote, weight: 1, reasons: [] };
+  await writeVoteWeight(db, month, { kind, targetId, userId, weight: w.weight, reasons: w.reasons });
+  return { weight: w.weight, reasons: w.reasons };
+}

@@ -1,0 +1,131 @@
+/**
+ * The per-vote credibility update through the relay and the credibility-vote job, without a full
+ * recompute: a vote by an account flagged in the month's published flags gets its discounted weight
+ * with readable reasons; a yap vote by a staff-confirmed account weighs 0; clearing a vote removes
+ * its row; a full recompute whose cut-off precedes a vote keeps that vote's row and still deletes
+ * the rows it no longer stages.
+ */
+import type { Worker } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { recomputeMonth } from '../../src/credibility/index.js';
+import { REASONS } from '../../src/credibility/rules/weights.js';
+import { sessionFor, type Session } from '../support/auth.js';
+import { createTestDeps, type TestDeps } from '../support/context.js';
+import { startRelay, type RunningRelay } from '../support/relay.js';
+import request from '../support/request.js';
+import { waitFor } from '../support/wait.js';
+import { startTestWorkers } from '../support/workers.js';
+
+let deps: TestDeps;
+let http: ReturnType<typeof request>;
+let relay: RunningRelay;
+let workers: Worker[];
+let author: Session;
+let voter: Session;
+let confirmed: Session;
+let articleId: number;
+const MONTH = new Date().toISOString().slice(0, 7);
+const OLD = new Date(Date.now() - 90 * 86_400_000);
+
+async function weightRow(kind: 'article_vote' | 'yap_vote' | 'yap' | 'submission', targetId: number, userId: number) {
+  return deps.db
+    .selectFrom('credibility_weights')
+    .select(['month', 'weight', 'reasons', 'written_at'])
+    .where('kind', '=', kind)
+    .where('target_id', '=', targetId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+async function completedJobs(): Promise<number> {
+  return (await deps.queue.queue('credibility-vote').getJobCounts('completed')).completed;
+}
+
+async function oldAccount(): Promise<Session> {
+  const s = await sessionFor(deps.db, deps.config.JWT_SECRET);
+  await deps.db.updateTable('users').set({ created_at: OLD }).where('id', '=', s.userId).execute();
+  return s;
+}
+
+beforeAll(async () => {
+  deps = await createTestDeps();
+  http = request(createApp(deps));
+  relay = await startRelay(deps);
+  workers = startTestWorkers(deps, ['credibility-vote']);
+  [author, voter, confirmed] = [await oldAccount(), await oldAccount(), await oldAccount()];
+  ({ id: articleId } = await deps.db
+    .insertInto('articles')
+    .values({
+      slug: 'cv',
+      headline: 'cv',
+      url: 'https://cv.example/a',
+      normalized_url: 'https://cv.example/a',
+      status: 'approved',
+      submitted_by: author.userId,
+      published_at: new Date(),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow());
+  // The month's published flags (as a finished recompute leaves them) and a staff confirmation.
+  await deps.db
+    .insertInto('credibility_flags')
+    .values({ month: MONTH, kind: 'indiscriminate', members: [voter.userId], evidence: JSON.stringify({ votes: 80 }) })
+    .execute();
+  await deps.db
+    .insertInto('credibility_overrides')
+    .values({ month: MONTH, kind: 'account', members: [confirmed.userId], decision: 'confirmed' })
+    .execute();
+});
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.close()));
+  await relay.close();
+  await deps.close();
+});
+
+describe('per-vote credibility update', () => {
+  it("gives a flagged account's article vote its discounted weight through the job, and removes it when the vote is cleared", async () => {
+    expect((await http.post(`/api/v1/news/${articleId}/vote`, { weight: 1 }, voter.bearer)).status).toBe(200);
+    const row = await waitFor(() => weightRow('article_vote', articleId, voter.userId), { timeout: 10_000, what: 'the vote weight row' });
+    expect(row.month).toBe(MONTH);
+    expect(row.weight).toBeCloseTo(0.2, 5);
+    expect(row.reasons).toEqual([REASONS.indiscriminate]);
+
+    expect((await http.post(`/api/v1/news/${articleId}/vote`, { weight: 0 }, voter.bearer)).status).toBe(200);
+    await waitFor(async () => (await weightRow('article_vote', articleId, voter.userId)) === undefined, { timeout: 10_000, what: 'the row removed' });
+  });
+
+  it("writes no row for an unflagged account's vote, and weighs a staff-confirmed account's yap vote 0", async () => {
+    const yap = await http.post(`/api/v1/news/${articleId}/post_yap`, { text: 'a yap to vote on' }, author.bearer);
+    expect(yap.status).toBe(201);
+    const yapId = (yap.body as { yap_id: number }).yap_id;
+    expect((await http.post(`/api/v1/news/${articleId}/yaps/${yapId}/vote`, { weight: 1 }, confirmed.bearer)).status).toBe(200);
+    const row = await waitFor(() => weightRow('yap_vote', yapId, confirmed.userId), { timeout: 10_000, what: 'the yap vote weight row' });
+    expect(row.weight).toBe(0);
+    expect(row.reasons).toEqual([REASONS.confirmed]);
+
+    const honest = await oldAccount();
+    const done = await completedJobs();
+    expect((await http.post(`/api/v1/news/${articleId}/vote`, { weight: 1 }, honest.bearer)).status).toBe(200);
+    await waitFor(async () => (await completedJobs()) > done, { timeout: 10_000, what: 'the honest vote job' });
+    expect(await weightRow('article_vote', articleId, honest.userId)).toBeUndefined();
+  });
+
+  it('a full recompute keeps the rows of votes cast after its cut-off and deletes the stale rows it no longer stages', async () => {
+    const cutOff = new Date(Date.now() - 60_000);
+    expect((await http.post(`/api/v1/news/${articleId}/vote`, { weight: -1 }, voter.bearer)).status).toBe(200);
+    await waitFor(() => weightRow('article_vote', articleId, voter.userId), { timeout: 10_000, what: 'the vote weight row' });
+    // A row left by an earlier recompute for an item this run no longer discounts.
+    await deps.db
+      .insertInto('credibility_weights')
+      .values({ month: MONTH, kind: 'submission', target_id: articleId, user_id: author.userId, weight: 0.5, reasons: ['stale'], written_at: OLD })
+      .execute();
+
+    const r = await recomputeMonth(deps.db, MONTH, { now: cutOff });
+    expect(r.status).toBe('finished');
+    const kept = await weightRow('article_vote', articleId, voter.userId);
+    expect(kept?.weight).toBeCloseTo(0.2, 5);
+    expect(await weightRow('submission', articleId, author.userId)).toBeUndefined();
+  });
+});
