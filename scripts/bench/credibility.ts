@@ -9,7 +9,9 @@
  * loaded machine than wall time), its phases and the load average before and after. The first
  * recompute writes every weight; the next ones find the previous run's weights in place, as a
  * nightly run does.
- *   npm run bench:credibility -- [users=50000] [votes=1000000]
+ * Then the per-vote update and the vote endpoint with and without it (lib/credibility-incremental.ts).
+ *   npm run bench:credibility -- [users=50000] [votes=1000000] [--only=incremental]
+ * `--only=incremental` runs one recompute (so the month has its flags) and the per-vote figures only.
  */
 import os from 'node:os';
 import { sql } from 'kysely';
@@ -17,9 +19,12 @@ import { recomputeMonth } from '../../src/credibility/index.js';
 import { monthVotes } from '../../src/credibility/queries.js';
 import { computeMonth } from '../../src/rewards/service.js';
 import { benchLog, benchStack, median } from './lib/bench-stack.js';
+import { endpointLatency, updateTimes } from './lib/credibility-incremental.js';
 import { SECONDS_IN_MONTH, seedMonthActivity } from './lib/month-seed.js';
 
-const [USERS, VOTES] = [50_000, 1_000_000].map((d, i) => Number(process.argv[2 + i] ?? d));
+const ONLY_INCREMENTAL = process.argv.includes('--only=incremental');
+const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const [USERS, VOTES] = [50_000, 1_000_000].map((d, i) => Number(positional[i] ?? d));
 const ARTICLES = Math.round(VOTES / 50);
 const YAPS = Math.round(VOTES / 10);
 const MONTH = '2026-01';
@@ -78,23 +83,30 @@ try {
   benchLog(`seeded ${USERS} accounts, ${c.votes} article votes, ${c.yap_votes} yap votes, ${c.readers} click-throughs in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const loadBefore = load();
   const end = new Date('2026-02-01T00:00:00Z');
-  const read = await timed(3, () => monthVotes(stack.db, new Date(START), end));
-  const boards = await timed(3, () => computeMonth(stack.db, MONTH));
+  const RUNS = ONLY_INCREMENTAL ? 1 : 3;
+  const read = ONLY_INCREMENTAL ? [] : await timed(RUNS, () => monthVotes(stack.db, new Date(START), end));
+  const boards = ONLY_INCREMENTAL ? [] : await timed(RUNS, () => computeMonth(stack.db, MONTH));
   const runs: Awaited<ReturnType<typeof recomputeMonth>>[] = [];
   const cpu: number[] = [];
-  const recompute = await timed(3, async () => runs.push(await recomputeMonth(stack.db, MONTH, { now: new Date('2026-02-01T00:01:00Z') })), cpu);
+  const recompute = await timed(RUNS, async () => runs.push(await recomputeMonth(stack.db, MONTH, { now: new Date('2026-02-01T00:01:00Z') })), cpu);
+  const incremental = [...(await updateTimes(stack, MONTH)), ...(await endpointLatency(stack))];
   const last = runs[runs.length - 1];
   const rss = process.memoryUsage().rss / 2 ** 20;
   const s = (xs: number[]) => `${(median(xs) / 1000).toFixed(2)} s (runs ${xs.map((x) => (x / 1000).toFixed(2)).join(', ')})`;
   console.log(`${USERS} accounts, ${c.votes + c.yap_votes} votes (${c.votes} on articles, ${c.yap_votes} on yaps), month ${MONTH}; medians of 3 runs`);
-  console.log(`read of the month's votes (baseline)      ${s(read)}`);
-  console.log(`leaderboard computation (baseline)         ${s(boards)}`);
-  console.log(`full credibility recompute                 ${s(recompute)}  goal < 60 s; ${(median(recompute) / median(boards)).toFixed(2)}x the leaderboards`);
+  if (!ONLY_INCREMENTAL) {
+    console.log(`read of the month's votes (baseline)      ${s(read)}`);
+    console.log(`leaderboard computation (baseline)         ${s(boards)}`);
+  }
+  console.log(
+    `full credibility recompute                 ${s(recompute)}  goal < 60 s${ONLY_INCREMENTAL ? '' : `; ${(median(recompute) / median(boards)).toFixed(2)}x the leaderboards`}`,
+  );
   console.log(
     `recompute CPU time of this process         ${(median(cpu) / 1000).toFixed(2)} s (runs ${cpu.map((x) => (x / 1000).toFixed(2)).join(', ')}); PostgreSQL's own CPU not included`,
   );
   for (const [i, r] of runs.entries()) console.log(`  run ${i + 1} phases (wall ms): ${JSON.stringify(r.phases)}`);
   console.log(`last recompute: ${last?.weights} weights, ${last?.flags} flags; bench process RSS ${rss.toFixed(0)} MB`);
+  for (const line of incremental) console.log(line);
   console.log(`load average (1/5/15 min) before the measurements ${loadBefore}, after ${load()}; ${os.cpus().length} cores`);
 } finally {
   await stack.close();

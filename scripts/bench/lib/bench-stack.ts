@@ -24,7 +24,7 @@ import { backingServices } from '../../lib/backing-services.js';
 import type { RunningService } from '../../lib/services.js';
 import { jobs } from '../../../jobs/index.js';
 
-interface BenchStack {
+export interface BenchStack {
   deps: AppDeps;
   db: Db;
   config: Config;

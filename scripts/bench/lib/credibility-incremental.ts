@@ -1,0 +1,125 @@
+/**
+ * The per-vote credibility update of bench:credibility, on the bench's seeded month:
+ *  - the update itself (`updateVoteCredibility`, the whole body of the credibility-vote job, which
+ *    exists only for it) on a sample of the month's votes, a quarter of them by flagged voters,
+ *    alternated with a one-row read of the same vote (the least any per-vote job does), p50/p99;
+ *  - the vote endpoint (POST /api/v1/news/{id}/vote/ through createApp, paced from 32 signed-in
+ *    accounts) with the relay running, against the same with a worker applying the per-vote updates
+ *    the relay enqueues; alternated rounds, p50/p99 over every round's samples.
+ */
+import type { Worker } from 'bullmq';
+import { sql } from 'kysely';
+import { wakeRelay } from '../../../jobs/relay-events.js';
+import { createApp } from '../../../src/app.js';
+import { startWorkers } from '../../../src/bin/worker-runtime.js';
+import { updateVoteCredibility } from '../../../src/credibility/index.js';
+import { signAccessToken } from '../../../src/identity/tokens.js';
+import { RelayWaker } from '../../../src/relay/waker.js';
+import { allRoutes } from '../../../src/routes.js';
+import { listenLocal, type BenchStack } from './bench-stack.js';
+import { pct } from './stats.js';
+
+type Kind = 'article_vote' | 'yap_vote';
+const fmt = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return `p50 ${pct(s, 0.5).toFixed(2)} ms, p99 ${pct(s, 0.99).toFixed(2)} ms (n ${s.length})`;
+};
+
+/** `n` votes of the month: three quarters at random, a quarter by voters named in a published flag. */
+async function sampleVotes(stack: BenchStack, month: string, n: number): Promise<{ kind: Kind; target: number; user: number }[]> {
+  const r = await sql<{ kind: Kind; target: number; user: number }>`
+    (SELECT 'article_vote' AS kind, article_id AS target, user_id AS "user" FROM votes TABLESAMPLE SYSTEM (2) LIMIT ${Math.round(n * 0.6)})
+    UNION ALL (SELECT 'yap_vote', yap_id, user_id FROM yap_votes TABLESAMPLE SYSTEM (5) LIMIT ${Math.round(n * 0.15)})
+    UNION ALL (SELECT 'article_vote', v.article_id, v.user_id FROM votes v
+               WHERE v.user_id IN (SELECT unnest(members) FROM credibility_flags WHERE month = ${month}) LIMIT ${Math.round(n * 0.25)})`.execute(stack.db);
+  return r.rows;
+}
+
+export async function updateTimes(stack: BenchStack, month: string, n = 2000): Promise<string[]> {
+  const votes = await sampleVotes(stack, month, n);
+  const update: number[] = [];
+  const read: number[] = [];
+  for (const v of votes) {
+    let t = performance.now();
+    await sql`SELECT weight FROM ${sql.table(v.kind === 'article_vote' ? 'votes' : 'yap_votes')} WHERE ${sql.ref(v.kind === 'article_vote' ? 'article_id' : 'yap_id')} = ${v.target} AND user_id = ${v.user}`.execute(
+      stack.db,
+    );
+    read.push(performance.now() - t);
+    t = performance.now();
+    await updateVoteCredibility(stack.db, v.kind, v.target, v.user);
+    update.push(performance.now() - t);
+  }
+  return [`per-vote update (the credibility-vote job's body)  ${fmt(update)}  goal p99 < 2 ms`, `one-row read of the vote (baseline)               ${fmt(read)}`];
+}
+
+/** The relay (as the worker process runs it) and, when `apply`, a worker for credibility-vote jobs. */
+async function pipeline(stack: BenchStack, apply: boolean): Promise<() => Promise<void>> {
+  const { deps, config } = stack;
+  const jobDeps = { config, db: deps.db, redis: deps.redis, events: deps.events, log: deps.log, enqueue: deps.queue.enqueuer };
+  const opts = { redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, lockDurationMs: 30_000, concurrencyCap: 4 };
+  const workers: Worker[] = startWorkers(jobDeps, { ...opts, only: apply ? ['relay-events', 'credibility-vote'] : ['relay-events'] });
+  const waker = new RelayWaker({ databaseUrl: config.DATABASE_URL, log: deps.log, wake: wakeRelay(deps.queue.enqueuer) });
+  await waker.ready;
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  return async () => {
+    await waker.close();
+    await Promise.all(workers.map((w) => w.close()));
+  };
+}
+
+/** Votes at `rate`/s for `seconds` from the accounts' tokens on the articles, open loop; latencies in ms. */
+async function paced(origin: string, tokens: string[], articles: number[], rate: number, seconds: number, round: number): Promise<number[]> {
+  const lat: number[] = [];
+  const inflight: Promise<void>[] = [];
+  const t0 = performance.now();
+  for (let i = 0; performance.now() - t0 < seconds * 1000; i++) {
+    const token = tokens[i % tokens.length];
+    const article = articles[(i * 7 + round * 13) % articles.length];
+    const weight = (i + round) % 3 === 0 ? -1 : 1;
+    const t = performance.now();
+    inflight.push(
+      fetch(`${origin}/api/v1/news/${article}/vote/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ weight }),
+      }).then(async (r) => {
+        await r.arrayBuffer();
+        if (r.status === 200) lat.push(performance.now() - t);
+      }),
+    );
+    await new Promise((r) => setTimeout(r, Math.max(0, t0 + ((i + 1) * 1000) / rate - performance.now())));
+  }
+  await Promise.all(inflight);
+  return lat;
+}
+
+export async function endpointLatency(stack: BenchStack, rounds = 3, seconds = 8, rate = 60): Promise<string[]> {
+  const users = await sql<{ id: number; wallet_address: string }>`SELECT id, wallet_address FROM users ORDER BY id DESC LIMIT 32`.execute(stack.db);
+  const tokens = await Promise.all(users.rows.map((u) => signAccessToken(stack.config.JWT_SECRET, { userId: u.id, address: u.wallet_address, roles: [] })));
+  const articles = (await sql<{ id: number }>`SELECT id FROM articles WHERE status = 'approved' ORDER BY id LIMIT 500`.execute(stack.db)).rows.map((a) => a.id);
+  const { origin, server } = await listenLocal(createApp(stack.deps, allRoutes(stack.deps)));
+  const lat = { off: [] as number[], on: [] as number[] };
+  try {
+    await paced(origin, tokens, articles, rate, 2, 99); // warm-up
+    for (let round = 0; round < rounds; round++) {
+      for (const mode of ['off', 'on'] as const) {
+        const stop = await pipeline(stack, mode === 'on');
+        lat[mode].push(...(await paced(origin, tokens, articles, rate, seconds, round)));
+        await stop();
+        // The updates enqueued while nobody applied them are dropped, not left to the next round.
+        if (mode === 'off') await stack.deps.queue.queue('credibility-vote').drain();
+      }
+    }
+  } finally {
+    server.close();
+  }
+  const p99 = (xs: number[]) =>
+    pct(
+      [...xs].sort((a, b) => a - b),
+      0.99,
+    );
+  return [
+    `vote endpoint, relay only (baseline)              ${fmt(lat.off)}`,
+    `vote endpoint, relay + per-vote updates           ${fmt(lat.on)}  p99 ${(p99(lat.on) / p99(lat.off)).toFixed(2)}x  goal within 1.05x`,
+  ];
+}
