@@ -141,11 +141,16 @@ describe('PUT /wallet/profile/ picture pool, before the body is read', () => {
       .png({ compressionLevel: 1 })
       .toBuffer();
     const [first, second] = await Promise.all([sessionFor(deps.db, deps.config.JWT_SECRET), sessionFor(deps.db, deps.config.JWT_SECRET)]);
-    let done = false;
-    const running = narrow.put('/api/v1/wallet/profile/', form(heavy, 'h.png', 'image/png'), first.bearer).finally(() => (done = true));
+    // The slot is taken from the moment the upload's body is read until its re-encoding ends (about a
+    // second here); a probe may land before or after that window, so the upload runs again (at most
+    // three times) until a probe lands inside it.
     const seen: (number | null)[] = [];
-    while (!done && !seen.includes(503)) seen.push(await statusBeforeBodyEnds(await narrow.base, second.bearer, 300));
-    expect((await running).status).toBe(200);
+    for (let attempt = 0; attempt < 3 && !seen.includes(503); attempt++) {
+      let done = false;
+      const running = narrow.put('/api/v1/wallet/profile/', form(heavy, 'h.png', 'image/png'), first.bearer).finally(() => (done = true));
+      while (!done && !seen.includes(503)) seen.push(await statusBeforeBodyEnds(await narrow.base, second.bearer, 150));
+      expect((await running).status).toBe(200);
+    }
     expect(seen).toContain(503);
     // Free again: the body is read as before.
     expect(await statusBeforeBodyEnds(await narrow.base, second.bearer, 500)).toBeNull();
