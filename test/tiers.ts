@@ -40,29 +40,6 @@ const notInMatrix = [...slowTiers.fuzz, ...slowTiers.drills];
 
 export type Tier = keyof typeof slowTiers | 'quick' | 'matrix' | 'all';
 
-/**
- * The order the full suite starts the slow tiers in (test/support/slow-first-sequencer.ts): the longest
- * files first (the launcher tier's files each start the whole stack, one to three times), quick files last.
- */
-const startOrder: (keyof typeof slowTiers)[] = ['launcher', 'drills', 'browser', 'slow', 'fuzz'];
-
-/** A glob of the lists above (only `*`, within one path segment) as a regular expression on a path's end. */
-function globRegExp(glob: string): RegExp {
-  const body = glob
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^/]*');
-  return new RegExp(`(^|/)${body}$`);
-}
-
-const rankPatterns = startOrder.map((t) => slowTiers[t].map(globRegExp));
-
-/** Where a test file (a path ending in `test/...`) starts in a full run: its slow tier's place in `startOrder`, quick files after all. */
-export function slowFirstRank(file: string): number {
-  const i = rankPatterns.findIndex((patterns) => patterns.some((p) => p.test(file)));
-  return i === -1 ? rankPatterns.length : i;
-}
-
 /** include / exclude globs of a tier. */
 export function tierGlobs(tier: Tier): { include: string[]; exclude: string[] } {
   const all = ['test/**/*.test.ts'];
