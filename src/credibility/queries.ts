@@ -116,7 +116,7 @@ export async function stageBatch(db: Db, runId: number, weights: Weighted[], cur
  * Replace the month's weights and flags with the run's, and mark the run finished (one transaction);
  * false when the run was already finished (another runner published it).
  * Set-based and by difference: the month's rows the run did not stage are deleted, rows whose weight
- * or reasons changed are updated, missing rows inserted; a row that stays the same is not written
+ * or reasons changed are rewritten and missing rows inserted (one upsert); a row that stays the same is not written
  * (most of a nightly recompute's weights are the previous night's). Rows the per-vote update wrote
  * after the run's as_of (votes cast or changed after the activity the run read) are left as they
  * are; the rows the run writes carry its as_of.
@@ -132,20 +132,24 @@ export async function publishRun(db: Db, run: { id: number; month: string; as_of
       .returning('id')
       .executeTakeFirst();
     if (!mine) return false;
+    // The staged rows were written since the table was last analysed: without fresh statistics the
+    // planner takes the run's rows for none and may compare every weight with every staged row.
+    await sql`ANALYZE credibility_staged`.execute(trx);
     await sql`
       DELETE FROM credibility_weights w WHERE w.month = ${run.month} AND w.written_at <= ${run.as_of}
         AND NOT EXISTS (SELECT 1 FROM credibility_staged s WHERE s.run_id = ${run.id} AND s.kind = w.kind AND s.target_id = w.target_id AND s.user_id = w.user_id)`.execute(trx);
-    await sql`
-      UPDATE credibility_weights w SET month = ${run.month}, weight = s.weight, reasons = s.reasons, written_at = ${run.as_of}
-      FROM credibility_staged s
-      WHERE s.run_id = ${run.id} AND s.kind = w.kind AND s.target_id = w.target_id AND s.user_id = w.user_id AND w.written_at <= ${run.as_of}
-        AND (w.month, w.weight, w.reasons) IS DISTINCT FROM (${run.month}, s.weight, s.reasons)`.execute(trx);
+    // One upsert inserts the missing rows and rewrites the changed ones; an unchanged row, or one
+    // the per-vote update wrote after as_of, is left as it is. Each staged row costs one probe of
+    // the primary key, whatever the planner believes of either table's size.
     await sql`
       INSERT INTO credibility_weights (month, kind, target_id, user_id, weight, reasons, written_at)
       SELECT ${run.month}, s.kind, s.target_id, s.user_id, s.weight, s.reasons, ${run.as_of} FROM credibility_staged s
-      WHERE s.run_id = ${run.id} AND NOT EXISTS (SELECT 1 FROM credibility_weights w WHERE w.kind = s.kind AND w.target_id = s.target_id AND w.user_id = s.user_id)
+      WHERE s.run_id = ${run.id}
       ON CONFLICT (kind, target_id, user_id) DO UPDATE SET month = excluded.month, weight = excluded.weight, reasons = excluded.reasons, written_at = excluded.written_at
-        WHERE credibility_weights.written_at <= excluded.written_at`.execute(trx);
+        WHERE credibility_weights.written_at <= excluded.written_at
+          AND (credibility_weights.month, credibility_weights.weight, credibility_weights.reasons) IS DISTINCT FROM (excluded.month, excluded.weight, excluded.reasons)`.execute(
+      trx,
+    );
     await trx.deleteFrom('credibility_staged').where('run_id', '=', run.id).execute();
     await trx.deleteFrom('credibility_flags').where('month', '=', run.month).execute();
     if (flags.length) {

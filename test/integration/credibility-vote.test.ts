@@ -3,7 +3,7 @@
  * recompute: a vote by an account flagged in the month's published flags gets its discounted weight
  * with readable reasons; a yap vote by a staff-confirmed account weighs 0; clearing a vote removes
  * its row; a full recompute whose cut-off precedes a vote keeps that vote's row and still deletes
- * the rows it no longer stages.
+ * the rows it no longer stages; a later recompute rewrites only the rows whose weight changed.
  */
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,5 +127,27 @@ describe('per-vote credibility update', () => {
     const kept = await weightRow('article_vote', articleId, voter.userId);
     expect(kept?.weight).toBeCloseTo(0.2, 5);
     expect(await weightRow('submission', articleId, author.userId)).toBeUndefined();
+  });
+  it('a later recompute rewrites only the rows whose weight changed and leaves equal rows as they were written', async () => {
+    const yap = await deps.db.selectFrom('yaps').select('id').where('article_id', '=', articleId).executeTakeFirstOrThrow();
+    expect((await http.post(`/api/v1/news/${articleId}/vote`, { weight: 1 }, confirmed.bearer)).status).toBe(200);
+    await waitFor(() => weightRow('article_vote', articleId, confirmed.userId), { timeout: 10_000, what: 'the vote weight row' });
+    expect((await recomputeMonth(deps.db, MONTH, { now: new Date() })).status).toBe('finished');
+    const equalBefore = await weightRow('article_vote', articleId, confirmed.userId);
+    expect(equalBefore?.weight).toBe(0);
+    // A row an earlier run wrote with a weight this run decides differently.
+    await deps.db
+      .updateTable('credibility_weights')
+      .set({ weight: 0.9, reasons: ['earlier'], written_at: OLD })
+      .where('kind', '=', 'yap_vote')
+      .where('target_id', '=', yap.id)
+      .where('user_id', '=', confirmed.userId)
+      .execute();
+
+    expect((await recomputeMonth(deps.db, MONTH, { now: new Date() })).status).toBe('finished');
+    const rewritten = await weightRow('yap_vote', yap.id, confirmed.userId);
+    expect(rewritten).toMatchObject({ weight: 0, reasons: [REASONS.confirmed] });
+    expect(rewritten!.written_at.getTime()).toBeGreaterThan(OLD.getTime());
+    expect(await weightRow('article_vote', articleId, confirmed.userId)).toEqual(equalBefore);
   });
 });
