@@ -41,7 +41,9 @@ interface Similarity {
 export function itemSimilarity(a: ItemFeatures, b: ItemFeatures, weight: WordWeight): Similarity {
   const dt = Math.abs(a.at - b.at);
   if (dt <= COPY_WINDOW_MS && isCopy(a, b)) return { score: 1, copy: true };
-  if (dt > TEXT_WINDOW_MS || a.words.length < MIN_WORDS || b.words.length < MIN_WORDS) return { score: 0, copy: false };
+  if (dt > TEXT_WINDOW_MS || a.words.length < MIN_WORDS || b.words.length < MIN_WORDS || a.evergreen || b.evergreen) {
+    return { score: 0, copy: false };
+  }
   let score = figureAdjusted(weightedCosine(a.words, b.words, weight), a.figures, b.figures);
   if (a.textWords.length > 0 && b.textWords.length > 0) {
     const text = weightedCosine([...a.words, ...a.textWords], [...b.words, ...b.textWords], weight);
