@@ -57,7 +57,9 @@ function isCopy(a: ItemFeatures, b: ItemFeatures): boolean {
   if (a.urlKey !== null && a.urlKey === b.urlKey) return true;
   if (a.slugKey !== null && a.slugKey === b.slugKey) return true;
   // One outlet reuses a title for different pieces (a daily column, "On the hour"): an identical
-  // headline makes a copy only across sources.
+  // headline makes a copy only across sources. Outlets title their buyer's guides alike ("10 Best
+  // Crypto Exchanges and Apps of December 2023"): an evergreen headline is a copy only by its URL.
+  if (a.evergreen || b.evergreen) return false;
   return a.titleKey !== '' && a.titleKey === b.titleKey && a.words.length >= 3 && a.sourceKey !== b.sourceKey;
 }
 

@@ -129,6 +129,7 @@ export function wordTokens(text: string): string[] {
     .replace(/[\u2018\u2019\u201b\u2032`]/g, "'")
     .replace(/'s\b/g, '')
     .replace(/\bu\.s\.(a\.)?/g, ' us ')
+    .replace(PHRASES, (m) => ` ${PHRASE_WORD[m.replace(/[\s-]+/g, ' ')] ?? m} `)
     .replace(/(\d),(?=\d{3}\b)/g, '$1')
     .replace(NUMBER, numberMarker);
   const out: string[] = [];
@@ -161,7 +162,7 @@ export function wordTokens(text: string): string[] {
  */
 const SYNONYM_SETS: readonly string[] = [
   'rise jump surge soar climb rally spike leap gain',
-  'fall drop slide plunge crash decline sink tumble slump dip plummet',
+  'fall drop slide plunge crash decline sink tumble slump dip plummet selloff',
   'high higher highest ath',
   'low lower lowest',
   'big bigger biggest large larger largest',
@@ -187,6 +188,19 @@ const SYNONYM_SETS: readonly string[] = [
   'bankman sbf',
   'zhao cz',
 ];
+
+/** Names and terms written as several words or as one: each becomes one word before splitting. */
+const PHRASE_WORD: Record<string, string> = {
+  'justice department': 'doj',
+  'department of justice': 'doj',
+  'securities and exchange commission': 'sec',
+  'hash rate': 'hashrate',
+  'all time high': 'ath',
+  'all time highs': 'ath',
+  'sell off': 'selloff',
+  'co founder': 'cofounder',
+};
+const PHRASES = new RegExp(`\\b(?:${Object.keys(PHRASE_WORD).map((p) => p.replace(/ /g, '[\\s-]+')).join('|')})\\b`, 'g');
 
 const STEM_SYNONYMS = new Map<string, string>();
 for (const line of SYNONYM_SETS) {
