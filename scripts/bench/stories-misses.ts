@@ -22,7 +22,10 @@ const rows = text
   .map((l) => JSON.parse(l) as { id: string; story: string; source: string });
 const { items } = parseReplayLines(text);
 const inputs = items.map((it) => ({ ...it.input, text: null }));
-const predicted = replayStories(items.map((it, i) => ({ ...it, input: inputs[i]! })), threshold);
+const predicted = replayStories(
+  items.map((it, i) => ({ ...it, input: inputs[i]! })),
+  threshold,
+);
 const features = inputs.map((i) => itemFeatures(i));
 // Document frequencies over the whole set: close to what the assigner had by the end of the replay.
 const df = new Map<string, number>();

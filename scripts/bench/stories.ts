@@ -5,7 +5,9 @@
  * baseline today's pairwise provenance match (headlineSimilarity >= HEADLINE_MATCH_THRESHOLD
  * within 30 days: each item joins the story of its most similar earlier item).
  *   npm run bench:stories
- * With --load, the assigner at size instead (scripts/bench/lib/stories-load.ts).
+ * With --sweep=0.35,0.4,0.45, the B-cubed figures of each half at each threshold instead (how the
+ * threshold was chosen: on the tuning half). With --load, the assigner at size instead
+ * (scripts/bench/lib/stories-load.ts).
  */
 import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/provenance/rules/headline-similarity.js';
 import { evaluate, type Evaluation, type Scores } from '../../src/stories/rules/evaluation.js';
@@ -63,5 +65,18 @@ async function main(): Promise<void> {
   }
 }
 
+function sweep(thresholds: readonly number[]): void {
+  const bare = headlinesOnly(readLabelled());
+  for (const which of ['tune', 'check'] as const) {
+    const part = half(bare, which);
+    for (const t of thresholds) {
+      const e = evaluateAssigner(part, t);
+      console.log(`${which} half, threshold ${t}: B-cubed multi-item ${fmt(e.bcubedMulti)}; all items ${fmt(e.bcubedAll)}`);
+    }
+  }
+}
+
+const sweepArg = process.argv.find((a) => a.startsWith('--sweep='));
 if (process.argv.includes('--load')) await storiesLoad();
+else if (sweepArg) sweep(sweepArg.slice('--sweep='.length).split(',').map(Number));
 else await main();

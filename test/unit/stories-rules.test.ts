@@ -32,7 +32,7 @@ describe('stories text rules', () => {
     expect(wordTokens('Best exchanges of December 2023')).not.toContain('#2023');
   });
 
-  it('stems with Porter\'s rules, so that derivations meet', () => {
+  it("stems with Porter's rules, so that derivations meet", () => {
     const cases: [string, string][] = [
       ['caresses', 'caress'],
       ['ponies', 'poni'],
@@ -66,7 +66,7 @@ describe('stories text rules', () => {
     expect(wordTokens('cut CO2 by 99%, 5 things, 1st year')).toEqual(['cut', 'co2', '#99', 'thing', '1st', 'year']);
   });
 
-  it('tells buyer\'s guides, reviews and explainers, which name no event', () => {
+  it("tells buyer's guides, reviews and explainers, which name no event", () => {
     expect(isEvergreen('10 Best Crypto Exchanges and Apps of December 2023')).toBe(true);
     expect(isEvergreen('The Best Crypto Wallets of December 2023')).toBe(true);
     expect(isEvergreen('Bitcoin IRA review: Invest in gold and more than 60 cryptocurrencies')).toBe(true);

@@ -11,7 +11,7 @@ import { parseReplayLines, replayStories, type ReplayItem } from '../../../src/s
 
 const DATA = path.resolve(import.meta.dirname, '../../../test/data/stories/headlines.jsonl');
 
-export interface Labelled {
+interface Labelled {
   items: ReplayItem[];
   truth: string[];
 }

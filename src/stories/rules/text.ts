@@ -3,9 +3,11 @@
  *
  * `headlineText` decodes HTML entities that feeds leave in titles ("&#039;", "&amp;") and drops a
  * trailing outlet name ("… - Reuters", "… | by A. Writer | Dec, 2023"). `wordTokens` turns text
- * into comparable words: lower case, accents off, stop words and headline filler off, tickers to
- * names ("BTC" -> "bitcoin"), a light suffix stemmer ("launches", "launched", "launching" ->
- * "launch"). `amounts` reads figures with their unit ("$3.36B", "3 billion", "42,000", "20%")
+ * into comparable words: lower case, accents off, stop words and headline filler off, phrases to
+ * one word ("justice department" -> "doj"), tickers to names ("BTC" -> "bitcoin"), the Porter
+ * stemmer ("launches", "launched", "launching" -> "launch"), synonym sets on stems ("soars",
+ * "surged" -> "rise"), a number with its unit as one word of its value ("$25M" -> "#25000000").
+ * `isEvergreen` tells headlines that name no event. `amounts` reads figures with their unit ("$3.36B", "3 billion", "42,000", "20%")
  * as numbers, so "$3.3B" and "$3.36 billion" can be recognised as one figure.
  */
 
@@ -117,7 +119,11 @@ const MARK = 'zqn';
 function numberMarker(m: string, digits: string, unit: string | undefined): string {
   if (!unit && !digits.includes('.') && (digits.length < 2 || (digits.length === 4 && digits >= '1900' && digits <= '2100'))) return ' ';
   const value = Number(digits) * (unit ? UNIT[unit]! : 1);
-  return Number.isFinite(value) ? ` ${MARK}${String(Number(value.toPrecision(12))).replace('.', 'p').replace(/[^0-9p]/g, '')} ` : ' ';
+  return Number.isFinite(value)
+    ? ` ${MARK}${String(Number(value.toPrecision(12)))
+        .replace('.', 'p')
+        .replace(/[^0-9p]/g, '')} `
+    : ' ';
 }
 
 /** The comparable words of a text, in order of first appearance, each once. */
@@ -200,7 +206,12 @@ const PHRASE_WORD: Record<string, string> = {
   'sell off': 'selloff',
   'co founder': 'cofounder',
 };
-const PHRASES = new RegExp(`\\b(?:${Object.keys(PHRASE_WORD).map((p) => p.replace(/ /g, '[\\s-]+')).join('|')})\\b`, 'g');
+const PHRASES = new RegExp(
+  `\\b(?:${Object.keys(PHRASE_WORD)
+    .map((p) => p.replace(/ /g, '[\\s-]+'))
+    .join('|')})\\b`,
+  'g',
+);
 
 const STEM_SYNONYMS = new Map<string, string>();
 for (const line of SYNONYM_SETS) {
