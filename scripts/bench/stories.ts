@@ -5,16 +5,16 @@
  * baseline today's pairwise provenance match (headlineSimilarity >= HEADLINE_MATCH_THRESHOLD
  * within 30 days: each item joins the story of its most similar earlier item).
  *   npm run bench:stories
- * With --load, the assigner at size instead (scripts/bench/lib/stories-load.ts).
+ * With --sweep=0.35,0.4,0.45, the B-cubed figures of each half at each threshold instead (how the
+ * threshold was chosen: on the tuning half). With --load, the assigner at size instead
+ * (scripts/bench/lib/stories-load.ts).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from '../../src/provenance/rules/headline-similarity.js';
 import { evaluate, type Evaluation, type Scores } from '../../src/stories/rules/evaluation.js';
-import { parseReplayLines, replayStories, type ReplayItem } from '../../src/stories/rules/replay.js';
+import type { ReplayItem } from '../../src/stories/rules/replay.js';
+import { evaluateAssigner, half, headlinesOnly, readLabelled } from './lib/stories-labelled.js';
 import { storiesLoad } from './lib/stories-load.js';
 
-const DATA = path.resolve(import.meta.dirname, '../../test/data/stories/headlines.jsonl');
 const BASELINE_WINDOW_MS = 30 * 24 * 3600_000;
 
 function baseline(items: readonly ReplayItem[]): number[] {
@@ -49,20 +49,34 @@ function print(name: string, e: Evaluation): void {
 }
 
 async function main(): Promise<void> {
-  const lines = readFileSync(DATA, 'utf8');
-  const { items, errors } = parseReplayLines(lines);
-  if (errors.length > 0) throw new Error(`bad lines in ${DATA}: ${JSON.stringify(errors)}`);
-  const truth = lines
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => (JSON.parse(l) as { story: string }).story);
-  const headlinesOnly = items.map((it) => ({ ...it, input: { ...it.input, text: null } }));
-  const first = evaluate(truth, replayStories(headlinesOnly).map(String));
+  const all = readLabelled();
+  const bare = headlinesOnly(all);
+  const first = evaluateAssigner(bare);
   console.log(`${first.items} labelled headlines, ${first.trueStories} true stories, ${first.multiItemStories} with more than one item\n`);
   print('stories assigner, headlines only', first);
-  print('stories assigner, headlines + feed summaries', evaluate(truth, replayStories(items).map(String)));
-  print(`baseline: headlineSimilarity >= ${HEADLINE_MATCH_THRESHOLD} within 30 days`, evaluate(truth, baseline(items).map(String)));
+  print('stories assigner, headlines + feed summaries', evaluateAssigner(all));
+  print(`baseline: headlineSimilarity >= ${HEADLINE_MATCH_THRESHOLD} within 30 days`, evaluate(all.truth, baseline(all.items).map(String)));
+  for (const which of ['tune', 'check'] as const) {
+    const part = half(bare, which);
+    const e = evaluateAssigner(part);
+    const parity = which === 'tune' ? 'even' : 'odd';
+    print(`${which} half (items of ${parity}-numbered stories: ${e.items}, ${e.multiItemStories} multi-item stories), headlines only`, e);
+    print(`  its baseline`, evaluate(part.truth, baseline(part.items).map(String)));
+  }
 }
 
+function sweep(thresholds: readonly number[]): void {
+  const bare = headlinesOnly(readLabelled());
+  for (const which of ['tune', 'check'] as const) {
+    const part = half(bare, which);
+    for (const t of thresholds) {
+      const e = evaluateAssigner(part, t);
+      console.log(`${which} half, threshold ${t}: B-cubed multi-item ${fmt(e.bcubedMulti)}; all items ${fmt(e.bcubedAll)}`);
+    }
+  }
+}
+
+const sweepArg = process.argv.find((a) => a.startsWith('--sweep='));
 if (process.argv.includes('--load')) await storiesLoad();
+else if (sweepArg) sweep(sweepArg.slice('--sweep='.length).split(',').map(Number));
 else await main();

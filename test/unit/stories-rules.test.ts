@@ -7,7 +7,8 @@ import { itemFeatures } from '../../src/stories/rules/features.js';
 import { MemoryStoryState } from '../../src/stories/rules/memory-state.js';
 import { parseReplayLines, replayStories } from '../../src/stories/rules/replay.js';
 import { itemSimilarity } from '../../src/stories/rules/similarity.js';
-import { amounts, decodeEntities, headlineText, sameAmount, wordTokens } from '../../src/stories/rules/text.js';
+import { porterStem } from '../../src/stories/rules/stem.js';
+import { amounts, decodeEntities, headlineText, isEvergreen, sameAmount, wordTokens } from '../../src/stories/rules/text.js';
 
 const T0 = Date.parse('2025-07-28T09:00:00Z');
 const H = 3600_000;
@@ -31,12 +32,58 @@ describe('stories text rules', () => {
     expect(wordTokens('Best exchanges of December 2023')).not.toContain('#2023');
   });
 
+  it("stems with Porter's rules, so that derivations meet", () => {
+    const cases: [string, string][] = [
+      ['caresses', 'caress'],
+      ['ponies', 'poni'],
+      ['agreed', 'agre'],
+      ['hopping', 'hop'],
+      ['filing', 'file'],
+      ['relational', 'relat'],
+      ['generalizations', 'gener'],
+      ['adjustment', 'adjust'],
+      ['controll', 'control'],
+      ['sky', 'sky'],
+    ];
+    for (const [word, stem] of cases) expect(porterStem(word)).toBe(stem);
+    expect(wordTokens('Crypto trading')).toEqual(wordTokens('crypto trade'));
+    expect(wordTokens('DOJ investigating FTX')).toEqual(wordTokens('DOJ investigation of FTX'));
+  });
+
+  it('maps the words of one set to one word', () => {
+    expect(wordTokens('Bitcoin soars')).toEqual(wordTokens('Bitcoin surged'));
+    expect(wordTokens('XRP plunges to lowest')).toEqual(wordTokens('Ripple crashes to lows'));
+    expect(wordTokens('Justice Department probe')).toEqual(wordTokens('DOJ scrutiny'));
+    expect(wordTokens('Bitcoin hash rate hits all-time high')).toEqual(wordTokens('Bitcoin hashrate hits ATH'));
+    expect(wordTokens('Bitcoin soars')).not.toEqual(wordTokens('Bitcoin sinks'));
+  });
+
+  it('makes one word of a number and its unit, whatever its writing', () => {
+    expect(wordTokens('$25M in taxes')).toEqual(wordTokens('$25 million in taxes'));
+    expect(wordTokens('above $43K')).toEqual(wordTokens('above $43,000'));
+    expect(wordTokens('DOJ seizes $3.36B')).toContain('#3360000000');
+    expect(wordTokens('lobbying of $18.96 million')).not.toContain('#18');
+    expect(wordTokens('cut CO2 by 99%, 5 things, 1st year')).toEqual(['cut', 'co2', '#99', 'thing', '1st', 'year']);
+  });
+
+  it("tells buyer's guides, reviews and explainers, which name no event", () => {
+    expect(isEvergreen('10 Best Crypto Exchanges and Apps of December 2023')).toBe(true);
+    expect(isEvergreen('The Best Crypto Wallets of December 2023')).toBe(true);
+    expect(isEvergreen('Bitcoin IRA review: Invest in gold and more than 60 cryptocurrencies')).toBe(true);
+    expect(isEvergreen('What is market manipulation in cryptocurrency?')).toBe(true);
+    expect(isEvergreen("Brazil's biggest bank Itau enters crypto trading")).toBe(false);
+    expect(isEvergreen('Bitcoin posts best month since 2021')).toBe(false);
+  });
+
   it('reads amounts with units and compares them with a tolerance', () => {
     expect(amounts('DOJ seizes $3.36B in bitcoin')).toEqual([3.36e9]);
     expect(amounts('more than $3bn')).toEqual([3e9]);
     expect(amounts('price is up 20.38%')).toEqual([-20.38]);
     expect(amounts('5 things to know in 2025')).toEqual([]);
     expect(sameAmount(3.3e9, 3.36e9)).toBe(true);
+    // "more than $3bn" and "$3.36B": equal at the precision of the rounder figure.
+    expect(sameAmount(3e9, 3.36e9)).toBe(true);
+    expect(sameAmount(4e4, 4.6e4)).toBe(false);
     expect(sameAmount(1.9e9, 4.4e9)).toBe(false);
     expect(sameAmount(-20.38, -20.99)).toBe(false);
   });
@@ -68,6 +115,19 @@ describe('stories similarity', () => {
     const c = item('Crypto funds post record $4.4B inflows as Ether ETPs break 2024 gains', null, 'Cointelegraph');
     const d = item('Crypto funds see $1.9B inflows as Ether leads weekly gains', null, 'CoinDesk', T0 + 48 * H);
     expect(itemSimilarity(c, d, flat).score).toBeLessThan(0.5);
+  });
+
+  it('matches an evergreen headline only as a copy, and compares members stored without the flag as before', () => {
+    const a = item('10 Best Crypto Exchanges and Apps of December 2023', 'https://nerdwallet.com/a', 'NerdWallet');
+    const b = item('Best Crypto Exchanges and Apps of December 2023', 'https://forbes.com/b', 'Forbes', T0 + H);
+    expect(a.evergreen).toBe(true);
+    expect(itemSimilarity(a, b, flat).score).toBe(0);
+    expect(itemSimilarity(a, item('10 Best Crypto Exchanges and Apps of December 2023', 'https://nerdwallet.com/a', 'NerdWallet', T0 + H), flat).copy).toBe(true);
+    const fresh = item('Binance Futures launches XRP perpetual contract', null, 'CoinGape');
+    const stored = JSON.parse(JSON.stringify(item('Binance Futures launches XRP perpetual contract with 75x leverage', null, 'TheBlock'))) as typeof fresh;
+    delete stored.evergreen;
+    expect('evergreen' in fresh).toBe(false);
+    expect(itemSimilarity(fresh, stored, flat).score).toBeGreaterThan(0.5);
   });
 
   it('never matches on words across more than 72 hours', () => {
@@ -169,7 +229,7 @@ describe('stories replay input and evaluation', () => {
     const e = evaluate(truth, replayStories(items.map((i) => ({ ...i, input: { ...i.input, text: null } }))).map(String));
     expect(e.items).toBeGreaterThanOrEqual(300);
     expect(e.bcubedMulti.precision).toBeGreaterThanOrEqual(0.95);
-    expect(e.bcubedMulti.recall).toBeGreaterThanOrEqual(0.72);
-    expect(e.bcubedAll.f1).toBeGreaterThanOrEqual(0.94);
+    expect(e.bcubedMulti.recall).toBeGreaterThanOrEqual(0.75);
+    expect(e.bcubedAll.f1).toBeGreaterThanOrEqual(0.95);
   });
 });

@@ -12,7 +12,7 @@
 import type { ItemFeatures } from './features.js';
 import { itemSimilarity, type WordWeight } from './similarity.js';
 
-export const MATCH_THRESHOLD = 0.5;
+export const MATCH_THRESHOLD = 0.4;
 
 export interface CandidateStory<Id> {
   id: Id;

@@ -5,7 +5,7 @@
  * member so that later items can be compared without reading the item again.
  */
 import { normalizeUrl } from '../../platform/url/normalize.js';
-import { amounts, headlineText, wordTokens } from './text.js';
+import { amounts, headlineText, isEvergreen, wordTokens } from './text.js';
 
 export interface StoryItemInput {
   title: string;
@@ -33,6 +33,12 @@ export interface ItemFeatures {
   /** Who published it: the URL's host without "www." when there is a URL, else the source name. */
   sourceKey: string;
   at: number;
+  /**
+   * The headline names no event: a buyer's guide, a review or an explainer ("10 Best Crypto
+   * Exchanges of December 2023", "… review: …", "What is …"). Matched only as a copy. Absent on
+   * members stored before the field existed: they compare as not evergreen.
+   */
+  evergreen?: boolean;
 }
 
 const MAX_TEXT_WORDS = 60;
@@ -58,6 +64,7 @@ export function itemFeatures(item: StoryItemInput): ItemFeatures {
     slugKey: urlKey ? slugOf(urlKey) : null,
     sourceKey: sourceKeyOf(urlKey, item.source),
     at: item.at,
+    ...(isEvergreen(headline) ? { evergreen: true } : {}),
   };
 }
 

@@ -41,7 +41,9 @@ interface Similarity {
 export function itemSimilarity(a: ItemFeatures, b: ItemFeatures, weight: WordWeight): Similarity {
   const dt = Math.abs(a.at - b.at);
   if (dt <= COPY_WINDOW_MS && isCopy(a, b)) return { score: 1, copy: true };
-  if (dt > TEXT_WINDOW_MS || a.words.length < MIN_WORDS || b.words.length < MIN_WORDS) return { score: 0, copy: false };
+  if (dt > TEXT_WINDOW_MS || a.words.length < MIN_WORDS || b.words.length < MIN_WORDS || a.evergreen || b.evergreen) {
+    return { score: 0, copy: false };
+  }
   let score = figureAdjusted(weightedCosine(a.words, b.words, weight), a.figures, b.figures);
   if (a.textWords.length > 0 && b.textWords.length > 0) {
     const text = weightedCosine([...a.words, ...a.textWords], [...b.words, ...b.textWords], weight);
@@ -55,7 +57,9 @@ function isCopy(a: ItemFeatures, b: ItemFeatures): boolean {
   if (a.urlKey !== null && a.urlKey === b.urlKey) return true;
   if (a.slugKey !== null && a.slugKey === b.slugKey) return true;
   // One outlet reuses a title for different pieces (a daily column, "On the hour"): an identical
-  // headline makes a copy only across sources.
+  // headline makes a copy only across sources. Outlets title their buyer's guides alike ("10 Best
+  // Crypto Exchanges and Apps of December 2023"): an evergreen headline is a copy only by its URL.
+  if (a.evergreen || b.evergreen) return false;
   return a.titleKey !== '' && a.titleKey === b.titleKey && a.words.length >= 3 && a.sourceKey !== b.sourceKey;
 }
 
