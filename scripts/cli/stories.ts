@@ -1,12 +1,14 @@
 /**
- * `stories replay|backfill`. replay assigns JSON lines with the production assigner on scratch
+ * `stories replay|backfill|reindex`. replay assigns JSON lines with the production assigner on scratch
  * state in memory (never the live data) and prints `{"id", "story"}` per input line, in input
  * order; bad lines are reported with their numbers (exit 2, nothing on stdout). backfill assigns
  * every unassigned article and wire item of the retention window in the database, oldest first;
- * an interrupted run is resumed by running it again.
+ * an interrupted run is resumed by running it again. reindex recomputes the stored features, lookup
+ * keys and word counts of the window's stories with the current text rules (after an upgrade that
+ * changes them); running it again gives the same result.
  */
 import { readFileSync } from 'node:fs';
-import { backfillStories, parseReplayLines, replayStories } from '../../src/stories/index.js';
+import { backfillStories, parseReplayLines, reindexStories, replayStories } from '../../src/stories/index.js';
 import { CliError, UsageError, type CommandGroup } from './command.js';
 
 function flagValue(args: string[], name: string): string | undefined {
@@ -33,9 +35,15 @@ function intFlag(args: string[], name: string, min: number, max: number, fallbac
   return Number(raw);
 }
 
+/** `--days N` (the window, default the retention) and `--batch N` of backfill and reindex. */
+function windowFlags(args: string[], retentionDays: number, batch: number): { since: Date; batch: number } {
+  const days = intFlag(args, 'days', 1, 3650, retentionDays);
+  return { since: new Date(Date.now() - days * 24 * 3600_000), batch: intFlag(args, 'batch', 1, 10_000, batch) };
+}
+
 export const storyCommands: CommandGroup = {
   name: 'stories',
-  summary: 'Stories: replay JSON lines through the assigner, or backfill the database',
+  summary: 'Stories: replay JSON lines through the assigner, backfill or reindex the database',
   notes: [
     'replay input: one JSON object a line: {"id", "title", "url", "source", "published_at" (ISO 8601), optional "summary"}.',
     'Items are assigned in published_at order (ties: input order); the output is in input order.',
@@ -60,11 +68,19 @@ export const storyCommands: CommandGroup = {
       args: '[--days N] [--batch N]',
       summary: 'assign every unassigned article and wire item of the last N days (default WIRE_RETENTION_DAYS); resumable',
       async run(args, ctx) {
-        const days = intFlag(args, 'days', 1, 3650, ctx.config().WIRE_RETENTION_DAYS);
-        const batch = intFlag(args, 'batch', 1, 10_000, 500);
-        const since = new Date(Date.now() - days * 24 * 3600_000);
+        const { since, batch } = windowFlags(args, ctx.config().WIRE_RETENTION_DAYS, 500);
         const total = await backfillStories(ctx.db(), since, { batch, onBatch: (n) => ctx.out(`assigned ${n}`) });
         ctx.out(`done: ${total} item(s) assigned`);
+      },
+    },
+    {
+      name: 'reindex',
+      args: '[--days N] [--batch N]',
+      summary: "recompute the stored features, lookup keys and word counts of the last N days' stories with the current text rules",
+      async run(args, ctx) {
+        const { since, batch } = windowFlags(args, ctx.config().WIRE_RETENTION_DAYS, 1000);
+        const r = await reindexStories(ctx.db(), since, { batch, onBatch: (n) => ctx.out(`reindexed ${n} stories`) });
+        ctx.out(`done: ${r.stories} stories, ${r.members} members; word counts recounted`);
       },
     },
   ],

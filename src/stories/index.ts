@@ -7,3 +7,4 @@ export { storyEditorRoutes } from './editor-routes.js';
 export { readStory, readStoryPage } from './service.js';
 export { storyListFilter, type StoryListQuery } from './list-query.js';
 export { assignStoryItemBatched } from './assign-batcher.js';
+export { reindexStories } from './reindex-service.js';

@@ -75,7 +75,7 @@ describe('stories replay', () => {
   });
 });
 
-describe('stories backfill', () => {
+describe('stories backfill and reindex', () => {
   let env: TestEnv;
   let db: Db;
   beforeAll(async () => {
@@ -105,5 +105,12 @@ describe('stories backfill', () => {
     expect(rows[2]!.story_id).not.toBe(rows[0]!.story_id);
     const again = await runCliCaptured(env.env, ['stories', 'backfill']);
     expect(again.out).toMatch(/done: 0 item\(s\) assigned/);
+  });
+
+  it('reindexes the stories of the window and refuses a bad --batch', async () => {
+    const r = await runCliCaptured(env.env, ['stories', 'reindex', '--batch', '1']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/reindexed 1 stories\nreindexed 2 stories\ndone: 2 stories, 3 members; word counts recounted/);
+    expect((await runCliCaptured(env.env, ['stories', 'reindex', '--batch', '0'])).code).toBe(2);
   });
 });

@@ -1,0 +1,72 @@
+/**
+ * SQL of the stories reindex (Kysely only): the stored members of a window's stories with what
+ * their features are computed from, and the writes that replace features, lookup keys and word
+ * counts.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../platform/db.js';
+import type { ItemKind } from './queries.js';
+
+interface StoredMember {
+  kind: ItemKind;
+  id: number;
+  storyId: number;
+  headline: string;
+  url: string | null;
+  source: string;
+  seenAt: Date;
+  /** The wire item's feed summary (the text the assigner read), when the item still exists. */
+  text: string | null;
+}
+
+/** Up to `limit` stories seen since `since` with an id above `after`, ascending. */
+export async function storiesAfter(db: Db, since: Date, after: number, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('stories').select('id').where('last_seen_at', '>=', since).where('id', '>', after).orderBy('id').limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+export async function membersOf(db: Db, storyIds: readonly number[]): Promise<StoredMember[]> {
+  if (storyIds.length === 0) return [];
+  const { rows } = await sql<{ item_kind: ItemKind; item_id: number; story_id: number; headline: string; url: string | null; source: string; seen_at: Date; text: string | null }>`
+    SELECT m.item_kind, m.item_id, m.story_id, m.headline, m.url, m.source, m.seen_at, w.summary AS text
+    FROM story_members m LEFT JOIN wire_items w ON m.item_kind = 'wire' AND w.id = m.item_id
+    WHERE m.story_id = ANY(${sql.val([...storyIds])}::int[])`.execute(db);
+  return rows.map((r) => ({ kind: r.item_kind, id: r.item_id, storyId: r.story_id, headline: r.headline, url: r.url, source: r.source, seenAt: r.seen_at, text: r.text }));
+}
+
+/** Replace the members' stored features (one statement). */
+export async function writeFeatures(db: Db, rows: readonly { kind: ItemKind; id: number; features: string }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    UPDATE story_members m SET features = x.features::jsonb
+    FROM unnest(${sql.val(rows.map((r) => r.kind))}::text[], ${sql.val(rows.map((r) => r.id))}::int[], ${sql.val(rows.map((r) => r.features))}::text[]) AS x(kind, id, features)
+    WHERE m.item_kind = x.kind AND m.item_id = x.id`.execute(db);
+}
+
+/** Replace the lookup keys of `storyIds` with `keys` (two statements). */
+export async function replaceKeys(db: Db, storyIds: readonly number[], keys: readonly { key: string; storyId: number; lastSeenAt: Date }[]): Promise<void> {
+  await db
+    .deleteFrom('story_keys')
+    .where('story_id', 'in', [...storyIds])
+    .execute();
+  if (keys.length === 0) return;
+  await sql`
+    INSERT INTO story_keys (key, story_id, last_seen_at)
+    SELECT * FROM unnest(${sql.val(keys.map((k) => k.key))}::text[], ${sql.val(keys.map((k) => k.storyId))}::int[], ${sql.val(keys.map((k) => k.lastSeenAt.toISOString()))}::timestamptz[])`.execute(
+    db,
+  );
+}
+
+/**
+ * Recount the word counts from the stored words of the members seen since `since` (the '' row is
+ * the number of members); counts of older items are dropped.
+ */
+export async function recountWords(db: Db, since: Date): Promise<void> {
+  await sql`DELETE FROM story_word_counts`.execute(db);
+  await sql`
+    INSERT INTO story_word_counts (word, items)
+    SELECT w, count(*)::int FROM story_members m, LATERAL (SELECT DISTINCT jsonb_array_elements_text(m.features->'words') AS w) x
+    WHERE m.seen_at >= ${since} GROUP BY w
+    UNION ALL
+    SELECT '', count(*)::int FROM story_members WHERE seen_at >= ${since}`.execute(db);
+}
