@@ -192,21 +192,21 @@ export async function writeTaggedPageTitle(db: Db, update: PageTitleUpdate, arti
     token_addresses: sql<string[]>`CASE WHEN (SELECT fill FROM d) THEN ${addresses} ELSE articles.token_addresses END`,
   });
   const r = await sql<PageTitleRow & { before: TagRow[]; fill: Fill }>`
-    WITH ${tagInputs(articleId, tags)}, lk AS (
-      SELECT token_symbols, token_addresses FROM articles WHERE id = ${articleId} AND headline_source = 'provisional' FOR UPDATE
-    ), d AS (
+    WITH ${tagInputs(articleId, tags)}, d AS (
       SELECT NOT EXISTS (SELECT 1 FROM before WHERE source = 'editor')
-             AND CASE WHEN EXISTS (SELECT 1 FROM article_asset_fills WHERE article_id = ${articleId})
-                      THEN EXISTS (SELECT 1 FROM article_asset_fills f WHERE f.article_id = ${articleId} AND f.token_symbols = lk.token_symbols AND f.token_addresses = lk.token_addresses)
-                      ELSE cardinality(lk.token_symbols) = 0 AND cardinality(lk.token_addresses) = 0 END
-             AND NOT (lk.token_symbols = ${symbols} AND lk.token_addresses = ${addresses}) AS fill
-        FROM lk
+             AND CASE WHEN f.article_id IS NOT NULL THEN f.token_symbols = a.token_symbols AND f.token_addresses = a.token_addresses
+                      ELSE cardinality(a.token_symbols) = 0 AND cardinality(a.token_addresses) = 0 END
+             AND NOT (a.token_symbols = ${symbols} AND a.token_addresses = ${addresses}) AS fill,
+             CASE WHEN f.article_id IS NOT NULL THEN json_build_object('token_symbols', f.token_symbols, 'token_addresses', f.token_addresses) END AS last_fill
+        FROM articles a LEFT JOIN article_asset_fills f ON f.article_id = a.id
+       WHERE a.id = ${articleId} AND a.headline_source = 'provisional'
+         FOR UPDATE OF a
     ), upd AS (${filled}), ${tagWrites(articleId, sql<boolean>`EXISTS (SELECT 1 FROM upd)`)}, kept AS (
       INSERT INTO article_asset_fills (article_id, token_symbols, token_addresses)
       SELECT ${articleId}, ${symbols}, ${addresses} FROM d WHERE d.fill AND EXISTS (SELECT 1 FROM upd)
       ON CONFLICT (article_id) DO UPDATE SET token_symbols = excluded.token_symbols, token_addresses = excluded.token_addresses
     )
-    SELECT upd.*, ${beforeAndFill(articleId)} FROM upd`.execute(db);
+    SELECT upd.*, (SELECT coalesce(json_agg(before), '[]'::json) FROM before) AS before, d.last_fill AS fill FROM upd, d`.execute(db);
   return r.rows[0];
 }
 
