@@ -110,7 +110,8 @@ async function pageTitleOverhead(stack: BenchStack, titles: string[], n: number)
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   console.log(`page-title job, ${ids.length} articles in turn over ${VARIANTS.length} variants (first ${WARM_UP} of each left out as warm-up):`);
   for (const [v, name] of VARIANTS.entries()) {
-    const more = v === 0 ? '' : ` (${((med[v] / med[0] - 1) * 100).toFixed(1)}% more; paired ${pairedMore(ms[0], ms[v]).toFixed(1)}%)`;
+    const pct = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`;
+    const more = v === 0 ? '' : ` (${pct((med[v] / med[0] - 1) * 100)}, paired ${pct(pairedMore(ms[0], ms[v]))})`;
     console.log(`  ${name.padEnd(16)} median ${med[v].toFixed(2)} ms${more}, PostgreSQL round trips per article: median ${median(trips[v])}, mean ${mean(trips[v]).toFixed(2)}`);
   }
 }

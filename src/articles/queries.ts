@@ -444,10 +444,6 @@ export async function insertSubmittedArticle(trx: Db, row: { id: number; slug: s
 }
 
 /**
- * Fill in the page title of a submission that still has its provisional headline (never overwrites
- * an editor's or submitter's); undefined when it no longer has one.
- */
-/**
  * The UPDATE that writes a page title over a provisional headline (never over an editor's or
  * submitter's), returning the event's columns and the token fields: writePageTitle runs it as it
  * is; the assets feature adds the tagging of the new headline to it (one statement).
@@ -469,6 +465,10 @@ export function pageTitleUpdate(trx: Db, id: number, headline: string) {
 
 export type PageTitleUpdate = ReturnType<typeof pageTitleUpdate>;
 
+/**
+ * Fill in the page title of a submission that still has its provisional headline (never overwrites
+ * an editor's or submitter's); undefined when it no longer has one.
+ */
 export async function writePageTitle(trx: Db, id: number, headline: string) {
   return pageTitleUpdate(trx, id, headline).executeTakeFirst();
 }

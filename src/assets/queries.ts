@@ -155,21 +155,16 @@ function tagWrites(articleId: number, when: RawBuilder<boolean>) {
     )`;
 }
 
-/** Output columns: the tag rows as they were before (`before`) and the worker's last fill (`fill`, null when never filled). */
-function beforeAndFill(articleId: number) {
-  return sql`(SELECT coalesce(json_agg(before), '[]'::json) FROM before) AS before,
-           (SELECT json_build_object('token_symbols', f.token_symbols, 'token_addresses', f.token_addresses)
-              FROM article_asset_fills f WHERE f.article_id = ${articleId}) AS fill`;
-}
-
 /**
  * In one statement: replace an article's worker tags with `tags` (see tagWrites) and return its tag
- * rows as they were before, with its fill record.
+ * rows as they were before, with its fill record (null when never filled).
  */
 export async function replaceWorkerTags(db: Db, articleId: number, tags: readonly WorkerTag[]): Promise<{ before: TagRow[]; fill: Fill }> {
   const r = await sql<{ before: TagRow[]; fill: Fill }>`
     WITH ${tagInputs(articleId, tags)}, ${tagWrites(articleId, sql<boolean>`true`)}
-    SELECT ${beforeAndFill(articleId)}`.execute(db);
+    SELECT (SELECT coalesce(json_agg(before), '[]'::json) FROM before) AS before,
+           (SELECT json_build_object('token_symbols', f.token_symbols, 'token_addresses', f.token_addresses)
+              FROM article_asset_fills f WHERE f.article_id = ${articleId}) AS fill`.execute(db);
   return r.rows[0];
 }
 

@@ -58,7 +58,11 @@ async function provisional(title: string, s: Start = {}): Promise<number> {
       .values({ article_id: id, asset_id: t.asset_id, salience: t.salience, is_primary: false, source: t.source, removed: t.removed ?? false })
       .execute();
   }
-  if (s.fill) await deps.db.insertInto('article_asset_fills').values({ article_id: id, ...s.fill }).execute();
+  if (s.fill)
+    await deps.db
+      .insertInto('article_asset_fills')
+      .values({ article_id: id, ...s.fill })
+      .execute();
   return id;
 }
 
@@ -117,12 +121,26 @@ describe('the page-title job tags the new headline', () => {
     const cases: [string, Start][] = [
       ['Bitcoin and Ether rally as ETF flows return', {}],
       ['Bitcoin and Ether rally as ETF flows return', { token_symbols: ['DOGE'] }],
-      ['Bitcoin and Ether rally as ETF flows return', { tags: [{ asset_id: 'dogecoin', salience: 0.4, source: 'worker' }], token_symbols: ['DOGE'], fill: { token_symbols: ['DOGE'], token_addresses: [] } }],
+      [
+        'Bitcoin and Ether rally as ETF flows return',
+        { tags: [{ asset_id: 'dogecoin', salience: 0.4, source: 'worker' }], token_symbols: ['DOGE'], fill: { token_symbols: ['DOGE'], token_addresses: [] } },
+      ],
       ['Bitcoin and Ether rally as ETF flows return', { token_symbols: ['BTC'], fill: { token_symbols: ['SOL'], token_addresses: [] } }],
-      ['Bitcoin and Ether rally as ETF flows return', { tags: [{ asset_id: 'bitcoin', salience: 0.9, source: 'editor', removed: true }, { asset_id: 'solana', salience: 0.5, source: 'editor' }] }],
+      [
+        'Bitcoin and Ether rally as ETF flows return',
+        {
+          tags: [
+            { asset_id: 'bitcoin', salience: 0.9, source: 'editor', removed: true },
+            { asset_id: 'solana', salience: 0.5, source: 'editor' },
+          ],
+        },
+      ],
       ['Circle mints more USDC on Ethereum', { tags: [{ asset_id: 'ethereum', salience: 0.2, source: 'editor' }] }],
       ['Circle mints more USDC on Ethereum', { token_symbols: ['USDC', 'ETH'] }],
-      ['Apple and Microsoft report earnings', { tags: [{ asset_id: 'xrp', salience: 0.6, source: 'worker' }], token_symbols: ['XRP'], fill: { token_symbols: ['XRP'], token_addresses: [] } }],
+      [
+        'Apple and Microsoft report earnings',
+        { tags: [{ asset_id: 'xrp', salience: 0.6, source: 'worker' }], token_symbols: ['XRP'], fill: { token_symbols: ['XRP'], token_addresses: [] } },
+      ],
     ];
     for (const [title, start] of cases) {
       const tagged = await provisional(title, start);
