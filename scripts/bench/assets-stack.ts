@@ -2,9 +2,9 @@
  * The database-backed part of `npm run bench:assets -- --speed` (own PostgreSQL and Redis, seed
  * registry from the migration):
  *  - the page-title job (jobs/page-title.ts: fetch a local page, extract the title, store it) per
- *    article, without tagging, with tagging (the new headline tagged in the job's transaction, as
- *    the job runs) and without tagging followed by the asset-tag job's tagArticle, in turn item by
- *    item in the same run: medians, their ratio to the first, the median of each article's difference
+ *    article, without tagging, with tagging (the new headline tagged and written with its tags by
+ *    one statement, as the job runs) and without tagging followed by the asset-tag job's tagArticle,
+ *    in turn item by item in the same run: medians, their ratio to the first, the median of each article's difference
  *    to the baseline article just before it, and PostgreSQL round trips per article;
  *  - GET /api/v1/assets/{id}/ with its mindshare stored by the asset-mindshare job: p50/p99 from a
  *    client process (closed loop), beside GET /api/v1/bench/ping on a bare Koa app as the floor.
@@ -80,7 +80,7 @@ function pairedMore(base: number[], other: number[]): number {
 
 /**
  * Per article, in turn: the page-title job without tagging (the baseline), the job as it runs
- * (tagging the new headline in its own transaction), and the job without tagging followed by
+ * (the new headline written with its tags by one statement), and the job without tagging followed by
  * tagArticle (what the asset-tag job does for the other triggers); same run, same pages.
  */
 async function pageTitleOverhead(stack: BenchStack, titles: string[], n: number): Promise<void> {
