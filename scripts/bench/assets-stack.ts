@@ -4,8 +4,9 @@
  *  - the page-title job (jobs/page-title.ts: fetch a local page, extract the title, store it) per
  *    article, without tagging, with tagging (the new headline tagged and written with its tags by
  *    one statement, as the job runs) and without tagging followed by the asset-tag job's tagArticle,
- *    in turn item by item in the same run: medians, their ratio to the first, the median of each article's difference
- *    to the baseline article just before it, and PostgreSQL round trips per article;
+ *    in turn item by item in the same run: medians, their ratio to the first, the median of each
+ *    article's difference to the baseline article just before it, and PostgreSQL round trips per
+ *    article;
  *  - GET /api/v1/assets/{id}/ with its mindshare stored by the asset-mindshare job: p50/p99 from a
  *    client process (closed loop), beside GET /api/v1/bench/ping on a bare Koa app as the floor.
  * The pages are generated: a real headline from the labelled set as <title>, with about 40 KB of
