@@ -7,8 +7,9 @@
  * loopback or link-local (unless OUTBOUND_ALLOW_PRIVATE), re-checked on every redirect (at most
  * MAX_REDIRECTS), one PAGE_TIMEOUT_MS deadline, a PAGE_MAX_BYTES cap, HTML content types only.
  *
- * The new headline is tagged with its assets in the same transaction (its article.edited event
- * carries them), so no separate asset-tag run follows it.
+ * The new headline is tagged with its assets before the transaction opens and written with its tags
+ * and token-field fill by the headline's own statement (its article.edited event carries them), so
+ * no separate asset-tag run follows it.
  *
  * Outcomes: `ok` (headline written, or kept because an editor or the submitter set one meanwhile);
  * `failed` with a reason for conditions a retry cannot fix (refused address, not HTML, too large,
@@ -68,8 +69,8 @@ export async function fetchPageTitle(url: string, opts: { allowPrivate: boolean 
 
 /**
  * The job's work: the page's title written over the provisional headline and, with `tagAssets`
- * (always, in the job), the new headline tagged with its assets in the same transaction
- * (src/assets headlineTagging). Without it: the benchmark's baseline.
+ * (always, in the job), the new headline's assets written by the same statement (src/assets
+ * headlineTagging). Without it: the benchmark's baseline.
  */
 export async function runPageTitle(p: z.infer<typeof payload>, deps: JobDeps, tagAssets: boolean) {
   const article = await getArticleForEvent(deps.db, p.article_id);
@@ -81,7 +82,7 @@ export async function runPageTitle(p: z.infer<typeof payload>, deps: JobDeps, ta
     await recordPageTitleFailure(deps.db, p.article_id, outcome.reason);
     return { status: 'failed' as const, reason: outcome.reason, headline: article.headline, updated: false };
   }
-  const tagging = tagAssets ? await headlineTagging(deps.db, sharedRegistry) : undefined;
+  const tagging = tagAssets ? await headlineTagging(deps.db, sharedRegistry, outcome.title) : undefined;
   const row = await applyPageTitle(deps.db, p.article_id, outcome.title, tagging);
   if (!row) {
     const now = await getArticleForEvent(deps.db, p.article_id);

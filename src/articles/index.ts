@@ -21,6 +21,9 @@ export {
   listEdits,
   lockForEdit,
   lockForReview,
+  type PageTitleRow,
+  pageTitleUpdate,
+  type PageTitleUpdate,
   publishScheduledRow,
   recordPageTitleFailure,
   stillScheduled,
@@ -64,6 +67,6 @@ export {
   tokenAddress,
   topWindowParam,
 } from './schemas.js';
-export { applyPageTitle } from './service.js';
+export { applyPageTitle, type PageTitleWrite } from './service.js';
 export { myVotesOn } from './vote-queries.js';
 export { yapRoutes } from './yap-routes.js';

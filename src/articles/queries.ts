@@ -444,10 +444,11 @@ export async function insertSubmittedArticle(trx: Db, row: { id: number; slug: s
 }
 
 /**
- * Fill in the page title of a submission that still has its provisional headline (never overwrites
- * an editor's or submitter's); undefined when it no longer has one.
+ * The UPDATE that writes a page title over a provisional headline (never over an editor's or
+ * submitter's), returning the event's columns and the token fields: writePageTitle runs it as it
+ * is; the assets feature adds the tagging of the new headline to it (one statement).
  */
-export async function writePageTitle(trx: Db, id: number, headline: string) {
+export function pageTitleUpdate(trx: Db, id: number, headline: string) {
   return trx
     .updateTable('articles')
     .set({
@@ -459,9 +460,20 @@ export async function writePageTitle(trx: Db, id: number, headline: string) {
     })
     .where('id', '=', id)
     .where('headline_source', '=', 'provisional')
-    .returning([...eventColumns, 'token_symbols', 'token_addresses'])
-    .executeTakeFirst();
+    .returning([...eventColumns, 'token_symbols', 'token_addresses']);
 }
+
+export type PageTitleUpdate = ReturnType<typeof pageTitleUpdate>;
+
+/**
+ * Fill in the page title of a submission that still has its provisional headline (never overwrites
+ * an editor's or submitter's); undefined when it no longer has one.
+ */
+export async function writePageTitle(trx: Db, id: number, headline: string) {
+  return pageTitleUpdate(trx, id, headline).executeTakeFirst();
+}
+
+export type PageTitleRow = NonNullable<Awaited<ReturnType<typeof writePageTitle>>>;
 
 /** The page cannot give a title (a reason no retry fixes): the page-title sweep leaves the article alone. */
 export async function recordPageTitleFailure(db: Db, id: number, reason: string): Promise<void> {

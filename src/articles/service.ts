@@ -11,7 +11,7 @@ import { internalEvent, newsEvent, recordEvents } from '../platform/events/log.j
 import { JobFailedError } from '../platform/queue.js';
 import { normalizeUrl } from '../platform/url/normalize.js';
 import { slugify } from '../platform/url/slug.js';
-import { duplicateCheck, getArticleForEvent, insertSubmittedArticle, lockSubmissionUrl, type SubmissionInput, writePageTitle } from './queries.js';
+import { duplicateCheck, getArticleForEvent, insertSubmittedArticle, lockSubmissionUrl, type PageTitleRow, type SubmissionInput, writePageTitle } from './queries.js';
 import { articleEvent } from './rules/article-event.js';
 import { provisionalHeadline } from './rules/page-title.js';
 
@@ -49,21 +49,27 @@ export async function insertSubmission(db: Db, input: SubmissionInput, events: S
 }
 
 /**
- * Work done on the article in the page title's own transaction once the new headline is written
- * (the page-title job passes the asset tagging); what it returns joins the event's payload.
+ * The statement that writes a page title (writePageTitle, or the assets feature's, which tags the
+ * new headline in the same statement); `event` joins the article.edited event's payload.
+ * Undefined when the headline is no longer provisional.
  */
-type PageTitleFollowUp = (trx: Db, article: { id: number; headline: string; token_symbols: string[]; token_addresses: string[] }) => Promise<Record<string, unknown>>;
+export type PageTitleWrite = (trx: Db, id: number, headline: string) => Promise<{ row: PageTitleRow; event?: Record<string, unknown> } | undefined>;
+
+const plainPageTitle: PageTitleWrite = async (trx, id, headline) => {
+  const row = await writePageTitle(trx, id, headline);
+  return row && { row };
+};
 
 /**
  * Fill in the page title of a submission that still has its provisional headline (never overwrites
  * an editor's or submitter's); the internal article.edited event (reason `page_title`), in the same
  * transaction, retires the feed cache. Undefined when the headline is no longer provisional.
  */
-export async function applyPageTitle(db: Db, id: number, headline: string, followUp?: PageTitleFollowUp) {
+export async function applyPageTitle(db: Db, id: number, headline: string, write: PageTitleWrite = plainPageTitle) {
   return db.transaction().execute(async (trx) => {
-    const row = await writePageTitle(trx, id, headline);
-    if (row) await recordEvents(trx, [internalEvent('article.edited', id, { reason: 'page_title', ...(followUp ? await followUp(trx, row) : {}) })]);
-    return row;
+    const written = await write(trx, id, headline);
+    if (written) await recordEvents(trx, [internalEvent('article.edited', id, { reason: 'page_title', ...written.event })]);
+    return written?.row;
   });
 }
 

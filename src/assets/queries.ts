@@ -1,5 +1,6 @@
 /** SQL of the assets feature: the registry, article and wire item tags (Kysely only). */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
+import type { PageTitleRow, PageTitleUpdate } from '../articles/index.js';
 import type { Db } from '../platform/db.js';
 import type { AssetRecord, AssetSource } from './rules/registry.js';
 
@@ -126,34 +127,81 @@ interface WorkerTag {
   is_primary: boolean;
 }
 
-/**
- * In one statement: replace an article's worker tags with `tags` (worker rows not among them deleted,
- * the others upserted; an editor's row for the same asset is left as it is) and return its tag rows
- * as they were before, with its fill record (null when never filled). Rows another transaction
- * holds are waited for and re-checked (the DELETE and the upsert's WHERE see their latest version).
- */
-export async function replaceWorkerTags(
-  db: Db,
-  articleId: number,
-  tags: readonly WorkerTag[],
-): Promise<{ before: TagRow[]; fill: { token_symbols: string[]; token_addresses: string[] } | null }> {
-  const ids = tags.map((t) => t.asset_id);
-  const r = await sql<{ before: TagRow[]; fill: { token_symbols: string[]; token_addresses: string[] } | null }>`
-    WITH t AS (
-      SELECT * FROM unnest(${ids}::text[], ${tags.map((x) => x.salience)}::float8[], ${tags.map((x) => x.is_primary)}::bool[]) AS t(asset_id, salience, is_primary)
+type Fill = { token_symbols: string[]; token_addresses: string[] } | null;
+
+/** CTEs `t` (the worker's new tags) and `before` (the article's tag rows as the statement starts). */
+function tagInputs(articleId: number, tags: readonly WorkerTag[]) {
+  return sql`t AS (
+      SELECT * FROM unnest(${tags.map((x) => x.asset_id)}::text[], ${tags.map((x) => x.salience)}::float8[], ${tags.map((x) => x.is_primary)}::bool[]) AS t(asset_id, salience, is_primary)
     ), before AS (
       SELECT asset_id, salience, is_primary, source, removed FROM article_assets WHERE article_id = ${articleId}
-    ), gone AS (
-      DELETE FROM article_assets WHERE article_id = ${articleId} AND source = 'worker' AND asset_id <> ALL(${ids}::text[])
+    )`;
+}
+
+/**
+ * CTEs replacing the worker's tags with `t` when `when` holds: worker rows not among them deleted,
+ * the others upserted; an editor's row for the same asset is left as it is. Rows another
+ * transaction holds are waited for and re-checked (the DELETE and the upsert's WHERE see their
+ * latest version).
+ */
+function tagWrites(articleId: number, when: RawBuilder<boolean>) {
+  return sql`gone AS (
+      DELETE FROM article_assets WHERE article_id = ${articleId} AND source = 'worker' AND asset_id <> ALL(ARRAY(SELECT asset_id FROM t)) AND ${when}
     ), put AS (
       INSERT INTO article_assets (article_id, asset_id, salience, is_primary, source, removed, updated_by, updated_at)
-      SELECT ${articleId}, t.asset_id, t.salience, t.is_primary, 'worker', false, NULL, now() FROM t
+      SELECT ${articleId}, t.asset_id, t.salience, t.is_primary, 'worker', false, NULL, now() FROM t WHERE ${when}
       ON CONFLICT (article_id, asset_id) DO UPDATE SET salience = excluded.salience, is_primary = excluded.is_primary, updated_at = now()
         WHERE article_assets.source = 'worker'
-    )
+    )`;
+}
+
+/**
+ * In one statement: replace an article's worker tags with `tags` (see tagWrites) and return its tag
+ * rows as they were before, with its fill record (null when never filled).
+ */
+export async function replaceWorkerTags(db: Db, articleId: number, tags: readonly WorkerTag[]): Promise<{ before: TagRow[]; fill: Fill }> {
+  const r = await sql<{ before: TagRow[]; fill: Fill }>`
+    WITH ${tagInputs(articleId, tags)}, ${tagWrites(articleId, sql<boolean>`true`)}
     SELECT (SELECT coalesce(json_agg(before), '[]'::json) FROM before) AS before,
            (SELECT json_build_object('token_symbols', f.token_symbols, 'token_addresses', f.token_addresses)
               FROM article_asset_fills f WHERE f.article_id = ${articleId}) AS fill`.execute(db);
+  return r.rows[0];
+}
+
+/**
+ * The page title's UPDATE (`update`, from the articles feature) with the new headline's tags, in
+ * one statement: the worker's tags replaced (see tagWrites) and the token fields filled with `next`
+ * (the tags' symbols and addresses) when the fill rule lets them change, both only when the
+ * headline was written. Here the rule is decided for an article without an editor's tag row (the
+ * tags are then exactly the worker's): its fields are untouched (still the worker's last fill, or
+ * empty and never filled) and differ from `next`; with an editor's row nothing is filled and the
+ * caller applies the rule to the rows returned. The article's row is locked before the decision, so
+ * the decision sees the fields the UPDATE overwrites. Returns the updated row with its tag rows as
+ * they were before and its fill record; undefined when the headline is no longer provisional.
+ */
+export async function writeTaggedPageTitle(db: Db, update: PageTitleUpdate, articleId: number, tags: readonly WorkerTag[], next: { symbols: string[]; addresses: string[] }) {
+  const symbols = sql`${next.symbols}::text[]`;
+  const addresses = sql`${next.addresses}::text[]`;
+  const filled = update.set({
+    token_symbols: sql<string[]>`CASE WHEN (SELECT fill FROM d) THEN ${symbols} ELSE articles.token_symbols END`,
+    token_addresses: sql<string[]>`CASE WHEN (SELECT fill FROM d) THEN ${addresses} ELSE articles.token_addresses END`,
+  });
+  const r = await sql<PageTitleRow & { before: TagRow[]; fill: Fill }>`
+    WITH ${tagInputs(articleId, tags)}, d AS (
+      SELECT NOT EXISTS (SELECT 1 FROM before WHERE source = 'editor')
+             AND CASE WHEN f.article_id IS NOT NULL THEN f.token_symbols = a.token_symbols AND f.token_addresses = a.token_addresses
+                      ELSE cardinality(a.token_symbols) = 0 AND cardinality(a.token_addresses) = 0 END
+             AND NOT (a.token_symbols = ${symbols} AND a.token_addresses = ${addresses}) AS fill,
+             CASE WHEN f.article_id IS NOT NULL THEN json_build_object('token_symbols', f.token_symbols, 'token_addresses', f.token_addresses) END AS last_fill
+        FROM articles a LEFT JOIN article_asset_fills f ON f.article_id = a.id
+       WHERE a.id = ${articleId} AND a.headline_source = 'provisional'
+         FOR UPDATE OF a
+    ), upd AS (${filled}), ${tagWrites(articleId, sql<boolean>`EXISTS (SELECT 1 FROM upd)`)}, kept AS (
+      INSERT INTO article_asset_fills (article_id, token_symbols, token_addresses)
+      SELECT ${articleId}, ${symbols}, ${addresses} FROM d WHERE d.fill AND EXISTS (SELECT 1 FROM upd)
+      ON CONFLICT (article_id) DO UPDATE SET token_symbols = excluded.token_symbols, token_addresses = excluded.token_addresses
+    )
+    SELECT upd.*, (SELECT coalesce(json_agg(before), '[]'::json) FROM before) AS before, d.last_fill AS fill FROM upd, d`.execute(db);
   return r.rows[0];
 }
 

@@ -6,7 +6,7 @@
 import type { Db } from '../platform/db.js';
 import { DomainError } from '../platform/errors/index.js';
 import { internalEvent, recordEvents } from '../platform/events/log.js';
-import { articleNotFound, insertArticleEdit } from '../articles/index.js';
+import { articleNotFound, insertArticleEdit, pageTitleUpdate, type PageTitleWrite } from '../articles/index.js';
 import type { AssetRegistry, TaggingRegistry } from './registry-cache.js';
 import { tokenFieldsFrom } from './rules/registry.js';
 import { tagText, type AssetTag } from './rules/tagger.js';
@@ -27,6 +27,7 @@ import {
   upsertTags,
   wireItemForTagging,
   writeFill,
+  writeTaggedPageTitle,
   type TagRow,
 } from './queries.js';
 
@@ -57,6 +58,18 @@ async function fillTokenFields(trx: Trx, article: TaggedArticle, assetIds: strin
   return true;
 }
 
+type WorkerTagRow = { asset_id: string; salience: number; is_primary: boolean };
+const workerRows = (tags: readonly AssetTag[]): WorkerTagRow[] => tags.map((t) => ({ asset_id: t.id, salience: t.salience, is_primary: t.primary }));
+
+/** The tags an article shows after a re-tag: every editor's row as it is (a removal hides the asset), then the worker's others. */
+function afterRetag(before: readonly TagRow[], tags: readonly AssetTag[]) {
+  const byEditor = before.filter((r) => r.source === 'editor');
+  const editorIds = new Set(byEditor.map((r) => r.asset_id));
+  const mine = tags.filter((t) => !editorIds.has(t.id));
+  const assets = visibleIds([...byEditor, ...mine.map((t) => ({ asset_id: t.id, salience: t.salience, is_primary: t.primary, source: 'worker' as const, removed: false }))]);
+  return { byEditor, mine, assets };
+}
+
 /**
  * Re-tag an article from its headline in the caller's transaction: one statement replaces the
  * worker's tags (every editor's tag and removal kept) and reads the last fill; one more writes the
@@ -64,17 +77,10 @@ async function fillTokenFields(trx: Trx, article: TaggedArticle, assetIds: strin
  */
 async function retagArticle(trx: Trx, held: TaggingRegistry, article: TaggedArticle): Promise<{ assets: string[]; changed: boolean }> {
   const tags = tagText(held.tagger, { title: article.headline });
-  const { before, fill } = await replaceWorkerTags(
-    trx,
-    article.id,
-    tags.map((t) => ({ asset_id: t.id, salience: t.salience, is_primary: t.primary })),
-  );
-  const byEditor = before.filter((r) => r.source === 'editor');
-  const editorIds = new Set(byEditor.map((r) => r.asset_id));
-  const mine = tags.filter((t) => !editorIds.has(t.id));
+  const { before, fill } = await replaceWorkerTags(trx, article.id, workerRows(tags));
+  const { mine, assets } = afterRetag(before, tags);
   const was = before.filter((r) => r.source === 'worker').map((r) => `${r.asset_id}:${r.salience.toFixed(2)}:${r.is_primary}`);
   const now = mine.map((t) => `${t.id}:${t.salience.toFixed(2)}:${t.primary}`);
-  const assets = visibleIds([...byEditor, ...mine.map((t) => ({ asset_id: t.id, salience: t.salience, is_primary: t.primary, source: 'worker' as const, removed: false }))]);
   const filled = await fillTokenFields(trx, article, assets, fill, held);
   return { assets, changed: filled || !sameList(was.sort(), now.sort()) };
 }
@@ -99,14 +105,27 @@ export async function tagArticle(db: Db, registry: AssetRegistry, articleId: num
 }
 
 /**
- * Tagging a new headline inside the page-title job's own transaction (jobs/page-title.ts): prepared
- * before the transaction opens (the registry check), run once the headline is written; the tags
- * it returns join that transaction's article.edited event (reason `page_title`, `assets`), so the
- * relay enqueues no asset-tag run for it.
+ * The page-title job's write of a new headline with its assets (jobs/page-title.ts): `title` is
+ * tagged before the transaction opens, and the headline, the worker's tags and the token-field fill
+ * are written by one statement (writeTaggedPageTitle); the visible tags join that transaction's
+ * article.edited event (reason `page_title`, `assets`), so the relay enqueues no asset-tag run for
+ * it. An article an editor has tagged gets the fill rule applied after that statement, as a re-tag
+ * does.
  */
-export async function headlineTagging(db: Db, registry: AssetRegistry): Promise<(trx: Db, article: TaggedArticle) => Promise<{ assets: string[] }>> {
+export async function headlineTagging(db: Db, registry: AssetRegistry, title: string): Promise<PageTitleWrite> {
   const held = await registry.forTagging(db);
-  return async (trx, article) => ({ assets: (await retagArticle(trx, held, article)).assets });
+  const tagged = tagText(held.tagger, { title });
+  return async (trx, id, headline) => {
+    const tags = headline === title ? tagged : tagText(held.tagger, { title: headline });
+    const ids = afterRetag([], tags).assets;
+    const next = tokenFieldsFrom(held.assets, ids) ?? (await tokenFieldsOf(trx, ids));
+    const written = await writeTaggedPageTitle(trx, pageTitleUpdate(trx, id, headline), id, workerRows(tags), next);
+    if (!written) return undefined;
+    const { before, fill, ...row } = written;
+    const { byEditor, assets } = afterRetag(before, tags);
+    if (byEditor.length > 0) await fillTokenFields(trx, row, assets, fill, held);
+    return { row, event: { assets } };
+  };
 }
 
 /** Tag a wire item from its title and summary (replacing its tags). */
