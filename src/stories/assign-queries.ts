@@ -135,24 +135,12 @@ export async function newStoryIds(trx: Db, n: number): Promise<number[]> {
 
 /**
  * Write assignments set-based: the new stories (`opened`, ids from newStoryIds), the members, their
- * lookup keys, the items' story_id, then the counters of every touched story recomputed from its
- * members (as refreshStory does): five statements whatever the number of members.
+ * lookup keys and the items' story_id in one statement of data-modifying CTEs, then the counters
+ * of every touched story recomputed from its members (as refreshStory does) in a second one.
  */
 export async function writeAssignments(trx: Db, opened: readonly { id: number; headline: string; seenAt: Date }[], members: readonly NewMember[]): Promise<void> {
   if (members.length === 0) return;
-  if (opened.length > 0) {
-    await sql`
-      INSERT INTO stories (id, headline, first_seen_at, last_seen_at)
-      SELECT * FROM unnest(${sql.val(opened.map((o) => o.id))}::int[], ${sql.val(opened.map((o) => o.headline))}::text[],
-                           ${sql.val(opened.map((o) => o.seenAt))}::timestamptz[], ${sql.val(opened.map((o) => o.seenAt))}::timestamptz[])`.execute(trx);
-  }
   const col = <T>(f: (m: NewMember) => T) => sql.val(members.map(f));
-  await sql`
-    INSERT INTO story_members (item_kind, item_id, story_id, headline, url, source, seen_at, copy_of_member, features)
-    SELECT k, i, s, h, u, src, t, c, f::jsonb
-    FROM unnest(${col((m) => m.kind)}::text[], ${col((m) => m.id)}::int[], ${col((m) => m.storyId)}::int[], ${col((m) => m.headline)}::text[],
-                ${col((m) => m.url)}::text[], ${col((m) => m.source)}::text[], ${col((m) => m.seenAt)}::timestamptz[], ${col((m) => m.copy)}::boolean[],
-                ${col((m) => JSON.stringify(m.features))}::text[]) AS v(k, i, s, h, u, src, t, c, f)`.execute(trx);
   const keys = new Map<string, { key: string; storyId: number; at: Date }>();
   for (const m of members) {
     for (const key of m.keys) {
@@ -163,19 +151,31 @@ export async function writeAssignments(trx: Db, opened: readonly { id: number; h
   }
   // Sorted, so that concurrent writers (an editor's merge) take the rows' locks in one order.
   const rows = [...keys.values()].sort((a, b) => a.storyId - b.storyId || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  await sql`
-    INSERT INTO story_keys (key, story_id, last_seen_at)
-    SELECT * FROM unnest(${sql.val(rows.map((r) => r.key))}::text[], ${sql.val(rows.map((r) => r.storyId))}::int[], ${sql.val(rows.map((r) => r.at))}::timestamptz[])
-    ON CONFLICT (key, story_id) DO UPDATE SET last_seen_at = greatest(story_keys.last_seen_at, excluded.last_seen_at)`.execute(trx);
-  for (const kind of ['article', 'wire'] as const) {
-    const of = members.filter((m) => m.kind === kind);
-    if (of.length === 0) continue;
-    const items = kind === 'article' ? sql.table('articles') : sql.table('wire_items');
-    await sql`
-      UPDATE ${items} x SET story_id = v.s
+  const ofKind = (kind: ItemKind) => members.filter((m) => m.kind === kind);
+  const itemUpdate = (kind: ItemKind) => {
+    const of = ofKind(kind);
+    return sql`
+      UPDATE ${kind === 'article' ? sql.table('articles') : sql.table('wire_items')} x SET story_id = v.s
       FROM unnest(${sql.val(of.map((m) => m.id))}::int[], ${sql.val(of.map((m) => m.storyId))}::int[]) AS v(i, s)
-      WHERE x.id = v.i`.execute(trx);
-  }
+      WHERE x.id = v.i`;
+  };
+  await sql`
+    WITH ns AS (
+      INSERT INTO stories (id, headline, first_seen_at, last_seen_at)
+      SELECT * FROM unnest(${sql.val(opened.map((o) => o.id))}::int[], ${sql.val(opened.map((o) => o.headline))}::text[],
+                           ${sql.val(opened.map((o) => o.seenAt))}::timestamptz[], ${sql.val(opened.map((o) => o.seenAt))}::timestamptz[])
+    ), mi AS (
+      INSERT INTO story_members (item_kind, item_id, story_id, headline, url, source, seen_at, copy_of_member, features)
+      SELECT k, i, s, h, u, src, t, c, f::jsonb
+      FROM unnest(${col((m) => m.kind)}::text[], ${col((m) => m.id)}::int[], ${col((m) => m.storyId)}::int[], ${col((m) => m.headline)}::text[],
+                  ${col((m) => m.url)}::text[], ${col((m) => m.source)}::text[], ${col((m) => m.seenAt)}::timestamptz[], ${col((m) => m.copy)}::boolean[],
+                  ${col((m) => JSON.stringify(m.features))}::text[]) AS v(k, i, s, h, u, src, t, c, f)
+    ), ki AS (
+      INSERT INTO story_keys (key, story_id, last_seen_at)
+      SELECT * FROM unnest(${sql.val(rows.map((r) => r.key))}::text[], ${sql.val(rows.map((r) => r.storyId))}::int[], ${sql.val(rows.map((r) => r.at))}::timestamptz[])
+      ON CONFLICT (key, story_id) DO UPDATE SET last_seen_at = greatest(story_keys.last_seen_at, excluded.last_seen_at)
+    ), ua AS (${itemUpdate('article')}), uw AS (${itemUpdate('wire')})
+    SELECT 1`.execute(trx);
   await refreshStories(trx, [...new Set(members.map((m) => m.storyId))]);
 }
 

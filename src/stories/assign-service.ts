@@ -134,9 +134,10 @@ async function readStories(st: BatchState, ids: readonly number[]): Promise<void
   const found = new Set(stories.map((s) => s.id));
   // A story deleted meanwhile is remembered without members: no candidate, and not read again.
   st.view.addStories([...stories, ...missing.filter((id) => !found.has(id)).map((id) => ({ id, lastSeenAt: 0, sourceCount: 0, sourceKeys: null, members: [] }))]);
-  const unknown = [...new Set(stories.flatMap((s) => s.members.flatMap((m) => m.features.words)))].filter((w) => !st.df.has(w));
-  if (unknown.length === 0) return;
-  const { counts } = await wordCounts(st.trx, unknown);
+  const unknown = new Set<string>();
+  for (const s of stories) for (const m of s.members) for (const w of m.features.words) if (!st.df.has(w)) unknown.add(w);
+  if (unknown.size === 0) return;
+  const { counts } = await wordCounts(st.trx, [...unknown]);
   for (const w of unknown) st.df.set(w, counts.get(w) ?? 0);
 }
 

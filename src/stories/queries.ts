@@ -27,11 +27,8 @@ export async function lockAssigner(trx: Db): Promise<void> {
 
 /** Document frequencies of `words` and the number of items assigned so far. */
 export async function wordCounts(trx: Db, words: readonly string[]): Promise<{ counts: Map<string, number>; items: number }> {
-  const rows = await trx
-    .selectFrom('story_word_counts')
-    .select(['word', 'items'])
-    .where('word', 'in', ['', ...words])
-    .execute();
+  const { rows } = await sql<{ word: string; items: number }>`
+    SELECT word, items FROM story_word_counts WHERE word = ANY(${sql.val(['', ...words])}::text[])`.execute(trx);
   const counts = new Map(rows.map((r) => [r.word, r.items]));
   return { counts, items: counts.get('') ?? 0 };
 }

@@ -90,13 +90,16 @@ export class BatchStoryView {
     const since = at - LOOKUP_WINDOW_MS;
     const hits = new Map<number, number>();
     for (const k of new Set(keys)) {
-      const counted = new Set<number>();
-      for (const p of [this.postings.get(k), this.own.get(k)]) {
-        for (const [story, seen] of p ?? []) {
-          if (seen < since || counted.has(story)) continue;
-          counted.add(story);
-          hits.set(story, (hits.get(story) ?? 0) + 1);
+      const stored = this.postings.get(k);
+      const own = this.own.get(k);
+      if (stored) {
+        for (const [story, seen] of stored) {
+          // A story is counted once per key: by its stored posting, or else by the batch's own.
+          if (seen >= since || (own?.get(story) ?? -Infinity) >= since) hits.set(story, (hits.get(story) ?? 0) + 1);
         }
+      }
+      if (own) {
+        for (const [story, seen] of own) if (seen >= since && !stored?.has(story)) hits.set(story, (hits.get(story) ?? 0) + 1);
       }
     }
     return topCandidates(hits);
