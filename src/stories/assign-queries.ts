@@ -1,10 +1,9 @@
 /**
- * SQL of the assigner's hot path (Kysely only): few statements per item. The items of a batch and
- * their memberships are read with one statement per kind, a candidate lookup is one statement, and
- * an item's assignment (its member row, lookup keys, `story_id`, and the story's counters, or the
- * new story) is one statement of data-modifying CTEs. The story's counters are updated from the
- * member being added (the statement reads the members as they were before it), so they agree with
- * what refreshStory recomputes from all members.
+ * SQL of the assigner's batches (Kysely only), set-based: the batch's items and their memberships
+ * (one statement per kind), the postings of all its lookup keys, the compared members of the
+ * stories they name, and the batch's writes (new stories, members, keys, items' story_id) in one
+ * statement of data-modifying CTEs, the touched stories' counters recomputed from their members in
+ * another (as refreshStory does).
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';

@@ -22,7 +22,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Db } from '../platform/db.js';
-import { internalEvent, recordEvents, type EventInput } from '../platform/events/log.js';
+import { internalEvent, recordEvents } from '../platform/events/log.js';
 import { addWordCounts, lockItems, newStoryIds, postingsOf, storiesOf, writeAssignments, type LockedItem, type NewMember } from './assign-queries.js';
 import { promoteCorroborated } from './corroboration.js';
 import { deleteMember, lockAssigner, refreshStory, wordCounts, type ItemKind } from './queries.js';

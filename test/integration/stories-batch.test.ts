@@ -129,8 +129,16 @@ describe('assignment in batches', () => {
       .insertInto('wire_items')
       .values(
         [
-          ['https://www.theblockcrypto.com/linked/9/binance-futures-launches-xrp-perpetual-contract', 'Binance Futures launches XRP perpetual contract, with up to 75x leverage', 'The Block'],
-          ['https://eng.ambcrypto.com/binance-futures-launches-xrp-usdt-perpetual-contracts-75x/', 'Binance Futures launches XRP/USDT perpetual contracts with upto 75x leverage', 'AMB Crypto'],
+          [
+            'https://www.theblockcrypto.com/linked/9/binance-futures-launches-xrp-perpetual-contract',
+            'Binance Futures launches XRP perpetual contract, with up to 75x leverage',
+            'The Block',
+          ],
+          [
+            'https://eng.ambcrypto.com/binance-futures-launches-xrp-usdt-perpetual-contracts-75x/',
+            'Binance Futures launches XRP/USDT perpetual contracts with upto 75x leverage',
+            'AMB Crypto',
+          ],
         ].map(([url, title, source], i) => ({ normalized_url: url!, url: url!, title: title!, source_name: source!, source_url: `https://feeds.example/b${i}`, ingested_at: at })),
       )
       .returning('id')
@@ -148,7 +156,12 @@ describe('assignment in batches', () => {
     const promoted = b!.outcome === 'assigned' ? b!.promotedArticleId : null;
     expect(promoted).not.toBeNull();
     const story = await deps.db.selectFrom('stories').selectAll().where('id', '=', storyId).executeTakeFirstOrThrow();
-    expect(story).toMatchObject({ member_count: 2, source_count: 2, promoted_article_id: promoted, headline: 'Binance Futures launches XRP perpetual contract, with up to 75x leverage' });
+    expect(story).toMatchObject({
+      member_count: 2,
+      source_count: 2,
+      promoted_article_id: promoted,
+      headline: 'Binance Futures launches XRP perpetual contract, with up to 75x leverage',
+    });
     const keys = await sql<{ n: number }>`SELECT count(*)::int AS n FROM story_keys WHERE story_id = ${storyId} AND key = 'binance'`.execute(deps.db);
     expect(keys.rows[0]!.n).toBe(1);
     const events = await sql<{ type: string; story_id: number | null }>`
