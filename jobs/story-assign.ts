@@ -19,10 +19,16 @@ const payload = z.object({
   id: z.number().int().positive(),
 });
 
+/**
+ * Jobs held at once: they wait in the batcher rather than work, and three batches' worth keeps the
+ * worker fetching the next batch's jobs while one batch's transaction runs.
+ */
+const ASSIGN_CONCURRENCY = 600;
+
 export const job = defineJob({
   name: 'story-assign',
   payload,
-  options: { ...defaultJobOptions, attempts: 8, backoffMs: 500, concurrency: 100, concurrencyFromConfig: () => 100 },
+  options: { ...defaultJobOptions, attempts: 8, backoffMs: 500, concurrency: ASSIGN_CONCURRENCY, concurrencyFromConfig: () => ASSIGN_CONCURRENCY },
   async run(p, deps) {
     return assignStoryItemBatched(deps.db, p, { promoteMinSources: deps.config.WIRE_PROMOTE_MIN_SOURCES });
   },

@@ -1,15 +1,15 @@
 /**
- * SQL of the assigner's hot path (Kysely only): few statements per item. The items of a batch and
- * their memberships are read with one statement per kind, a candidate lookup is one statement, and
- * an item's assignment (its member row, lookup keys, `story_id`, and the story's counters, or the
- * new story) is one statement of data-modifying CTEs. The story's counters are updated from the
- * member being added (the statement reads the members as they were before it), so they agree with
- * what refreshStory recomputes from all members.
+ * SQL of the assigner's batches (Kysely only), set-based: the batch's items and their memberships
+ * (one statement per kind), the postings of all its lookup keys, the compared members of the
+ * stories they name, and the batch's writes (new stories, members, keys, items' story_id) in one
+ * statement of data-modifying CTEs, the touched stories' counters recomputed from their members in
+ * another (as refreshStory does).
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
+import type { StoredStory } from './rules/batch-state.js';
 import type { ItemFeatures } from './rules/features.js';
-import type { ItemKind, ItemSource } from './queries.js';
+import { refreshStories, type ItemKind, type ItemSource } from './queries.js';
 
 export interface LockedItem extends ItemSource {
   /** The item's story and stored features, when it is assigned already. */
@@ -59,46 +59,61 @@ export async function lockItems(trx: Db, kind: ItemKind, ids: readonly number[])
   }));
 }
 
-interface CandidateRow {
-  id: number;
-  lastSeenAt: Date;
-  sourceCount: number;
-  members: ItemFeatures[];
+/** The stored postings of `keys` seen at or after `since`: key, story, the story's latest member time with that key. */
+export async function postingsOf(trx: Db, keys: readonly string[], since: Date): Promise<{ key: string; storyId: number; lastSeenAt: number }[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await sql<{ key: string; story_id: number; last_seen_at: Date }>`
+    SELECT key, story_id, last_seen_at FROM story_keys
+    WHERE key = ANY(${sql.val([...keys])}::text[]) AND last_seen_at >= ${since}`.execute(trx);
+  return rows.map((r) => ({ key: r.key, storyId: r.story_id, lastSeenAt: r.last_seen_at.getTime() }));
 }
 
 /**
- * In one statement: the stories sharing lookup keys with the item, seen since `since`, the `limit`
- * sharing most keys (ties: lower id), each with its first member and its `recent` latest ones.
+ * The stories of `ids` with their compared members: the first one and the `recent` latest ones
+ * (story_members_story_idx, a bounded scan per story), in one statement. The distinct sources of a
+ * story's independent members come along when it has fewer than `sourcesBelow` of them (the
+ * corroboration rule needs them only then).
  */
-export async function candidates(trx: Db, keys: readonly string[], since: Date, limit: number, recent: number): Promise<CandidateRow[]> {
-  if (keys.length === 0) return [];
-  const { rows } = await sql<{ id: number; last_seen_at: Date; source_count: number; features: ItemFeatures }>`
-    WITH c AS (
-      SELECT story_id, count(*) AS hits FROM story_keys
-      WHERE key = ANY(${sql.val([...keys])}::text[]) AND last_seen_at >= ${since}
-      GROUP BY story_id ORDER BY hits DESC, story_id LIMIT ${limit}
-    ), m AS (
-      SELECT story_id, features, seen_at, item_kind, item_id,
-             row_number() OVER (PARTITION BY story_id ORDER BY seen_at DESC, item_kind, item_id) AS rn_desc,
-             row_number() OVER (PARTITION BY story_id ORDER BY seen_at, item_kind, item_id) AS rn_asc
-      FROM story_members WHERE story_id IN (SELECT story_id FROM c)
-    )
-    SELECT s.id, s.last_seen_at, s.source_count, m.features
-    FROM stories s JOIN m ON m.story_id = s.id
-    WHERE s.id IN (SELECT story_id FROM c) AND (m.rn_desc <= ${recent} OR m.rn_asc = 1)
-    ORDER BY s.id, m.seen_at, m.item_kind, m.item_id`.execute(trx);
-  const out: CandidateRow[] = [];
+export async function storiesOf(trx: Db, ids: readonly number[], recent: number, sourcesBelow: number): Promise<StoredStory[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<{
+    id: number;
+    last_seen_at: Date;
+    source_count: number;
+    source_keys: string[] | null;
+    item_kind: string;
+    item_id: number;
+    seen_at: Date;
+    features: ItemFeatures;
+  }>`
+    SELECT s.id, s.last_seen_at, s.source_count,
+           CASE WHEN s.source_count < ${sourcesBelow}::int THEN array(
+             SELECT DISTINCT o.features->>'sourceKey' FROM story_members o WHERE o.story_id = s.id AND NOT o.copy_of_member
+           ) END AS source_keys,
+           m.item_kind, m.item_id, m.seen_at, m.features
+    FROM stories s CROSS JOIN LATERAL (
+      (SELECT item_kind, item_id, seen_at, features FROM story_members WHERE story_id = s.id ORDER BY seen_at DESC, item_kind, item_id LIMIT ${recent})
+      UNION
+      (SELECT item_kind, item_id, seen_at, features FROM story_members WHERE story_id = s.id ORDER BY seen_at, item_kind, item_id LIMIT 1)
+    ) m
+    WHERE s.id = ANY(${sql.val([...ids])}::int[])`.execute(trx);
+  const out = new Map<number, StoredStory>();
   for (const r of rows) {
-    const last = out[out.length - 1];
-    if (last?.id === r.id) last.members.push(r.features);
-    else out.push({ id: r.id, lastSeenAt: r.last_seen_at, sourceCount: r.source_count, members: [r.features] });
+    let st = out.get(r.id);
+    if (!st) {
+      st = { id: r.id, lastSeenAt: r.last_seen_at.getTime(), sourceCount: r.source_count, sourceKeys: r.source_keys, members: [] };
+      out.set(r.id, st);
+    }
+    st.members.push({ kind: r.item_kind, id: r.item_id, seenAt: r.seen_at.getTime(), features: r.features });
   }
-  return out;
+  return [...out.values()];
 }
 
-interface NewMember {
+/** An assignment to write: the member row, its lookup keys and the item's story_id. */
+export interface NewMember {
   kind: ItemKind;
   id: number;
+  storyId: number;
   headline: string;
   url: string | null;
   source: string;
@@ -109,55 +124,58 @@ interface NewMember {
   keys: readonly string[];
 }
 
-function memberWrites(m: NewMember, storyId: ReturnType<typeof sql>) {
-  const items = m.kind === 'article' ? sql.table('articles') : sql.table('wire_items');
-  return sql`
-    mi AS (
+/** `n` new story ids from the stories' sequence, ascending. */
+export async function newStoryIds(trx: Db, n: number): Promise<number[]> {
+  if (n === 0) return [];
+  const { rows } = await sql<{ id: number }>`
+    SELECT nextval(pg_get_serial_sequence('stories', 'id'))::int AS id FROM generate_series(1, ${n}::int) ORDER BY 1`.execute(trx);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Write assignments set-based: the new stories (`opened`, ids from newStoryIds), the members, their
+ * lookup keys and the items' story_id in one statement of data-modifying CTEs, then the counters
+ * of every touched story recomputed from its members (as refreshStory does) in a second one.
+ */
+export async function writeAssignments(trx: Db, opened: readonly { id: number; headline: string; seenAt: Date }[], members: readonly NewMember[]): Promise<void> {
+  if (members.length === 0) return;
+  const col = <T>(f: (m: NewMember) => T) => sql.val(members.map(f));
+  const keys = new Map<string, { key: string; storyId: number; at: Date }>();
+  for (const m of members) {
+    for (const key of m.keys) {
+      const id = `${m.storyId} ${key}`;
+      const k = keys.get(id);
+      if (!k || k.at < m.seenAt) keys.set(id, { key, storyId: m.storyId, at: m.seenAt });
+    }
+  }
+  // Sorted, so that concurrent writers (an editor's merge) take the rows' locks in one order.
+  const rows = [...keys.values()].sort((a, b) => a.storyId - b.storyId || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const ofKind = (kind: ItemKind) => members.filter((m) => m.kind === kind);
+  const itemUpdate = (kind: ItemKind) => {
+    const of = ofKind(kind);
+    return sql`
+      UPDATE ${kind === 'article' ? sql.table('articles') : sql.table('wire_items')} x SET story_id = v.s
+      FROM unnest(${sql.val(of.map((m) => m.id))}::int[], ${sql.val(of.map((m) => m.storyId))}::int[]) AS v(i, s)
+      WHERE x.id = v.i`;
+  };
+  await sql`
+    WITH ns AS (
+      INSERT INTO stories (id, headline, first_seen_at, last_seen_at)
+      SELECT * FROM unnest(${sql.val(opened.map((o) => o.id))}::int[], ${sql.val(opened.map((o) => o.headline))}::text[],
+                           ${sql.val(opened.map((o) => o.seenAt))}::timestamptz[], ${sql.val(opened.map((o) => o.seenAt))}::timestamptz[])
+    ), mi AS (
       INSERT INTO story_members (item_kind, item_id, story_id, headline, url, source, seen_at, copy_of_member, features)
-      VALUES (${m.kind}, ${m.id}, ${storyId}, ${m.headline}, ${m.url}, ${m.source}, ${m.seenAt}, ${m.copy}, ${JSON.stringify(m.features)}::jsonb)
+      SELECT k, i, s, h, u, src, t, c, f::jsonb
+      FROM unnest(${col((m) => m.kind)}::text[], ${col((m) => m.id)}::int[], ${col((m) => m.storyId)}::int[], ${col((m) => m.headline)}::text[],
+                  ${col((m) => m.url)}::text[], ${col((m) => m.source)}::text[], ${col((m) => m.seenAt)}::timestamptz[], ${col((m) => m.copy)}::boolean[],
+                  ${col((m) => JSON.stringify(m.features))}::text[]) AS v(k, i, s, h, u, src, t, c, f)
     ), ki AS (
       INSERT INTO story_keys (key, story_id, last_seen_at)
-      SELECT DISTINCT k, ${storyId}, ${m.seenAt}::timestamptz FROM unnest(${sql.val([...m.keys])}::text[]) k
+      SELECT * FROM unnest(${sql.val(rows.map((r) => r.key))}::text[], ${sql.val(rows.map((r) => r.storyId))}::int[], ${sql.val(rows.map((r) => r.at))}::timestamptz[])
       ON CONFLICT (key, story_id) DO UPDATE SET last_seen_at = greatest(story_keys.last_seen_at, excluded.last_seen_at)
-    ), iu AS (
-      UPDATE ${items} SET story_id = ${storyId} WHERE id = ${m.id}
-    )`;
-}
-
-/** Add the item to an existing story in one statement; returns the story's source count after. */
-export async function joinStory(trx: Db, storyId: number, m: NewMember): Promise<number> {
-  const sourceKey = m.features.sourceKey;
-  const { rows } = await sql<{ source_count: number }>`
-    WITH ${memberWrites(m, sql`${storyId}::int`)}, su AS (
-      UPDATE stories s SET
-        member_count = s.member_count + 1,
-        source_count = s.source_count + CASE WHEN ${m.copy}::boolean OR EXISTS (
-          SELECT 1 FROM story_members o WHERE o.story_id = s.id AND NOT o.copy_of_member AND o.features->>'sourceKey' = ${sourceKey}::text
-        ) THEN 0 ELSE 1 END,
-        headline = CASE WHEN EXISTS (
-          SELECT 1 FROM story_members o WHERE o.story_id = s.id
-            AND (o.copy_of_member, o.seen_at, o.item_kind, o.item_id) < (${m.copy}::boolean, ${m.seenAt}::timestamptz, ${m.kind}::text, ${m.id}::int)
-        ) THEN s.headline ELSE ${m.headline}::text END,
-        first_seen_at = least(s.first_seen_at, ${m.seenAt}::timestamptz),
-        last_seen_at = greatest(s.last_seen_at, ${m.seenAt}::timestamptz),
-        updated_at = now()
-      WHERE s.id = ${storyId}
-      RETURNING s.source_count
-    )
-    SELECT source_count FROM su`.execute(trx);
-  return rows[0]?.source_count ?? 0;
-}
-
-/** Open a story with the item as its only member, in one statement; returns the new story's id. */
-export async function openStory(trx: Db, m: NewMember): Promise<number> {
-  const { rows } = await sql<{ id: number }>`
-    WITH ns AS (
-      INSERT INTO stories (headline, first_seen_at, last_seen_at, member_count, source_count)
-      VALUES (${m.headline}, ${m.seenAt}, ${m.seenAt}, 1, ${m.copy ? 0 : 1})
-      RETURNING id
-    ), ${memberWrites(m, sql`(SELECT id FROM ns)`)}
-    SELECT id FROM ns`.execute(trx);
-  return rows[0]!.id;
+    ), ua AS (${itemUpdate('article')}), uw AS (${itemUpdate('wire')})
+    SELECT 1`.execute(trx);
+  await refreshStories(trx, [...new Set(members.map((m) => m.storyId))]);
 }
 
 /** Count the batch's new items and their words in the document frequencies, in one statement. */

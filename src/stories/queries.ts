@@ -27,11 +27,8 @@ export async function lockAssigner(trx: Db): Promise<void> {
 
 /** Document frequencies of `words` and the number of items assigned so far. */
 export async function wordCounts(trx: Db, words: readonly string[]): Promise<{ counts: Map<string, number>; items: number }> {
-  const rows = await trx
-    .selectFrom('story_word_counts')
-    .select(['word', 'items'])
-    .where('word', 'in', ['', ...words])
-    .execute();
+  const { rows } = await sql<{ word: string; items: number }>`
+    SELECT word, items FROM story_word_counts WHERE word = ANY(${sql.val(['', ...words])}::text[])`.execute(trx);
   const counts = new Map(rows.map((r) => [r.word, r.items]));
   return { counts, items: counts.get('') ?? 0 };
 }
@@ -47,18 +44,25 @@ export async function deleteMember(trx: Db, kind: ItemKind, id: number): Promise
 
 /** Recompute a story's headline, times and counts from its members; delete it when it has none. */
 export async function refreshStory(trx: Db, storyId: number): Promise<void> {
+  await refreshStories(trx, [storyId]);
+  await sql`DELETE FROM stories s WHERE s.id = ${storyId} AND NOT EXISTS (SELECT 1 FROM story_members m WHERE m.story_id = s.id)`.execute(trx);
+}
+
+/** Recompute the headline, times and counts of the stories of `ids` that have members, in one statement. */
+export async function refreshStories(trx: Db, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
   await sql`
     UPDATE stories s SET
       headline = f.headline, first_seen_at = f.first_seen, last_seen_at = f.last_seen,
       member_count = f.members, source_count = f.sources, updated_at = now()
     FROM (
-      SELECT (array_agg(headline ORDER BY copy_of_member, seen_at, item_kind, item_id))[1] AS headline,
+      SELECT story_id, (array_agg(headline ORDER BY copy_of_member, seen_at, item_kind, item_id))[1] AS headline,
              min(seen_at) AS first_seen, max(seen_at) AS last_seen, count(*)::int AS members,
              count(DISTINCT features->>'sourceKey') FILTER (WHERE NOT copy_of_member)::int AS sources
-      FROM story_members WHERE story_id = ${storyId}
+      FROM story_members WHERE story_id = ANY(${sql.val([...ids].sort((x, y) => x - y))}::int[])
+      GROUP BY story_id
     ) f
-    WHERE s.id = ${storyId} AND f.members > 0`.execute(trx);
-  await sql`DELETE FROM stories s WHERE s.id = ${storyId} AND NOT EXISTS (SELECT 1 FROM story_members m WHERE m.story_id = s.id)`.execute(trx);
+    WHERE s.id = f.story_id`.execute(trx);
 }
 
 export interface StoryListFilter {

@@ -39,12 +39,25 @@ export function comparedMembers<T>(members: readonly T[]): T[] {
   return [members[0]!, ...members.slice(members.length - (MAX_MEMBERS_COMPARED - 1))];
 }
 
-/** Rank candidate story ids by the number of lookup keys they share with the item. */
+/**
+ * Rank candidate story ids by the number of lookup keys they share with the item (ties: lower id),
+ * the first MAX_CANDIDATES. Hit counts are small integers, so ids are bucketed by count and only
+ * the buckets that reach the cut are sorted.
+ */
 export function topCandidates<Id extends string | number>(hits: Map<Id, number>): Id[] {
-  return [...hits.entries()]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    .slice(0, MAX_CANDIDATES)
-    .map(([id]) => id);
+  const buckets: Id[][] = [];
+  for (const [id, n] of hits) (buckets[n] ??= []).push(id);
+  const out: Id[] = [];
+  for (let n = buckets.length - 1; n > 0 && out.length < MAX_CANDIDATES; n -= 1) {
+    const b = buckets[n];
+    if (!b) continue;
+    b.sort((a, c) => (a < c ? -1 : a > c ? 1 : 0));
+    for (const id of b) {
+      if (out.length === MAX_CANDIDATES) break;
+      out.push(id);
+    }
+  }
+  return out;
 }
 
 /** A word weight from document frequencies: `df` of `n` items contain the word. */
