@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import { InterleavedSequencer } from './test/support/interleaved-sequencer.js';
 import { tierGlobs, type Tier } from './test/tiers.js';
 
 // TEST_TIER picks a tier (test/tiers.ts); unset: the full suite.
@@ -20,8 +19,6 @@ export default defineConfig({
     // Integration tests mostly wait on Postgres, Redis and child processes: three forks keep two
     // cores busy (measured: 315 s against 364 s with the default on a loaded 2-core machine).
     maxWorkers: 3,
-    // The slow tiers' files are dealt evenly among the quick ones, longest kinds first (test/support/interleaved-sequencer.ts).
-    sequence: { sequencer: InterleavedSequencer },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,

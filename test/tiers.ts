@@ -40,22 +40,6 @@ const notInMatrix = [...slowTiers.fuzz, ...slowTiers.drills];
 
 export type Tier = keyof typeof slowTiers | 'quick' | 'matrix' | 'all';
 
-/** A glob of the lists above (only `*`, within one path segment) as a regular expression on a path's end. */
-function globRegExp(glob: string): RegExp {
-  const body = glob
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^/]*');
-  return new RegExp(`(^|/)${body}$`);
-}
-
-const tierPatterns = Object.entries(slowTiers).map(([tier, globs]) => ({ tier: tier as keyof typeof slowTiers, patterns: globs.map(globRegExp) }));
-
-/** The slow tier a test file (a path ending in `test/...`) belongs to, or undefined for a quick file. */
-export function slowTierOf(file: string): keyof typeof slowTiers | undefined {
-  return tierPatterns.find((t) => t.patterns.some((p) => p.test(file)))?.tier;
-}
-
 /** include / exclude globs of a tier. */
 export function tierGlobs(tier: Tier): { include: string[]; exclude: string[] } {
   const all = ['test/**/*.test.ts'];
