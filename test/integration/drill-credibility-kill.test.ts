@@ -17,6 +17,7 @@ import { recomputeMonth } from '../../src/credibility/index.js';
 import { monthBounds } from '../../src/credibility/rules/month.js';
 import type { Db } from '../../src/platform/db.js';
 import { addMonths, monthOf } from '../../src/rewards/index.js';
+import { entryArgs, PREBUILT_JS_ENV } from '../../scripts/lib/harness.js';
 import { simulateMonth } from '../../scripts/drills/lib/rewards-simulate.js';
 import { storeMonth } from '../../scripts/drills/lib/rewards-store.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
@@ -33,11 +34,11 @@ afterAll(async () => {
   await deps.close();
 });
 
+/** A worker process from the test run's prebuilt JavaScript (test/support/prebuilt-js.ts; through tsx when run without the set-up). */
 function spawnWorker(lock: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
-    env: { ...process.env, ...deps.env.env, ...lock, LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const env: NodeJS.ProcessEnv = { ...process.env, ...deps.env.env, ...lock, LOG_LEVEL: 'silent' };
+  delete env[PREBUILT_JS_ENV];
+  return spawn(process.execPath, entryArgs('src/bin/worker.ts', true), { env, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 async function published(db: Db, month: string) {
