@@ -42,6 +42,15 @@ export async function voteFacts(db: Db, kind: VoteKind, targetId: number, userId
                u.created_at AS user_created_at, u.account_type
         FROM yap_votes v JOIN yaps y ON y.id = v.yap_id JOIN users u ON u.id = v.user_id
         WHERE v.yap_id = ${targetId} AND v.user_id = ${userId}`;
+  // Correlated lookups in expressions rather than joins: the same index probes, planned in a fraction of the time.
+  const clicks =
+    kind === 'article_vote'
+      ? sql`CASE WHEN m.others AND NOT m.clicked THEN
+             (SELECT json_build_object('votes', count(*), 'clicked', count(*) FILTER (WHERE EXISTS (SELECT 1 FROM article_readers r WHERE r.article_id = mv.article_id AND r.user_id = mv.user_id)))
+              FROM votes mv
+              WHERE mv.user_id = ${userId}::int AND mv.created_at >= m.month_start AND mv.created_at < m.month_end
+                AND (SELECT a.submitted_by FROM articles a WHERE a.id = mv.article_id) IS DISTINCT FROM mv.user_id) END`
+      : sql`NULL::json`;
   const r = await sql<Row>`
     WITH v AS MATERIALIZED (${vote}),
     m AS (
@@ -58,12 +67,7 @@ export async function voteFacts(db: Db, kind: VoteKind, targetId: number, userId
            CASE WHEN m.others THEN
              (SELECT coalesce(json_agg(json_build_object('kind', o.kind, 'members', o.members, 'decision', o.decision)), '[]'::json)
               FROM credibility_overrides o WHERE o.month = m.month AND o.members @> ARRAY[${userId}::int]) END AS overrides,
-           CASE WHEN m.others AND ${kind}::text = 'article_vote' AND NOT m.clicked THEN
-             (SELECT json_build_object('votes', count(*), 'clicked', count(r.user_id))
-              FROM votes mv JOIN articles a ON a.id = mv.article_id
-                LEFT JOIN article_readers r ON r.article_id = mv.article_id AND r.user_id = mv.user_id
-              WHERE mv.user_id = ${userId}::int AND mv.created_at >= m.month_start AND mv.created_at < m.month_end
-                AND a.submitted_by IS DISTINCT FROM mv.user_id) END AS clicks
+           ${clicks} AS clicks
     FROM m`.execute(db);
   const row = r.rows[0];
   if (!row) return null;
