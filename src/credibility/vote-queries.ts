@@ -10,7 +10,7 @@ import type { Account, Flag, Override, Vote, Weighted } from './rules/model.js';
 export type VoteKind = Vote['kind'];
 
 /** A vote and what the rules know about its voter in the vote's month (rules/vote-weight.ts, voteContextFrom). */
-export interface VoteFacts {
+interface VoteFacts {
   vote: Vote;
   /** The vote's UTC month, YYYY-MM. */
   month: string;
