@@ -1,34 +1,85 @@
 /**
- * Credibility SQL of the per-vote update: one vote with what the rules need about it and its voter,
- * the month's published flags and staff decisions that name the voter, and the write of the vote's
- * weight row.
+ * Credibility SQL of the per-vote update: one statement reads the vote with everything the rule needs
+ * about it and its voter (account, the month's published flags and staff decisions that name the
+ * voter, the voter's click-through counts of the month), one more writes or deletes its weight row.
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
 import type { Account, Flag, Override, Vote, Weighted } from './rules/model.js';
-import { monthBounds } from './rules/month.js';
 
 export type VoteKind = Vote['kind'];
 
-/** The vote as the rules see it and its voter's account; null when the vote no longer exists. */
-export async function voteWithVoter(db: Db, kind: VoteKind, targetId: number, userId: number): Promise<{ vote: Vote; account: Account } | null> {
-  const q =
+/** A vote and what the rules know about its voter in the vote's month (rules/vote-weight.ts, voteContextFrom). */
+interface VoteFacts {
+  vote: Vote;
+  /** The vote's UTC month, YYYY-MM. */
+  month: string;
+  account: Account;
+  flags: Flag[];
+  overrides: Override[];
+  /** The voter's article votes of the month on others' articles, and how many of them it opened. */
+  articleVotes: number;
+  clicked: number;
+}
+
+/**
+ * The vote and its voter's facts in one statement; null when the vote no longer exists. Only what the
+ * rule reads is looked up: nothing of the month for a vote on one's own item (it gets no weight row),
+ * and the click-through counts only for an article vote without a click-through (the only vote the
+ * no-click rule discounts); otherwise they are 0.
+ */
+export async function voteFacts(db: Db, kind: VoteKind, targetId: number, userId: number): Promise<VoteFacts | null> {
+  const vote =
     kind === 'article_vote'
-      ? sql<Row>`
+      ? sql`
         SELECT v.weight AS value, v.created_at AS at, a.submitted_by AS author_id,
                EXISTS (SELECT 1 FROM article_readers r WHERE r.article_id = v.article_id AND r.user_id = v.user_id) AS clicked,
                u.created_at AS user_created_at, u.account_type
         FROM votes v JOIN articles a ON a.id = v.article_id JOIN users u ON u.id = v.user_id
         WHERE v.article_id = ${targetId} AND v.user_id = ${userId}`
-      : sql<Row>`
+      : sql`
         SELECT v.weight AS value, v.created_at AS at, y.user_id AS author_id, false AS clicked,
                u.created_at AS user_created_at, u.account_type
         FROM yap_votes v JOIN yaps y ON y.id = v.yap_id JOIN users u ON u.id = v.user_id
         WHERE v.yap_id = ${targetId} AND v.user_id = ${userId}`;
-  const r = (await q.execute(db)).rows[0];
-  if (!r) return null;
-  const vote: Vote = { kind, targetId, userId, value: r.value, at: r.at.getTime(), authorId: r.author_id, clicked: r.clicked };
-  return { vote, account: { id: userId, createdAt: r.user_created_at.getTime(), type: r.account_type, fingerprints: [] } };
+  // Correlated lookups in expressions rather than joins: the same index probes, planned in a fraction of the time.
+  const clicks =
+    kind === 'article_vote'
+      ? sql`CASE WHEN m.others AND NOT m.clicked THEN
+             (SELECT json_build_object('votes', count(*), 'clicked', count(*) FILTER (WHERE EXISTS (SELECT 1 FROM article_readers r WHERE r.article_id = mv.article_id AND r.user_id = mv.user_id)))
+              FROM votes mv
+              WHERE mv.user_id = ${userId}::int AND mv.created_at >= m.month_start AND mv.created_at < m.month_end
+                AND (SELECT a.submitted_by FROM articles a WHERE a.id = mv.article_id) IS DISTINCT FROM mv.user_id) END`
+      : sql`NULL::json`;
+  const r = await sql<Row>`
+    WITH v AS MATERIALIZED (${vote}),
+    m AS (
+      SELECT v.*, to_char(v.at AT TIME ZONE 'UTC', 'YYYY-MM') AS month,
+             date_trunc('month', v.at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month_start,
+             (date_trunc('month', v.at AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC' AS month_end,
+             v.author_id IS DISTINCT FROM ${userId}::int AS others
+      FROM v
+    )
+    SELECT m.value, m.at, m.author_id, m.clicked, m.user_created_at, m.account_type, m.month,
+           CASE WHEN m.others THEN
+             (SELECT coalesce(json_agg(json_build_object('kind', f.kind, 'members', f.members, 'evidence', f.evidence)), '[]'::json)
+              FROM credibility_flags f WHERE f.month = m.month AND f.members @> ARRAY[${userId}::int]) END AS flags,
+           CASE WHEN m.others THEN
+             (SELECT coalesce(json_agg(json_build_object('kind', o.kind, 'members', o.members, 'decision', o.decision)), '[]'::json)
+              FROM credibility_overrides o WHERE o.month = m.month AND o.members @> ARRAY[${userId}::int]) END AS overrides,
+           ${clicks} AS clicks
+    FROM m`.execute(db);
+  const row = r.rows[0];
+  if (!row) return null;
+  return {
+    vote: { kind, targetId, userId, value: row.value, at: row.at.getTime(), authorId: row.author_id, clicked: row.clicked },
+    month: row.month,
+    account: { id: userId, createdAt: row.user_created_at.getTime(), type: row.account_type, fingerprints: [] },
+    flags: row.flags ?? [],
+    overrides: row.overrides ?? [],
+    articleVotes: row.clicks?.votes ?? 0,
+    clicked: row.clicks?.clicked ?? 0,
+  };
 }
 
 interface Row {
@@ -38,33 +89,16 @@ interface Row {
   clicked: boolean;
   user_created_at: Date;
   account_type: Account['type'];
+  month: string;
+  flags: Flag[] | null;
+  overrides: Override[] | null;
+  clicks: { votes: number; clicked: number } | null;
 }
 
 /**
- * The month's published flags and staff decisions that name the user and, when `clicks` is set,
- * its article votes of the month on others' articles and how many of them it opened.
- */
-export async function voterMonth(db: Db, month: string, userId: number, clicks: boolean) {
-  const { start, end } = monthBounds(month);
-  const counts = clicks
-    ? sql`(SELECT count(*) FROM votes v JOIN articles a ON a.id = v.article_id
-            WHERE v.user_id = ${userId} AND v.created_at >= ${start} AND v.created_at < ${end} AND a.submitted_by IS DISTINCT FROM v.user_id)::int AS article_votes,
-          (SELECT count(*) FROM votes v JOIN articles a ON a.id = v.article_id JOIN article_readers r ON r.article_id = v.article_id AND r.user_id = v.user_id
-            WHERE v.user_id = ${userId} AND v.created_at >= ${start} AND v.created_at < ${end} AND a.submitted_by IS DISTINCT FROM v.user_id)::int AS clicked`
-    : sql`0 AS article_votes, 0 AS clicked`;
-  const r = await sql<{ flags: Flag[]; overrides: Override[]; article_votes: number; clicked: number }>`
-    SELECT (SELECT coalesce(json_agg(json_build_object('kind', f.kind, 'members', f.members, 'evidence', f.evidence)), '[]'::json)
-            FROM credibility_flags f WHERE f.month = ${month} AND ${userId}::int = ANY(f.members)) AS flags,
-           (SELECT coalesce(json_agg(json_build_object('kind', o.kind, 'members', o.members, 'decision', o.decision)), '[]'::json)
-            FROM credibility_overrides o WHERE o.month = ${month} AND ${userId}::int = ANY(o.members)) AS overrides,
-           ${counts}`.execute(db);
-  const row = r.rows[0];
-  return { flags: row.flags, overrides: row.overrides, articleVotes: row.article_votes, clicked: row.clicked };
-}
-
-/**
- * Write one vote's weight: a weight below 1 is upserted with written_at now() (a full recompute's
- * publication keeps it when it is newer than the run's cut-off); full weight deletes the row.
+ * Write one vote's weight in one statement: a weight below 1 is upserted with written_at now() (a
+ * full recompute's publication keeps it when it is newer than the run's cut-off); full weight deletes
+ * the row.
  */
 export async function writeVoteWeight(db: Db, month: string, w: Weighted): Promise<void> {
   if (w.weight < 1) {

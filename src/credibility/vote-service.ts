@@ -3,13 +3,13 @@
  * decided from its voter alone (account age and type, click-through, the month's published flags and
  * staff decisions that name the voter) with the same rule the full recompute applies to every vote
  * (rules/vote-weight.ts), so boards and the earnings estimate see it before the nightly recompute.
+ * Two statements: one reads the vote with all of that, one writes or deletes its weight row.
  * What needs the whole month (new rings, bursts, co-voting) waits for that recompute, which
  * re-decides every vote it read and keeps rows written after its cut-off (queries.ts, publishRun).
  */
 import type { Db } from '../platform/db.js';
-import { monthOfMs } from './rules/month.js';
 import { voteContextFrom, voteWeight } from './rules/vote-weight.js';
-import { deleteVoteWeight, voterMonth, voteWithVoter, writeVoteWeight, type VoteKind } from './vote-queries.js';
+import { deleteVoteWeight, voteFacts, writeVoteWeight, type VoteKind } from './vote-queries.js';
 
 interface VoteUpdate {
   /** The weight written (1: no row), or null when the vote no longer exists (its row was removed). */
@@ -18,16 +18,14 @@ interface VoteUpdate {
 }
 
 export async function updateVoteCredibility(db: Db, kind: VoteKind, targetId: number, userId: number): Promise<VoteUpdate> {
-  const found = await voteWithVoter(db, kind, targetId, userId);
+  const facts = await voteFacts(db, kind, targetId, userId);
   // A cleared vote, or a vote on one's own item (the recompute reads neither): no weight row.
-  if (!found || found.vote.authorId === userId) {
+  if (!facts || facts.vote.authorId === userId) {
     await deleteVoteWeight(db, kind, targetId, userId);
     return { weight: null, reasons: [] };
   }
-  const { vote, account } = found;
-  const month = monthOfMs(vote.at);
-  const facts = await voterMonth(db, month, userId, kind === 'article_vote' && !vote.clicked);
-  const ctx = voteContextFrom(vote, { account, ...facts });
+  const { vote, month } = facts;
+  const ctx = voteContextFrom(vote, facts);
   const w = ctx ? voteWeight(vote, ctx) : { ...vote, weight: 1, reasons: [] };
   await writeVoteWeight(db, month, { kind, targetId, userId, weight: w.weight, reasons: w.reasons });
   return { weight: w.weight, reasons: w.reasons };
