@@ -59,13 +59,27 @@ export async function lockItems(trx: Db, kind: ItemKind, ids: readonly number[])
   }));
 }
 
-/** The stored postings of `keys` seen at or after `since`: key, story, the story's latest member time with that key. */
-export async function postingsOf(trx: Db, keys: readonly string[], since: Date): Promise<{ key: string; storyId: number; lastSeenAt: number }[]> {
+/** One key's stored postings: parallel arrays of stories and the latest member time (ms) with that key. */
+export interface KeyPostings {
+  key: string;
+  stories: number[];
+  seen: number[];
+}
+
+/**
+ * The stored postings of `keys` seen at or after `since`, one row per key. A common word has
+ * thousands of postings: aggregated as JSON, each key's arrays are parsed natively as numbers
+ * instead of one row object and one Date per posting.
+ */
+export async function postingsOf(trx: Db, keys: readonly string[], since: Date): Promise<KeyPostings[]> {
   if (keys.length === 0) return [];
-  const { rows } = await sql<{ key: string; story_id: number; last_seen_at: Date }>`
-    SELECT key, story_id, last_seen_at FROM story_keys
-    WHERE key = ANY(${sql.val([...keys])}::text[]) AND last_seen_at >= ${since}`.execute(trx);
-  return rows.map((r) => ({ key: r.key, storyId: r.story_id, lastSeenAt: r.last_seen_at.getTime() }));
+  const { rows } = await sql<KeyPostings>`
+    SELECT key, json_agg(story_id ORDER BY story_id) AS stories,
+           json_agg(floor(extract(epoch FROM last_seen_at) * 1000) ORDER BY story_id) AS seen
+    FROM story_keys
+    WHERE key = ANY(${sql.val([...keys])}::text[]) AND last_seen_at >= ${since}
+    GROUP BY key`.execute(trx);
+  return rows;
 }
 
 /**

@@ -43,7 +43,13 @@ describe('the batch view', () => {
       { key: 'a', storyId: 3, lastSeenAt: T0 - LOOKUP_WINDOW_MS - 1 },
       ...Array.from({ length: 60 }, (_, i) => ({ key: 'c', storyId: 100 + i, lastSeenAt: T0 })),
     ];
-    v.addPostings(['a', 'b', 'c', 'd'], rows);
+    v.addPostings(
+      ['a', 'b', 'c', 'd'],
+      ['a', 'b', 'c'].map((key) => {
+        const of = rows.filter((r) => r.key === key);
+        return { key, stories: of.map((r) => r.storyId), seen: of.map((r) => r.lastSeenAt) };
+      }),
+    );
     expect(v.missingKeys(['a', 'd', 'e', 'e'])).toEqual(['e']);
     const ranked = v.ranked(['a', 'b', 'c'], T0 + H);
     expect(ranked.slice(0, 3)).toEqual([7, 5, 100]);
@@ -53,7 +59,7 @@ describe('the batch view', () => {
 
   it('lets a later item find the story an earlier item of the batch opened, with its keys and members, above every stored id', () => {
     const v = new BatchStoryView();
-    v.addPostings(['bitcoin', 'etf'], [{ key: 'bitcoin', storyId: 9, lastSeenAt: T0 }]);
+    v.addPostings(['bitcoin', 'etf'], [{ key: 'bitcoin', stories: [9], seen: [T0] }]);
     v.addStories([{ id: 9, lastSeenAt: T0, sourceCount: 1, sourceKeys: ['a.example'], members: [member(1, T0)] }]);
     const opened = newStoryId(1);
     const m = member(2, T0 + H);

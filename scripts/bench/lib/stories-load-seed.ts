@@ -154,7 +154,10 @@ async function insertStories(db: Db, items: SeedItem[]): Promise<number> {
     sRows,
     'id integer, headline text, first_seen_at timestamptz, last_seen_at timestamptz, member_count integer, source_count integer',
   );
-  await sql`SELECT setval('stories_id_seq', ${Math.max(...stories.keys()) + 1})`.execute(db);
+  // A loop, not Math.max(...keys): a spread of 100,000+ arguments overflows the stack.
+  let maxId = 0;
+  for (const id of stories.keys()) if (id > maxId) maxId = id;
+  await sql`SELECT setval('stories_id_seq', ${maxId + 1})`.execute(db);
   return stories.size;
 }
 

@@ -77,11 +77,11 @@ export class BatchStoryView {
   }
 
   /** The stored postings of `keys` (every posting seen at or after the batch's earliest lookup time). */
-  addPostings(keys: readonly string[], rows: readonly { key: string; storyId: number; lastSeenAt: number }[]): void {
+  addPostings(keys: readonly string[], rows: readonly { key: string; stories: readonly number[]; seen: readonly number[] }[]): void {
     for (const k of keys) if (!this.postings.has(k)) this.postings.set(k, new Map());
     for (const r of rows) {
       const p = this.postings.get(r.key)!;
-      p.set(r.storyId, Math.max(p.get(r.storyId) ?? -Infinity, r.lastSeenAt));
+      for (let i = 0; i < r.stories.length; i++) p.set(r.stories[i]!, Math.max(p.get(r.stories[i]!) ?? -Infinity, r.seen[i]!));
     }
   }
 
