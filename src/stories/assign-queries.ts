@@ -60,7 +60,7 @@ export async function lockItems(trx: Db, kind: ItemKind, ids: readonly number[])
 }
 
 /** One key's stored postings: parallel arrays of stories and the latest member time (ms) with that key. */
-export interface KeyPostings {
+interface KeyPostings {
   key: string;
   stories: number[];
   seen: number[];
