@@ -5,19 +5,14 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
+import type { NewMember } from './assign-queries.js';
 import type { ItemKind } from './queries.js';
 
-interface StoredMember {
-  kind: ItemKind;
-  id: number;
-  storyId: number;
-  headline: string;
-  url: string | null;
-  source: string;
-  seenAt: Date;
+/** A stored member with what its features are computed from. */
+type StoredMember = Pick<NewMember, 'kind' | 'id' | 'storyId' | 'headline' | 'url' | 'source' | 'seenAt'> & {
   /** The wire item's feed summary (the text the assigner read), when the item still exists. */
   text: string | null;
-}
+};
 
 /** Up to `limit` stories seen since `since` with an id above `after`, ascending. */
 export async function storiesAfter(db: Db, since: Date, after: number, limit: number): Promise<number[]> {

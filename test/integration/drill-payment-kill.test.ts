@@ -6,14 +6,13 @@
  */
 import { expect, it } from 'vitest';
 import { runPaymentKillDrill } from '../../scripts/drills/payment-kill.js';
-import { useDrillEnv } from '../support/drill-env.js';
+import { expectNothingLost, useDrillEnv } from '../support/drill-env.js';
 
 const drill = useDrillEnv();
 
 it('SIGKILL of a worker mid-settlement: payments the facilitator settled end settled, once, nobody suspended', async () => {
-  const r = await runPaymentKillDrill({ payments: 3, stack: { databaseUrl: drill.env.databaseUrl, redisUrl: drill.env.redisUrl, prefix: drill.env.prefix }, log: drill.quiet });
-  // Joined, so that a failure prints every finding (an array diff elides them).
-  expect(r.lost.join('\n')).toBe('');
+  const r = await runPaymentKillDrill({ payments: 3, stack: drill.stack, log: drill.quiet });
+  expectNothingLost(r.lost);
   expect(r.settlesHeldWhenKilled).toBe(3);
   expect(r.states).toEqual({ settled: 3 });
 }, 120_000);

@@ -6,7 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { runRestartDrill } from '../../scripts/drills/backing-restart.js';
-import { useDrillEnv } from '../support/drill-env.js';
+import { expectNothingLost, useDrillEnv } from '../support/drill-env.js';
 
 const drill = useDrillEnv();
 
@@ -20,8 +20,7 @@ it('PostgreSQL restart under load: the same standard', async () => {
     stack: { redisUrl: drill.env.redisUrl, prefix: drill.env.prefix },
     log: drill.quiet,
   });
-  // Joined, so that a failure prints every finding (an array diff elides them).
-  expect(r.lost.join('\n')).toBe('');
+  expectNothingLost(r.lost);
   expect(r.traffic.during.unavailable503).toBeGreaterThan(0);
   expect(r.traffic.recoveryMs).not.toBeNull();
 }, 180_000);

@@ -6,14 +6,13 @@
  */
 import { expect, it } from 'vitest';
 import { runRestartDrill } from '../../scripts/drills/backing-restart.js';
-import { useDrillEnv } from '../support/drill-env.js';
+import { expectNothingLost, useDrillEnv } from '../support/drill-env.js';
 
 const drill = useDrillEnv();
 
 it('Redis restart under load: 503 with a code while down, recovers by itself, nothing acknowledged lost', async () => {
   const r = await runRestartDrill({ service: 'redis', downS: 3, beforeS: 2, afterS: 4, clients: 20, stack: { databaseUrl: drill.env.databaseUrl }, log: drill.quiet });
-  // Joined, so that a failure prints every finding (an array diff elides them).
-  expect(r.lost.join('\n')).toBe('');
+  expectNothingLost(r.lost);
   expect(r.traffic.during.unavailable503).toBeGreaterThan(0);
   expect(r.traffic.recoveryMs).not.toBeNull();
   expect(r.stream.complete + r.stream.reconciled).toBe(20);

@@ -11,12 +11,7 @@ import { useDrillEnv } from '../support/drill-env.js';
 const drill = useDrillEnv();
 
 it('SIGKILL of a worker mid-relay (after XADD, before commit): the next worker re-sends, nothing lost, duplicates keep their event_id', async () => {
-  const r = await runRelayKillDrill({
-    events: 4000,
-    lockMs: 2000,
-    stack: { databaseUrl: drill.env.databaseUrl, redisUrl: drill.env.redisUrl, prefix: drill.env.prefix },
-    log: drill.quiet,
-  });
+  const r = await runRelayKillDrill({ events: 4000, lockMs: 2000, stack: drill.stack, log: drill.quiet });
   expect(r.problems).toEqual([]);
   expect(r.inFlightAtKill).toBeGreaterThan(0);
   expect(r.lost).toBe(0);

@@ -6,19 +6,13 @@
  */
 import { expect, it } from 'vitest';
 import { runSigtermDrill } from '../../scripts/drills/sigterm.js';
-import { useDrillEnv } from '../support/drill-env.js';
+import { expectNothingLost, useDrillEnv } from '../support/drill-env.js';
 
 const drill = useDrillEnv();
 
 it('SIGTERM of web and ws under load: started requests finish, stream clients get 1001 and resume without loss', async () => {
-  const r = await runSigtermDrill({
-    clients: 30,
-    concurrency: 8,
-    stack: { databaseUrl: drill.env.databaseUrl, redisUrl: drill.env.redisUrl, prefix: drill.env.prefix },
-    log: drill.quiet,
-  });
-  // Joined, so that a failure prints every finding (an array diff elides them).
-  expect(r.lost.join('\n')).toBe('');
+  const r = await runSigtermDrill({ clients: 30, concurrency: 8, stack: drill.stack, log: drill.quiet });
+  expectNothingLost(r.lost);
   expect(r.web.startedBeforeSignal).toBeGreaterThan(0);
   expect(r.ws.closeCodes['1001']).toBe(30);
 }, 180_000);

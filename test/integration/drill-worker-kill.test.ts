@@ -7,21 +7,13 @@
  */
 import { expect, it } from 'vitest';
 import { runWorkerKillDrill } from '../../scripts/drills/worker-kill.js';
-import { useDrillEnv } from '../support/drill-env.js';
+import { expectNothingLost, useDrillEnv } from '../support/drill-env.js';
 
 const drill = useDrillEnv();
 
 it('SIGKILL of a worker mid-job: page titles, provenance checks and the monthly distribution each complete once', async () => {
-  const r = await runWorkerKillDrill({
-    articles: 12,
-    checks: 30,
-    recipients: 40,
-    stories: 12,
-    stack: { databaseUrl: drill.env.databaseUrl, redisUrl: drill.env.redisUrl, prefix: drill.env.prefix },
-    log: drill.quiet,
-  });
-  // Joined, so that a failure prints every finding (an array diff elides them).
-  expect(r.lost.join('\n')).toBe('');
+  const r = await runWorkerKillDrill({ articles: 12, checks: 30, recipients: 40, stories: 12, stack: drill.stack, log: drill.quiet });
+  expectNothingLost(r.lost);
   expect(r.pageTitle.killedWhileActive).toBeGreaterThan(0);
   expect(r.pageTitle).toMatchObject({ created: 12, duplicates: 0, stillProvisional: 0, wrongHeadline: 0, failedJobs: 0 });
   expect(r.provenance).toMatchObject({ accepted: 30, results: 30, missing: 0 });
