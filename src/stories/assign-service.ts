@@ -30,7 +30,7 @@ import { chooseStory } from './rules/assign.js';
 import { corroborationReached } from './rules/corroboration.js';
 import { BatchStoryView, NEW_STORY_BASE, newStoryId } from './rules/batch-state.js';
 import { itemFeatures, type ItemFeatures } from './rules/features.js';
-import { copyKeys, LOOKUP_WINDOW_MS, lookupWords, MAX_MEMBERS_COMPARED, weightFrom } from './rules/lookup.js';
+import { LOOKUP_WINDOW_MS, lookupKeys, MAX_MEMBERS_COMPARED, memberKeys, weightFrom } from './rules/lookup.js';
 import { plausibleTime } from './rules/time.js';
 
 export interface ItemRef {
@@ -116,7 +116,7 @@ export async function assignStoryItems(db: Db, refs: readonly ItemRef[], now: Da
 /** Read what the batch's items look up, as the state is before the batch: three statements. */
 async function prefetch(st: BatchState, items: readonly ItemFeatures[]): Promise<void> {
   const dfOf = (w: string): number => st.df.get(w) ?? 0;
-  const keysOf = items.map((f) => ({ f, keys: [...copyKeys(f), ...lookupWords(f, dfOf)] }));
+  const keysOf = items.map((f) => ({ f, keys: lookupKeys(f, dfOf) }));
   await readPostings(st, [...new Set(keysOf.flatMap((k) => k.keys))]);
   await readStories(st, [...new Set(keysOf.flatMap(({ f, keys }) => st.view.ranked(keys, f.at)))]);
 }
@@ -184,7 +184,7 @@ async function assignOne(st: BatchState, item: LockedItem | undefined, f: ItemFe
     st.view = new BatchStoryView();
   }
   const dfOf = (w: string): number => st.df.get(w) ?? 0;
-  const keys = [...copyKeys(f), ...lookupWords(f, dfOf)];
+  const keys = lookupKeys(f, dfOf);
   await readPostings(st, keys);
   const ranked = st.view.ranked(keys, f.at);
   await readStories(st, ranked);
@@ -201,7 +201,7 @@ async function assignOne(st: BatchState, item: LockedItem | undefined, f: ItemFe
     seenAt,
     copy: decision.copy,
     features: f,
-    keys: [...copyKeys(f), ...f.words],
+    keys: memberKeys(f),
   };
   const sourcesBefore = decision.storyId === null ? 0 : (st.view.sources(storyId) ?? st.view.storedSources(storyId));
   st.view.add(storyId, { kind: item.kind, id: item.id, seenAt: f.at, features: f }, member.keys, decision.copy);

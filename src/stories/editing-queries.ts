@@ -6,8 +6,8 @@ import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
 import type { ItemFeatures } from './rules/features.js';
 import { copyFlags } from './rules/copies.js';
-import { copyKeys } from './rules/lookup.js';
-import type { ItemKind } from './queries.js';
+import { latestKeys } from './rules/lookup.js';
+import { replaceKeys, type ItemKind } from './queries.js';
 
 export interface MemberRef {
   kind: ItemKind;
@@ -64,18 +64,8 @@ export async function moveMembers(trx: Db, from: number, to: number, items: read
 
 /** Rebuild a story's lookup keys from its members' features (copy keys and words, latest time each). */
 export async function rebuildKeys(trx: Db, storyId: number): Promise<void> {
-  await trx.deleteFrom('story_keys').where('story_id', '=', storyId).execute();
   const members = await trx.selectFrom('story_members').select(['features', 'seen_at']).where('story_id', '=', storyId).execute();
-  const latest = new Map<string, Date>();
-  for (const m of members) {
-    const f = m.features as ItemFeatures;
-    for (const k of [...copyKeys(f), ...f.words]) if (!latest.has(k) || latest.get(k)! < m.seen_at) latest.set(k, m.seen_at);
-  }
-  if (latest.size === 0) return;
-  await trx
-    .insertInto('story_keys')
-    .values([...latest].map(([key, at]) => ({ key, story_id: storyId, last_seen_at: at })))
-    .execute();
+  await replaceKeys(trx, [storyId], latestKeys(members.map((m) => ({ storyId, seenAt: m.seen_at, features: m.features as ItemFeatures }))));
 }
 
 export async function lockStory(trx: Db, storyId: number): Promise<void> {

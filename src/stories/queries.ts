@@ -65,6 +65,20 @@ export async function refreshStories(trx: Db, ids: readonly number[]): Promise<v
     WHERE s.id = f.story_id`.execute(trx);
 }
 
+/** Replace the lookup keys of `storyIds` with `keys` (two statements). */
+export async function replaceKeys(db: Db, storyIds: readonly number[], keys: readonly { key: string; storyId: number; lastSeenAt: Date }[]): Promise<void> {
+  await db
+    .deleteFrom('story_keys')
+    .where('story_id', 'in', [...storyIds])
+    .execute();
+  if (keys.length === 0) return;
+  await sql`
+    INSERT INTO story_keys (key, story_id, last_seen_at)
+    SELECT * FROM unnest(${sql.val(keys.map((k) => k.key))}::text[], ${sql.val(keys.map((k) => k.storyId))}::int[], ${sql.val(keys.map((k) => k.lastSeenAt.toISOString()))}::timestamptz[])`.execute(
+    db,
+  );
+}
+
 export interface StoryListFilter {
   since?: Date;
   until?: Date;

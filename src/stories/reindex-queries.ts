@@ -38,20 +38,6 @@ export async function writeFeatures(db: Db, rows: readonly { kind: ItemKind; id:
     WHERE m.item_kind = x.kind AND m.item_id = x.id`.execute(db);
 }
 
-/** Replace the lookup keys of `storyIds` with `keys` (two statements). */
-export async function replaceKeys(db: Db, storyIds: readonly number[], keys: readonly { key: string; storyId: number; lastSeenAt: Date }[]): Promise<void> {
-  await db
-    .deleteFrom('story_keys')
-    .where('story_id', 'in', [...storyIds])
-    .execute();
-  if (keys.length === 0) return;
-  await sql`
-    INSERT INTO story_keys (key, story_id, last_seen_at)
-    SELECT * FROM unnest(${sql.val(keys.map((k) => k.key))}::text[], ${sql.val(keys.map((k) => k.storyId))}::int[], ${sql.val(keys.map((k) => k.lastSeenAt.toISOString()))}::timestamptz[])`.execute(
-    db,
-  );
-}
-
 /**
  * Recount the word counts from the stored words of the members seen since `since` (the '' row is
  * the number of members); counts of older items are dropped.

@@ -11,10 +11,10 @@
  * again redoes the same work with the same result, so an interrupted run is finished by a new one.
  */
 import type { Db } from '../platform/db.js';
-import { lockAssigner } from './queries.js';
-import { membersOf, recountWords, replaceKeys, storiesAfter, writeFeatures } from './reindex-queries.js';
+import { lockAssigner, replaceKeys } from './queries.js';
+import { membersOf, recountWords, storiesAfter, writeFeatures } from './reindex-queries.js';
 import { itemFeatures } from './rules/features.js';
-import { copyKeys } from './rules/lookup.js';
+import { latestKeys } from './rules/lookup.js';
 
 export async function reindexStories(db: Db, since: Date, opts: { batch: number; onBatch?: (stories: number) => void }): Promise<{ stories: number; members: number }> {
   let after = 0;
@@ -26,19 +26,12 @@ export async function reindexStories(db: Db, since: Date, opts: { batch: number;
     members += await db.transaction().execute(async (trx) => {
       await lockAssigner(trx);
       const rows = await membersOf(trx, ids);
-      const keys = new Map<string, { key: string; storyId: number; lastSeenAt: Date }>();
-      const features = rows.map((m) => {
-        const f = itemFeatures({ title: m.headline, url: m.url, source: m.source, at: m.seenAt.getTime(), text: m.text });
-        for (const key of new Set([...copyKeys(f), ...f.words])) {
-          const k = `${m.storyId}\n${key}`;
-          const held = keys.get(k);
-          if (!held) keys.set(k, { key, storyId: m.storyId, lastSeenAt: m.seenAt });
-          else if (m.seenAt > held.lastSeenAt) held.lastSeenAt = m.seenAt;
-        }
-        return { kind: m.kind, id: m.id, features: JSON.stringify(f) };
-      });
-      await writeFeatures(trx, features);
-      await replaceKeys(trx, ids, [...keys.values()]);
+      const features = rows.map((m) => ({ ...m, features: itemFeatures({ title: m.headline, url: m.url, source: m.source, at: m.seenAt.getTime(), text: m.text }) }));
+      await writeFeatures(
+        trx,
+        features.map((m) => ({ kind: m.kind, id: m.id, features: JSON.stringify(m.features) })),
+      );
+      await replaceKeys(trx, ids, latestKeys(features));
       return rows.length;
     });
     stories += ids.length;

@@ -33,6 +33,30 @@ export function copyKeys(f: ItemFeatures): string[] {
   return keys;
 }
 
+/** The keys an item is looked up by: its copy keys and its rarest words. */
+export function lookupKeys(f: ItemFeatures, df: (word: string) => number): string[] {
+  return [...copyKeys(f), ...lookupWords(f, df)];
+}
+
+/** The keys a member is indexed under in its story: its copy keys and its words. */
+export function memberKeys(f: ItemFeatures): string[] {
+  return [...copyKeys(f), ...f.words];
+}
+
+/** A story's lookup keys from its members: each key once per story, with its latest member's time. */
+export function latestKeys(members: readonly { storyId: number; seenAt: Date; features: ItemFeatures }[]): { key: string; storyId: number; lastSeenAt: Date }[] {
+  const out = new Map<string, { key: string; storyId: number; lastSeenAt: Date }>();
+  for (const m of members) {
+    for (const key of memberKeys(m.features)) {
+      const id = `${m.storyId}\n${key}`;
+      const held = out.get(id);
+      if (!held) out.set(id, { key, storyId: m.storyId, lastSeenAt: m.seenAt });
+      else if (m.seenAt > held.lastSeenAt) held.lastSeenAt = m.seenAt;
+    }
+  }
+  return [...out.values()];
+}
+
 /** The members of a story worth comparing: the first one and the most recent ones. */
 export function comparedMembers<T>(members: readonly T[]): T[] {
   if (members.length <= MAX_MEMBERS_COMPARED) return [...members];

@@ -6,7 +6,7 @@
  */
 import { chooseStory, MATCH_THRESHOLD, type CandidateStory } from './assign.js';
 import { itemFeatures, type ItemFeatures, type StoryItemInput } from './features.js';
-import { comparedMembers, copyKeys, LOOKUP_WINDOW_MS, lookupWords, MAX_POSTINGS_SCANNED, topCandidates, weightFrom } from './lookup.js';
+import { comparedMembers, LOOKUP_WINDOW_MS, lookupKeys, MAX_POSTINGS_SCANNED, memberKeys, topCandidates, weightFrom } from './lookup.js';
 
 interface MemoryStory extends CandidateStory<number> {
   members: ItemFeatures[];
@@ -41,7 +41,7 @@ export class MemoryStoryState {
 
   private candidates(f: ItemFeatures, dfOf: (w: string) => number): CandidateStory<number>[] {
     const hits = new Map<number, number>();
-    for (const key of [...copyKeys(f), ...lookupWords(f, dfOf)]) {
+    for (const key of lookupKeys(f, dfOf)) {
       const postings = this.index.get(key) ?? [];
       const seen = new Set<number>();
       for (let i = postings.length - 1; i >= 0 && i >= postings.length - MAX_POSTINGS_SCANNED; i -= 1) {
@@ -68,7 +68,7 @@ export class MemoryStoryState {
     s.members.push(f);
     s.lastSeenAt = Math.max(s.lastSeenAt, f.at);
     s.firstSeenAt = Math.min(s.firstSeenAt, f.at);
-    for (const key of [...copyKeys(f), ...f.words]) {
+    for (const key of memberKeys(f)) {
       const list = this.index.get(key) ?? [];
       if (list[list.length - 1] !== storyId) list.push(storyId);
       this.index.set(key, list);
