@@ -151,7 +151,7 @@ describe('PUT /wallet/profile/ picture pool, before the body is read', () => {
       while (!done && !seen.includes(503)) seen.push(await statusBeforeBodyEnds(await narrow.base, second.bearer, 150));
       expect((await running).status).toBe(200);
     }
-    expect(seen).toContain(503);
+    expect(seen, `probe answers: ${JSON.stringify(seen)}`).toContain(503);
     // Free again: the body is read as before.
     expect(await statusBeforeBodyEnds(await narrow.base, second.bearer, 500)).toBeNull();
   });
