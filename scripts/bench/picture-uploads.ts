@@ -21,7 +21,7 @@
  * server on this one; what the server spends receiving, parsing and refusing them is. Rounds alternate the phases; p50 is the median of
  * the rounds; p99 is taken over every round's samples together (more samples than one round's) and
  * compared with the idle phase's (goal: within 1.2x). The GIFs are made here with sharp.
- *   npm run bench:uploads -- [seconds=8] [rounds=3]
+ *   npm run bench:uploads -- [seconds=8] [rounds=3] [--phases=idle,gif40x16,atcapx16,idle2]
  */
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -192,8 +192,17 @@ async function flatGif(frames: number): Promise<Buffer> {
 
 const SECONDS = Number(process.argv[2] ?? 8);
 const ROUNDS = Number(process.argv[3] ?? 3);
-const PHASES = ['idle', 'gif40', 'atcap', 'gif40x16', 'atcapx16', 'idle2', 'gif40x16lim', 'atcapx16lim'] as const;
-type Phase = (typeof PHASES)[number];
+const ALL_PHASES = ['idle', 'gif40', 'atcap', 'gif40x16', 'atcapx16', 'idle2', 'gif40x16lim', 'atcapx16lim'] as const;
+type Phase = (typeof ALL_PHASES)[number];
+/** `--phases=idle,gif40x16,...`: only these (idle always runs: every ratio is against it). */
+const PHASES: readonly Phase[] = ((): readonly Phase[] => {
+  const arg = process.argv.find((a) => a.startsWith('--phases='));
+  if (!arg) return ALL_PHASES;
+  const asked = new Set(arg.slice('--phases='.length).split(','));
+  const unknown = [...asked].filter((p) => !(ALL_PHASES as readonly string[]).includes(p));
+  if (unknown.length > 0) throw new Error(`unknown phases ${unknown.join(', ')}; phases are ${ALL_PHASES.join(', ')}`);
+  return ALL_PHASES.filter((p) => p === 'idle' || asked.has(p));
+})();
 /** `cpuMs`: this process's CPU time (the server's: the probes and uploaders are other processes) during the phase. */
 type Round = { signin: Sample; feed: Sample; upload?: Sample; cpuMs: number };
 

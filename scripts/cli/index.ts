@@ -77,7 +77,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let env: Record<string, string | undefined> = io.env ?? process.env;
   const ctx: CliContext = {
     db() {
-      db ??= createDb(loadConfig(env).DATABASE_URL, { max: 1, applicationName: 'cli' });
+      const config = loadConfig(env);
+      db ??= createDb(config.DATABASE_URL, { max: 1, applicationName: 'cli', prepared: config.DB_PREPARED_STATEMENTS });
       return db;
     },
     config: () => loadConfig(env),

@@ -3,7 +3,7 @@
  * transitions and edits. Rows are mapped to the API's field names by toArticleItem/toArticleRecord.
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
-import type { Db } from '../platform/db.js';
+import { executePrepared, type Db } from '../platform/db.js';
 import type { Changes } from './rules/article-edit.js';
 import type { ArticleStatus } from './rules/state.js';
 import type { StoredDecisionReason } from './rules/moderation.js';
@@ -470,7 +470,7 @@ export type PageTitleUpdate = ReturnType<typeof pageTitleUpdate>;
  * an editor's or submitter's); undefined when it no longer has one.
  */
 export async function writePageTitle(trx: Db, id: number, headline: string) {
-  return pageTitleUpdate(trx, id, headline).executeTakeFirst();
+  return (await executePrepared(trx, pageTitleUpdate(trx, id, headline))).rows[0];
 }
 
 export type PageTitleRow = NonNullable<Awaited<ReturnType<typeof writePageTitle>>>;

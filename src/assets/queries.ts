@@ -1,7 +1,7 @@
 /** SQL of the assets feature: the registry, article and wire item tags (Kysely only). */
 import { sql, type RawBuilder } from 'kysely';
 import type { PageTitleRow, PageTitleUpdate } from '../articles/index.js';
-import type { Db } from '../platform/db.js';
+import { executePrepared, type Db } from '../platform/db.js';
 import type { AssetRecord, AssetSource } from './rules/registry.js';
 
 /** A cheap fingerprint of the registry: changes whenever an asset, deployment or ambiguous word does. */
@@ -186,7 +186,9 @@ export async function writeTaggedPageTitle(db: Db, update: PageTitleUpdate, arti
     token_symbols: sql<string[]>`CASE WHEN (SELECT fill FROM d) THEN ${symbols} ELSE articles.token_symbols END`,
     token_addresses: sql<string[]>`CASE WHEN (SELECT fill FROM d) THEN ${addresses} ELSE articles.token_addresses END`,
   });
-  const r = await sql<PageTitleRow & { before: TagRow[]; fill: Fill }>`
+  const r = await executePrepared(
+    db,
+    sql<PageTitleRow & { before: TagRow[]; fill: Fill }>`
     WITH ${tagInputs(articleId, tags)}, d AS (
       SELECT NOT EXISTS (SELECT 1 FROM before WHERE source = 'editor')
              AND CASE WHEN f.article_id IS NOT NULL THEN f.token_symbols = a.token_symbols AND f.token_addresses = a.token_addresses
@@ -201,7 +203,8 @@ export async function writeTaggedPageTitle(db: Db, update: PageTitleUpdate, arti
       SELECT ${articleId}, ${symbols}, ${addresses} FROM d WHERE d.fill AND EXISTS (SELECT 1 FROM upd)
       ON CONFLICT (article_id) DO UPDATE SET token_symbols = excluded.token_symbols, token_addresses = excluded.token_addresses
     )
-    SELECT upd.*, (SELECT coalesce(json_agg(before), '[]'::json) FROM before) AS before, d.last_fill AS fill FROM upd, d`.execute(db);
+    SELECT upd.*, (SELECT coalesce(json_agg(before), '[]'::json) FROM before) AS before, d.last_fill AS fill FROM upd, d`,
+  );
   return r.rows[0];
 }
 

@@ -12,7 +12,7 @@ import { jobs } from '../../jobs/index.js';
 const { config, log } = boot('worker');
 const webhookWarning = webhookKeyWarning(config);
 if (webhookWarning) log.warn(webhookWarning);
-const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX, applicationName: 'worker' });
+const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX, applicationName: 'worker', prepared: config.DB_PREPARED_STATEMENTS });
 const redis = createRedis(config.REDIS_URL, 'command', 'worker', { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
 const queue = new QueueClient(jobs, redis, config.REDIS_URL, config.QUEUE_PREFIX, { readyTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
 const events = new EventPublisher(redis, eventStreamKey(config.QUEUE_PREFIX), config.EVENT_STREAM_MAXLEN);

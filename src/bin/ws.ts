@@ -12,7 +12,7 @@ const streamKey = eventStreamKey(config.QUEUE_PREFIX);
 const metricsRedis = config.METRICS_TOKEN ? createRedis(config.REDIS_URL, 'command', 'ws-metrics', { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS }) : null;
 const metrics = new WsMetrics({ token: config.METRICS_TOKEN, stats: () => broadcaster.stats(), redis: metricsRedis, streamKey, log });
 // A small pool for the one look-up the stream makes: the asset ids a subscription's asset filter names.
-const db = createDb(config.DATABASE_URL, { max: 2 });
+const db = createDb(config.DATABASE_URL, { max: 2, prepared: config.DB_PREPARED_STATEMENTS });
 const broadcaster = createBroadcaster({
   ...broadcasterOptionsFromConfig(config, streamKey, log),
   httpHandler: metrics.handle,

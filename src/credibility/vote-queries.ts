@@ -2,9 +2,11 @@
  * Credibility SQL of the per-vote update: one statement reads the vote with everything the rule needs
  * about it and its voter (account, the month's published flags and staff decisions that name the
  * voter, the voter's click-through counts of the month), one more writes or deletes its weight row.
+ * All three run as named prepared statements (platform/db.ts, executePrepared): they run once per
+ * vote, and planning the read costs about as much as executing it.
  */
 import { sql } from 'kysely';
-import type { Db } from '../platform/db.js';
+import { executePrepared, type Db } from '../platform/db.js';
 import type { Account, Flag, Override, Vote, Weighted } from './rules/model.js';
 
 export type VoteKind = Vote['kind'];
@@ -51,7 +53,9 @@ export async function voteFacts(db: Db, kind: VoteKind, targetId: number, userId
               WHERE mv.user_id = ${userId}::int AND mv.created_at >= m.month_start AND mv.created_at < m.month_end
                 AND (SELECT a.submitted_by FROM articles a WHERE a.id = mv.article_id) IS DISTINCT FROM mv.user_id) END`
       : sql`NULL::json`;
-  const r = await sql<Row>`
+  const r = await executePrepared(
+    db,
+    sql<Row>`
     WITH v AS MATERIALIZED (${vote}),
     m AS (
       SELECT v.*, to_char(v.at AT TIME ZONE 'UTC', 'YYYY-MM') AS month,
@@ -68,7 +72,8 @@ export async function voteFacts(db: Db, kind: VoteKind, targetId: number, userId
              (SELECT coalesce(json_agg(json_build_object('kind', o.kind, 'members', o.members, 'decision', o.decision)), '[]'::json)
               FROM credibility_overrides o WHERE o.month = m.month AND o.members @> ARRAY[${userId}::int]) END AS overrides,
            ${clicks} AS clicks
-    FROM m`.execute(db);
+    FROM m`,
+  );
   const row = r.rows[0];
   if (!row) return null;
   return {
@@ -102,15 +107,16 @@ interface Row {
  */
 export async function writeVoteWeight(db: Db, month: string, w: Weighted): Promise<void> {
   if (w.weight < 1) {
-    await sql`
+    await executePrepared(
+      db,
+      sql`
       INSERT INTO credibility_weights (month, kind, target_id, user_id, weight, reasons, written_at)
       VALUES (${month}, ${w.kind}, ${w.targetId}, ${w.userId}, ${w.weight}, ${w.reasons}::text[], now())
-      ON CONFLICT (kind, target_id, user_id) DO UPDATE SET month = excluded.month, weight = excluded.weight, reasons = excluded.reasons, written_at = excluded.written_at`.execute(
-      db,
+      ON CONFLICT (kind, target_id, user_id) DO UPDATE SET month = excluded.month, weight = excluded.weight, reasons = excluded.reasons, written_at = excluded.written_at`,
     );
   } else await deleteVoteWeight(db, w.kind as VoteKind, w.targetId, w.userId);
 }
 
 export async function deleteVoteWeight(db: Db, kind: VoteKind, targetId: number, userId: number): Promise<void> {
-  await db.deleteFrom('credibility_weights').where('kind', '=', kind).where('target_id', '=', targetId).where('user_id', '=', userId).execute();
+  await executePrepared(db, db.deleteFrom('credibility_weights').where('kind', '=', kind).where('target_id', '=', targetId).where('user_id', '=', userId));
 }

@@ -186,6 +186,8 @@ export const envSchema = z.object({
   SIWE_CHAIN_ID: z.coerce.number().int().min(1).default(1),
   /** PostgreSQL pool size per process. */
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** Run the hot paths' statements (the per-vote credibility update, the page-title write) as named prepared statements, parsed and planned once per connection. Set false behind a connection pooler in transaction mode that does not track prepared statements (PgBouncer before 1.21, or without max_prepared_statements). */
+  DB_PREPARED_STATEMENTS: bool.default(true),
   /** Where profile pictures were stored before they moved into PostgreSQL: read only by the media migration and `npm run media:import`. */
   PROFILE_PICTURES_DIR: z.string().min(1).default('.data/profile-pictures'),
   /** web: bytes of pictures kept in each process's memory for serving (0 reads every request from PostgreSQL). */

@@ -102,7 +102,7 @@ export async function benchStack(name: string, overrides: Record<string, string>
     PROFILE_PICTURES_DIR: path.join(tmp, 'pictures'),
     ...overrides,
   });
-  const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX });
+  const db = createDb(config.DATABASE_URL, { max: config.DB_POOL_MAX, prepared: config.DB_PREPARED_STATEMENTS });
   await migrateToLatest(db);
   const redis = createRedis(config.REDIS_URL, 'command', 'bench', { autoPipelining: true });
   const deps = benchDeps(config, db, redis, config.LOG_LEVEL);

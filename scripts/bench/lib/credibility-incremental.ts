@@ -2,7 +2,8 @@
  * The per-vote credibility update of bench:credibility, on the bench's seeded month:
  *  - the update itself (`updateVoteCredibility`, the whole body of the credibility-vote job, which
  *    exists only for it) on a sample of the month's votes, a quarter of them by flagged voters,
- *    alternated with a one-row read of the same vote (the least any per-vote job does), p50/p99;
+ *    alternated with a one-row read of the same vote (the least any per-vote job does) and with the
+ *    same update on a pool that runs every statement unnamed (planned on every call), p50/p99;
  *  - the vote endpoint (POST /api/v1/news/{id}/vote/ through createApp, paced from 32 signed-in
  *    accounts) with the relay running, against the same with a worker applying the per-vote updates
  *    the relay enqueues; alternated rounds, p50/p99 over every round's samples.
@@ -13,6 +14,7 @@ import { wakeRelay } from '../../../jobs/relay-events.js';
 import { createApp } from '../../../src/app.js';
 import { startWorkers } from '../../../src/bin/worker-runtime.js';
 import { updateVoteCredibility } from '../../../src/credibility/index.js';
+import { createDb } from '../../../src/platform/db.js';
 import { signAccessToken } from '../../../src/identity/tokens.js';
 import { RelayWaker } from '../../../src/relay/waker.js';
 import { allRoutes } from '../../../src/routes.js';
@@ -37,19 +39,35 @@ async function sampleVotes(stack: BenchStack, month: string, n: number): Promise
 
 export async function updateTimes(stack: BenchStack, month: string, n = 2000): Promise<string[]> {
   const votes = await sampleVotes(stack, month, n);
+  // The same update with every statement unnamed (DB_PREPARED_STATEMENTS=false): planned on every call.
+  const unnamed = createDb(stack.config.DATABASE_URL, { max: 1, prepared: false });
   const update: number[] = [];
+  const unprepared: number[] = [];
   const read: number[] = [];
-  for (const v of votes) {
-    let t = performance.now();
-    await sql`SELECT weight FROM ${sql.table(v.kind === 'article_vote' ? 'votes' : 'yap_votes')} WHERE ${sql.ref(v.kind === 'article_vote' ? 'article_id' : 'yap_id')} = ${v.target} AND user_id = ${v.user}`.execute(
-      stack.db,
-    );
-    read.push(performance.now() - t);
-    t = performance.now();
-    await updateVoteCredibility(stack.db, v.kind, v.target, v.user);
-    update.push(performance.now() - t);
+  const time = async (into: number[], work: () => Promise<unknown>) => {
+    const t = performance.now();
+    await work();
+    into.push(performance.now() - t);
+  };
+  try {
+    for (const v of votes) {
+      const table = sql.table(v.kind === 'article_vote' ? 'votes' : 'yap_votes');
+      const target = sql.ref(v.kind === 'article_vote' ? 'article_id' : 'yap_id');
+      await time(read, () => sql`SELECT weight FROM ${table} WHERE ${target} = ${v.target} AND user_id = ${v.user}`.execute(stack.db));
+      await time(update, () => updateVoteCredibility(stack.db, v.kind, v.target, v.user));
+      await time(unprepared, () => updateVoteCredibility(unnamed, v.kind, v.target, v.user));
+    }
+  } finally {
+    await unnamed.destroy();
   }
-  return [`per-vote update (the credibility-vote job's body)  ${fmt(update)}  goal p99 < 2 ms`, `one-row read of the vote (baseline)               ${fmt(read)}`];
+  // What the update adds to a job that does the least a per-vote job does (read the vote), vote by vote.
+  const added = update.map((t, i) => t - read[i]);
+  return [
+    `per-vote update (the credibility-vote job's body)  ${fmt(update)}  goal p99 < 2 ms`,
+    `the same, statements unnamed (planned every call) ${fmt(unprepared)}`,
+    `one-row read of the vote (baseline)               ${fmt(read)}`,
+    `update less the read, paired per vote             ${fmt(added)}`,
+  ];
 }
 
 /** The relay (as the worker process runs it) and, when `apply`, a worker for credibility-vote jobs. */
