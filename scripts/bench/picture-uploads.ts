@@ -11,6 +11,8 @@
  *            (PICTURE_CONCURRENCY / PICTURE_QUEUE_MAX), the uploads beyond it refused at once with 503
  *            profile_picture_busy;
  *   gif40x16, atcapx16  sixteen such uploads at once (one per account), every second;
+ *   editx16  the control for the waves: sixteen profile edits without a picture (a JSON bio) at once,
+ *            every second: what any sixteen requests of the same route arriving together cost the others;
  *   idle2    no uploads again: the A/A control, what the probes' own noise makes of "p99 vs idle";
  *   gif40x16lim, atcapx16lim  the waves against a second app on the same stack with the default upload
  *            limits (per account and per client address): once the address has spent its hourly uploads,
@@ -122,18 +124,21 @@ function feedProbe(base: string, seconds: number): Promise<Sample> {
  * it is answered. `waves`: every second all accounts send it at once (sixteen uploads at once), the
  * next wave at the next second or when the last upload of this one is answered, whichever is later.
  */
-async function uploadLoops(base: string, seconds: number, file: string, tokens: string[], mode: 'flood' | 'waves'): Promise<Sample> {
+async function uploadLoops(base: string, seconds: number, file: string | undefined, tokens: string[], mode: 'flood' | 'waves'): Promise<Sample> {
   const { readFileSync } = await import('node:fs');
-  const bytes = readFileSync(file);
+  const bytes = file ? readFileSync(file) : undefined;
   const lat: number[] = [];
   const statuses: Record<string, number> = {};
   const until = performance.now() + seconds * 1000;
   const upload = async (token: string) => {
+    // Without a file: a JSON edit of the bio (the control of the same route without a picture).
     const form = new FormData();
-    form.append('profile_picture', new Blob([bytes], { type: 'image/gif' }), 'a.gif');
+    if (bytes) form.append('profile_picture', new Blob([bytes], { type: 'image/gif' }), 'a.gif');
+    const body = bytes ? form : JSON.stringify({ bio: `edited at ${Date.now()}` });
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(bytes ? {} : { 'content-type': 'application/json' }) };
     const t = performance.now();
     // A refusal before the body is read closes the connection: the client may see that as an error.
-    const status = await fetch(`${base}/api/v1/wallet/profile/`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: form }).then(
+    const status = await fetch(`${base}/api/v1/wallet/profile/`, { method: 'PUT', headers, body }).then(
       async (r) => (await r.arrayBuffer(), String(r.status)),
       () => 'error',
     );
@@ -170,7 +175,7 @@ async function childMain(kind: string, base: string, tokens: string[]): Promise<
         ? signinProbe(base, msg.seconds)
         : kind === 'feed'
           ? feedProbe(base, msg.seconds)
-          : uploadLoops(msg.base ?? base, msg.seconds, msg.file!, tokens, msg.mode ?? 'flood');
+          : uploadLoops(msg.base ?? base, msg.seconds, msg.file, tokens, msg.mode ?? 'flood');
     void run.then((sample) => process.send!({ type: 'result', sample }));
   });
   process.send!({ type: 'ready' });
@@ -192,7 +197,7 @@ async function flatGif(frames: number): Promise<Buffer> {
 
 const SECONDS = Number(process.argv[2] ?? 8);
 const ROUNDS = Number(process.argv[3] ?? 3);
-const ALL_PHASES = ['idle', 'gif40', 'atcap', 'gif40x16', 'atcapx16', 'idle2', 'gif40x16lim', 'atcapx16lim'] as const;
+const ALL_PHASES = ['idle', 'gif40', 'atcap', 'gif40x16', 'atcapx16', 'editx16', 'idle2', 'gif40x16lim', 'atcapx16lim'] as const;
 type Phase = (typeof ALL_PHASES)[number];
 /** `--phases=idle,gif40x16,...`: only these (idle always runs: every ratio is against it). */
 const PHASES: readonly Phase[] = ((): readonly Phase[] => {
@@ -225,7 +230,7 @@ async function main(): Promise<void> {
     const results = Object.fromEntries(PHASES.map((p) => [p, [] as Round[]])) as Record<Phase, Round[]>;
     for (let round = 0; round < ROUNDS; round++) {
       for (const phase of PHASES) {
-        const file = files[phase.startsWith('gif40') ? 'gif40' : 'atcap'];
+        const file = phase === 'editx16' ? undefined : files[phase.startsWith('gif40') ? 'gif40' : 'atcap'];
         const mode = phase.includes('x16') ? 'waves' : 'flood';
         const uploads = phase.startsWith('idle') ? undefined : measure(upload, SECONDS, file, mode, phase.endsWith('lim') ? limitedOrigin : origin);
         const cpu0 = process.cpuUsage();
