@@ -22,6 +22,8 @@ interface VoteFacts {
   /** The voter's article votes of the month on others' articles, and how many of them it opened. */
   articleVotes: number;
   clicked: number;
+  /** Whether the vote has a weight row now (a full weight then has one to delete). */
+  weighted: boolean;
 }
 
 /**
@@ -65,6 +67,7 @@ export async function voteFacts(db: Db, kind: VoteKind, targetId: number, userId
       FROM v
     )
     SELECT m.value, m.at, m.author_id, m.clicked, m.user_created_at, m.account_type, m.month,
+           EXISTS (SELECT 1 FROM credibility_weights w WHERE w.kind = ${kind} AND w.target_id = ${targetId}::int AND w.user_id = ${userId}::int) AS weighted,
            CASE WHEN m.others THEN
              (SELECT coalesce(json_agg(json_build_object('kind', f.kind, 'members', f.members, 'evidence', f.evidence)), '[]'::json)
               FROM credibility_flags f WHERE f.month = m.month AND f.members @> ARRAY[${userId}::int]) END AS flags,
@@ -84,6 +87,7 @@ export async function voteFacts(db: Db, kind: VoteKind, targetId: number, userId
     overrides: row.overrides ?? [],
     articleVotes: row.clicks?.votes ?? 0,
     clicked: row.clicks?.clicked ?? 0,
+    weighted: row.weighted,
   };
 }
 
@@ -95,6 +99,7 @@ interface Row {
   user_created_at: Date;
   account_type: Account['type'];
   month: string;
+  weighted: boolean;
   flags: Flag[] | null;
   overrides: Override[] | null;
   clicks: { votes: number; clicked: number } | null;

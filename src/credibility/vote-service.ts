@@ -3,7 +3,8 @@
  * decided from its voter alone (account age and type, click-through, the month's published flags and
  * staff decisions that name the voter) with the same rule the full recompute applies to every vote
  * (rules/vote-weight.ts), so boards and the earnings estimate see it before the nightly recompute.
- * Two statements: one reads the vote with all of that, one writes or deletes its weight row.
+ * One statement reads the vote with all of that and whether it has a weight row; a second writes or
+ * deletes that row, and is not sent when the vote keeps full weight and has none (most votes).
  * What needs the whole month (new rings, bursts, co-voting) waits for that recompute, which
  * re-decides every vote it read and keeps rows written after its cut-off (queries.ts, publishRun).
  */
@@ -21,12 +22,13 @@ export async function updateVoteCredibility(db: Db, kind: VoteKind, targetId: nu
   const facts = await voteFacts(db, kind, targetId, userId);
   // A cleared vote, or a vote on one's own item (the recompute reads neither): no weight row.
   if (!facts || facts.vote.authorId === userId) {
-    await deleteVoteWeight(db, kind, targetId, userId);
+    if (!facts || facts.weighted) await deleteVoteWeight(db, kind, targetId, userId);
     return { weight: null, reasons: [] };
   }
   const { vote, month } = facts;
   const ctx = voteContextFrom(vote, facts);
   const w = ctx ? voteWeight(vote, ctx) : { ...vote, weight: 1, reasons: [] };
-  await writeVoteWeight(db, month, { kind, targetId, userId, weight: w.weight, reasons: w.reasons });
+  // Full weight is the absence of a row: nothing to write when there is none.
+  if (w.weight < 1 || facts.weighted) await writeVoteWeight(db, month, { kind, targetId, userId, weight: w.weight, reasons: w.reasons });
   return { weight: w.weight, reasons: w.reasons };
 }

@@ -3,12 +3,14 @@
  * recompute: a vote by an account flagged in the month's published flags gets its discounted weight
  * with readable reasons; a yap vote by a staff-confirmed account weighs 0; clearing a vote removes
  * its row; a full recompute whose cut-off precedes a vote keeps that vote's row and still deletes
- * the rows it no longer stages; a later recompute rewrites only the rows whose weight changed.
+ * the rows it no longer stages; a later recompute rewrites only the rows whose weight changed; a
+ * full-weight vote without a row costs the one read.
  */
 import type { Worker } from 'bullmq';
+import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { recomputeMonth } from '../../src/credibility/index.js';
+import { recomputeMonth, updateVoteCredibility } from '../../src/credibility/index.js';
 import { REASONS } from '../../src/credibility/rules/weights.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
@@ -149,5 +151,44 @@ describe('per-vote credibility update', () => {
     expect(rewritten).toMatchObject({ weight: 0, reasons: [REASONS.confirmed] });
     expect(rewritten!.written_at.getTime()).toBeGreaterThan(OLD.getTime());
     expect(await weightRow('article_vote', articleId, confirmed.userId)).toEqual(equalBefore);
+  });
+
+  it('sends one statement for a full-weight vote without a row, and deletes the row of a vote that regains full weight', async () => {
+    // The job's body called directly (no relay event, so no job runs beside it), statements counted.
+    let statements = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: (args) => (statements++, args.node),
+      transformResult: (args) => Promise.resolve(args.result),
+    };
+    const db = deps.db.withPlugin(counting);
+    const honest = await oldAccount();
+    const flagged = await oldAccount();
+    await deps.db.insertInto('article_readers').values({ article_id: articleId, user_id: honest.userId }).execute();
+    await deps.db
+      .insertInto('votes')
+      .values([
+        { article_id: articleId, user_id: honest.userId, weight: 1 },
+        { article_id: articleId, user_id: flagged.userId, weight: 1 },
+      ])
+      .execute();
+    expect(await updateVoteCredibility(db, 'article_vote', articleId, honest.userId)).toEqual({ weight: 1, reasons: [] });
+    expect(statements).toBe(1);
+    expect(await weightRow('article_vote', articleId, honest.userId)).toBeUndefined();
+
+    // Flagged: its row is written (two statements); once the flag is gone the vote regains full weight and its row is deleted.
+    const flag = await deps.db
+      .insertInto('credibility_flags')
+      .values({ month: MONTH, kind: 'indiscriminate', members: [flagged.userId], evidence: JSON.stringify({ votes: 90 }) })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    statements = 0;
+    expect((await updateVoteCredibility(db, 'article_vote', articleId, flagged.userId)).weight).toBeLessThan(1);
+    expect(statements).toBe(2);
+    expect(await weightRow('article_vote', articleId, flagged.userId)).toBeDefined();
+    await deps.db.deleteFrom('credibility_flags').where('id', '=', flag.id).execute();
+    statements = 0;
+    expect((await updateVoteCredibility(db, 'article_vote', articleId, flagged.userId)).weight).toBe(1);
+    expect(statements).toBe(2);
+    expect(await weightRow('article_vote', articleId, flagged.userId)).toBeUndefined();
   });
 });
