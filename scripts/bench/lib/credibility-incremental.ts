@@ -27,8 +27,18 @@ const fmt = (xs: number[]) => {
   return `p50 ${pct(s, 0.5).toFixed(2)} ms, p99 ${pct(s, 0.99).toFixed(2)} ms (n ${s.length})`;
 };
 
-/** `n` votes of the month: three quarters at random, a quarter by voters named in a published flag. */
+/**
+ * `n` votes of the month: three quarters at random, a quarter by voters named in a published flag.
+ * The bench's generated month has no vote pattern the recompute flags; when it published none, 200
+ * indiscriminate-voting flags of five voters each are published here (as a recompute would), so
+ * that quarter exists and every vote's read finds flags to look through.
+ */
 async function sampleVotes(stack: BenchStack, month: string, n: number): Promise<{ kind: Kind; target: number; user: number }[]> {
+  await sql`
+    INSERT INTO credibility_flags (month, kind, members, evidence)
+    SELECT ${month}, 'indiscriminate', ARRAY(SELECT 1 + (g * 5 + i) * 37 % (SELECT count(*) FROM users)::int FROM generate_series(0, 4) i), '{"votes": 100}'::jsonb
+    FROM generate_series(0, 199) g
+    WHERE NOT EXISTS (SELECT 1 FROM credibility_flags WHERE month = ${month})`.execute(stack.db);
   const r = await sql<{ kind: Kind; target: number; user: number }>`
     (SELECT 'article_vote' AS kind, article_id AS target, user_id AS "user" FROM votes TABLESAMPLE SYSTEM (2) LIMIT ${Math.round(n * 0.6)})
     UNION ALL (SELECT 'yap_vote', yap_id, user_id FROM yap_votes TABLESAMPLE SYSTEM (5) LIMIT ${Math.round(n * 0.15)})
