@@ -1,7 +1,7 @@
 /**
  * The Procfile's processes as separate OS processes on this file's own database and queue prefix:
  * driven over HTTP and WebSocket, then stopped with SIGTERM one by one. They run the test run's
- * JavaScript copy of the sources (`prebuilt`, test/support/prebuilt-js.ts): how each is started is
+ * JavaScript copy of the sources (`prebuilt`, scripts/lib/prebuilt-js.ts): how each is started is
  * covered by the launcher test (every type through tsx, as `npm start` does) and procfile-built
  * (the Procfile's own command lines on `npm run build`'s output).
  */
