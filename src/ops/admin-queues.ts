@@ -75,7 +75,9 @@ export function adminQueues(deps: AdminQueuesDeps): Middleware {
         board = null; // the next request tries again
         throw err;
       });
-      await (await board)(ctx, async () => undefined);
+      await (
+        await board
+      )(ctx, async () => undefined);
     });
     if (ctx.body === undefined || ctx.body === null) {
       if (ctx.status === 404) throw new DomainError('not_found', `no route for ${ctx.method} ${ctx.path}`);
