@@ -20,14 +20,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createDb } from '../../src/platform/db.js';
-import { migrateToLatest } from '../../src/platform/migrate.js';
 import { backingServices } from '../lib/backing-services.js';
 import { startNode, type Proc } from '../lib/harness.js';
 import { repoRoot } from '../lib/procfile.js';
 import { TICKS_PER_S } from '../lib/proc-stat.js';
 import { freePort, type RunningService } from '../lib/services.js';
-import { benchLog as log, createBenchDatabase, median } from './lib/bench-stack.js';
+import { benchLog as log, createMigratedBenchDatabase, httpOk, median } from './lib/bench-stack.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -76,16 +74,6 @@ function extractBaseline(ref: string, dir: string): string {
   execFileSync('tar', ['-x', '-C', root], { input: tar });
   symlinkSync(realpathSync(path.join(repoRoot, 'node_modules')), path.join(root, 'node_modules'));
   return root;
-}
-
-async function httpOk(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
-    await res.body?.cancel();
-    return res.ok;
-  } catch {
-    return false;
-  }
 }
 
 /** CPU seconds of a long-running process type from spawn to ready. */
@@ -148,10 +136,7 @@ try {
   }
   const { adminUrl, redisUrl } = await backingServices(tmp, started, { log });
   const dbName = `squid_bench_startup_${process.pid}`;
-  const { admin, url: databaseUrl } = await createBenchDatabase(adminUrl, dbName);
-  const db = createDb(databaseUrl, { max: 1 });
-  await migrateToLatest(db);
-  await db.destroy();
+  const { admin, url: databaseUrl } = await createMigratedBenchDatabase(adminUrl, dbName);
   const env = {
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
