@@ -1,28 +1,28 @@
 /**
- * The service's sources as plain JavaScript for the processes tests start (the drills' stack, a web or
- * ws process of an integration test, the tools beside `npm start`): a tsx start costs a process about
- * twice the CPU of a plain node start of the same code (the loader's resolve and load hooks for every
- * module), and a start of file-by-file JavaScript costs about twice that of one bundled file (Node's
- * loader resolves, reads and compiles each of the 1,000-2,400 ES modules a process imports, most of
- * them viem's, kysely's and zod's). The test run's global set-up calls buildPrebuiltJs once:
+ * The service's process entries as plain JavaScript for the processes tests start (the drills' stack,
+ * a web or ws process of an integration test, the tools beside `npm start`): a tsx start costs a
+ * process several times the CPU of a plain node start of the same code (the loader's resolve and load
+ * hooks for every module), and Node's own loader, given one file per module, resolves, reads and
+ * compiles each of the 1,000-2,400 ES modules a process imports (most of them viem's, kysely's and
+ * zod's) on its own. The test run's global set-up calls buildPrebuiltJs once, into
+ * node_modules/.cache/squid-test-js-<pid>/ with the repository's layout:
  *
- * 1. Every .ts file of src/, jobs/, db/ and scripts/ is transformed with esbuild, the transformer tsx
- *    itself uses (file by file: the same JavaScript tsx runs), into
- *    node_modules/.cache/squid-test-js-<pid>/ with the repository's layout; non-TypeScript files beside
- *    them are copied (the editor's assets, data files), so paths relative to a module still resolve and
- *    packages resolve from the repository's node_modules.
- * 2. Each process entry (PROCESS_ENTRIES) is then bundled with esbuild into one file at its place in
- *    that tree: the service's modules and the packages that are ES modules, tree-shaken. CommonJS
- *    packages and the CommonJS files that an ES module of a package imports stay outside, imported by
- *    their resolved path, so each is loaded once by Node as before (one instance shared with the other
- *    CommonJS packages that require it). Every bundled module keeps its own `import.meta.url` (and
- *    dirname, filename): the URL of its file-by-file copy (step 1) or of its file under node_modules,
- *    so assets, data files, forked children and "am I the main module" checks resolve as they would
- *    unbundled. Package resolution follows Node's (the import and node conditions, `main` only).
+ * 1. The non-TypeScript files of src/, jobs/, db/ and scripts/ are copied (the editor's assets, data
+ *    files), so paths relative to a module still resolve.
+ * 2. Each process entry (processEntries) is bundled with esbuild into one file at its place: the
+ *    service's modules and the packages that are ES modules, tree-shaken. CommonJS packages and the
+ *    CommonJS files that an ES module of a package imports stay outside, imported by their resolved
+ *    path, so each is loaded once by Node as before (one instance shared with the other CommonJS
+ *    packages that require it). Every bundled module keeps its own `import.meta.url` (and dirname,
+ *    filename): the URL its own file has in that layout (for a source file; its .js name) or under
+ *    node_modules, so assets, data files, forked children and "am I the main module" checks resolve
+ *    as they would unbundled. Package resolution follows Node's (the import and node conditions,
+ *    `main` only).
  *
- * A process starts from there only when its starter asks for it (`prebuilt` in scripts/lib/harness.ts);
- * the launcher tier starts `npm start`, the Procfile's processes and the CLI through tsx as users do,
- * and `procfile-built.test.ts` the Procfile's commands on `npm run build`'s output.
+ * A process starts from there only when its starter asks for it (`prebuilt` in scripts/lib/harness.ts)
+ * and its entry is one of those bundled (otherwise it runs through tsx); the launcher tier starts
+ * `npm start`, the Procfile's processes and the CLI through tsx as users do, and
+ * `procfile-built.test.ts` the Procfile's commands on `npm run build`'s output.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,7 +36,7 @@ const SOURCE_DIRS = ['src', 'jobs', 'db', 'scripts'];
 /**
  * The entries that tests start as processes from the prebuilt copy: the Procfile's (web, worker, ws,
  * clock, the release phase), the tools a test runs beside `npm start` (test/support/second-terminal.ts)
- * and the picture process the web process forks. Any other file runs from its file-by-file copy.
+ * and the picture process the web process forks (beside its parent's module, as unbundled).
  */
 function processEntries(repoRoot: string): string[] {
   const procfile = readProcfile(path.join(repoRoot, 'Procfile')).map((t) => t.entry);
@@ -52,7 +52,7 @@ function listFiles(root: string, dir: string, out: string[] = []): string[] {
   return out;
 }
 
-/** Transform the sources into a fresh directory, bundle the process entries, set PREBUILT_JS_ENV for the test workers, and return the clean-up. */
+/** Bundle the process entries into a fresh directory, set PREBUILT_JS_ENV for the test workers, and return the clean-up. */
 export async function buildPrebuiltJs(repoRoot: string, log: (l: string) => void): Promise<() => void> {
   const t0 = Date.now();
   const root = realpathSync(repoRoot);
@@ -63,19 +63,6 @@ export async function buildPrebuiltJs(repoRoot: string, log: (l: string) => void
   const outDir = path.join(realpathSync(cacheDir), `squid-test-js-${process.pid}`);
   rmSync(outDir, { recursive: true, force: true });
   const files = SOURCE_DIRS.flatMap((d) => listFiles(root, d));
-  const sources = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
-  const common = {
-    absWorkingDir: root,
-    outdir: outDir,
-    outbase: '.',
-    format: 'esm',
-    platform: 'node',
-    // The node running the tests runs this JavaScript: its own version keeps what it supports as
-    // written (a lower target drops the `with { type: 'json' }` of a JSON import, which node then refuses).
-    target: `node${process.versions.node}`,
-    logLevel: 'silent',
-  } as const;
-  await build({ ...common, entryPoints: sources, bundle: false });
   for (const f of files.filter((f) => !f.endsWith('.ts'))) {
     mkdirSync(path.dirname(path.join(outDir, f)), { recursive: true });
     copyFileSync(path.join(root, f), path.join(outDir, f));
@@ -86,10 +73,17 @@ export async function buildPrebuiltJs(repoRoot: string, log: (l: string) => void
 
   const entries = processEntries(root);
   const bundled = await build({
-    ...common,
+    absWorkingDir: root,
+    outdir: outDir,
+    outbase: '.',
+    format: 'esm',
+    platform: 'node',
+    // The node running the tests runs this JavaScript: its own version keeps what it supports as
+    // written (a lower target drops the `with { type: 'json' }` of a JSON import, which node then refuses).
+    target: `node${process.versions.node}`,
+    logLevel: 'silent',
     entryPoints: entries,
     bundle: true,
-    allowOverwrite: true,
     // Node's resolution: no `module` condition or field (esbuild's defaults), which Node ignores.
     conditions: [],
     mainFields: ['main'],
@@ -97,12 +91,13 @@ export async function buildPrebuiltJs(repoRoot: string, log: (l: string) => void
     write: false,
   });
   for (const f of bundled.outputFiles) {
-    // A CommonJS file inside a bundle would get esbuild's require shim, which throws: step 2 keeps them out.
+    // A CommonJS file inside a bundle would get esbuild's require shim, which throws: nodeLoading keeps them out.
     if (f.text.includes('__require(')) throw new Error(`${path.relative(outDir, f.path)}: bundled CommonJS code calls require()`);
+    mkdirSync(path.dirname(f.path), { recursive: true });
     writeFileSync(f.path, f.contents);
   }
   process.env[PREBUILT_JS_ENV] = outDir;
-  log(`${sources.length} sources as JavaScript for the processes tests start (${entries.length} entries bundled), in ${Date.now() - t0} ms`);
+  log(`${entries.length} entries bundled as JavaScript for the processes tests start, in ${Date.now() - t0} ms`);
   return () => {
     delete process.env[PREBUILT_JS_ENV];
     rmSync(outDir, { recursive: true, force: true });
@@ -128,7 +123,7 @@ function nodeLoading(root: string, outDir: string): Plugin {
   };
   const isCommonJs = (file: string) => file.endsWith('.cjs') || (file.endsWith('.js') && scopeType(path.dirname(file)) !== 'module');
   const inPackage = (file: string) => file.includes(`${path.sep}node_modules${path.sep}`);
-  /** The file whose URL a module's `import.meta.url` is: its file-by-file copy, or the package's file. */
+  /** The file whose URL a module's `import.meta.url` is: its place in the output layout, or the package's file. */
   const runsAs = (file: string) => (inPackage(file) ? file : path.join(outDir, path.relative(root, file)).replace(/\.ts$/, '.js'));
 
   return {
