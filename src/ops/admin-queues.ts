@@ -9,8 +9,9 @@
  *    carry Origin: TRUSTED_ORIGIN, a foreign page's do not.
  * The UI loads its scripts and styles from the same mount, so its pages get a CSP that allows
  * 'self' (adminQueuesCsp, applied by securityHeaders) instead of the API's default-src 'none'.
- * bull-board itself (its packages cost a process about 0.4 s of CPU to load) is loaded on the first
- * staff request to the dashboard, not at start: the worker and most web processes never serve one.
+ * bull-board itself is imported on the first staff request to the dashboard, not at start: its
+ * packages and their dependencies are a part of every start's module loading, and the worker (which
+ * imports src/ops through a job) and most web processes never serve the dashboard.
  */
 import type { Queue } from 'bullmq';
 import type { Context, Middleware } from 'koa';
@@ -75,9 +76,8 @@ export function adminQueues(deps: AdminQueuesDeps): Middleware {
         board = null; // the next request tries again
         throw err;
       });
-      await (
-        await board
-      )(ctx, async () => undefined);
+      const handle = await board;
+      await handle(ctx, async () => undefined);
     });
     if (ctx.body === undefined || ctx.body === null) {
       if (ctx.status === 404) throw new DomainError('not_found', `no route for ${ctx.method} ${ctx.path}`);
