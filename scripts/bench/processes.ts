@@ -18,15 +18,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createDb } from '../../src/platform/db.js';
-import { migrateToLatest } from '../../src/platform/migrate.js';
 import { buildDist, platformEnv } from '../lib/build.js';
 import { repoRoot, serviceTypes } from '../lib/procfile.js';
 import { freePort, type RunningService } from '../lib/services.js';
 import { backingServices } from '../lib/backing-services.js';
 import { startShell } from '../lib/harness.js';
 import { treeRssKb } from '../lib/proc-stat.js';
-import { createBenchDatabase } from './lib/bench-stack.js';
+import { createMigratedBenchDatabase, httpOk } from './lib/bench-stack.js';
 
 const roundsArg = process.argv.indexOf('--rounds');
 const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
@@ -41,16 +39,6 @@ function command(variant: Variant, entry: string, built: string): string {
   if (variant === 'tsx') return `${path.join(repoRoot, 'node_modules/.bin/tsx')} ${entry}`;
   if (variant === 'node+tsx') return `node --import tsx ${entry}`;
   return `node ${built}`;
-}
-
-async function httpOk(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
-    await res.body?.cancel();
-    return res.ok;
-  } catch {
-    return false;
-  }
 }
 
 async function runOnce(name: string, cmd: string, vars: Record<string, string>, webPort: number, wsPort: number): Promise<{ readyMs: number; rssMb: number }> {
@@ -82,10 +70,7 @@ try {
   console.log(`npm run build: ${(build.ms / 1000).toFixed(1)} s`);
   const { adminUrl, redisUrl } = await backingServices(tmp, started, { log });
   const dbName = `squid_bench_procs_${process.pid}`;
-  const { admin, url: databaseUrl } = await createBenchDatabase(adminUrl, dbName);
-  const db = createDb(databaseUrl, { max: 1 });
-  await migrateToLatest(db);
-  await db.destroy();
+  const { admin, url: databaseUrl } = await createMigratedBenchDatabase(adminUrl, dbName);
   const vars = {
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,

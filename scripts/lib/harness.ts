@@ -51,9 +51,10 @@ interface StartOptions {
   /** Working directory (default the repository root). */
   cwd?: string;
   /**
-   * Run the entry's JavaScript from the test run's prebuilt copy (test/support/prebuilt-js.ts) when
-   * there is one (PREBUILT_JS_ENV is set), instead of the source through tsx: same code, about half
-   * the CPU to start. Tests of how users start the processes leave it off.
+   * Run the entry's JavaScript from the test run's prebuilt copy (scripts/lib/prebuilt-js.ts) when
+   * there is one (PREBUILT_JS_ENV is set), instead of the source through tsx: same code, a quarter
+   * to a fifth of the CPU to start for an entry that copy bundles. Tests of how users start the
+   * processes leave it off.
    */
   prebuilt?: boolean;
 }

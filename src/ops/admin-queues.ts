@@ -9,10 +9,11 @@
  *    carry Origin: TRUSTED_ORIGIN, a foreign page's do not.
  * The UI loads its scripts and styles from the same mount, so its pages get a CSP that allows
  * 'self' (adminQueuesCsp, applied by securityHeaders) instead of the API's default-src 'none'.
+ * bull-board itself is imported on the first staff request to the dashboard, not at start: its
+ * packages and their dependencies are a part of every start's module loading, and the worker (which
+ * imports src/ops through a job) and most web processes never serve the dashboard.
  */
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { KoaAdapter } from '@bull-board/koa';
+import type { Queue } from 'bullmq';
 import type { Context, Middleware } from 'koa';
 import type { Db } from '../platform/db.js';
 import { DomainError, errorBody } from '../platform/errors/index.js';
@@ -34,11 +35,19 @@ export function adminQueuesCsp(ctx: Context): string | undefined {
   return underAdminQueues(ctx.path) && ctx.status < 400 ? CSP_ADMIN : undefined;
 }
 
-export function adminQueues(deps: { db: Db; queue: QueueClient; log: Logger; probe?: BackendProbe }): Middleware {
+type AdminQueuesDeps = { db: Db; queue: QueueClient; log: Logger; probe?: BackendProbe };
+
+/** The dashboard's Koa middleware over `queues`. */
+async function createBoard(queues: Queue[], deps: AdminQueuesDeps): Promise<Middleware> {
+  const [{ createBullBoard }, { BullMQAdapter }, { KoaAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/koa'),
+  ]);
   const serverAdapter = new KoaAdapter();
   serverAdapter.setBasePath(ADMIN_QUEUES_PATH);
   createBullBoard({
-    queues: deps.queue.names.map((name) => new BullMQAdapter(deps.queue.queue(name))),
+    queues: queues.map((q) => new BullMQAdapter(q)),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Squid queues' } },
   });
@@ -49,7 +58,12 @@ export function adminQueues(deps: { db: Db; queue: QueueClient; log: Logger; pro
     deps.log.error({ err }, 'queue dashboard error');
     return { status: 500 as never, body: errorBody('internal_error', 'internal error') as never };
   });
-  const board = serverAdapter.registerPlugin();
+  return serverAdapter.registerPlugin();
+}
+
+export function adminQueues(deps: AdminQueuesDeps): Middleware {
+  const queues = deps.queue.names.map((name) => deps.queue.queue(name));
+  let board: Promise<Middleware> | null = null;
   const staff = requireAuth('staff', deps.db);
 
   return async (ctx, next) => {
@@ -58,7 +72,12 @@ export function adminQueues(deps: { db: Db; queue: QueueClient; log: Logger; pro
       throw new DomainError('session_required', 'the queue dashboard needs a staff session (cookie or Bearer access token), not an API key');
     }
     await staff(ctx, async () => {
-      await board(ctx, async () => undefined);
+      board ??= createBoard(queues, deps).catch((err: unknown) => {
+        board = null; // the next request tries again
+        throw err;
+      });
+      const handle = await board;
+      await handle(ctx, async () => undefined);
     });
     if (ctx.body === undefined || ctx.body === null) {
       if (ctx.status === 404) throw new DomainError('not_found', `no route for ${ctx.method} ${ctx.path}`);

@@ -1,7 +1,7 @@
 /**
  * Two web processes (as two dynos: each its own empty local directory) on one database: a picture
  * uploaded through either is served by both, and survives a restart of the process that took it.
- * They run the test run's JavaScript copy of the sources (`prebuilt`, test/support/prebuilt-js.ts).
+ * They run the test run's JavaScript copy of the sources (`prebuilt`, scripts/lib/prebuilt-js.ts).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';

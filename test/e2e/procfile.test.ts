@@ -1,11 +1,13 @@
 /**
  * The Procfile's processes as separate OS processes on this file's own database and queue prefix:
  * driven over HTTP and WebSocket, then stopped with SIGTERM one by one. They run the test run's
- * JavaScript copy of the sources (`prebuilt`, test/support/prebuilt-js.ts): how each is started is
+ * JavaScript copy of the sources (`prebuilt`, scripts/lib/prebuilt-js.ts): how each is started is
  * covered by the launcher test (every type through tsx, as `npm start` does) and procfile-built
  * (the Procfile's own command lines on `npm run build`'s output).
  */
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -103,6 +105,17 @@ describe('Procfile processes over HTTP', () => {
     const doc = (await res.json()) as any;
     expect(doc.openapi).toMatch(/^3\.1\./);
     expect(doc.info.version).toBe('1.4.0');
+  });
+
+  it("serves the files it reads from beside its modules: the editor console's script and the API reference's redoc bundle", async () => {
+    const script = await fetch(`${web}/editor/assets/editor.js`);
+    expect(script.status).toBe(200);
+    expect(await script.text()).toBe(readFileSync(new URL('../../src/editor/assets/editor.js', import.meta.url), 'utf8'));
+    const redoc = await fetch(`${web}/api/v1/docs/redoc.js`);
+    expect(redoc.status).toBe(200);
+    // Served with its external logo URL replaced (src/api-docs/routes.ts): compare its opening.
+    const served = await redoc.text();
+    expect(served.slice(0, 2000)).toBe(readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8').slice(0, 2000));
   });
 
   it('runs the release phase (migrations) and exits 0', async () => {

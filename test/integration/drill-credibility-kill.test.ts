@@ -34,7 +34,7 @@ afterAll(async () => {
   await deps.close();
 });
 
-/** A worker process from the test run's prebuilt JavaScript (test/support/prebuilt-js.ts; through tsx when run without the set-up). */
+/** A worker process from the test run's prebuilt JavaScript (scripts/lib/prebuilt-js.ts; through tsx when run without the set-up). */
 function spawnWorker(lock: Record<string, string>): ChildProcess {
   const env: NodeJS.ProcessEnv = { ...process.env, ...deps.env.env, ...lock, LOG_LEVEL: 'silent' };
   delete env[PREBUILT_JS_ENV];

@@ -7,7 +7,7 @@
  * start on this machine) is kept between runs in node_modules/.cache/squid-pgdata-<hash>, keyed by
  * the PostgreSQL binaries' version and the migration files' contents: a later run copies it and
  * starts the server on the copy. Any change to a migration makes a new key (and a cold start).
- * The processes tests start run from a JavaScript copy of the sources made here (prebuilt-js.ts).
+ * The processes tests start run from a JavaScript copy of the sources made here (scripts/lib/prebuilt-js.ts).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { migrateToLatest } from '../../src/platform/migrate.js';
 import { backingServices, copyDataDir } from '../../scripts/lib/backing-services.js';
 import type { RunningService } from '../../scripts/lib/services.js';
 import openapiSetup from './openapi-setup.js';
-import { buildPrebuiltJs } from './prebuilt-js.js';
+import { buildPrebuiltJs } from '../../scripts/lib/prebuilt-js.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -49,6 +49,26 @@ export async function createBenchDatabase(adminUrl: string, name: string): Promi
   return { admin, url: u.toString() };
 }
 
+/** createBenchDatabase, migrated to the latest schema (for benches that start the service's processes on it). */
+export async function createMigratedBenchDatabase(adminUrl: string, name: string): Promise<{ admin: pg.Client; url: string }> {
+  const created = await createBenchDatabase(adminUrl, name);
+  const db = createDb(created.url, { max: 1 });
+  await migrateToLatest(db);
+  await db.destroy();
+  return created;
+}
+
+/** Whether `url` answers 2xx within a second. */
+export async function httpOk(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
 /** The app's dependencies as src/bin/web.ts builds them, over the bench's own database and Redis connections. */
 export function benchDeps(config: Config, db: Db, redis: Redis, logLevel: string): AppDeps {
   return {
