@@ -41,6 +41,7 @@ import * as m20261203T100000 from './20261203T100000_story_promotion.js';
 import * as m20261203T120000 from './20261203T120000_credibility_decisions.js';
 import * as m20261204T100000 from './20261204T100000_credibility_weight_written_at.js';
 import * as m20261205T100000 from './20261205T100000_credibility_flags_members.js';
+import * as m20261206T100000 from './20261206T100000_event_asset_tokens.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -81,4 +82,5 @@ export const migrations: Record<string, Migration> = {
   '20261203T120000_credibility_decisions': m20261203T120000,
   '20261204T100000_credibility_weight_written_at': m20261204T100000,
   '20261205T100000_credibility_flags_members': m20261205T100000,
+  '20261206T100000_event_asset_tokens': m20261206T100000,
 };

@@ -31,6 +31,7 @@ export {
   writeReview,
 } from './queries.js';
 export { collapsedFeedPage, type CollapsedItemRow } from './collapsed-feed-queries.js';
+export { tokenSymbolsMatch } from './queries.js';
 export { articleNotFound, isSignedIn, pageLinks, requireSignedIn, type CallerCtx, type PageRequest } from './route-helpers.js';
 export { articleRecord, yapPage } from './reads.js';
 export { newsRoutes } from './routes.js';

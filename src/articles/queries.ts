@@ -2,7 +2,7 @@
  * Articles: submission with duplicate detection, the feed, the full record, clicks, editorial
  * transitions and edits. Rows are mapped to the API's field names by toArticleItem/toArticleRecord.
  */
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { executePrepared, type Db } from '../platform/db.js';
 import type { Changes } from './rules/article-edit.js';
 import type { ArticleStatus } from './rules/state.js';
@@ -153,18 +153,38 @@ function hasArticleFilters(q: FeedFilter): boolean {
 }
 
 /**
+ * `a` has a visible asset tag among the asset ids `assetIds` selects (token filters match tagged
+ * articles too). Written as `a.id = ANY(ARRAY(...))`, the tagged ids computed once from
+ * article_assets' (asset_id, article_id) index, so that ORed with a token field's condition the
+ * planner can combine the field's GIN index with the primary key (a BitmapOr).
+ */
+function taggedWith(assetIds: RawBuilder<unknown>) {
+  return sql<SqlBool>`a.id = ANY(ARRAY(SELECT aa.article_id FROM article_assets aa WHERE NOT aa.removed AND aa.asset_id IN (${assetIds})))`;
+}
+
+/** `articles AS a` names any of `symbols` (upper-case) in its token_symbols or is tagged with an asset of one of those symbols. */
+export function tokenSymbolsMatch(symbols: readonly string[]) {
+  const tagged = taggedWith(sql`SELECT s.id FROM assets s WHERE upper(s.symbol) = ANY(${sql.val(symbols)}::text[])`);
+  return sql<SqlBool>`(feed_upper_symbols(a.token_symbols) && ${sql.val(symbols)}::text[] OR ${tagged})`;
+}
+
+/**
  * The feed filter on `articles AS a` (status from `h` when the page is picked from
  * article_hot_scores). Each condition matches an index: token_addresses and tags GIN, token
  * symbols through the GIN index on feed_upper_symbols(token_symbols), source through
- * lower(source), times through the (status, time) btrees.
+ * lower(source), times through the (status, time) btrees. A token address or symbol also matches an
+ * article tagged with an asset of that symbol or contract (article_assets by primary key).
  */
 export function feedWhere(q: FeedFilter, statusFrom: 'a' | 'h' = 'a') {
   return (eb: any): Expression<SqlBool> => {
     const parts: Expression<SqlBool>[] = [];
     if (q.status !== 'all') parts.push(eb(statusFrom === 'a' ? 'a.status' : 'h.status', '=', q.status));
-    if (q.tokenAddress !== undefined) parts.push(sql<SqlBool>`a.token_addresses @> ARRAY[${q.tokenAddress}]::text[]`);
+    if (q.tokenAddress !== undefined) {
+      const tagged = taggedWith(sql`SELECT d.asset_id FROM asset_deployments d WHERE lower(substring(d.caip19 from '/(?:erc20|token):([^/]+)$')) = ${q.tokenAddress}`);
+      parts.push(sql<SqlBool>`(a.token_addresses @> ARRAY[${q.tokenAddress}]::text[] OR ${tagged})`);
+    }
     if (q.tags?.length) parts.push(sql<SqlBool>`a.tags && ${sql.val(q.tags)}::text[]`);
-    if (q.tokenSymbols?.length) parts.push(sql<SqlBool>`feed_upper_symbols(a.token_symbols) && ${sql.val(q.tokenSymbols)}::text[]`);
+    if (q.tokenSymbols?.length) parts.push(tokenSymbolsMatch(q.tokenSymbols));
     if (q.assets?.length)
       parts.push(sql<SqlBool>`EXISTS (SELECT 1 FROM article_assets aa WHERE aa.article_id = a.id AND NOT aa.removed AND aa.asset_id = ANY(${sql.val(q.assets)}::text[]))`);
     if (q.source !== undefined) parts.push(sql<SqlBool>`lower(a.source) = ${q.source}`);

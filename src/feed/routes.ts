@@ -45,7 +45,7 @@ const VARY = 'Authorization, Cookie';
 // Filters
 
 const filterDocs = [
-  `Filters (all combine with AND; the values of one repeatable parameter with OR): \`token_address\`, \`tag\` and \`token_symbol\` (repeatable, up to ${MAX_FILTER_VALUES} each), \`source\`, \`since\` / \`until\` (on published_at for approved, created_at for submitted and all; since inclusive, until exclusive), and \`t\` (day|week|month|year|all) with sort_type=top. A malformed value, \`t\` with another sort_type, or until not after since is 400 validation_failed naming the parameter.`,
+  `Filters (all combine with AND; the values of one repeatable parameter with OR): \`token_address\`, \`tag\` and \`token_symbol\` (repeatable, up to ${MAX_FILTER_VALUES} each), \`source\`, \`since\` / \`until\` (on published_at for approved, created_at for submitted and all; since inclusive, until exclusive), and \`t\` (day|week|month|year|all) with sort_type=top. \`token_symbol\` and \`token_address\` match an article whose own token fields name the value or that is tagged with an asset of that symbol or contract (\`assets\`). A malformed value, \`t\` with another sort_type, or until not after since is 400 validation_failed naming the parameter.`,
 ];
 
 /** Writes a page (or its 304) with its validators: the handlers' and the lane's one way to answer. */

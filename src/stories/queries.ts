@@ -3,6 +3,7 @@
  * members with features, the inverted index of candidate lookup (story_keys) and the word counts.
  */
 import { sql } from 'kysely';
+import { tokenSymbolsMatch } from '../articles/index.js';
 import type { Db } from '../platform/db.js';
 
 export type ItemKind = 'article' | 'wire';
@@ -99,7 +100,7 @@ export async function storyPage(db: Db, f: StoryListFilter) {
   if (f.minSources !== undefined) q = q.where('s.source_count', '>=', f.minSources);
   if (f.tags?.length) q = q.where(sql<boolean>`EXISTS (SELECT 1 FROM articles a WHERE a.story_id = s.id AND a.tags && ${sql.val(f.tags)}::text[])`);
   if (f.tokenSymbols?.length) {
-    q = q.where(sql<boolean>`EXISTS (SELECT 1 FROM articles a WHERE a.story_id = s.id AND feed_upper_symbols(a.token_symbols) && ${sql.val(f.tokenSymbols)}::text[])`);
+    q = q.where(sql<boolean>`EXISTS (SELECT 1 FROM articles a WHERE a.story_id = s.id AND ${tokenSymbolsMatch(f.tokenSymbols)})`);
   }
   const rows = await q
     .orderBy('s.last_seen_at', 'desc')

@@ -43,7 +43,7 @@ export const filtersInput = z
   })
   .meta({
     description:
-      "An event matches when its article has at least one of the listed values of EACH kind given (tags AND token_addresses AND token_symbols AND assets, each an OR list; assets are canonical asset ids, matched against the article's asset tags when the event was recorded, and an id the registry does not know is 400 unknown_asset). No key (or {}) = no filter: every event of the chosen types. Events without an article (news.tsunami, a wire item) only reach endpoints without filters. Tags and addresses compare lower-case, symbols case-insensitively.",
+      "An event matches when its article has at least one of the listed values of EACH kind given (tags AND token_addresses AND token_symbols AND assets, each an OR list; assets are canonical asset ids, matched against the article's asset tags when the event was recorded, and an id the registry does not know is 400 unknown_asset). No key (or {}) = no filter: every event of the chosen types. Events without an article (news.tsunami, a wire item) only reach endpoints without filters. Tags and addresses compare lower-case, symbols case-insensitively; token_symbols and token_addresses also match the symbols and contract addresses of the article's asset tags when the event was recorded.",
   });
 
 export const eventTypesInput = z

@@ -1,9 +1,11 @@
 /**
  * Assets on lifecycle events: `assets` on an article event's payload and the asset filter of
- * GET /api/v1/events/ and of webhook endpoints (unknown ids are 400 unknown_asset naming the value).
+ * GET /api/v1/events/ and of webhook endpoints (unknown ids are 400 unknown_asset naming the value);
+ * token filters (feed, stories, stream and webhook attrs) match an article tagged with the asset.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
+import { matchesAttributes, normalizeAttrs } from '../../src/platform/events/filter.js';
 import { sessionFor, type Session } from '../support/auth.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
@@ -71,5 +73,37 @@ describe('assets on events', () => {
     expect(patched.body.error.code).toBe('unknown_asset');
     const plain = await http.post('/api/v1/webhooks/', { url: 'https://hooks.example/c' }, user.bearer);
     expect(plain.body.filters).toEqual({ tags: null, token_addresses: null, token_symbols: null });
+  });
+
+  it('token_symbol and token_address match an article tagged with the asset, whatever its own token fields name', async () => {
+    const USDC = '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48';
+    const r = await http.post('/api/v1/news/post', { url: `https://events.example/${++n}`, headline: `Market wrap ${n}` }, user.bearer);
+    const id = r.body.article_id as number;
+    // Fields a person set (not the worker's fill): the tags leave them as they are.
+    await deps.db
+      .updateTable('articles')
+      .set({ token_symbols: ['DOGE'], token_addresses: [] })
+      .where('id', '=', id)
+      .execute();
+    expect((await http.post(`/api/v1/news/${id}/assets/`, { asset: 'usd-coin' }, editor.bearer)).status).toBe(200);
+    expect((await http.post(`/api/v1/news/${id}/approve`, undefined, editor.bearer)).status).toBe(200);
+    const article = await deps.db.selectFrom('articles').select(['token_symbols', 'token_addresses']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(article).toEqual({ token_symbols: ['DOGE'], token_addresses: [] });
+
+    const feed = async (q: string) => ((await http.get(`/api/v1/news/?sort_type=new&${q}`)).body.results as { id: number }[]).map((a) => a.id);
+    expect(await feed('token_symbol=usdc')).toContain(id);
+    expect(await feed('token_symbol=DOGE')).toContain(id);
+    expect(await feed(`token_address=${USDC}`)).toContain(id);
+    expect(await feed('token_symbol=SOL')).not.toContain(id);
+    expect(await feed('token_address=0x0000000000000000000000000000000000000001')).not.toContain(id);
+
+    // The approval's event: its attrs (what stream and webhook token filters match) name the tag's symbol and contract too.
+    const row = await deps.db.selectFrom('event_log').select('attrs').where('article_id', '=', id).where('type', '=', 'news.approved').executeTakeFirstOrThrow();
+    const attrs = normalizeAttrs(row.attrs);
+    const only = (kind: 'token_symbols' | 'token_addresses', v: string) => ({ token_symbols: null, token_addresses: null, tags: null, [kind]: new Set([v]) });
+    expect(matchesAttributes(only('token_symbols', 'USDC'), attrs)).toBe(true);
+    expect(matchesAttributes(only('token_symbols', 'DOGE'), attrs)).toBe(true);
+    expect(matchesAttributes(only('token_addresses', USDC), attrs)).toBe(true);
+    expect(matchesAttributes(only('token_symbols', 'SOL'), attrs)).toBe(false);
   });
 });

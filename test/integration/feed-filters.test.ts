@@ -156,7 +156,10 @@ describe('GET /news/ filters', () => {
     try {
       // status=all: the filter is the only condition an index could serve.
       expect(await plan({ status: 'all', tags: ['defi'] })).toContain('articles_tags_idx');
-      expect(await plan({ status: 'all', tokenSymbols: ['UNI'] })).toContain('articles_token_symbols_upper_idx');
+      // A token symbol: the field's GIN index, ORed with the articles tagged with an asset of that symbol (their ids from article_assets' asset index).
+      const symbols = await plan({ status: 'all', tokenSymbols: ['UNI'] });
+      expect(symbols).toContain('articles_token_symbols_upper_idx');
+      expect(symbols).toContain('article_assets_asset_idx');
       expect(await plan({ status: 'all', source: 'coindesk.com' })).toContain('articles_feed_source_idx');
       expect(await plan({ status: 'all', since: new Date() })).toContain('articles_created_idx');
     } finally {
