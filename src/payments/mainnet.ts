@@ -35,22 +35,17 @@ export function parseFallbackHeaders(txHeader: string, fromHeader: string): { tx
 }
 
 export class MainnetVerifier {
-  private client: PublicClient | null = null;
+  private readonly client: PublicClient;
   private chainChecked = false;
 
   constructor(
-    private readonly rpcUrl: string,
+    rpcUrl: string,
     private readonly minConfirmations: number,
-    private readonly timeoutMs = 10_000,
-  ) {}
-
-  /** The RPC client, made on the first verification (mainnet-chain.ts: the chain definition's import is deferred until then). */
-  private async publicClient(): Promise<PublicClient> {
-    if (!this.client) {
-      const { mainnet } = await import('./mainnet-chain.js');
-      this.client ??= createPublicClient({ chain: mainnet, transport: http(this.rpcUrl, { timeout: this.timeoutMs, retryCount: 1 }), cacheTime: 0 }) as PublicClient;
-    }
-    return this.client;
+    timeoutMs = 10_000,
+  ) {
+    // No chain definition: the verifier asks the node for its chain id itself, and reads receipts and
+    // block numbers, which need none (viem/chains would load every chain viem knows at start).
+    this.client = createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 1 }), cacheTime: 0 }) as PublicClient;
   }
 
   private async rpc<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -64,15 +59,14 @@ export class MainnetVerifier {
 
   /** Throws PaymentRejection unless the transaction pays `payTo` at least `minAmount` from `from`. */
   async verify(txHash: Hex, from: Address, payTo: Address, minAmount: bigint): Promise<MainnetTransfer> {
-    const client = await this.publicClient();
     if (!this.chainChecked) {
-      const chainId = await this.rpc('eth_chainId', () => client.getChainId());
+      const chainId = await this.rpc('eth_chainId', () => this.client.getChainId());
       if (chainId !== MAINNET_CHAIN_ID) throw unavailable('payment_fallback_unavailable', `ETH_RPC_URL serves chain ${chainId}, not Ethereum mainnet`);
       this.chainChecked = true;
     }
     let receipt;
     try {
-      receipt = await this.rpc('eth_getTransactionReceipt', () => client.getTransactionReceipt({ hash: txHash }));
+      receipt = await this.rpc('eth_getTransactionReceipt', () => this.client.getTransactionReceipt({ hash: txHash }));
     } catch (err) {
       if (err instanceof TransactionReceiptNotFoundError) {
         throw reject('payment_tx_unknown', `no receipt for ${txHash} on Ethereum mainnet (unknown, or not mined yet)`, 'invalid_transaction_unknown', { tx: txHash });
@@ -81,7 +75,7 @@ export class MainnetVerifier {
     }
     if (receipt.status !== 'success') throw reject('payment_tx_failed', `transaction ${txHash} reverted`, 'invalid_transaction_failed', { tx: txHash });
 
-    const latest = await this.rpc('eth_blockNumber', () => client.getBlockNumber({ cacheTime: 0 }));
+    const latest = await this.rpc('eth_blockNumber', () => this.client.getBlockNumber({ cacheTime: 0 }));
     const confirmations = latest >= receipt.blockNumber ? latest - receipt.blockNumber + 1n : 0n;
     if (confirmations < BigInt(this.minConfirmations)) {
       const missing = BigInt(this.minConfirmations) - confirmations;
