@@ -9,6 +9,9 @@ import { sql, type Kysely } from 'kysely';
  * webhook and GET /api/v1/events/ token filters match on attrs, so they then match an article
  * tagged with the asset as well as one whose fields name it. The payload is unchanged (its token
  * fields stay the article's). Events without asset tags are left as they are.
+ *
+ * asset_deployments_address_idx: the deployments by contract address (the CAIP-19 id's last part,
+ * lower-case), which the feed's token_address filter looks up to match tagged articles.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
@@ -33,9 +36,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     END
     $fn$`.execute(db);
   await sql`CREATE TRIGGER event_log_asset_tokens BEFORE INSERT ON event_log FOR EACH ROW EXECUTE FUNCTION event_log_asset_tokens()`.execute(db);
+  await sql`CREATE INDEX asset_deployments_address_idx ON asset_deployments (lower(substring(caip19 from '/(?:erc20|token):([^/]+)$')))`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`DROP INDEX asset_deployments_address_idx`.execute(db);
   await sql`DROP TRIGGER event_log_asset_tokens ON event_log`.execute(db);
   await sql`DROP FUNCTION event_log_asset_tokens()`.execute(db);
 }

@@ -168,6 +168,12 @@ export function tokenSymbolsMatch(symbols: readonly string[]) {
   return sql<SqlBool>`(feed_upper_symbols(a.token_symbols) && ${sql.val(symbols)}::text[] OR ${tagged})`;
 }
 
+/** `articles AS a` names `address` (lower-case) in its token_addresses or is tagged with an asset deployed at that contract (asset_deployments_address_idx). */
+function tokenAddressMatch(address: string) {
+  const tagged = taggedWith(sql`SELECT d.asset_id FROM asset_deployments d WHERE lower(substring(d.caip19 from '/(?:erc20|token):([^/]+)$')) = ${address}`);
+  return sql<SqlBool>`(a.token_addresses @> ARRAY[${address}]::text[] OR ${tagged})`;
+}
+
 /**
  * The feed filter on `articles AS a` (status from `h` when the page is picked from
  * article_hot_scores). Each condition matches an index: token_addresses and tags GIN, token
@@ -179,10 +185,7 @@ export function feedWhere(q: FeedFilter, statusFrom: 'a' | 'h' = 'a') {
   return (eb: any): Expression<SqlBool> => {
     const parts: Expression<SqlBool>[] = [];
     if (q.status !== 'all') parts.push(eb(statusFrom === 'a' ? 'a.status' : 'h.status', '=', q.status));
-    if (q.tokenAddress !== undefined) {
-      const tagged = taggedWith(sql`SELECT d.asset_id FROM asset_deployments d WHERE lower(substring(d.caip19 from '/(?:erc20|token):([^/]+)$')) = ${q.tokenAddress}`);
-      parts.push(sql<SqlBool>`(a.token_addresses @> ARRAY[${q.tokenAddress}]::text[] OR ${tagged})`);
-    }
+    if (q.tokenAddress !== undefined) parts.push(tokenAddressMatch(q.tokenAddress));
     if (q.tags?.length) parts.push(sql<SqlBool>`a.tags && ${sql.val(q.tags)}::text[]`);
     if (q.tokenSymbols?.length) parts.push(tokenSymbolsMatch(q.tokenSymbols));
     if (q.assets?.length)

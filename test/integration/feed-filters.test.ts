@@ -160,6 +160,7 @@ describe('GET /news/ filters', () => {
       const symbols = await plan({ status: 'all', tokenSymbols: ['UNI'] });
       expect(symbols).toContain('articles_token_symbols_upper_idx');
       expect(symbols).toContain('article_assets_asset_idx');
+      expect(await plan({ status: 'all', tokenAddress: '0x1f9840a85d5af5bf1d1762f925bdaddc4201f984' })).toContain('asset_deployments_address_idx');
       expect(await plan({ status: 'all', source: 'coindesk.com' })).toContain('articles_feed_source_idx');
       expect(await plan({ status: 'all', since: new Date() })).toContain('articles_created_idx');
     } finally {
