@@ -54,7 +54,10 @@ function movedEvents(moved: readonly MemberRef[], from: number, to: number, reas
 /**
  * Merge story `otherId` into story `storyId`: every member of the other story joins this one and
  * the other story is deleted. 409 story_merge_self for one story; 404 story_not_found for either
- * id; 409 story_merge_separated when an editor split the two apart, unless `force`.
+ * id; 409 story_merge_separated when an editor split the two apart, and 409 story_locked when the
+ * story merged away is locked (an editor settled its members: dissolving it moves them all),
+ * unless `force`. Merging into a locked story is allowed: new coverage joins it, as the assigner's
+ * new items may.
  */
 export async function mergeStories(db: Db, input: { storyId: number; otherId: number; editorId: number; note: string | null; force: boolean }): Promise<EditResult> {
   const { storyId, otherId } = input;
@@ -70,6 +73,13 @@ export async function mergeStories(db: Db, input: { storyId: number; otherId: nu
         other_story_id: otherId,
       });
     }
+    const settled = stories.get(otherId)!.locked;
+    if (settled && !input.force) {
+      throw new DomainError('story_locked', `an editor locked story ${otherId}; merge story ${storyId} into it, or send "force": true to dissolve it`, {
+        story_id: storyId,
+        locked_story_id: otherId,
+      });
+    }
     const moved = await memberRefs(trx, otherId);
     await moveMembers(trx, otherId, storyId, null);
     await inheritSeparations(trx, otherId, storyId);
@@ -83,11 +93,11 @@ export async function mergeStories(db: Db, input: { storyId: number; otherId: nu
       otherHeadline: stories.get(otherId)!.headline,
       items: moved,
       note: input.note,
-      forced: apart,
+      forced: apart || settled,
       editorId: input.editorId,
     });
     await recordEvents(trx, movedEvents(moved, otherId, storyId, 'merge', edit.id));
-    return { editId: edit.id, storyId, otherStoryId: otherId, moved, forced: apart, createdAt: edit.created_at };
+    return { editId: edit.id, storyId, otherStoryId: otherId, moved, forced: apart || settled, createdAt: edit.created_at };
   });
 }
 

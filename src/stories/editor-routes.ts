@@ -39,7 +39,7 @@ const editSchema = z
     story_id: z.number().int().meta({ description: 'The story kept: the merge target, or the story split' }),
     other_story_id: z.number().int().meta({ description: 'merge: the story merged away (now deleted); split: the new story' }),
     items: z.array(z.object({ kind: z.enum(['article', 'wire']), id: z.number().int() })).meta({ description: 'The members moved' }),
-    forced: z.boolean().meta({ description: 'A merge of two stories an editor had split apart, with force' }),
+    forced: z.boolean().meta({ description: 'A merge with force: of two stories an editor had split apart, or dissolving a locked story' }),
     created_at: z.string(),
   })
   .meta({ id: 'StoryEdit' });
@@ -73,16 +73,16 @@ function mergeRoute(deps: AppDeps): RouteDef {
     operationId: 'mergeStories',
     summary: 'Merge another story into this one (editors)',
     description:
-      'Body {story_id, note?, force?}: every member of story `story_id` joins this story and that story is deleted; its articles and wire items take this story_id. Counts, first/last seen and the headline are recomputed; the story is locked (the assigner never moves its members out again; new items may still join it). Listed in the moderation log as story_merge. 409 story_merge_self for the same id; 409 story_merge_separated when an editor split the two apart, unless force is true.',
+      'Body {story_id, note?, force?}: every member of story `story_id` joins this story and that story is deleted; its articles and wire items take this story_id. Counts, first/last seen and the headline are recomputed; the story is locked (the assigner never moves its members out again; new items may still join it). Listed in the moderation log as story_merge. 409 story_merge_self for the same id; 409 story_merge_separated when an editor split the two apart, and 409 story_locked when story `story_id` is locked (an earlier merge or split settled its members; merge into it instead), unless force is true. Merging into a locked story needs no force.',
     tags: ['stories'],
     auth: 'editor',
     params: idParam,
     body: z.strictObject({
       story_id: id.meta({ description: 'The story to merge into this one' }),
       note,
-      force: z.boolean().default(false).meta({ description: 'Merge even though an editor split these two stories apart' }),
+      force: z.boolean().default(false).meta({ description: 'Merge even though an editor split these two stories apart, or story `story_id` is locked' }),
     }),
-    responses: { 200: { description: 'merged', schema: editResult }, ...editErrors('story_merge_self, story_merge_separated') },
+    responses: { 200: { description: 'merged', schema: editResult }, ...editErrors('story_merge_self, story_merge_separated, story_locked') },
     async handler(ctx, { params, body }) {
       const e = await mergeStories(deps.db, { storyId: params.id, otherId: body.story_id, editorId: ctx.state.user!.id, note: body.note, force: body.force });
       ctx.body = await answer(deps, 'merge', e);

@@ -174,6 +174,35 @@ describe('POST /api/v1/stories/{id}/merge', () => {
     expect(await assignStoryItem(deps.db, 'wire', wire.hash2!)).toEqual({ outcome: 'unchanged', storyId: a });
     await deps.db.updateTable('wire_items').set({ title: ITEMS[4]![3] }).where('id', '=', wire.hash2!).execute();
   });
+  it('dissolving a locked story needs force; merging into one does not', async () => {
+    const a = await storyOf('hash1'); // locked by the merge above
+    await ingest(
+      'scara',
+      'Business Insider',
+      'https://www.businessinsider.com/scaramucci-says-bear-markets-suck-sbf-deal-mediocre-performance-2022-9',
+      "Anthony Scaramucci says bear markets 'suck,' and Skybridge only took Sam-Bankman Fried's deal because of its 'mediocre' performance",
+      90,
+    );
+    await ingest(
+      'dcx',
+      'CoinTelegraph',
+      'https://cointelegraph.com/news/coinbase-talks-to-buy-hacked-crypto-exchange-coindcx-report',
+      'Coinbase reportedly in advanced talks to buy CoinDCX',
+      95,
+    );
+    for (const key of ['scara', 'dcx']) expect(await assignStoryItem(deps.db, 'wire', wire[key]!)).toMatchObject({ outcome: 'assigned', created: true });
+    const c = await storyOf('scara');
+    const d = await storyOf('dcx');
+    const refused = await merge(c, { story_id: a });
+    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([409, 'story_locked', { story_id: c, locked_story_id: a }]);
+    expect(await storyOf('hash1')).toBe(a);
+    const into = await merge(a, { story_id: c });
+    expect([into.status, into.body.edit.forced, await storyOf('scara')]).toEqual([200, false, a]);
+    const forced = await merge(d, { story_id: a, force: true });
+    expect([forced.status, forced.body.edit.forced]).toEqual([200, true]);
+    expect(forced.body.story).toMatchObject({ id: d, member_count: 5, locked: true });
+    expect(await storyOf('hash1')).toBe(d);
+  });
 });
 
 describe('POST /api/v1/stories/{id}/split', () => {

@@ -312,6 +312,12 @@ export const errorCodes = {
     status: 409,
     description: '409: an editor split these two stories apart (details {story_id, other_story_id}); merge them again only with "force": true.',
   },
+  story_locked: {
+    area: 'Stories',
+    status: 409,
+    description:
+      '409: the story a merge would dissolve (the body\'s story_id) is locked by an earlier merge or split (details {story_id, locked_story_id}); merge the other way, into the locked story, or send "force": true.',
+  },
   story_members_not_in_story: { area: 'Stories', status: 409, description: '409: some items of a split are not members of the story (details.items lists them).' },
   story_split_all: { area: 'Stories', status: 409, description: '409: a split must leave at least one member in the story; to move every member, merge the story instead.' },
   asset_not_found: { area: 'Assets', status: 404, description: '404: no asset in the registry has this id.' },
