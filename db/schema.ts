@@ -208,6 +208,8 @@ interface ArticlesTable {
   decision_note: string | null;
   duplicate_of: number | null;
   story_id: number | null;
+  page_description: string | null;
+  page_published_at: Date | null;
 }
 
 interface AssetAmbiguousWordsTable {

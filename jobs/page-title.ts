@@ -1,6 +1,7 @@
 /**
  * page-title: fetch a submission's page and replace its provisional headline with the page title
- * (src/articles/rules/page-title.ts). The web process waits for this job a bounded time (JOB_WAIT_MS); when
+ * (src/articles/rules/page-title.ts), keeping the page's description and claimed publication time
+ * beside it (the story assigner's page text and claimed time). The web process waits for this job a bounded time (JOB_WAIT_MS); when
  * the wait runs out the job still finishes and fills the headline in later.
  *
  * The fetch goes through safeFetch: http(s) only, every host resolved and refused when private,
@@ -17,7 +18,7 @@
  * with backoff; after the last attempt the provisional headline stays until an editor edits it.
  */
 import { z } from 'zod';
-import { extractPageTitle } from '../src/articles/index.js';
+import { extractPage, type PageMeta } from '../src/articles/index.js';
 import { safeFetch, SafeFetchError, type SafeFetchOptions } from '../src/platform/safe-fetch.js';
 import { applyPageTitle, getArticleForEvent, recordPageTitleFailure } from '../src/articles/index.js';
 import { headlineTagging, sharedRegistry } from '../src/assets/index.js';
@@ -37,10 +38,11 @@ const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
 
 const PERMANENT: ReadonlySet<string> = new Set(['invalid_url', 'blocked_address', 'bad_redirect', 'too_many_redirects', 'bad_content_type', 'too_large']);
 
-type TitleOutcome = { ok: true; title: string } | { ok: false; reason: string };
+type TitleOutcome = ({ ok: true } & PageMeta) | { ok: false; reason: string };
 
 /**
- * Fetch a page and extract its title. Permanent failures are returned; transient ones throw.
+ * Fetch a page and extract its title, description and claimed publication time. Permanent failures
+ * are returned; transient ones throw.
  * `hooks` lets tests pin DNS answers and the address policy (safeFetch's resolve / isAddressAllowed).
  */
 export async function fetchPageTitle(url: string, opts: { allowPrivate: boolean } & Pick<SafeFetchOptions, 'resolve' | 'isAddressAllowed' | 'timeoutMs'>): Promise<TitleOutcome> {
@@ -63,8 +65,8 @@ export async function fetchPageTitle(url: string, opts: { allowPrivate: boolean 
   }
   if (res.status >= 500 || res.status === 408 || res.status === 429) throw new Error(`page answered ${res.status}`);
   if (res.status < 200 || res.status >= 300) return { ok: false, reason: `http_${res.status}` };
-  const title = extractPageTitle(res.text());
-  return title ? { ok: true, title } : { ok: false, reason: 'no_title' };
+  const page = extractPage(res.text());
+  return page ? { ok: true, ...page } : { ok: false, reason: 'no_title' };
 }
 
 /**
@@ -83,7 +85,7 @@ export async function runPageTitle(p: z.infer<typeof payload>, deps: JobDeps, ta
     return { status: 'failed' as const, reason: outcome.reason, headline: article.headline, updated: false };
   }
   const tagging = tagAssets ? await headlineTagging(deps.db, sharedRegistry, outcome.title) : undefined;
-  const row = await applyPageTitle(deps.db, p.article_id, outcome.title, tagging);
+  const row = await applyPageTitle(deps.db, p.article_id, outcome, tagging);
   if (!row) {
     const now = await getArticleForEvent(deps.db, p.article_id);
     return { status: 'ok' as const, headline: now?.headline ?? outcome.title, updated: false };

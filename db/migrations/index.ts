@@ -42,6 +42,7 @@ import * as m20261203T120000 from './20261203T120000_credibility_decisions.js';
 import * as m20261204T100000 from './20261204T100000_credibility_weight_written_at.js';
 import * as m20261205T100000 from './20261205T100000_credibility_flags_members.js';
 import * as m20261206T100000 from './20261206T100000_event_asset_tokens.js';
+import * as m20261207T100000 from './20261207T100000_article_page_meta.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -83,4 +84,5 @@ export const migrations: Record<string, Migration> = {
   '20261204T100000_credibility_weight_written_at': m20261204T100000,
   '20261205T100000_credibility_flags_members': m20261205T100000,
   '20261206T100000_event_asset_tokens': m20261206T100000,
+  '20261207T100000_article_page_meta': m20261207T100000,
 };

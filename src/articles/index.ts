@@ -49,7 +49,7 @@ export {
   type ModlogAction,
   type StoredDecisionReason,
 } from './rules/moderation.js';
-export { extractPageTitle } from './rules/page-title.js';
+export { extractPage, type PageMeta } from './rules/page-title.js';
 export { canTransition, type EditorialAction, TRANSITIONS } from './rules/state.js';
 export { MAX_YAP_TAG_LENGTH, YAP_TAG_PATTERN } from './rules/yap.js';
 export {

@@ -5,6 +5,7 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { executePrepared, type Db } from '../platform/db.js';
 import type { Changes } from './rules/article-edit.js';
+import type { PageMeta } from './rules/page-title.js';
 import type { ArticleStatus } from './rules/state.js';
 import type { StoredDecisionReason } from './rules/moderation.js';
 import { slugify } from '../platform/url/slug.js';
@@ -468,17 +469,20 @@ export async function insertSubmittedArticle(trx: Db, row: { id: number; slug: s
 
 /**
  * The UPDATE that writes a page title over a provisional headline (never over an editor's or
- * submitter's), returning the event's columns and the token fields: writePageTitle runs it as it
- * is; the assets feature adds the tagging of the new headline to it (one statement).
+ * submitter's) with the page's description and claimed time, returning the event's columns and the
+ * token fields: writePageTitle runs it as it is; the assets feature adds the tagging of the new
+ * headline to it (one statement).
  */
-export function pageTitleUpdate(trx: Db, id: number, headline: string) {
+export function pageTitleUpdate(trx: Db, id: number, page: PageMeta) {
   return trx
     .updateTable('articles')
     .set({
-      headline,
+      headline: page.title,
       headline_source: 'page_title',
       page_title_failure: null,
-      slug: sql`CASE WHEN published_at IS NULL THEN ${slugify(headline)} ELSE slug END`,
+      page_description: page.description,
+      page_published_at: page.publishedAt,
+      slug: sql`CASE WHEN published_at IS NULL THEN ${slugify(page.title)} ELSE slug END`,
       updated_at: sql`now()`,
     })
     .where('id', '=', id)
@@ -492,8 +496,8 @@ export type PageTitleUpdate = ReturnType<typeof pageTitleUpdate>;
  * Fill in the page title of a submission that still has its provisional headline (never overwrites
  * an editor's or submitter's); undefined when it no longer has one.
  */
-export async function writePageTitle(trx: Db, id: number, headline: string) {
-  return (await executePrepared(trx, pageTitleUpdate(trx, id, headline))).rows[0];
+export async function writePageTitle(trx: Db, id: number, page: PageMeta) {
+  return (await executePrepared(trx, pageTitleUpdate(trx, id, page))).rows[0];
 }
 
 export type PageTitleRow = NonNullable<Awaited<ReturnType<typeof writePageTitle>>>;

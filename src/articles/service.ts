@@ -13,7 +13,7 @@ import { normalizeUrl } from '../platform/url/normalize.js';
 import { slugify } from '../platform/url/slug.js';
 import { duplicateCheck, getArticleForEvent, insertSubmittedArticle, lockSubmissionUrl, type PageTitleRow, type SubmissionInput, writePageTitle } from './queries.js';
 import { articleEvent } from './rules/article-event.js';
-import { provisionalHeadline } from './rules/page-title.js';
+import { provisionalHeadline, type PageMeta } from './rules/page-title.js';
 
 /**
  * Whether a submission's insert records its news.submitted event: `record` (always, in the
@@ -53,21 +53,22 @@ export async function insertSubmission(db: Db, input: SubmissionInput, events: S
  * new headline in the same statement); `event` joins the article.edited event's payload.
  * Undefined when the headline is no longer provisional.
  */
-export type PageTitleWrite = (trx: Db, id: number, headline: string) => Promise<{ row: PageTitleRow; event?: Record<string, unknown> } | undefined>;
+export type PageTitleWrite = (trx: Db, id: number, page: PageMeta) => Promise<{ row: PageTitleRow; event?: Record<string, unknown> } | undefined>;
 
-const plainPageTitle: PageTitleWrite = async (trx, id, headline) => {
-  const row = await writePageTitle(trx, id, headline);
+const plainPageTitle: PageTitleWrite = async (trx, id, page) => {
+  const row = await writePageTitle(trx, id, page);
   return row && { row };
 };
 
 /**
  * Fill in the page title of a submission that still has its provisional headline (never overwrites
- * an editor's or submitter's); the internal article.edited event (reason `page_title`), in the same
- * transaction, retires the feed cache. Undefined when the headline is no longer provisional.
+ * an editor's or submitter's), with the page's description and claimed time; the internal
+ * article.edited event (reason `page_title`), in the same transaction, retires the feed cache and
+ * calls for the story assignment. Undefined when the headline is no longer provisional.
  */
-export async function applyPageTitle(db: Db, id: number, headline: string, write: PageTitleWrite = plainPageTitle) {
+export async function applyPageTitle(db: Db, id: number, page: PageMeta, write: PageTitleWrite = plainPageTitle) {
   return db.transaction().execute(async (trx) => {
-    const written = await write(trx, id, headline);
+    const written = await write(trx, id, page);
     if (written) await recordEvents(trx, [internalEvent('article.edited', id, { reason: 'page_title', ...written.event })]);
     return written?.row;
   });

@@ -115,11 +115,11 @@ export async function tagArticle(db: Db, registry: AssetRegistry, articleId: num
 export async function headlineTagging(db: Db, registry: AssetRegistry, title: string): Promise<PageTitleWrite> {
   const held = await registry.forTagging(db);
   const tagged = tagText(held.tagger, { title });
-  return async (trx, id, headline) => {
-    const tags = headline === title ? tagged : tagText(held.tagger, { title: headline });
+  return async (trx, id, page) => {
+    const tags = page.title === title ? tagged : tagText(held.tagger, { title: page.title });
     const ids = afterRetag([], tags).assets;
     const next = tokenFieldsFrom(held.assets, ids) ?? (await tokenFieldsOf(trx, ids));
-    const written = await writeTaggedPageTitle(trx, pageTitleUpdate(trx, id, headline), id, workerRows(tags), next);
+    const written = await writeTaggedPageTitle(trx, pageTitleUpdate(trx, id, page), id, workerRows(tags), next);
     if (!written) return undefined;
     const { before, fill, ...row } = written;
     const { byEditor, assets } = afterRetag(before, tags);

@@ -38,7 +38,7 @@ export async function lockItems(trx: Db, kind: ItemKind, ids: readonly number[])
   const { rows } =
     kind === 'article'
       ? await sql<ItemRow>`
-          SELECT x.id, x.headline AS title, x.url, nullif(x.source, '') AS source, NULL::text AS text, NULL::timestamptz AS claimed_at,
+          SELECT x.id, x.headline AS title, x.url, nullif(x.source, '') AS source, x.page_description AS text, x.page_published_at AS claimed_at,
                  coalesce(x.published_at, x.created_at) AS observed_at, x.sponsored IS NOT NULL AS excluded, ${memberCols}
           FROM articles x ${member} WHERE x.id = ANY(${sql.val([...ids])}::int[]) ORDER BY x.id FOR UPDATE OF x`.execute(trx)
       : await sql<ItemRow>`

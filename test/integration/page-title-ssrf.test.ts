@@ -47,7 +47,13 @@ afterAll(async () => {
 describe('fetchPageTitle address policy', () => {
   it('fetches a public page (the happy path)', async () => {
     const r = await fetchPageTitle(`http://news.public.test:${publicSite.port}/article?title=Public+story`, { allowPrivate: false, resolve, isAddressAllowed: policy });
-    expect(r).toEqual({ ok: true, title: 'Public story' });
+    expect(r).toEqual({ ok: true, title: 'Public story', description: null, publishedAt: null });
+    const meta = await fetchPageTitle(`http://news.public.test:${publicSite.port}/article?title=Public+story&description=What+it+says&published=2025-07-29T03:42:12Z`, {
+      allowPrivate: false,
+      resolve,
+      isAddressAllowed: policy,
+    });
+    expect(meta).toEqual({ ok: true, title: 'Public story', description: 'What it says', publishedAt: new Date('2025-07-29T03:42:12Z') });
   });
 
   it('refuses names that resolve to 127.0.0.1, 10.x, 169.254.169.254, ::1, or to any private address among public ones', async () => {
@@ -77,7 +83,12 @@ describe('fetchPageTitle address policy', () => {
 
   it('follows redirects between public hosts', async () => {
     const url = `http://news.public.test:${publicSite.port}/redirect?to=${encodeURIComponent(`http://news.public.test:${publicSite.port}/plain-title`)}`;
-    expect(await fetchPageTitle(url, { allowPrivate: false, resolve, isAddressAllowed: policy })).toEqual({ ok: true, title: 'Only the <title> & nothing else' });
+    expect(await fetchPageTitle(url, { allowPrivate: false, resolve, isAddressAllowed: policy })).toEqual({
+      ok: true,
+      title: 'Only the <title> & nothing else',
+      description: null,
+      publishedAt: null,
+    });
   });
 
   it('retries (throws) on server errors and timeouts, gives up at once on 4xx', async () => {

@@ -4,7 +4,9 @@ import { createApp } from '../../src/app.js';
 import { startTestWorkers } from '../support/workers.js';
 import { hostOf, normalizeUrl } from '../../src/platform/url/normalize.js';
 import { slugify } from '../../src/platform/url/slug.js';
+import { applyPageTitle } from '../../src/articles/index.js';
 import { assignStoryItem } from '../../src/stories/index.js';
+import { itemFeatures } from '../../src/stories/rules/features.js';
 import { addSource, ingestItems } from '../../src/wire/queries.js';
 import { createTestDeps, type TestDeps } from '../support/context.js';
 import request from '../support/request.js';
@@ -167,5 +169,44 @@ describe('stories API', () => {
     expect((await get('/api/v1/stories/?per_page=x', 400)).body.error.code).toBe('validation_failed');
     expect((await get('/api/v1/stories/?bogus=1', 400)).body.error.code).toBe('validation_failed');
     expect((await get('/api/v1/stories/?since=2025-01-02&until=2025-01-01', 400)).body.error.code).toBe('validation_failed');
+  });
+});
+
+describe('an article assigned with what its page says', () => {
+  it('uses the page title, its description as page text, and the publication time the page claims when plausible', async () => {
+    const id = await article('one.example/news/pending', 'https://three.example/2024/coindcx-hack-bounty');
+    await deps.db.updateTable('articles').set({ headline_source: 'provisional' }).where('id', '=', id).execute();
+    const claimed = new Date(T + 25 * 60_000);
+    const page = {
+      title: 'CoinDCX puts up bounty for hackers who took $44M',
+      description: 'The exchange offers a white hat reward to recover stolen funds.',
+      publishedAt: claimed,
+    };
+    expect(await applyPageTitle(deps.db, id, page)).toMatchObject({ headline: page.title });
+    // The page title's article.edited event calls for the assignment through the relay and the job.
+    await expect
+      .poll(async () => (await deps.db.selectFrom('articles').select('story_id').where('id', '=', id).executeTakeFirstOrThrow()).story_id, { timeout: 15_000, interval: 50 })
+      .toBe(await storyOfWire(wire.cdx1!));
+    const member = await deps.db.selectFrom('story_members').select(['features', 'seen_at']).where('item_kind', '=', 'article').where('item_id', '=', id).executeTakeFirstOrThrow();
+    const features = (typeof member.features === 'string' ? JSON.parse(member.features) : member.features) as { at: number; textWords: string[] };
+    expect(features.at).toBe(claimed.getTime());
+    expect(member.seen_at.getTime()).toBe(claimed.getTime());
+    const expected = itemFeatures({ title: page.title, url: null, source: null, at: 0, text: page.description }).textWords;
+    expect(expected.length).toBeGreaterThan(3);
+    expect(features.textWords).toEqual(expected);
+  });
+
+  it('does not believe a claimed time far before the service saw the page: the observation time is used', async () => {
+    const id = await article('three.example/2024/old', 'https://three.example/2024/paypal-checkout-tokens');
+    await deps.db.updateTable('articles').set({ headline_source: 'provisional' }).where('id', '=', id).execute();
+    const page = { title: 'PayPal crypto checkout adds support for 100 tokens', description: null, publishedAt: new Date(T - 30 * 86_400_000) };
+    await applyPageTitle(deps.db, id, page);
+    await expect
+      .poll(
+        async () =>
+          (await deps.db.selectFrom('story_members').select('seen_at').where('item_kind', '=', 'article').where('item_id', '=', id).executeTakeFirst())?.seen_at.getTime(),
+        { timeout: 15_000, interval: 50 },
+      )
+      .toBe(T + 90 * 60_000);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * A local "news site" on 127.0.0.1 for page-title tests: real HTTP, canned pages.
- *   /article?title=...   HTML with og:title (and a different <title>)
+ *   /article?title=...   HTML with og:title (and a different <title>); with `description` and
+ *                        `published`, an og:description and an article:published_time
  *   /plain-title         HTML with only <title>
  *   /slow?ms=...         HTML after a delay
  *   /text                text/plain
@@ -31,10 +32,12 @@ export async function startPageServer(host = '127.0.0.1'): Promise<PageServer> {
     };
     switch (u.pathname) {
       case '/article': {
+        const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
         const t = u.searchParams.get('title') ?? 'Default Story';
-        return html(
-          `<!doctype html><html><head><title>Site name | ${t}</title><meta property="og:title" content="${t.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"></head><body><h1>x</h1></body></html>`,
-        );
+        const d = u.searchParams.get('description');
+        const p = u.searchParams.get('published');
+        const meta = `${d ? `<meta property="og:description" content="${attr(d)}">` : ''}${p ? `<meta property="article:published_time" content="${attr(p)}">` : ''}`;
+        return html(`<!doctype html><html><head><title>Site name | ${t}</title><meta property="og:title" content="${attr(t)}">${meta}</head><body><h1>x</h1></body></html>`);
       }
       case '/plain-title':
         return html(`<html><head><title>\n  Only   the &lt;title&gt; &amp; nothing else \n</title></head></html>`);

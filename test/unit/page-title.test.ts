@@ -1,6 +1,32 @@
 import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
-import { cleanHeadline, extractPageTitle, MAX_HEADLINE_LENGTH, provisionalHeadline } from '../../src/articles/rules/page-title.js';
+import { cleanHeadline, extractPage, extractPageTitle, MAX_DESCRIPTION_LENGTH, MAX_HEADLINE_LENGTH, provisionalHeadline } from '../../src/articles/rules/page-title.js';
+
+describe('extractPage', () => {
+  const page = (head: string) => `<!doctype html><html><head><title>T</title>${head}</head><body></body></html>`;
+
+  it('reads the description: og:description, then twitter:description, then the description meta', () => {
+    const all = '<meta name="description" content="D"><meta name="twitter:description" content="TW"><meta property="og:description" content="OG &amp;amp; more">';
+    expect(extractPage(page(all))).toEqual({ title: 'T', description: 'OG & more', publishedAt: null });
+    expect(extractPage(page('<meta name="description" content="  plain\n text ">'))?.description).toBe('plain text');
+    expect(extractPage(page('<meta property="og:description" content=" "><meta name="description" content="D">'))?.description).toBe('D');
+    expect(extractPage(page(`<meta name="description" content="${'word '.repeat(400)}">`))?.description?.length).toBeLessThanOrEqual(MAX_DESCRIPTION_LENGTH);
+  });
+
+  it('reads the claimed publication time from the article meta, itemprop or JSON-LD; unparsable times are skipped', () => {
+    const at = (head: string) => extractPage(page(head))?.publishedAt?.toISOString() ?? null;
+    expect(at('<meta property="article:published_time" content="2024-03-05T10:20:00+01:00">')).toBe('2024-03-05T09:20:00.000Z');
+    expect(at('<meta property="article:published_time" content="yesterday"><meta itemprop="datePublished" content="2024-03-05">')).toBe('2024-03-05T00:00:00.000Z');
+    const ld = { '@context': 'https://schema.org', '@graph': [{ '@type': 'WebPage' }, { '@type': 'NewsArticle', datePublished: '2025-07-29T03:42:12Z' }] };
+    expect(at(`<script type="application/ld+json">${JSON.stringify(ld)}</script>`)).toBe('2025-07-29T03:42:12.000Z');
+    expect(at('<script type="application/ld+json">{not json</script><time itemprop="datePublished" datetime="2023-12-04T20:25:01Z">Dec 4</time>')).toBe('2023-12-04T20:25:01.000Z');
+    expect(at('')).toBeNull();
+  });
+
+  it('is null without a title, whatever else the page has', () => {
+    expect(extractPage('<meta name="description" content="D">')).toBeNull();
+  });
+});
 
 describe('extractPageTitle', () => {
   it('prefers og:title, then twitter:title, then <title>', () => {

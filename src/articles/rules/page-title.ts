@@ -1,5 +1,6 @@
 /**
- * Headline from a page's HTML, for submissions without a headline. Pure: no I/O.
+ * Headline from a page's HTML, for submissions without a headline, with the page's description and
+ * claimed publication time (extractPage). Pure: no I/O.
  *
  * Order: <meta property="og:title">, <meta name="twitter:title"> (or property=), then the first
  * <title> of the document (head first, so an inline SVG's <title> never wins). Empty candidates are
@@ -34,21 +35,89 @@ export function cleanHeadline(raw: string, max = MAX_HEADLINE_LENGTH): string {
 
 /** The page title, or null when the page has none. */
 export function extractPageTitle(html: string): string | null {
-  const $ = cheerio.load(html);
-  const candidates = [
+  return titleOf(cheerio.load(html));
+}
+
+function firstClean(candidates: readonly unknown[], max = MAX_HEADLINE_LENGTH): string | null {
+  for (const c of candidates) {
+    if (typeof c !== 'string') continue;
+    const cleaned = cleanHeadline(decodeLeftoverEntities(c), max);
+    if (cleaned) return cleaned;
+  }
+  return null;
+}
+
+function titleOf($: cheerio.CheerioAPI): string | null {
+  return firstClean([
     $('meta[property="og:title" i]').attr('content'),
     $('meta[name="og:title" i]').attr('content'),
     $('meta[name="twitter:title" i]').attr('content'),
     $('meta[property="twitter:title" i]').attr('content'),
     $('head title').first().text(),
     $('title').first().text(),
+  ]);
+}
+
+export const MAX_DESCRIPTION_LENGTH = 1000;
+
+/** What a fetched page says of itself: its title, description and the publication time it claims. */
+export interface PageMeta {
+  title: string;
+  description: string | null;
+  publishedAt: Date | null;
+}
+
+/** A JSON-LD block's datePublished (the object, an @graph member or an array member). */
+function jsonLdPublished(text: string): unknown {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const nodes = Array.isArray(v) ? v : [v, ...(((v as { '@graph'?: unknown })?.['@graph'] as unknown[] | undefined) ?? [])];
+  for (const n of nodes)
+    if (n && typeof n === 'object' && typeof (n as { datePublished?: unknown }).datePublished === 'string') return (n as { datePublished: string }).datePublished;
+  return undefined;
+}
+
+/** A time the page claims (ISO 8601 or another form Date parses), null when none parses. */
+function publishedOf($: cheerio.CheerioAPI): Date | null {
+  const candidates = [
+    $('meta[property="article:published_time" i]').attr('content'),
+    $('meta[name="article:published_time" i]').attr('content'),
+    $('meta[itemprop="datePublished" i]').attr('content'),
+    ...$('script[type="application/ld+json" i]')
+      .toArray()
+      .map((el) => jsonLdPublished($(el).text())),
+    $('meta[name="pubdate" i]').attr('content'),
+    $('meta[name="parsely-pub-date" i]').attr('content'),
+    $('time[itemprop="datePublished" i]').attr('datetime'),
   ];
   for (const c of candidates) {
-    if (typeof c !== 'string') continue;
-    const cleaned = cleanHeadline(decodeLeftoverEntities(c));
-    if (cleaned) return cleaned;
+    if (typeof c !== 'string' || c.trim() === '') continue;
+    const t = new Date(c.trim());
+    if (!Number.isNaN(t.getTime())) return t;
   }
   return null;
+}
+
+/** The page's title (null without one), description and claimed publication time. */
+export function extractPage(html: string): PageMeta | null {
+  const $ = cheerio.load(html);
+  const title = titleOf($);
+  if (!title) return null;
+  const description = firstClean(
+    [
+      $('meta[property="og:description" i]').attr('content'),
+      $('meta[name="og:description" i]').attr('content'),
+      $('meta[name="twitter:description" i]').attr('content'),
+      $('meta[property="twitter:description" i]').attr('content'),
+      $('meta[name="description" i]').attr('content'),
+    ],
+    MAX_DESCRIPTION_LENGTH,
+  );
+  return { title, description, publishedAt: publishedOf($) };
 }
 
 /** Provisional headline while the page title is being fetched: host (without www.) and path, e.g. "example.com/news/story". */
