@@ -1,5 +1,5 @@
 /**
- * credibility-vote: the per-vote credibility update (src/credibility/vote-service.ts). Enqueued by
+ * credibility-vote: the per-vote credibility update (src/credibility/vote-queries.ts). Enqueued by
  * the relay for every committed vote change (article.voted carrying the voter), with a per-vote
  * deduplication id, so a burst of changes to one vote runs as one job plus at most one follow-up;
  * the job reads the vote as it is when it runs, so a retry or a follow-up writes the same row.

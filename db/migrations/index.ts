@@ -43,6 +43,7 @@ import * as m20261204T100000 from './20261204T100000_credibility_weight_written_
 import * as m20261205T100000 from './20261205T100000_credibility_flags_members.js';
 import * as m20261206T100000 from './20261206T100000_event_asset_tokens.js';
 import * as m20261207T100000 from './20261207T100000_article_page_meta.js';
+import * as m20261208T100000 from './20261208T100000_credibility_product.js';
 
 export const migrations: Record<string, Migration> = {
   '20261122T020000_foundation': m20261122T020000,
@@ -85,4 +86,5 @@ export const migrations: Record<string, Migration> = {
   '20261205T100000_credibility_flags_members': m20261205T100000,
   '20261206T100000_event_asset_tokens': m20261206T100000,
   '20261207T100000_article_page_meta': m20261207T100000,
+  '20261208T100000_credibility_product': m20261208T100000,
 };

@@ -3,5 +3,5 @@ export { ensureMonthRecomputed, recomputeMonth } from './service.js';
 export { ensureDecisionsApplied } from './overrides-service.js';
 export { credibilityStaffRoutes } from './routes.js';
 export { listFlags, type StaffFlag } from './flags-view.js';
-export { updateVoteCredibility } from './vote-service.js';
+export { updateVoteCredibility } from './vote-queries.js';
 export { voteUpdateDedupeId, voteUpdates } from './rules/vote-triggers.js';

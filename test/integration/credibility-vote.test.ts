@@ -3,8 +3,8 @@
  * recompute: a vote by an account flagged in the month's published flags gets its discounted weight
  * with readable reasons; a yap vote by a staff-confirmed account weighs 0; clearing a vote removes
  * its row; a full recompute whose cut-off precedes a vote keeps that vote's row and still deletes
- * the rows it no longer stages; a later recompute rewrites only the rows whose weight changed; a
- * full-weight vote without a row costs the one read.
+ * the rows it no longer stages; a later recompute rewrites only the rows whose weight changed; every
+ * vote costs one statement.
  */
 import type { Worker } from 'bullmq';
 import type { KyselyPlugin } from 'kysely';
@@ -153,7 +153,7 @@ describe('per-vote credibility update', () => {
     expect(await weightRow('article_vote', articleId, confirmed.userId)).toEqual(equalBefore);
   });
 
-  it('sends one statement for a full-weight vote without a row, and deletes the row of a vote that regains full weight', async () => {
+  it('sends one statement per vote: full weight without a row, a discounted vote written, and the row of a vote that regains full weight deleted', async () => {
     // The job's body called directly (no relay event, so no job runs beside it), statements counted.
     let statements = 0;
     const counting: KyselyPlugin = {
@@ -175,7 +175,7 @@ describe('per-vote credibility update', () => {
     expect(statements).toBe(1);
     expect(await weightRow('article_vote', articleId, honest.userId)).toBeUndefined();
 
-    // Flagged: its row is written (two statements); once the flag is gone the vote regains full weight and its row is deleted.
+    // Flagged: its row is written by the same one statement; once the flag is gone the vote regains full weight and its row is deleted.
     const flag = await deps.db
       .insertInto('credibility_flags')
       .values({ month: MONTH, kind: 'indiscriminate', members: [flagged.userId], evidence: JSON.stringify({ votes: 90 }) })
@@ -183,12 +183,12 @@ describe('per-vote credibility update', () => {
       .executeTakeFirstOrThrow();
     statements = 0;
     expect((await updateVoteCredibility(db, 'article_vote', articleId, flagged.userId)).weight).toBeLessThan(1);
-    expect(statements).toBe(2);
+    expect(statements).toBe(1);
     expect(await weightRow('article_vote', articleId, flagged.userId)).toBeDefined();
     await deps.db.deleteFrom('credibility_flags').where('id', '=', flag.id).execute();
     statements = 0;
     expect((await updateVoteCredibility(db, 'article_vote', articleId, flagged.userId)).weight).toBe(1);
-    expect(statements).toBe(2);
+    expect(statements).toBe(1);
     expect(await weightRow('article_vote', articleId, flagged.userId)).toBeUndefined();
   });
 });
