@@ -69,13 +69,14 @@ interface KeyPostings {
 /**
  * The stored postings of `keys` seen at or after `since`, one row per key. A common word has
  * thousands of postings: aggregated as JSON, each key's arrays are parsed natively as numbers
- * instead of one row object and one Date per posting.
+ * instead of one row object and one Date per posting. The two arrays are aggregated in the same
+ * pass over a key's rows, so they pair up by position; their order is not needed (the view keeps
+ * postings in maps), so no sort runs per key.
  */
 export async function postingsOf(trx: Db, keys: readonly string[], since: Date): Promise<KeyPostings[]> {
   if (keys.length === 0) return [];
   const { rows } = await sql<KeyPostings>`
-    SELECT key, json_agg(story_id ORDER BY story_id) AS stories,
-           json_agg(floor(extract(epoch FROM last_seen_at) * 1000) ORDER BY story_id) AS seen
+    SELECT key, json_agg(story_id) AS stories, json_agg(floor(extract(epoch FROM last_seen_at) * 1000)) AS seen
     FROM story_keys
     WHERE key = ANY(${sql.val([...keys])}::text[]) AND last_seen_at >= ${since}
     GROUP BY key`.execute(trx);
