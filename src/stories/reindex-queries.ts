@@ -10,7 +10,7 @@ import type { ItemKind } from './queries.js';
 
 /** A stored member with what its features are computed from. */
 type StoredMember = Pick<NewMember, 'kind' | 'id' | 'storyId' | 'headline' | 'url' | 'source' | 'seenAt'> & {
-  /** The wire item's feed summary (the text the assigner read), when the item still exists. */
+  /** The text the assigner read, when the item still exists: a wire item's feed summary, an article's page description. */
   text: string | null;
 };
 
@@ -23,8 +23,10 @@ export async function storiesAfter(db: Db, since: Date, after: number, limit: nu
 export async function membersOf(db: Db, storyIds: readonly number[]): Promise<StoredMember[]> {
   if (storyIds.length === 0) return [];
   const { rows } = await sql<{ item_kind: ItemKind; item_id: number; story_id: number; headline: string; url: string | null; source: string; seen_at: Date; text: string | null }>`
-    SELECT m.item_kind, m.item_id, m.story_id, m.headline, m.url, m.source, m.seen_at, w.summary AS text
-    FROM story_members m LEFT JOIN wire_items w ON m.item_kind = 'wire' AND w.id = m.item_id
+    SELECT m.item_kind, m.item_id, m.story_id, m.headline, m.url, m.source, m.seen_at, coalesce(w.summary, a.page_description) AS text
+    FROM story_members m
+    LEFT JOIN wire_items w ON m.item_kind = 'wire' AND w.id = m.item_id
+    LEFT JOIN articles a ON m.item_kind = 'article' AND a.id = m.item_id
     WHERE m.story_id = ANY(${sql.val([...storyIds])}::int[])`.execute(db);
   return rows.map((r) => ({ kind: r.item_kind, id: r.item_id, storyId: r.story_id, headline: r.headline, url: r.url, source: r.source, seenAt: r.seen_at, text: r.text }));
 }
