@@ -1,6 +1,9 @@
 import fc from '../support/property.js';
 import { describe, expect, it } from 'vitest';
-import { cleanHeadline, extractPage, extractPageTitle, MAX_DESCRIPTION_LENGTH, MAX_HEADLINE_LENGTH, provisionalHeadline } from '../../src/articles/rules/page-title.js';
+import { cleanHeadline, extractPage, MAX_DESCRIPTION_LENGTH, MAX_HEADLINE_LENGTH, provisionalHeadline } from '../../src/articles/rules/page-title.js';
+
+/** The page title alone, or null when the page has none. */
+const extractPageTitle = (html: string): string | null => extractPage(html)?.title ?? null;
 
 describe('extractPage', () => {
   const page = (head: string) => `<!doctype html><html><head><title>T</title>${head}</head><body></body></html>`;
@@ -28,7 +31,7 @@ describe('extractPage', () => {
   });
 });
 
-describe('extractPageTitle', () => {
+describe('extractPage: the title', () => {
   it('prefers og:title, then twitter:title, then <title>', () => {
     const page = (head: string) => `<!doctype html><html><head>${head}</head><body></body></html>`;
     expect(extractPageTitle(page('<title>T</title><meta name="twitter:title" content="TW"><meta property="og:title" content="OG">'))).toBe('OG');

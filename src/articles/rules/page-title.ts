@@ -33,11 +33,6 @@ export function cleanHeadline(raw: string, max = MAX_HEADLINE_LENGTH): string {
   return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
-/** The page title, or null when the page has none. */
-export function extractPageTitle(html: string): string | null {
-  return titleOf(cheerio.load(html));
-}
-
 function firstClean(candidates: readonly unknown[], max = MAX_HEADLINE_LENGTH): string | null {
   for (const c of candidates) {
     if (typeof c !== 'string') continue;
