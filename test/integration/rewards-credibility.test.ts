@@ -76,8 +76,19 @@ describe('how much counted', () => {
     const author = await sessionFor(deps.db, deps.config.JWT_SECRET);
     // A voter whose account is a day old: its votes count half, for a stated reason.
     const voter = await sessionFor(deps.db, deps.config.JWT_SECRET);
-    const id = await approvedArticle(author, new Date(Date.now() - 60_000));
-    await deps.db.insertInto('votes').values({ article_id: id, user_id: voter.userId, weight: 1 }).execute();
+    // Times a few minutes back: the recompute's cut-off is its start, to the millisecond, and a vote
+    // stamped within that same millisecond would fall after it.
+    const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+    await deps.db
+      .updateTable('users')
+      .set({ created_at: ago(3) })
+      .where('id', '=', voter.userId)
+      .execute();
+    const id = await approvedArticle(author, ago(4));
+    await deps.db
+      .insertInto('votes')
+      .values({ article_id: id, user_id: voter.userId, weight: 1, created_at: ago(2) })
+      .execute();
     await deps.db.insertInto('article_readers').values({ article_id: id, user_id: voter.userId }).execute();
     expect((await recomputeMonth(deps.db, month)).status).toBe('finished');
     await runLeaderboards(deps.db, { month });
