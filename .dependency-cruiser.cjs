@@ -1,7 +1,8 @@
 /**
  * The layering rule (docs/architecture.md), checked by `npm run depcheck` in CI:
  *   src/platform/        what every feature stands on; imports no feature and no job
- *   src/<feature>/       one capability; other code reaches it only through its index.ts
+ *   src/<feature>/       one capability; other code reaches it only through its index.ts (services and
+ *                        types, never routes); only src/app.ts and src/routes.ts import its routes modules
  *   src/<feature>/rules/ pure rules: no database, Redis, network or file I/O
  *   jobs/                one job a file; src/ imports it for types only (src/bin starts the workers)
  *   db/migrations/       frozen in time: nothing from src/
@@ -37,10 +38,11 @@ module.exports = {
     },
     {
       name: 'composition-uses-feature-entries',
-      comment: 'src/app.ts and src/routes.ts assemble features through their index.ts.',
+      comment:
+        'src/app.ts and src/routes.ts assemble features through their index.ts and their routes modules (routes.ts, *-routes.ts), which no other module imports across features.',
       severity: 'error',
       from: { path: '^src/[^/]+\\.ts$' },
-      to: { path: '^src/(?!platform/)[^/]+/', pathNot: '^src/[^/]+/index\\.ts$' },
+      to: { path: '^src/(?!platform/)[^/]+/', pathNot: ['^src/[^/]+/index\\.ts$', '^src/[^/]+/[a-z-]*routes\\.ts$'] },
     },
     {
       name: 'jobs-use-feature-entries',

@@ -17,9 +17,9 @@ import { isMetered, mountRoutes, staticRouteFastPath, type RouteDef } from './pl
 import { eventStreamKey } from './platform/events/events.js';
 import { WebMetrics } from './platform/metrics/web-metrics.js';
 import { outboxDepth } from './platform/events/log.js';
-import { docsCsp } from './api-docs/index.js';
+import { docsCsp } from './api-docs/routes.js';
 import { allRoutes } from './routes.js';
-import { editorCsp as editorConsoleCsp } from './editor/index.js';
+import { editorCsp as editorConsoleCsp } from './editor/console-routes.js';
 import { mcpEndpoint } from './mcp/index.js';
 import { redisHung } from './platform/redis.js';
 import { requestLogger, type RequestLog } from './platform/http/request-log.js';

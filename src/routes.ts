@@ -1,37 +1,38 @@
 /**
- * Every route of the service. Feature areas add their RouteDef factories here, one line each.
+ * Every route of the service. Each feature's routes module adds its RouteDef factory here, one line each:
+ * only the web process loads this file, so the worker, clock and ws processes load no route module.
  */
 import type { AppDeps } from './platform/deps.js';
 import type { RouteDef } from './platform/http/route.js';
-import { agentChatRoutes } from './agent-chat/index.js';
-import { apiKeyRoutes } from './identity/index.js';
-import { docsRoutes } from './api-docs/index.js';
-import { editorialRoutes } from './editor/index.js';
-import { eventRoutes } from './stream/index.js';
-import { healthRoutes } from './ops/index.js';
-import { leaderboardRoutes } from './rewards/index.js';
-import { metaRoutes } from './api-docs/index.js';
-import { newsRoutes } from './articles/index.js';
-import { feedRoutes } from './feed/index.js';
-import { profileRoutes } from './profile/index.js';
-import { rewardRoutes } from './rewards/index.js';
-import { telegramWebhookRoutes } from './agent-chat/index.js';
-import { walletAuthRoutes } from './identity/index.js';
-import { yapRoutes } from './articles/index.js';
-import { provenanceRoutes } from './provenance/index.js';
-import { wireRoutes } from './wire/index.js';
-import { intelRoutes } from './intel/index.js';
-import { paymentRoutes } from './payments/index.js';
-import { sponsoredRoutes } from './sponsored/index.js';
-import { webhookRoutes } from './webhooks/index.js';
-import { modlogRoutes } from './editor/index.js';
-import { editorRoutes } from './editor/index.js';
-import { discoveryRoutes } from './mcp/index.js';
-import { storyRoutes } from './stories/index.js';
-import { assetRoutes } from './assets/index.js';
-import { storyEditorRoutes } from './stories/index.js';
-import { storyReviewRoutes } from './editor/index.js';
-import { credibilityStaffRoutes } from './credibility/index.js';
+import { agentChatRoutes } from './agent-chat/routes.js';
+import { apiKeyRoutes } from './identity/api-key-routes.js';
+import { docsRoutes } from './api-docs/routes.js';
+import { editorialRoutes } from './editor/editorial-routes.js';
+import { eventRoutes } from './stream/events-routes.js';
+import { healthRoutes } from './ops/health-routes.js';
+import { leaderboardRoutes } from './rewards/leaderboard-routes.js';
+import { metaRoutes } from './api-docs/openapi-routes.js';
+import { newsRoutes } from './articles/routes.js';
+import { feedRoutes } from './feed/routes.js';
+import { profileRoutes } from './profile/routes.js';
+import { rewardRoutes } from './rewards/routes.js';
+import { telegramWebhookRoutes } from './agent-chat/telegram-routes.js';
+import { walletAuthRoutes } from './identity/wallet-routes.js';
+import { yapRoutes } from './articles/yap-routes.js';
+import { provenanceRoutes } from './provenance/routes.js';
+import { wireRoutes } from './wire/routes.js';
+import { intelRoutes } from './intel/routes.js';
+import { paymentRoutes } from './payments/routes.js';
+import { sponsoredRoutes } from './sponsored/routes.js';
+import { webhookRoutes } from './webhooks/routes.js';
+import { modlogRoutes } from './editor/modlog-routes.js';
+import { editorRoutes } from './editor/console-routes.js';
+import { discoveryRoutes } from './mcp/discovery-routes.js';
+import { storyRoutes } from './stories/routes.js';
+import { assetRoutes } from './assets/routes.js';
+import { storyEditorRoutes } from './stories/editor-routes.js';
+import { storyReviewRoutes } from './editor/story-review-routes.js';
+import { credibilityStaffRoutes } from './credibility/routes.js';
 
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes: RouteDef[] = [

@@ -1,4 +1,2 @@
-/** The agent-chat feature's public surface: other features, jobs and the app import only this file. */
-export { agentChatRoutes } from './routes.js';
+/** The agent-chat feature's public surface for other features and jobs; its HTTP routes are mounted by src/routes.ts, which imports the routes modules itself. */
 export { applyTrustInRoom, expireHandshake, moderateMessage, permanentIfRejected, reviewTrust, sendRoomMessage } from './service.js';
-export { telegramWebhookRoutes } from './telegram-routes.js';

@@ -1,4 +1,4 @@
-/** The articles feature's public surface: other features, jobs and the app import only this file. */
+/** The articles feature's public surface for other features and jobs; its HTTP routes are mounted by src/routes.ts, which imports the routes modules itself. */
 export { recomputeHotScores } from './hot-score-queries.js';
 export { recomputeAndRecord } from './hot-score-service.js';
 export { toArticleItem, toArticleRecord, toDecision } from './mappers.js';
@@ -34,7 +34,6 @@ export { collapsedFeedPage, type CollapsedItemRow } from './collapsed-feed-queri
 export { tokenSymbolsMatch } from './queries.js';
 export { articleNotFound, isSignedIn, pageLinks, requireSignedIn, type CallerCtx, type PageRequest } from './route-helpers.js';
 export { articleRecord, yapPage } from './reads.js';
-export { newsRoutes } from './routes.js';
 export { submissionBody, submitArticle } from './service.js';
 export { type Changes, diffEdit, type EditableFields, editColumns } from './rules/article-edit.js';
 export { articleEvent, type ArticleEventSource, tsunamiEvent } from './rules/article-event.js';
@@ -70,4 +69,3 @@ export {
 } from './schemas.js';
 export { applyPageTitle, type PageTitleWrite } from './service.js';
 export { myVotesOn } from './vote-queries.js';
-export { yapRoutes } from './yap-routes.js';

@@ -4,6 +4,7 @@
  * and answers.
  */
 import { z } from 'zod';
+import { ASSET_ID_PATTERN } from './rules/registry.js';
 import type { AppDeps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors/index.js';
 import { errorResponses } from '../platform/http/openapi.js';
@@ -16,7 +17,6 @@ import { assetPageEntry, assetSearch } from './read-service.js';
 import { sharedRegistry } from './registry-cache.js';
 import { addAmbiguousWord, addAsset, setEditorTag, updateAsset } from './service.js';
 
-export const ASSET_ID_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const assetId = z.string().max(100, 'at most 100 characters').regex(ASSET_ID_PATTERN, 'must be an asset id: lower-case letters, digits and single hyphens');
 const articleId = z
   .string()

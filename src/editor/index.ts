@@ -1,6 +1,2 @@
-/** The editor feature's public surface: other features, jobs and the app import only this file. */
-export { editorCsp, editorRoutes } from './console-routes.js';
-export { editorialRoutes } from './editorial-routes.js';
-export { modlogRoutes } from './modlog-routes.js';
+/** The editor feature's public surface for other features and jobs; its HTTP routes are mounted by src/routes.ts, which imports the routes modules itself. */
 export { publishDueArticles, publishIfDue } from './service.js';
-export { storyReviewRoutes } from './story-review-routes.js';

@@ -1,4 +1,3 @@
-/** The feed feature's public surface: other features, jobs and the app import only this file. */
+/** The feed feature's public surface for other features and jobs; its HTTP routes are mounted by src/routes.ts, which imports the routes modules itself. */
 export { invalidateFeedCache } from './cache.js';
-export { feedRoutes } from './routes.js';
 export { articlePageBody, type ListQuery } from './service.js';

@@ -12,63 +12,20 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { DEFAULT_HOURS, HOURS_RANGE, parseTopics, REPORT_TOP_N, TRENDING_TOP_N, type ReportParams } from './rules/report.js';
+import { DEFAULT_HOURS, HOURS_RANGE, TRENDING_TOP_N, type ReportParams } from './rules/report.js';
 import { errorResponses as errors, errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
 import { IntelService, type IntelAnswer } from './service.js';
 import { codesOfArea } from '../platform/errors/codes.js';
 import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC, SETTLEMENT_PENDING_DOC } from '../payments/index.js';
-import { bazaarHttp, type BazaarExtension } from '../payments/index.js';
 import { Paywall } from '../payments/index.js';
-import type { AuthorizeOptions, Offer } from '../payments/index.js';
 import { reportSchema, trendingSchema } from './schemas.js';
-
-const topicsParam = z
-  .string()
-  .max(1000)
-  .optional()
-  .transform((v, ctx) => {
-    const r = parseTopics(v);
-    if ('error' in r) {
-      ctx.addIssue({ code: 'custom', message: r.error });
-      return z.NEVER;
-    }
-    return r.topics;
-  })
-  .meta({
-    description:
-      'Comma-separated tag slugs (at most 20), e.g. `defi,layer-2`: trending_topics and content_performance cover only articles carrying one of them. Default: all tags.',
-  });
+import { REPORT_ACCESS, reportOffer, reportQuery } from './offer.js';
 
 const trendingQuery = z.object({
   hours: queryInt({ min: HOURS_RANGE.min, max: HOURS_RANGE.max, default: DEFAULT_HOURS }).meta({ description: 'Window in hours, 1-168 (default 24)' }),
   top_n: queryInt({ min: TRENDING_TOP_N.min, max: TRENDING_TOP_N.max, default: TRENDING_TOP_N.default }).meta({ description: 'Tags returned, 1-50 (default 20)' }),
 });
-
-const reportQuery = z.object({
-  hours: queryInt({ min: HOURS_RANGE.min, max: HOURS_RANGE.max, default: DEFAULT_HOURS }).meta({ description: 'Window in hours, 1-168 (default 24)' }),
-  topics: topicsParam,
-  top_n: queryInt({ min: REPORT_TOP_N.min, max: REPORT_TOP_N.max, default: REPORT_TOP_N.default }).meta({ description: 'Entries per list, 1-50 (default 10)' }),
-});
-
-let reportBazaar: BazaarExtension | undefined;
-
-/** The report's query schema (shared with the MCP tool intel_report). */
-export { reportQuery };
-
-/** Who gets the report without paying per call: API keys of these tiers. */
-export const REPORT_ACCESS: AuthorizeOptions = { apiKeyTiers: ['builder', 'enterprise'] };
-
-export function reportOffer(deps: AppDeps): Offer {
-  return {
-    purpose: 'intel_report',
-    amountAtomic: BigInt(deps.config.X402_PRICE_ATOMIC),
-    path: '/api/v1/intel/report/',
-    description: 'Squid News market intelligence report (one call): trending topics, top sources, content performance and sentiment over the last `hours` hours',
-    method: 'GET',
-    bazaar: (reportBazaar ??= bazaarHttp({ method: 'GET', query: reportQuery, output: reportSchema, exampleQuery: { hours: '24', topics: 'defi', top_n: '10' } })),
-  };
-}
 
 /** Sends an intel answer: the cached JSON as-is, X-Intel-Cache, and private, no-store when paid for. */
 function send(ctx: Context, answer: IntelAnswer): void {

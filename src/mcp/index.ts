@@ -1,3 +1,2 @@
-/** The mcp feature's public surface: other features, jobs and the app import only this file. */
-export { discoveryRoutes } from './discovery-routes.js';
+/** The mcp feature's public surface for other features and jobs; its HTTP routes are mounted by src/routes.ts, which imports the routes modules itself. */
 export { mcpEndpoint } from './server.js';

@@ -1,4 +1,4 @@
-/** The media feature's public surface: other features, jobs and the app import only this file. */
+/** The media feature's public surface for other features and jobs; its HTTP routes are mounted by src/routes.ts, which imports the routes modules itself. */
 export { PicturePoolFull } from './picture-pool.js';
 export { PictureRejected } from './picture-types.js';
 export { PictureWorkerDown } from './picture-worker.js';

@@ -1,2 +1,3 @@
-/** The profile feature's public surface: other features, jobs and the app import only this file. */
-export { dropSchema, profileRoutes, toDrop } from './routes.js';
+/** The profile feature's public surface for other features and jobs; its HTTP routes are mounted by src/routes.ts, which imports the routes modules itself. */
+export { toDrop } from './drops.js';
+export { dropSchema } from './schemas.js';

@@ -23,30 +23,16 @@ import { announcesUpload, MediaReader, Pictures, profileBodyParser } from '../me
 import { Limits } from '../platform/http/rate-limit.js';
 import { errorCodes, type ErrorCode } from '../platform/errors/codes.js';
 import { findUserByUsername, listOwnSubmissions, submissionStats } from './queries.js';
-import { earningsEstimate, EARNINGS_CACHE_TTL_S, formatTokens, monthOf, recentDropsOf } from '../rewards/index.js';
+import { earningsEstimate, EARNINGS_CACHE_TTL_S, monthOf, recentDropsOf } from '../rewards/index.js';
 import { getUserByAddress, toProfile, type UserRow } from '../identity/index.js';
 import { profileSchema, text } from '../platform/http/schemas.js';
 import { toDecision } from '../articles/index.js';
 import { earningsResponse, profileBody, publicProfileSchema, submissionsResponse } from './schemas.js';
 import { changeUsername, currentUser, editProfile, pictureBusy } from './service.js';
-
-export { dropSchema } from './schemas.js';
+import { toDrop } from './drops.js';
 
 /** Retry-After of a refusal by a full picture pool: a queue's worth of pictures is a few seconds of work. */
 const PICTURE_RETRY_AFTER_S = 5;
-
-export function toDrop(d: Awaited<ReturnType<typeof recentDropsOf>>[number]) {
-  return {
-    month: d.month,
-    address: d.address,
-    amount: d.amount,
-    amount_squid: formatTokens(BigInt(d.amount)),
-    breakdown: { top_posters: d.top_posters, top_yappers: d.top_yappers, top_voters: d.top_voters, top_editors: d.top_editors },
-    merkle_root: d.merkle_root ?? '',
-    proof: d.proof,
-    distributed_at: d.created_at.toISOString(),
-  };
-}
 
 function publicProfile(u: NonNullable<UserRow>, baseUrl: string) {
   const { roles: _roles, ...rest } = toProfile(u, baseUrl);

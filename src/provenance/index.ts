@@ -1,6 +1,5 @@
-/** The provenance feature's public surface: other features, jobs and the app import only this file. */
+/** The provenance feature's public surface for other features and jobs; its HTTP routes are mounted by src/routes.ts, which imports the routes modules itself. */
 export { articlesByUrl, checkProvenance, headlineCandidates } from './queries.js';
-export { provenanceRoutes } from './routes.js';
 export { checkAnswer, maintainHeadlineIndex, pollCheck, runCheck, searchArticles, startCheck } from './service.js';
 export { type ProvenanceCheckResult } from './rules/check.js';
 export { HEADLINE_MATCH_THRESHOLD, headlineSimilarity } from './rules/headline-similarity.js';

@@ -1,7 +1,5 @@
-/** The rewards feature's public surface: other features, jobs and the app import only this file. */
+/** The rewards feature's public surface for other features and jobs; its HTTP routes are mounted by src/routes.ts, which imports the routes modules itself. */
 export { EARNINGS_CACHE_TTL_S, earningsEstimate } from './earnings.js';
-export { leaderboardRoutes } from './leaderboard-routes.js';
 export { recentDropsOf } from './queries.js';
 export { distributeMonth, monthsToCompute, runLeaderboards } from './service.js';
-export { rewardRoutes } from './routes.js';
 export { addMonths, formatTokens, MONTH_PATTERN, monthOf } from './rules/rewards.js';

@@ -1,3 +1,3 @@
-/** The sponsored feature's public surface: other features, jobs and the app import only this file. */
-export { sponsoredOffer, sponsoredRoutes } from './routes.js';
+/** The sponsored feature's public surface for other features and jobs; its HTTP routes are mounted by src/routes.ts, which imports the routes modules itself. */
+export { sponsoredOffer } from './offer.js';
 export { settlePayment } from './service.js';

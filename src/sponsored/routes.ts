@@ -11,15 +11,13 @@
  */
 import { z } from 'zod';
 import type { AppDeps } from '../platform/deps.js';
-import { normalizeUrl } from '../platform/url/normalize.js';
 import { errorResponses, errorSchema } from '../platform/http/openapi.js';
 import { defineRoute, queryInt, type RouteDef } from '../platform/http/route.js';
-import { text } from '../platform/http/schemas.js';
 import { PAYMENT_RESPONSE_DOC, SETTLEMENT_DOC, SETTLEMENT_PENDING_DOC } from '../payments/index.js';
-import { bazaarHttp, type BazaarExtension } from '../payments/index.js';
 import { Paywall } from '../payments/index.js';
-import type { Offer } from '../payments/index.js';
-import { AD_STATUSES, AD_TIERS, listAds, type AdRow } from './queries.js';
+import { AD_STATUSES, listAds, type AdRow } from './queries.js';
+import { adSchema, buyBody, type sponsoredObject } from './schemas.js';
+import { sponsoredOffer } from './offer.js';
 import { buyAd, decideAdOrThrow } from './service.js';
 import { isoTimeOrNull } from '../platform/iso-time.js';
 
@@ -31,38 +29,6 @@ const AD_STATES_DOC = [
   '- sponsored_payment_failed: the x402 settlement failed for good; the article is killed and can never go live.',
 ].join('\n');
 
-const sponsoredObject = z
-  .object({
-    tier: z.enum(AD_TIERS).meta({ description: 'Placement tier; `express` is the only tier' }),
-    ad_status: z.enum(AD_STATUSES).meta({ description: 'See the ad states above' }),
-    is_paid: z.boolean().meta({ description: 'The payment has settled' }),
-  })
-  .meta({ id: 'Sponsored', description: 'The sponsored object of feed items and events' });
-
-const adSchema = z
-  .object({
-    article_id: z.number().int(),
-    slug: z.string(),
-    headline: z.string(),
-    url: z.string(),
-    source: z.string(),
-    status: z.string().meta({ description: 'Article status: submitted (pending), approved (live), killed (rejected or payment failed)' }),
-    origin: z.literal('x402_ad'),
-    tags: z.array(z.string()),
-    sponsored: sponsoredObject,
-    created_at: z.string().meta({ format: 'date-time' }),
-    published_at: z.string().nullable().meta({ format: 'date-time' }),
-    payment: z
-      .object({
-        id: z.string(),
-        method: z.enum(['x402', 'mainnet_transfer']),
-        state: z.enum(['verified', 'settling', 'settled', 'failed']),
-        status_url: z.string(),
-      })
-      .nullable(),
-  })
-  .meta({ id: 'SponsoredPost' });
-
 const idParam = z.object({
   id: z
     .string()
@@ -70,51 +36,6 @@ const idParam = z.object({
     .transform(Number)
     .pipe(z.number().int().max(2_147_483_647, 'is out of range')),
 });
-
-const tagSlug = z
-  .string()
-  .transform((v) => v.trim().toLowerCase())
-  .pipe(
-    z
-      .string()
-      .max(32)
-      .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a slug: lower-case letters, digits and single hyphens'),
-  );
-
-const buyBody = z.object({
-  url: z
-    .string()
-    .trim()
-    .max(2048, 'must be at most 2048 characters')
-    .refine((v) => /^https?:\/\//i.test(v) && normalizeUrl(v) !== null, 'must be an absolute http:// or https:// URL'),
-  headline: text('display')
-    .transform((v) => v.replace(/\s+/g, ' ').trim())
-    .pipe(z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters')),
-  tags: z
-    .array(tagSlug)
-    .max(10, 'at most 10 tags')
-    .default([])
-    .transform((t) => [...new Set(t)]),
-  tier: z.enum(AD_TIERS).default('express'),
-});
-
-let sponsoredBazaar: BazaarExtension | undefined;
-
-export function sponsoredOffer(deps: AppDeps): Offer {
-  return {
-    purpose: 'sponsored_post',
-    amountAtomic: BigInt(deps.config.SPONSORED_PRICE_ATOMIC),
-    path: '/api/v1/sponsored/',
-    description: 'Squid News sponsored post, tier express: a link with headline and tags, published to the feed after editor review',
-    method: 'POST',
-    bazaar: (sponsoredBazaar ??= bazaarHttp({
-      method: 'POST',
-      body: buyBody,
-      output: adSchema,
-      exampleBody: { url: 'https://example.com/launch', headline: 'Example protocol launches v2', tags: ['defi'] },
-    })),
-  };
-}
 
 function toAdFor(paywall: Paywall) {
   return (r: AdRow) => ({

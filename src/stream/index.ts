@@ -1,4 +1,3 @@
-/** The stream feature's public surface: other features, jobs and the app import only this file. */
-export { eventRoutes } from './events-routes.js';
+/** The stream feature's public surface for other features and jobs; its HTTP routes are mounted by src/routes.ts, which imports the routes modules itself. */
 export { WsMetrics } from './metrics.js';
 export { broadcasterOptionsFromConfig, createBroadcaster } from './server.js';

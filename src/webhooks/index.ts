@@ -1,6 +1,5 @@
-/** The webhooks feature's public surface: other features, jobs and the app import only this file. */
+/** The webhooks feature's public surface for other features and jobs; its HTTP routes are mounted by src/routes.ts, which imports the routes modules itself. */
 export { deliverEndpoint, wakeEndpoint } from './deliver.js';
 export { fanOutWebhooks } from './fanout.js';
 export { dueEndpoints, pruneDeliveries } from './queries.js';
-export { webhookRoutes } from './routes.js';
 export { webhookKeyWarning } from './secrets.js';

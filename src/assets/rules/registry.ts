@@ -4,6 +4,9 @@
  * MetaMask's contract map (Ethereum mainnet ERC-20 deployments). Pure: the caller passes the data.
  */
 
+/** A canonical asset id: lower-case letters, digits and single hyphens (CoinGecko style). */
+export const ASSET_ID_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
 /** Where an asset came from; earlier sources win a shared symbol (see `SOURCE_PRIORITY`). */
 export type AssetSource = 'curated' | 'staff' | 'cryptocurrency-icons' | 'metamask' | 'token-list';
 
